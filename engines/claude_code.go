@@ -1,0 +1,456 @@
+package engines
+
+// Claude Code engine: `claude -p --output-format stream-json --verbose`.
+//
+// Transcript format assumed (see docs in TRANSCRIPT-FORMATS.md, section 1):
+// NDJSON of events with a top-level "type" — system (init carries
+// claude_code_version), assistant (message.content blocks: text, thinking,
+// tool_use), user (tool_result blocks, plus tool_use_result with the
+// structured output), result (cost, turns, duration). Tested against real
+// captures of CLI 1.0.x, 2.0.x and 2.1.x and the corpus of other projects'
+// transcripts. Also accepted: the whole stream saved as one JSON array (the
+// claude-code-action execution file), a single pretty-printed result object,
+// and the on-disk session format (~/.claude/projects/*.jsonl: camelCase
+// toolUseResult, a "version" field on every line, no result line).
+//
+// Drift tolerance:
+//   - Records are decoded with internal/jsonv: malformed records are counted
+//     and skipped, a line of any size costs bounded memory, and every field
+//     is optional (missing or wrongly typed means unknown).
+//   - Unknown event types are counted in parse_stats.unknown_events and
+//     otherwise ignored; so are the known ones that carry no command
+//     (stream_event, rate_limit_event, control_*, session-file bookkeeping).
+//   - Calls pair with results by id only. A call without a result stays
+//     "unknown" with a null exit code.
+//   - The exit code is stated only as text: "Exit code N" at the start of an
+//     error result, or "Error: Exit code N" in tool_use_result. No error means
+//     0; an error without a stated code is "failed" with a null exit code.
+//   - tool_result.content may be a string, a list of blocks, or such a list
+//     serialised into a string; all three give the same text. When
+//     tool_use_result carries stdout/stderr, that real output wins over the
+//     content, which may be only a preview of a large output.
+//   - One API message spread over several lines (same message.id) is one
+//     turn; text repeated on those lines is scanned for markers once.
+//   - Cost: total_cost_usd, else the older cost_usd. Without a result line
+//     (the agent was killed) cost, turns and duration stay null and the
+//     markers alone decide the outcome.
+//   - Only top-level agent text (parent_tool_use_id null) carries markers;
+//     sub-agents' commands are logged with their parent's id.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/jsonv"
+)
+
+var _ AgentEngine = (*claudeCode)(nil)
+
+// ClaudeCodeName is the --engine value of the Claude Code engine.
+const ClaudeCodeName = "claude-code"
+
+// DefaultMaxTurns caps an agent run when the user sets no limit.
+const DefaultMaxTurns = 50
+
+type claudeCode struct{}
+
+func (*claudeCode) Name() string { return ClaudeCodeName }
+
+func (*claudeCode) RequiredEnv() []string {
+	return []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"}
+}
+
+// Credential shapes: an API key starts sk-ant-api, an OAuth token from
+// `claude setup-token` starts sk-ant-oat.
+const (
+	anthropicOAuthPrefix  = "sk-ant-oat"
+	anthropicAPIKeyPrefix = "sk-ant-api"
+)
+
+func (c *claudeCode) ResolveEnv(getenv func(string) string) (map[string]string, error) {
+	key, token := getenv("ANTHROPIC_API_KEY"), getenv("CLAUDE_CODE_OAUTH_TOKEN")
+	errf := func(v, reason string) error { return &EngineError{Engine: c.Name(), Var: v, Reason: reason} }
+	if key == "" && token == "" {
+		return nil, errf("ANTHROPIC_API_KEY", "not set: set ANTHROPIC_API_KEY to an Anthropic API key (sk-ant-api…), or CLAUDE_CODE_OAUTH_TOKEN to a token from `claude setup-token` (sk-ant-oat…)")
+	}
+	env := map[string]string{}
+	if key != "" {
+		if err := checkCredential(key); err != "" {
+			return nil, errf("ANTHROPIC_API_KEY", err)
+		}
+		if strings.HasPrefix(key, anthropicOAuthPrefix) {
+			return nil, errf("ANTHROPIC_API_KEY", "holds an OAuth token (sk-ant-oat…), not an API key: put it in CLAUDE_CODE_OAUTH_TOKEN instead")
+		}
+		env["ANTHROPIC_API_KEY"] = key
+	}
+	if token != "" {
+		if err := checkCredential(token); err != "" {
+			return nil, errf("CLAUDE_CODE_OAUTH_TOKEN", err)
+		}
+		if strings.HasPrefix(token, anthropicAPIKeyPrefix) {
+			return nil, errf("CLAUDE_CODE_OAUTH_TOKEN", "holds an API key (sk-ant-api…), not an OAuth token: put it in ANTHROPIC_API_KEY instead")
+		}
+		if key == "" { // with both set, the API key is the one used
+			env["CLAUDE_CODE_OAUTH_TOKEN"] = token
+		}
+	}
+	for _, name := range []string{"ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"} {
+		if v := getenv(name); v != "" {
+			env[name] = v
+		}
+	}
+	return env, nil
+}
+
+// checkCredential catches copy-paste accidents common to every credential.
+// It returns a reason, never the value.
+func checkCredential(v string) string {
+	if strings.TrimSpace(v) != v {
+		return "has leading or trailing white space or a newline (a copy-paste accident?): store the secret without it"
+	}
+	if strings.ContainsAny(v, " \t\r\n") {
+		return "contains white space: a credential is one word"
+	}
+	return ""
+}
+
+func (*claudeCode) BuildCommand(l Limits) string {
+	turns := l.MaxTurns
+	if turns <= 0 {
+		turns = DefaultMaxTurns
+	}
+	args := []string{"claude", "-p", "--output-format", "stream-json", "--verbose",
+		"--dangerously-skip-permissions", "--max-turns", strconv.Itoa(turns)}
+	if l.Model != "" {
+		args = append(args, "--model", l.Model)
+	}
+	return shellJoin(args) + " < " + ShellQuote(PromptContainerPath) +
+		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
+}
+
+func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	p := &claudeParser{b: newLogBuilder(c.Name()), calls: map[string]claudeCall{}, turnIDs: map[string]bool{}, texts: map[string]bool{}}
+	rd := jsonv.NewReader(r, jsonv.Options{})
+	for {
+		v, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var se *jsonv.SyntaxError
+		if errors.As(err, &se) {
+			p.b.malformed()
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read claude-code transcript: %w", err)
+		}
+		p.b.record()
+		p.event(v)
+	}
+	return p.finish(), nil
+}
+
+type claudeCall struct {
+	kind string // "bash", "edit" or "other"
+}
+
+type claudeParser struct {
+	b         *logBuilder
+	calls     map[string]claudeCall
+	turnIDs   map[string]bool // distinct top-level assistant message ids
+	texts     map[string]bool // message id + text already scanned
+	result    *jsonv.Value
+	resultSet bool
+}
+
+func (p *claudeParser) event(v *jsonv.Value) {
+	if v.Kind != jsonv.Object {
+		p.b.unknownEvent()
+		return
+	}
+	if p.b.log.AgentVersion == nil {
+		// Session files carry "version" on every line.
+		if ver := v.Get("version").Str(); ver != "" && v.Has("sessionId") {
+			p.b.log.AgentVersion = stringPtr(ver)
+		}
+	}
+	switch v.Get("type").Str() {
+	case "system":
+		if ver := v.Get("claude_code_version").Str(); ver != "" {
+			p.b.log.AgentVersion = stringPtr(ver)
+		}
+	case "assistant":
+		p.assistant(v)
+	case "user":
+		p.user(v)
+	case "result":
+		p.result = v
+		p.resultSet = true
+		if text := v.Get("result").Str(); text != "" {
+			p.b.agentTextOnce(text)
+		}
+	case "stream_event", "rate_limit_event", "control_request", "control_response", "control_cancel_request",
+		"conversation_reset", "keep_alive",
+		// session-file bookkeeping
+		"progress", "file-history-snapshot", "queue-operation", "summary", "last-prompt", "custom-title":
+	default:
+		p.b.unknownEvent()
+	}
+}
+
+func (p *claudeParser) assistant(v *jsonv.Value) {
+	msg := v.Get("message")
+	parent := v.Get("parent_tool_use_id").Str()
+	topLevel := parent == "" && !v.Get("isSidechain").True()
+	synthetic := msg.Get("model").Str() == "<synthetic>" || v.Get("is_api_error_message").True()
+	msgID := msg.Get("id").Str()
+	if topLevel && !synthetic && msgID != "" {
+		p.turnIDs[msgID] = true
+	}
+	content := msg.Get("content")
+	if content.IsString() {
+		if topLevel {
+			p.text(msgID, content.S)
+		}
+		return
+	}
+	for _, block := range content.Items() {
+		switch block.Get("type").Str() {
+		case "text":
+			if topLevel {
+				p.text(msgID, block.Get("text").Str())
+			}
+		case "tool_use", "server_tool_use":
+			p.toolUse(block, parent)
+		}
+	}
+}
+
+// text scans agent text for markers once per message, however many lines
+// repeat the message.
+func (p *claudeParser) text(msgID, text string) {
+	if text == "" {
+		return
+	}
+	if msgID != "" {
+		k := msgID + "\x00" + text
+		if p.texts[k] {
+			return
+		}
+		p.texts[k] = true
+	}
+	p.b.agentText(text)
+}
+
+var claudeEditTools = map[string]string{
+	"Edit": "Edit", "MultiEdit": "MultiEdit", "Write": "Write", "NotebookEdit": "NotebookEdit",
+	"create_file": "Write", "write_file": "Write", "edit_file": "Edit", "multi_edit": "MultiEdit",
+}
+
+func (p *claudeParser) toolUse(block *jsonv.Value, parent string) {
+	id := block.Get("id").Str()
+	name := block.Get("name").Str()
+	input := block.Get("input")
+	if _, seen := p.calls[id]; seen && id != "" {
+		return // the same call repeated on another line of a split message
+	}
+	switch {
+	case name == "Bash" || name == "bash":
+		cmd := firstString(input, "command", "cmd", "command_line")
+		id = p.b.command(id, cmd, parent)
+		p.calls[id] = claudeCall{kind: "bash"}
+	case claudeEditTools[name] != "":
+		path := firstString(input, "file_path", "path", "notebook_path")
+		if id == "" {
+			id = p.b.nextID()
+		}
+		p.b.edit(id, path, claudeEditTools[name])
+		p.calls[id] = claudeCall{kind: "edit"}
+	default:
+		if id != "" {
+			p.calls[id] = claudeCall{kind: "other"}
+		}
+	}
+}
+
+func firstString(v *jsonv.Value, keys ...string) string {
+	for _, k := range keys {
+		if s := v.Get(k).Str(); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func (p *claudeParser) user(v *jsonv.Value) {
+	content := v.Path("message", "content")
+	var results []*jsonv.Value
+	for _, block := range content.Items() {
+		if block.Get("type").Str() == "tool_result" {
+			results = append(results, block)
+		}
+	}
+	// tool_use_result belongs to the line's tool_result only when there is
+	// exactly one.
+	var structured *jsonv.Value
+	if len(results) == 1 {
+		structured = v.Get("tool_use_result")
+		if structured == nil {
+			structured = v.Get("toolUseResult")
+		}
+	}
+	for _, res := range results {
+		p.toolResult(res, structured)
+	}
+}
+
+var claudeExitCode = regexp.MustCompile(`^(?:Error: )?Exit code (-?\d+)\s*(?:\n|$)`)
+
+func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
+	id := res.Get("tool_use_id").Str()
+	call, ok := p.calls[id]
+	if !ok {
+		p.b.unknownEvent()
+		return
+	}
+	isError := res.Get("is_error").True()
+	switch call.kind {
+	case "edit":
+		p.b.editResult(id, !isError)
+		return
+	case "other":
+		return
+	}
+	text, omitted := claudeContentText(res.Get("content"))
+	out := cmdResult{Output: text, Omitted: omitted}
+	if structured.IsString() && out.Output == "" {
+		out.Output, out.Omitted = structured.S, structured.Omitted
+	}
+	if isError {
+		out.Failed = true
+		if m := claudeExitCode.FindStringSubmatch(text); m != nil {
+			out.ExitCode = atoiPtr(m[1])
+			out.Output = text[len(m[0]):]
+		} else if m := claudeExitCode.FindStringSubmatch(structured.Str()); m != nil {
+			out.ExitCode = atoiPtr(m[1])
+		}
+	} else {
+		switch {
+		case structured.Get("interrupted").True():
+			// killed before it ended: no exit code
+		case structured.Get("backgroundTaskId").Str() != "":
+			// still running in the background: no exit code yet
+		default:
+			out.ExitCode = intPtr(0)
+		}
+	}
+	// The structured stdout/stderr is the real output; content may be a
+	// preview of it (<persisted-output>) or carry the "Exit code N" prefix.
+	if structured.Get("stdout").IsString() || structured.Get("stderr").IsString() {
+		stdout, stderr := structured.Get("stdout"), structured.Get("stderr")
+		joined := stdout.Str()
+		if stderr.Str() != "" {
+			if joined != "" && !strings.HasSuffix(joined, "\n") {
+				joined += "\n"
+			}
+			joined += stderr.Str()
+		}
+		if joined != "" || out.Output == "" {
+			out.Output, out.Omitted = joined, stdout.Omitted+stderr.Omitted
+		}
+	}
+	p.b.result(id, out)
+}
+
+// claudeContentText joins the text of a tool_result content: a string, a
+// list of blocks, or a list of blocks serialised into a string.
+func claudeContentText(c *jsonv.Value) (string, int64) {
+	if c.IsString() {
+		s := strings.TrimSpace(c.S)
+		if c.Omitted == 0 && strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") && strings.Contains(s, `"type"`) {
+			if inner, err := jsonv.ParseString(s, jsonv.Options{}); err == nil && inner.Kind == jsonv.Array && allTextBlocks(inner) {
+				return claudeContentText(inner)
+			}
+		}
+		return c.S, c.Omitted
+	}
+	var parts []string
+	var omitted int64
+	for _, b := range c.Items() {
+		if b.Get("type").Str() == "text" {
+			parts = append(parts, b.Get("text").Str())
+			omitted += b.Get("text").Omitted
+		}
+	}
+	return strings.Join(parts, "\n"), omitted
+}
+
+func allTextBlocks(v *jsonv.Value) bool {
+	for _, b := range v.Items() {
+		if b.Kind != jsonv.Object || b.Get("type").Str() == "" {
+			return false
+		}
+	}
+	return len(v.Items()) > 0
+}
+
+func (p *claudeParser) finish() *commandlog.Log {
+	l := &p.b.log
+	reason := ""
+	if !p.resultSet {
+		reason = "the transcript ends without a final result (the agent was killed or cut off) and no marker decides"
+	} else {
+		r := p.result
+		cost := r.Get("total_cost_usd")
+		if cost.IsNull() {
+			cost = r.Get("cost_usd")
+		}
+		if f, ok := cost.Float(); ok {
+			l.CostUSD = float64Ptr(f)
+		}
+		if n, ok := r.Get("num_turns").Int(); ok {
+			l.Turns = intPtr(int(n))
+		}
+		if n, ok := r.Get("duration_ms").Int(); ok {
+			l.DurationMS = int64Ptr(n)
+		}
+		sub := r.Get("subtype").Str()
+		switch {
+		case strings.HasPrefix(sub, "error_max_turns"):
+			reason = "the agent hit its turn limit (error_max_turns)"
+		case strings.HasPrefix(sub, "error_max_budget"):
+			reason = "the agent hit its cost budget (" + sub + ")"
+		case strings.HasPrefix(sub, "error"):
+			reason = "the agent stopped with an error (" + sub + ")"
+		case r.Get("is_error").True():
+			msg, _ := TruncateOutput(r.Get("result").Str())
+			reason = "the agent reported an error: " + firstLine(msg)
+		}
+	}
+	return p.b.finish(reason)
+}
+
+func atoiPtr(s string) *int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return nil
+	}
+	return &n
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func init() { Register(&claudeCode{}) }

@@ -1,0 +1,143 @@
+package engines
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+// Output truncation: every engine keeps the head and the tail of a long
+// command output, so the start (what ran) and the end (how it failed) both
+// survive.
+const (
+	OutputHeadBytes = 3 << 10
+	OutputTailBytes = 1 << 10
+)
+
+// TruncateOutput keeps the first 3 KiB and the last 1 KiB of s, cut on
+// UTF-8 boundaries, with a line in between saying how many bytes were left
+// out. It reports whether anything was cut.
+func TruncateOutput(s string) (string, bool) { return truncateClipped(s, 0) }
+
+// truncateClipped is TruncateOutput for text that already lost omitted bytes
+// from its middle while being decoded (see jsonv.Value.Omitted).
+func truncateClipped(s string, omitted int64) (string, bool) {
+	if len(s) <= OutputHeadBytes+OutputTailBytes && omitted == 0 {
+		return s, false
+	}
+	if len(s) <= OutputHeadBytes+OutputTailBytes {
+		// Already clipped upstream to something short: say so, keep all.
+		return s[:len(s)/2] + omissionLine(omitted) + s[len(s)/2:], true
+	}
+	head := s[:OutputHeadBytes]
+	for len(head) > 0 && !utf8.ValidString(head[len(head)-min(len(head), utf8.UTFMax):]) {
+		head = head[:len(head)-1]
+	}
+	tail := s[len(s)-OutputTailBytes:]
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	dropped := int64(len(s)-len(head)-len(tail)) + omitted
+	return head + omissionLine(dropped) + tail, true
+}
+
+func omissionLine(n int64) string {
+	return fmt.Sprintf("\n[... readme2demo: %d bytes of output omitted ...]\n", n)
+}
+
+// ScanMarkers returns the marker lines in a piece of the agent's own text:
+// `SUCCESS`, `ADJUSTED_SUCCESS`, `BLOCKED: <reason>` and `FIX: <what and
+// why>`, each alone on its line (surrounding markdown emphasis, a list bullet
+// or a quote sign are allowed). Callers pass agent text only — never command
+// output — so a README that prints SUCCESS cannot make a run pass.
+func ScanMarkers(text string) []commandlog.Marker {
+	var out []commandlog.Marker
+	for _, line := range strings.Split(text, "\n") {
+		if m, ok := parseMarkerLine(line); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func parseMarkerLine(line string) (commandlog.Marker, bool) {
+	s := strings.TrimSpace(line)
+	s = strings.TrimLeft(s, ">#")
+	s = strings.TrimSpace(s)
+	s = strings.TrimPrefix(s, "- ")
+	s = strings.TrimPrefix(s, "* ")
+	s = strings.Trim(s, "*_` \t")
+	switch {
+	case s == "SUCCESS":
+		return commandlog.Marker{Kind: commandlog.MarkerSuccess}, true
+	case s == "ADJUSTED_SUCCESS":
+		return commandlog.Marker{Kind: commandlog.MarkerAdjustedSuccess}, true
+	case s == "BLOCKED":
+		return commandlog.Marker{Kind: commandlog.MarkerBlocked}, true
+	}
+	for _, k := range []commandlog.MarkerKind{commandlog.MarkerBlocked, commandlog.MarkerFix, commandlog.MarkerAdjustedSuccess} {
+		if rest, ok := strings.CutPrefix(s, string(k)+":"); ok {
+			return commandlog.Marker{Kind: k, Text: strings.Trim(strings.TrimSpace(rest), "*_`")}, true
+		}
+	}
+	return commandlog.Marker{}, false
+}
+
+// DecideOutcome applies the precedence BLOCKED > success marker > failed.
+// adjusted is true when the run succeeded and ADJUSTED_SUCCESS was among the
+// success markers.
+func DecideOutcome(markers []commandlog.Marker) (outcome commandlog.Outcome, adjusted bool) {
+	var success, adj bool
+	for _, m := range markers {
+		switch m.Kind {
+		case commandlog.MarkerBlocked:
+			return commandlog.OutcomeBlocked, false
+		case commandlog.MarkerSuccess:
+			success = true
+		case commandlog.MarkerAdjustedSuccess:
+			success, adj = true, true
+		}
+	}
+	if success {
+		return commandlog.OutcomeSuccess, adj
+	}
+	return commandlog.OutcomeFailed, false
+}
+
+// StatusFor derives a command status from what the transcript says: an exit
+// code when stated, and whether the agent reported the command as failed.
+func StatusFor(exitCode *int, failed bool) commandlog.Status {
+	switch {
+	case exitCode != nil && *exitCode == 0 && !failed:
+		return commandlog.StatusOK
+	case exitCode != nil, failed:
+		return commandlog.StatusFailed
+	}
+	return commandlog.StatusUnknown
+}
+
+// intPtr and friends build the optional fields of a command log.
+func intPtr(n int) *int             { return &n }
+func int64Ptr(n int64) *int64       { return &n }
+func float64Ptr(f float64) *float64 { return &f }
+func stringPtr(s string) *string    { return &s }
+
+// ShellQuote quotes s for a POSIX shell.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@,+%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = ShellQuote(a)
+	}
+	return strings.Join(q, " ")
+}

@@ -1,0 +1,273 @@
+// Package commandlog owns command_log.json, schema v1: the one file every
+// engine produces and every consumer (report, Action, demo, drift) reads.
+//
+// Field names are exactly those of DESIGN.md. Unknown numbers are null, never
+// 0: a nil CostUSD means "the transcript did not say", and budget logic must
+// treat it as unknown. An unpaired command has a nil ExitCode and status
+// "unknown"; a failure whose exit code was not stated has status "failed" and
+// a nil ExitCode. Encode writes fields in a stable order (struct order) so
+// that golden files and diffs between runs are meaningful.
+package commandlog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// SchemaVersion is the version this package writes and validates.
+const SchemaVersion = 1
+
+// Outcome is the verdict of a run.
+type Outcome string
+
+// The outcomes. Precedence when deciding: blocked > success marker > failed.
+const (
+	OutcomeSuccess Outcome = "success"
+	OutcomeFailed  Outcome = "failed"
+	OutcomeBlocked Outcome = "blocked"
+)
+
+// Status is the result of one command.
+type Status string
+
+// The command statuses.
+const (
+	StatusOK      Status = "ok"      // exit code 0
+	StatusFailed  Status = "failed"  // non-zero exit, or an error the agent reported
+	StatusUnknown Status = "unknown" // no result was paired (killed, timed out, missing)
+)
+
+// MarkerKind is one of the marker-contract line kinds.
+type MarkerKind string
+
+// The marker kinds the prompt asks the agent to print.
+const (
+	MarkerFix             MarkerKind = "FIX"
+	MarkerBlocked         MarkerKind = "BLOCKED"
+	MarkerSuccess         MarkerKind = "SUCCESS"
+	MarkerAdjustedSuccess MarkerKind = "ADJUSTED_SUCCESS"
+)
+
+// Log is command_log.json.
+type Log struct {
+	SchemaVersion int     `json:"schema_version"`
+	Engine        string  `json:"engine"`
+	AgentVersion  *string `json:"agent_version"`
+	Outcome       Outcome `json:"outcome"`
+	// OutcomeReason says why a run failed when the reason is not a marker:
+	// the agent hit its turn limit, the cost cap was crossed, it was killed.
+	OutcomeReason string     `json:"outcome_reason,omitempty"`
+	Adjusted      bool       `json:"adjusted"`
+	Markers       []Marker   `json:"markers"`
+	Commands      []Command  `json:"commands"`
+	FileEdits     []FileEdit `json:"file_edits"`
+	CostUSD       *float64   `json:"cost_usd"`
+	Turns         *int       `json:"turns"`
+	DurationMS    *int64     `json:"duration_ms"`
+	ParseStats    ParseStats `json:"parse_stats"`
+}
+
+// Marker is one marker line the agent wrote.
+type Marker struct {
+	Kind MarkerKind `json:"kind"`
+	Text string     `json:"text"`
+}
+
+// Command is one shell command the agent ran.
+type Command struct {
+	ID        string `json:"id"`
+	Command   string `json:"command"`
+	Output    string `json:"output"`
+	ExitCode  *int   `json:"exit_code"`
+	Status    Status `json:"status"`
+	Truncated bool   `json:"truncated"`
+	// ParentID is the id of the sub-agent call that ran this command, when
+	// a sub-agent ran it.
+	ParentID string `json:"parent_id,omitempty"`
+	// DurationMS is how long the command took, when the transcript says.
+	DurationMS *int64 `json:"duration_ms,omitempty"`
+	// Source is where the command stands in the README, when it matches a
+	// README code line.
+	Source *Source `json:"source,omitempty"`
+}
+
+// Source locates a command in a file of the repository.
+type Source struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+// FileEdit is one file the agent created or changed.
+type FileEdit struct {
+	Path string `json:"path"`
+	Tool string `json:"tool"`
+	OK   bool   `json:"ok"`
+}
+
+// ParseStats says how much of the transcript the parser understood.
+// Lines counts records (JSON values) read, malformed ones included.
+type ParseStats struct {
+	Lines         int `json:"lines"`
+	Malformed     int `json:"malformed"`
+	UnknownEvents int `json:"unknown_events"`
+}
+
+// Failed returns the commands whose status is failed.
+func (l *Log) Failed() []Command {
+	var out []Command
+	for _, c := range l.Commands {
+		if c.Status == StatusFailed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Normalize replaces nil slices with empty ones so they encode as [] and not
+// null, and sets the schema version.
+func (l *Log) Normalize() {
+	l.SchemaVersion = SchemaVersion
+	if l.Markers == nil {
+		l.Markers = []Marker{}
+	}
+	if l.Commands == nil {
+		l.Commands = []Command{}
+	}
+	if l.FileEdits == nil {
+		l.FileEdits = []FileEdit{}
+	}
+}
+
+// Encode writes l as indented JSON with a trailing newline. HTML characters
+// are not escaped: the file is data, and "<" reads better than "\u003c".
+func Encode(w io.Writer, l *Log) error {
+	l.Normalize()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(l); err != nil {
+		return fmt.Errorf("encode command log: %w", err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("write command log: %w", err)
+	}
+	return nil
+}
+
+// Decode reads a command log and validates it.
+func Decode(r io.Reader) (*Log, error) {
+	var l Log
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&l); err != nil {
+		return nil, fmt.Errorf("decode command log: %w", err)
+	}
+	if err := Validate(&l); err != nil {
+		return nil, err
+	}
+	l.Normalize()
+	return &l, nil
+}
+
+// ValidationError lists every problem Validate found.
+type ValidationError struct {
+	Problems []string
+}
+
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("invalid command log: %s", joinProblems(e.Problems))
+}
+
+func joinProblems(p []string) string {
+	var b bytes.Buffer
+	for i, s := range p {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// ErrInvalid is wrapped by every Validate error.
+var ErrInvalid = errors.New("invalid command log")
+
+// Unwrap lets errors.Is(err, ErrInvalid) classify validation failures.
+func (e *ValidationError) Unwrap() error { return ErrInvalid }
+
+// Validate checks the invariants of schema v1 and reports all problems at
+// once.
+func Validate(l *Log) error {
+	var p []string
+	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
+	if l.SchemaVersion != SchemaVersion {
+		add("schema_version is %d, want %d", l.SchemaVersion, SchemaVersion)
+	}
+	if l.Engine == "" {
+		add("engine is empty")
+	}
+	switch l.Outcome {
+	case OutcomeSuccess, OutcomeFailed, OutcomeBlocked:
+	default:
+		add("outcome %q is not success, failed or blocked", l.Outcome)
+	}
+	if l.Adjusted && l.Outcome != OutcomeSuccess {
+		add("adjusted is true but outcome is %q", l.Outcome)
+	}
+	for i, m := range l.Markers {
+		switch m.Kind {
+		case MarkerFix, MarkerBlocked, MarkerSuccess, MarkerAdjustedSuccess:
+		default:
+			add("markers[%d]: unknown kind %q", i, m.Kind)
+		}
+	}
+	for i, c := range l.Commands {
+		switch c.Status {
+		case StatusOK:
+			if c.ExitCode == nil || *c.ExitCode != 0 {
+				add("commands[%d] (%s): status ok needs exit_code 0", i, c.ID)
+			}
+		case StatusFailed:
+			if c.ExitCode != nil && *c.ExitCode == 0 {
+				add("commands[%d] (%s): status failed with exit_code 0", i, c.ID)
+			}
+		case StatusUnknown:
+			if c.ExitCode != nil {
+				add("commands[%d] (%s): status unknown needs exit_code null", i, c.ID)
+			}
+		default:
+			add("commands[%d] (%s): unknown status %q", i, c.ID, c.Status)
+		}
+		if c.Source != nil && (c.Source.File == "" || c.Source.Line < 1) {
+			add("commands[%d] (%s): source needs a file and a line >= 1", i, c.ID)
+		}
+		if c.DurationMS != nil && *c.DurationMS < 0 {
+			add("commands[%d] (%s): negative duration_ms", i, c.ID)
+		}
+	}
+	for i, e := range l.FileEdits {
+		if e.Path == "" {
+			add("file_edits[%d]: path is empty", i)
+		}
+	}
+	if l.CostUSD != nil && *l.CostUSD < 0 {
+		add("cost_usd is negative")
+	}
+	if l.Turns != nil && *l.Turns < 0 {
+		add("turns is negative")
+	}
+	if l.DurationMS != nil && *l.DurationMS < 0 {
+		add("duration_ms is negative")
+	}
+	s := l.ParseStats
+	if s.Lines < 0 || s.Malformed < 0 || s.UnknownEvents < 0 || s.Malformed > s.Lines {
+		add("parse_stats are inconsistent")
+	}
+	if len(p) > 0 {
+		return &ValidationError{Problems: p}
+	}
+	return nil
+}
