@@ -208,6 +208,7 @@ type Reader struct {
 	budget  int
 	scratch []byte
 	noSkip  bool  // the failed record already ended at a newline
+	bol     bool  // nothing but white space read since the last newline
 	err     error // sticky read error other than EOF
 }
 
@@ -239,16 +240,16 @@ func (r *Reader) Next() (*Value, error) {
 		if r.inArray {
 			switch c {
 			case ',':
-				r.br.Discard(1)
+				r.take(1)
 				continue
 			case ']':
-				r.br.Discard(1)
+				r.take(1)
 				r.inArray = false
 				continue
 			}
 		} else if c == '[' && !r.started {
 			// A top-level array container: its elements are the records.
-			r.br.Discard(1)
+			r.take(1)
 			r.inArray = true
 			r.started = true
 			continue
@@ -263,6 +264,12 @@ func (r *Reader) Next() (*Value, error) {
 		var se synErr
 		if errors.As(err, &se) || errors.Is(err, errEOF) {
 			r.inArray = false
+			// A record cut short is often followed by a good one on the
+			// next line: when the error was found at the start of a later
+			// line, resume right there instead of skipping that line.
+			if r.bol && r.line > start {
+				r.noSkip = true
+			}
 			if !errors.Is(err, errEOF) && !r.noSkip {
 				r.skipLine()
 			}
@@ -288,6 +295,12 @@ func (r *Reader) eof(err error) error {
 	return err
 }
 
+// take consumes n bytes that are not white space.
+func (r *Reader) take(n int) {
+	r.bol = false
+	r.br.Discard(n)
+}
+
 func (r *Reader) readErr(err error) error {
 	if errors.Is(err, io.EOF) {
 		return errEOF
@@ -305,6 +318,7 @@ func (r *Reader) skipSpace() (byte, error) {
 		switch b[0] {
 		case '\n':
 			r.line++
+			r.bol = true
 			r.br.Discard(1)
 		case ' ', '\t', '\r':
 			r.br.Discard(1)
@@ -344,13 +358,13 @@ func (r *Reader) value(depth int) (*Value, error) {
 	}
 	switch {
 	case c == '{':
-		r.br.Discard(1)
+		r.take(1)
 		return r.object(depth)
 	case c == '[':
-		r.br.Discard(1)
+		r.take(1)
 		return r.array(depth)
 	case c == '"':
-		r.br.Discard(1)
+		r.take(1)
 		s, omitted, err := r.str(true)
 		if err != nil {
 			return nil, err
@@ -379,7 +393,7 @@ func (r *Reader) literal(word string, v *Value) (*Value, error) {
 	if string(b) != word {
 		return nil, synErr("invalid literal")
 	}
-	r.br.Discard(len(word))
+	r.take(len(word))
 	return v, nil
 }
 
@@ -393,7 +407,7 @@ func (r *Reader) number() (*Value, error) {
 		c := b[0]
 		if (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
 			r.scratch = append(r.scratch, c)
-			r.br.Discard(1)
+			r.take(1)
 			if len(r.scratch) > 512 {
 				return nil, synErr("number too long")
 			}
@@ -418,7 +432,7 @@ func (r *Reader) array(depth int) (*Value, error) {
 		return nil, r.readErr(err)
 	}
 	if c == ']' {
-		r.br.Discard(1)
+		r.take(1)
 		return v, nil
 	}
 	for {
@@ -431,7 +445,7 @@ func (r *Reader) array(depth int) (*Value, error) {
 		if err != nil {
 			return nil, r.readErr(err)
 		}
-		r.br.Discard(1)
+		r.take(1)
 		switch c {
 		case ',':
 		case ']':
@@ -449,7 +463,7 @@ func (r *Reader) object(depth int) (*Value, error) {
 		return nil, r.readErr(err)
 	}
 	if c == '}' {
-		r.br.Discard(1)
+		r.take(1)
 		return v, nil
 	}
 	for {
@@ -460,7 +474,7 @@ func (r *Reader) object(depth int) (*Value, error) {
 		if c != '"' {
 			return nil, synErr(fmt.Sprintf("expected object key, got %q", c))
 		}
-		r.br.Discard(1)
+		r.take(1)
 		key, _, err := r.str(false)
 		if err != nil {
 			return nil, err
@@ -471,7 +485,7 @@ func (r *Reader) object(depth int) (*Value, error) {
 		if c != ':' {
 			return nil, synErr(fmt.Sprintf("expected : after object key, got %q", c))
 		}
-		r.br.Discard(1)
+		r.take(1)
 		val, err := r.value(depth + 1)
 		if err != nil {
 			return nil, err
@@ -480,7 +494,7 @@ func (r *Reader) object(depth int) (*Value, error) {
 		if c, err = r.skipSpace(); err != nil {
 			return nil, r.readErr(err)
 		}
-		r.br.Discard(1)
+		r.take(1)
 		switch c {
 		case ',':
 		case '}':
@@ -582,15 +596,16 @@ func (r *Reader) str(clip bool) (string, int64, error) {
 		i := indexStringSpecial(chunk)
 		if i < 0 {
 			buf = append(buf, chunk...)
-			r.br.Discard(len(chunk))
+			r.take(len(chunk))
 			if len(buf) > maxKeep {
 				flush()
 			}
 			continue
 		}
 		buf = append(buf, chunk[:i]...)
-		r.br.Discard(i)
+		r.take(i)
 		c, _ := r.br.ReadByte()
+		r.bol = false
 		switch {
 		case c == '"':
 			var s string
@@ -666,7 +681,7 @@ func (r *Reader) escape(buf []byte) ([]byte, error) {
 		}
 		if utf16.IsSurrogate(r1) {
 			if b, _ := r.br.Peek(2); len(b) == 2 && b[0] == '\\' && b[1] == 'u' {
-				r.br.Discard(2)
+				r.take(2)
 				r2, err := r.hex4()
 				if err != nil {
 					return buf, err
@@ -693,7 +708,7 @@ func (r *Reader) hex4() (rune, error) {
 	if perr != nil {
 		return 0, synErr("invalid \\u escape")
 	}
-	r.br.Discard(4)
+	r.take(4)
 	return rune(n), nil
 }
 

@@ -1,0 +1,202 @@
+package jsonv
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// readAll returns the records as compact strings, with "ERR@line" for each
+// malformed one.
+func readAll(t *testing.T, in string, opt Options) []string {
+	t.Helper()
+	r := NewReader(strings.NewReader(in), opt)
+	var out []string
+	for {
+		v, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			out = append(out, "ERR@"+strconv.Itoa(se.Line))
+			continue
+		}
+		assert.NilError(t, err)
+		out = append(out, compact(v))
+	}
+}
+
+func compact(v *Value) string {
+	var b strings.Builder
+	var walk func(v *Value)
+	walk = func(v *Value) {
+		switch v.Kind {
+		case Null:
+			b.WriteString("null")
+		case Bool:
+			if v.B {
+				b.WriteString("true")
+			} else {
+				b.WriteString("false")
+			}
+		case Number:
+			b.WriteString(v.S)
+		case String:
+			b.WriteString(`"` + v.S + `"`)
+		case Array:
+			b.WriteString("[")
+			for i, e := range v.Arr {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				walk(e)
+			}
+			b.WriteString("]")
+		case Object:
+			b.WriteString("{")
+			for i, m := range v.Obj {
+				if i > 0 {
+					b.WriteString(",")
+				}
+				b.WriteString(m.Key + ":")
+				walk(m.Val)
+			}
+			b.WriteString("}")
+		}
+	}
+	walk(v)
+	return b.String()
+}
+
+func TestReaderShapes(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"jsonl", "{\"a\":1}\n{\"b\":[true,null]}\n", []string{"{a:1}", "{b:[true,null]}"}},
+		{"crlf and blank lines", "{\"a\":1}\r\n\r\n\n{\"b\":2}\r\n", []string{"{a:1}", "{b:2}"}},
+		{"top-level array is a container", "[\n {\"a\":1},\n {\"b\":2}\n]\n", []string{"{a:1}", "{b:2}"}},
+		{"pretty-printed object", "{\n  \"a\": {\n    \"b\": \"c\"\n  }\n}\n", []string{"{a:{b:\"c\"}}"}},
+		{"concatenated values", "{\"a\":1}{\"b\":2} 3", []string{"{a:1}", "{b:2}", "3"}},
+		{"malformed line skipped", "{\"a\":1}\nnot json at all\n{\"b\":2}\n", []string{"{a:1}", "ERR@2", "{b:2}"}},
+		{"cut in a string, next line kept", "{\"a\":\"unterminated\n{\"b\":2}\n", []string{"ERR@1", "{b:2}"}},
+		{"cut after a comma, next line kept", "{\"a\":1,\n{\"b\":2}\n", []string{"ERR@1", "{b:2}"}},
+		{"truncated at end of input", "{\"a\":1}\n{\"b\":", []string{"{a:1}", "ERR@2"}},
+		{"BOM", "\ufeff{\"a\":1}\n", []string{"{a:1}"}},
+		{"escapes", `{"s":"a\"b\\c\/d\n\u00e9\ud83d\ude00"}`, []string{"{s:\"a\"b\\c/d\né😀\"}"}},
+		{"lone surrogate", `{"s":"\ud83d!"}`, []string{"{s:\"\uFFFD!\"}"}},
+		{"numbers", `[1, -2.5e3, 0.0]`, []string{"1", "-2.5e3", "0.0"}},
+		{"bad number", "{\"a\":1.2.3}\n{\"b\":1}", []string{"ERR@1", "{b:1}"}},
+		{"empty input", "", nil},
+		{"only white space", " \n\t\r\n", nil},
+		{"duplicate keys kept in order", `{"a":1,"a":2}`, []string{"{a:1,a:2}"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.DeepEqual(t, readAll(t, tt.in, Options{}), tt.want)
+		})
+	}
+}
+
+func TestAccessors(t *testing.T) {
+	v, err := ParseString(`{"a":{"b":"x","n":3,"f":1.5,"t":true,"z":null,"l":[1,2]},"a2":1,"a":{"b":"last"}}`, Options{})
+	assert.NilError(t, err)
+	assert.Equal(t, v.Get("a").Get("b").Str(), "last", "last duplicate key wins")
+	assert.Equal(t, v.Get("missing").Get("deeper").Str(), "")
+	assert.Assert(t, v.Get("missing").IsNull())
+	assert.Assert(t, !v.Get("a2").IsString())
+	n, ok := v.Get("a2").Int()
+	assert.Assert(t, ok)
+	assert.Equal(t, n, int64(1))
+	_, ok = v.Get("a").Int()
+	assert.Assert(t, !ok, "an object is not an int")
+	w, _ := ParseString(`{"n":3.0,"f":1.5,"s":"7"}`, Options{})
+	n, ok = w.Get("n").Int()
+	assert.Assert(t, ok && n == 3, "3.0 is integral")
+	_, ok = w.Get("f").Int()
+	assert.Assert(t, !ok, "1.5 is not integral")
+	_, ok = w.Get("s").Float()
+	assert.Assert(t, !ok, "a quoted number is not a number")
+	_, err = ParseString(`{"a":1} trailing`, Options{})
+	assert.ErrorContains(t, err, "trailing")
+}
+
+func TestLongStringsAreClipped(t *testing.T) {
+	long := strings.Repeat("a", 3000) + strings.Repeat("é", 5000) + strings.Repeat("z", 3000)
+	in := `{"s":"` + long + `"}` + "\n" + `{"next":1}` + "\n"
+	r := NewReader(strings.NewReader(in), Options{MaxString: 4096})
+	v, err := r.Next()
+	assert.NilError(t, err)
+	s := v.Get("s")
+	assert.Assert(t, s.Omitted > 0)
+	assert.Equal(t, int64(len(s.S))+s.Omitted, int64(len(long)), "kept + omitted = original")
+	assert.Assert(t, strings.HasPrefix(s.S, strings.Repeat("a", 3000)))
+	assert.Assert(t, strings.HasSuffix(s.S, strings.Repeat("z", 1000)))
+	assert.Assert(t, is.Len(s.S, len(s.S)))
+	for _, r := range s.S {
+		assert.Assert(t, r != '\uFFFD', "clipping must not split a UTF-8 sequence")
+	}
+	v, err = r.Next()
+	assert.NilError(t, err)
+	assert.Equal(t, compact(v), "{next:1}")
+}
+
+func TestRecordBudget(t *testing.T) {
+	// Many medium strings in one record: after the budget, each is clipped
+	// hard, so memory stays bounded whatever the record holds.
+	var b bytes.Buffer
+	b.WriteString(`[`)
+	for i := 0; i < 64; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"` + strings.Repeat("x", 64<<10) + `"`)
+	}
+	b.WriteString(`]`)
+	v, err := ParseString(b.String(), Options{RecordBudget: 1 << 20})
+	assert.NilError(t, err)
+	kept := 0
+	for _, e := range v.Items() {
+		kept += len(e.S)
+	}
+	assert.Assert(t, kept < 2<<20, "kept %d bytes", kept)
+	assert.Equal(t, len(v.Items()), 64)
+}
+
+func TestDepthLimit(t *testing.T) {
+	in := strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "\n{\"ok\":1}\n"
+	got := readAll(t, in, Options{})
+	assert.DeepEqual(t, got, []string{"ERR@1", "{ok:1}"})
+}
+
+// A huge line is read with bounded memory: the kept string is clipped.
+func TestHugeLine(t *testing.T) {
+	const size = 64 << 20
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write([]byte(`{"type":"user","content":"`))
+		chunk := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+		for n := 0; n < size; n += len(chunk) {
+			pw.Write(chunk)
+		}
+		pw.Write([]byte("\"}\n{\"after\":true}\n"))
+		pw.Close()
+	}()
+	r := NewReader(pr, Options{})
+	v, err := r.Next()
+	assert.NilError(t, err)
+	c := v.Get("content")
+	assert.Equal(t, int64(len(c.S))+c.Omitted, int64(size))
+	assert.Assert(t, len(c.S) <= 1<<20)
+	v, err = r.Next()
+	assert.NilError(t, err)
+	assert.Assert(t, v.Get("after").True())
+}
