@@ -1,0 +1,130 @@
+package engines_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/redact"
+)
+
+// Layout shared by every engine:
+//
+//	testdata/fixtures/<engine>/<name>.<ext>   transcripts (our captures and hand-made edge cases)
+//	testdata/golden/<engine>/<name>.json      the expected command log of each fixture
+//	../shared/corpus/<engine>/<file>          other projects' real transcripts
+//	testdata/golden/corpus/<engine>/<file>.json their expected command logs
+//
+// `go test ./engines -update` rewrites the golden files; review the diff.
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	assert.NilError(t, err)
+	return root
+}
+
+// parseFile parses a transcript the way `readme2demo parse` does: engine,
+// then pattern redaction, then validation.
+func parseFile(t *testing.T, eng engines.AgentEngine, path string) *commandlog.Log {
+	t.Helper()
+	f, err := os.Open(path)
+	assert.NilError(t, err)
+	defer f.Close()
+	l, err := eng.ParseTranscript(f)
+	assert.NilError(t, err, "parse %s", path)
+	redact.Log(l, redact.New(nil))
+	assert.NilError(t, commandlog.Validate(l), "validate %s", path)
+	return l
+}
+
+func encode(t *testing.T, l *commandlog.Log) string {
+	t.Helper()
+	var buf bytes.Buffer
+	assert.NilError(t, commandlog.Encode(&buf, l))
+	return buf.String()
+}
+
+func transcripts(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	assert.NilError(t, err)
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() || strings.HasSuffix(e.Name(), ".md") || strings.HasPrefix(e.Name(), ".") || strings.HasSuffix(e.Name(), ".stderr") {
+			continue
+		}
+		out = append(out, filepath.Join(dir, e.Name()))
+	}
+	return out
+}
+
+func goldenName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + ".json"
+}
+
+// TestGoldenFixtures parses every fixture of every registered engine and
+// compares the command log with its golden file.
+func TestGoldenFixtures(t *testing.T) {
+	root := repoRoot(t)
+	for _, name := range engines.Names() {
+		eng, err := engines.Lookup(name)
+		assert.NilError(t, err)
+		for _, path := range transcripts(t, filepath.Join(root, "testdata", "fixtures", name)) {
+			t.Run(name+"/"+filepath.Base(path), func(t *testing.T) {
+				got := encode(t, parseFile(t, eng, path))
+				golden.Assert(t, got, filepath.Join(root, "testdata", "golden", name, goldenName(path)))
+			})
+		}
+	}
+}
+
+// TestGoldenCorpus parses every transcript other projects published for an
+// engine (../shared/corpus/<engine>/) and compares it with its golden file.
+// In CI the corpus must be there.
+func TestGoldenCorpus(t *testing.T) {
+	root := repoRoot(t)
+	corpus := filepath.Join(root, "..", "shared", "corpus")
+	if _, err := os.Stat(corpus); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("corpus missing at %s: %v", corpus, err)
+		}
+		t.Skipf("corpus not found at %s (it sits beside the checkout in CI)", corpus)
+	}
+	for _, name := range engines.Names() {
+		eng, err := engines.Lookup(name)
+		assert.NilError(t, err)
+		for _, path := range transcripts(t, filepath.Join(corpus, name)) {
+			t.Run(name+"/"+filepath.Base(path), func(t *testing.T) {
+				got := encode(t, parseFile(t, eng, path))
+				golden.Assert(t, got, filepath.Join(root, "testdata", "golden", "corpus", name, filepath.Base(path)+".json"))
+			})
+		}
+	}
+}
+
+// TestEveryEngineHasFixtures fails when an engine is registered without a
+// fixture transcript and its golden command log: adding an engine without
+// fixtures cannot pass CI.
+func TestEveryEngineHasFixtures(t *testing.T) {
+	root := repoRoot(t)
+	for _, name := range engines.Names() {
+		fixtures := transcripts(t, filepath.Join(root, "testdata", "fixtures", name))
+		assert.Assert(t, len(fixtures) > 0, "engine %s has no transcripts in testdata/fixtures/%s", name, name)
+		for _, f := range fixtures {
+			g := filepath.Join(root, "testdata", "golden", name, goldenName(f))
+			_, err := os.Stat(g)
+			assert.NilError(t, err, "engine %s: fixture %s has no golden command log", name, filepath.Base(f))
+		}
+	}
+}
