@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, env{getenv: func(string) string { return "" }, stdout: &out, stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := runCLI(t, "--help")
+	assert.Equal(t, code, exitOK)
+	assert.Assert(t, strings.Contains(out, "parse"), out)
+	code, _, _ = runCLI(t)
+	assert.Equal(t, code, exitUsage)
+	code, _, errOut := runCLI(t, "frobnicate")
+	assert.Equal(t, code, exitUsage)
+	assert.Assert(t, strings.Contains(errOut, `unknown command "frobnicate"`))
+	code, _, errOut = runCLI(t, "parse", "--help")
+	assert.Equal(t, code, exitOK)
+	assert.Assert(t, strings.Contains(errOut, "Usage: readme2demo parse"))
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown engine", []string{"parse", "--engine", "nope", "x"}, `unknown engine "nope"`},
+		{"missing file", []string{"parse", filepath.Join(t.TempDir(), "missing.jsonl")}, "open transcript"},
+		{"no file", []string{"parse"}, "exactly one transcript"},
+		{"bad flag", []string{"parse", "--bogus"}, "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, tt.args...)
+			assert.Equal(t, code, exitUsage)
+			assert.Equal(t, out, "")
+			assert.Assert(t, strings.Contains(errOut, tt.want), errOut)
+		})
+	}
+}
+
+func TestParseFixture(t *testing.T) {
+	code, out, errOut := runCLI(t, "parse", "--engine", "claude-code", "../../testdata/fixtures/claude-code/edge-mixed-2.1.jsonl")
+	assert.Equal(t, code, exitOK, errOut)
+	l, err := commandlog.Decode(strings.NewReader(out))
+	assert.NilError(t, err)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess)
+	assert.Assert(t, l.Adjusted)
+	assert.Equal(t, len(l.Commands), 5)
+	assert.Equal(t, l.ParseStats.Malformed, 1)
+
+	dst := filepath.Join(t.TempDir(), "command_log.json")
+	code, out, _ = runCLI(t, "parse", "-o", dst, "../../testdata/fixtures/claude-code/edge-mixed-2.1.jsonl")
+	assert.Equal(t, code, exitOK)
+	assert.Equal(t, out, "")
+	b, err := os.ReadFile(dst)
+	assert.NilError(t, err)
+	assert.Assert(t, json.Valid(b))
+}
+
+func TestParseEmptyTranscript(t *testing.T) {
+	code, out, _ := runCLI(t, "parse", "--engine", "claude-code", os.DevNull)
+	assert.Equal(t, code, exitOK)
+	l, err := commandlog.Decode(strings.NewReader(out))
+	assert.NilError(t, err)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+	assert.Assert(t, l.CostUSD == nil, "unknown cost is null, not 0")
+}
+
+// Secrets of the known shapes never reach the command log, wherever the
+// agent or a command printed them.
+func TestParseRedactsKnownTokenShapes(t *testing.T) {
+	secrets := []string{
+		"sk-ant-api03-" + strings.Repeat("Ab3", 30),
+		"sk-ant-oat01-" + strings.Repeat("Zq9", 30),
+		"sk-proj-" + strings.Repeat("x7Y", 20),
+		"ghp_" + strings.Repeat("a1B2", 9),
+		"github_pat_" + strings.Repeat("11AB_cd", 10),
+		"AKIA" + "IOSFODNN7EXAMPLE",
+		"AIza" + strings.Repeat("S", 35),
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+	}
+	all := strings.Join(secrets, " ")
+	transcript := `{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"FIX: use ` + secrets[0] + `"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"echo ` + all + `"}}]}}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"` + all + `"}]}}
+`
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	assert.NilError(t, os.WriteFile(path, []byte(transcript), 0o600))
+	code, out, errOut := runCLI(t, "parse", path)
+	assert.Equal(t, code, exitOK, errOut)
+	for _, s := range secrets {
+		assert.Assert(t, !strings.Contains(out, s), "secret %.12s… leaked", s)
+		assert.Assert(t, !strings.Contains(errOut, s))
+	}
+	assert.Assert(t, strings.Contains(out, "[REDACTED:"))
+}

@@ -1,0 +1,99 @@
+package commandlog
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+func ip(n int) *int { return &n }
+
+func valid() *Log {
+	return &Log{SchemaVersion: 1, Engine: "claude-code", Outcome: OutcomeSuccess,
+		Commands: []Command{{ID: "a", Command: "ls", ExitCode: ip(0), Status: StatusOK}}}
+}
+
+func TestEncodeStableOrderAndNulls(t *testing.T) {
+	var buf bytes.Buffer
+	l := &Log{Engine: "claude-code", Outcome: OutcomeFailed}
+	assert.NilError(t, Encode(&buf, l))
+	want := `{
+  "schema_version": 1,
+  "engine": "claude-code",
+  "agent_version": null,
+  "outcome": "failed",
+  "adjusted": false,
+  "markers": [],
+  "commands": [],
+  "file_edits": [],
+  "cost_usd": null,
+  "turns": null,
+  "duration_ms": null,
+  "parse_stats": {
+    "lines": 0,
+    "malformed": 0,
+    "unknown_events": 0
+  }
+}
+`
+	assert.Equal(t, buf.String(), want)
+}
+
+func TestEncodeKeepsHTMLReadable(t *testing.T) {
+	var buf bytes.Buffer
+	l := valid()
+	l.Commands[0].Output = "<b> & </b>"
+	assert.NilError(t, Encode(&buf, l))
+	assert.Assert(t, strings.Contains(buf.String(), `"<b> & </b>"`))
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Log)
+		want   string
+	}{
+		{"valid", func(*Log) {}, ""},
+		{"schema", func(l *Log) { l.SchemaVersion = 2 }, "schema_version is 2"},
+		{"engine", func(l *Log) { l.Engine = "" }, "engine is empty"},
+		{"outcome", func(l *Log) { l.Outcome = "passed" }, `outcome "passed"`},
+		{"adjusted needs success", func(l *Log) { l.Outcome = OutcomeFailed; l.Adjusted = true }, "adjusted is true"},
+		{"ok needs exit 0", func(l *Log) { l.Commands[0].ExitCode = nil }, "status ok needs exit_code 0"},
+		{"failed with 0", func(l *Log) { l.Commands[0].Status = StatusFailed }, "status failed with exit_code 0"},
+		{"unknown with a code", func(l *Log) { l.Commands[0].Status = StatusUnknown }, "status unknown needs exit_code null"},
+		{"bad status", func(l *Log) { l.Commands[0].Status = "weird" }, `unknown status "weird"`},
+		{"bad marker", func(l *Log) { l.Markers = []Marker{{Kind: "DONE"}} }, `unknown kind "DONE"`},
+		{"negative cost", func(l *Log) { c := -1.0; l.CostUSD = &c }, "cost_usd is negative"},
+		{"bad source", func(l *Log) { l.Commands[0].Source = &Source{File: "README.md"} }, "source needs"},
+		{"stats", func(l *Log) { l.ParseStats = ParseStats{Lines: 1, Malformed: 2} }, "parse_stats"},
+		{"all at once", func(l *Log) { l.Engine = ""; l.Outcome = "" }, "engine is empty; outcome"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := valid()
+			tt.mutate(l)
+			err := Validate(l)
+			if tt.want == "" {
+				assert.NilError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+			assert.Assert(t, errors.Is(err, ErrInvalid))
+		})
+	}
+}
+
+func TestDecodeRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	assert.NilError(t, Encode(&buf, valid()))
+	l, err := Decode(&buf)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, l, func() *Log { v := valid(); v.Normalize(); return v }())
+	_, err = Decode(strings.NewReader(`{"schema_version":1}`))
+	assert.Assert(t, errors.Is(err, ErrInvalid))
+	_, err = Decode(strings.NewReader(`not json`))
+	assert.ErrorContains(t, err, "decode command log")
+}
