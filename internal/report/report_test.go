@@ -1,0 +1,221 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/golden"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+func ip(i int) *int                { return &i }
+func i64(i int64) *int64           { return &i }
+func fp(f float64) *float64        { return &f }
+func sp(s string) *string          { return &s }
+func src(l int) *commandlog.Source { return &commandlog.Source{File: "README.md", Line: l} }
+
+func baseLog() *commandlog.Log {
+	return &commandlog.Log{
+		SchemaVersion: 1,
+		Engine:        "claude-code",
+		AgentVersion:  sp("2.1.332"),
+		Outcome:       commandlog.OutcomeSuccess,
+		Markers:       []commandlog.Marker{{Kind: commandlog.MarkerSuccess}},
+		Commands: []commandlog.Command{
+			{ID: "t1", Command: "git clone https://example.com/demo.git && cd demo", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(12)},
+			{ID: "t2", Command: "make build", Output: "go build ./...\n", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(18)},
+			{ID: "t3", Command: "./bin/demo --help | head -n 3", Output: "usage: demo [flags]\n", ExitCode: ip(0), Status: commandlog.StatusOK},
+		},
+		CostUSD:    fp(0.0512),
+		Turns:      ip(9),
+		DurationMS: i64(61_500),
+		ParseStats: commandlog.ParseStats{Lines: 21},
+	}
+}
+
+var opts = Options{
+	Readme:       "README.md",
+	RunURL:       "https://github.com/acme/demo/actions/runs/42",
+	ArtifactName: "readme2demo",
+	BlobURL:      "https://github.com/acme/demo/blob/0123abc/",
+}
+
+func TestRenderGolden(t *testing.T) {
+	adjusted := baseLog()
+	adjusted.Adjusted = true
+	adjusted.Markers = []commandlog.Marker{
+		{Kind: commandlog.MarkerFix, Text: "README step 2 must create build/ first: `mkdir -p build`"},
+		{Kind: commandlog.MarkerFix, Text: "the demo needs Go 1.22, the README says 1.20"},
+		{Kind: commandlog.MarkerAdjustedSuccess},
+	}
+	adjusted.FileEdits = []commandlog.FileEdit{{Path: "README.md", Tool: "Edit", OK: true}}
+	adjustedDiff := "--- a/README.md\n+++ b/README.md\n@@ -17,2 +17,3 @@\n ```sh\n+mkdir -p build\n make build\n"
+
+	failed := baseLog()
+	failed.Outcome = commandlog.OutcomeFailed
+	failed.Markers = []commandlog.Marker{{Kind: commandlog.MarkerFix, Text: "`make build` needs libfoo-dev, which the README does not mention"}}
+	failed.OutcomeReason = "the agent hit its turn limit (max_turns 10)"
+	failed.Commands[1] = commandlog.Command{ID: "t2", Command: "make build", Output: "cc -o demo demo.c\ndemo.c:1:10: fatal error: foo.h: No such file or directory\n```\n</details>\n<img src=x onerror=alert(1)>\nmake: *** [Makefile:3: demo] Error 1\n",
+		ExitCode: ip(2), Status: commandlog.StatusFailed, Source: src(18)}
+	failed.Commands = append(failed.Commands, commandlog.Command{ID: "t4", Command: "curl -fsS http://localhost:8080/health", Status: commandlog.StatusFailed})
+
+	blocked := baseLog()
+	blocked.Outcome = commandlog.OutcomeBlocked
+	blocked.Markers = []commandlog.Marker{{Kind: commandlog.MarkerBlocked, Text: "the demo needs a STRIPE_API_KEY; I did not invent one"}}
+	blocked.Commands = blocked.Commands[:1]
+
+	killed := baseLog()
+	killed.Outcome = commandlog.OutcomeFailed
+	killed.OutcomeReason = "the agent was killed before it finished (no final result)"
+	killed.Markers = nil
+	killed.CostUSD, killed.Turns, killed.DurationMS, killed.AgentVersion = nil, nil, nil, nil
+	killed.Commands = append(killed.Commands[:2], commandlog.Command{ID: "t3", Command: "npm test", Status: commandlog.StatusUnknown})
+	killed.ParseStats = commandlog.ParseStats{Lines: 40, Malformed: 1, UnknownEvents: 2}
+
+	tests := []struct {
+		name string
+		log  *commandlog.Log
+		opts Options
+	}{
+		{"success", baseLog(), opts},
+		{"adjusted", adjusted, withDiff(opts, adjustedDiff)},
+		{"failed", failed, opts},
+		{"blocked", blocked, opts},
+		{"killed", killed, Options{}},
+		{"5000-commands-comment", bigLog(5000), withMax(opts, CommentMaxBytes)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Render(tc.log, tc.opts)
+			golden.Assert(t, got, tc.name+".md")
+			max := tc.opts.MaxBytes
+			if max == 0 {
+				max = SummaryMaxBytes
+			}
+			assert.Assert(t, len(got) <= max, "size %d > cap %d", len(got), max)
+			assertBalanced(t, got)
+		})
+	}
+}
+
+func withDiff(o Options, d string) Options { o.ReadmeDiff = d; return o }
+func withMax(o Options, n int) Options     { o.MaxBytes = n; return o }
+
+func bigLog(n int) *commandlog.Log {
+	l := baseLog()
+	l.Outcome = commandlog.OutcomeFailed
+	l.Markers = nil
+	l.Commands = nil
+	for i := range n {
+		c := commandlog.Command{ID: fmt.Sprintf("t%d", i), Command: fmt.Sprintf("step %d: ./run.sh --case %d", i, i), ExitCode: ip(0), Status: commandlog.StatusOK}
+		if i%10 == 9 {
+			c.ExitCode, c.Status = ip(1), commandlog.StatusFailed
+			c.Output = strings.Repeat(fmt.Sprintf("case %d: assertion failed\n", i), 150) // ~4 KiB
+		}
+		l.Commands = append(l.Commands, c)
+	}
+	return l
+}
+
+func TestRenderSizeCapHolds(t *testing.T) {
+	for _, n := range []int{5000, 20000} {
+		for _, max := range []int{0, CommentMaxBytes, 4096} {
+			got := Render(bigLog(n), Options{MaxBytes: max})
+			limit := max
+			if limit == 0 {
+				limit = SummaryMaxBytes
+			}
+			assert.Assert(t, len(got) <= limit, "n=%d: size %d > cap %d", n, len(got), limit)
+			assert.Assert(t, len(got) > limit/2, "n=%d cap=%d: only %d bytes used", n, limit, len(got))
+			assert.Check(t, is.Contains(got, "This report was shortened to fit GitHub's size limit"))
+			assert.Check(t, is.Contains(got, fmt.Sprintf("of %d commands", n)))
+			assertBalanced(t, got)
+		}
+	}
+}
+
+func TestRenderUnknownIsNeverZero(t *testing.T) {
+	l := baseLog()
+	l.CostUSD, l.Turns, l.DurationMS = nil, nil, nil
+	got := Render(l, Options{})
+	assert.Check(t, !strings.Contains(got, "$0.00"))
+	assert.Check(t, is.Contains(got, "| unknown | unknown | unknown |"))
+
+	l.CostUSD = fp(0) // a real zero (the keyless engine) is shown as zero
+	assert.Check(t, is.Contains(Render(l, Options{}), "$0.0000"))
+}
+
+// Hostile text from the agent or the commands must not escape its box.
+func TestRenderEscapesUntrustedText(t *testing.T) {
+	l := baseLog()
+	l.Outcome = commandlog.OutcomeFailed
+	l.Markers = []commandlog.Marker{
+		{Kind: commandlog.MarkerFix, Text: "see ![x](https://evil.example/leak?k=1) and <img src=https://evil.example/a.png> cc @octocat [click](javascript:alert(1)) <!-- hidden -->"},
+	}
+	l.Commands = []commandlog.Command{{
+		ID: "t1", Command: "echo '| a | b |' && echo ``` && echo <script>",
+		Output:   "```\n</details>\n# heading\n![img](https://evil.example/x.png)\n\u202Egnp.exe\n",
+		ExitCode: ip(1), Status: commandlog.StatusFailed,
+	}}
+	l.FileEdits = []commandlog.FileEdit{{Path: "README.md", Tool: "Edit", OK: true}}
+	got := Render(l, Options{ReadmeDiff: "+ ![beacon](https://evil.example/b.png)\n+ ```\n"})
+	html := renderHTML(t, got)
+
+	assert.Check(t, !strings.Contains(html, "<img"), "an image survived:\n%s", html)
+	assert.Check(t, !strings.Contains(html, "<script"), "a script tag survived")
+	assert.Check(t, !strings.Contains(html, `href="javascript`), "a javascript link survived")
+	assert.Check(t, !strings.Contains(html, `href="https://evil`), "an attacker link survived")
+	assert.Check(t, !strings.Contains(got, "@octocat"), "a mention survived")
+	assert.Check(t, !strings.Contains(got, "\u202E"), "a bidi override survived")
+	assert.Check(t, !strings.Contains(html, "<h1>heading"), "output became a heading")
+	// The table still has exactly its 4 cells in the command row.
+	assert.Check(t, is.Contains(html, "<td style=\"text-align:right\">1</td>\n<td><code>echo '| a | b |'"))
+	assertBalanced(t, got)
+}
+
+func TestRenderNoCommands(t *testing.T) {
+	l := baseLog()
+	l.Commands = nil
+	assert.Check(t, is.Contains(Render(l, Options{}), "The agent ran no commands"))
+}
+
+// assertBalanced checks that code fences are closed and that <details>
+// tags outside code blocks pair up.
+func assertBalanced(t *testing.T, md string) {
+	t.Helper()
+	var open string
+	opened, closed := 0, 0
+	for _, line := range strings.Split(md, "\n") {
+		trim := strings.TrimRight(line, " ")
+		if open == "" {
+			if strings.HasPrefix(trim, "```") {
+				open = trim[:strings.IndexFunc(trim+"x", func(r rune) bool { return r != '`' })]
+				continue
+			}
+			opened += strings.Count(line, "<details>")
+			closed += strings.Count(line, "</details>")
+			continue
+		}
+		if strings.Trim(trim, "`") == "" && len(trim) >= len(open) {
+			open = ""
+		}
+	}
+	assert.Check(t, open == "", "a code fence %q is never closed", open)
+	assert.Check(t, opened == closed, "%d <details> but %d </details>", opened, closed)
+}
+
+func renderHTML(t *testing.T, md string) string {
+	t.Helper()
+	var b strings.Builder
+	// GitHub's renderer strips raw HTML it does not allow; goldmark's
+	// default (no WithUnsafe) drops all raw HTML, so anything that still
+	// becomes a tag here was produced by markdown syntax.
+	assert.NilError(t, goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(md), &b))
+	return b.String()
+}
