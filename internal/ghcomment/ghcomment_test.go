@@ -144,7 +144,7 @@ func TestRetriedCreateDoesNotDuplicate(t *testing.T) {
 		if r.Method == "POST" {
 			once.Do(func() {
 				gh.Seed("acme", "demo", 7, "github-actions[bot]", Marker(target.Key)+"\nx") // stored...
-				f = &fakegithub.Failure{Status: http.StatusBadGateway, Body: `{}`}        // ...but the answer was lost
+				f = &fakegithub.Failure{Status: http.StatusBadGateway, Body: `{}`}          // ...but the answer was lost
 			})
 		}
 		return f
