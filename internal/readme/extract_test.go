@@ -1,0 +1,97 @@
+package readme
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+)
+
+// readmes returns the sample READMEs of testdata/readmes.
+func readmes(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "readmes", "*.md"))
+	assert.NilError(t, err)
+	assert.Assert(t, len(paths) >= 12, "want a dozen sample READMEs, got %d", len(paths))
+	return paths
+}
+
+// render prints the blocks in a form a reviewer can check against the
+// README line by line.
+func render(blocks []Block) string {
+	var b strings.Builder
+	for i, bl := range blocks {
+		lang := bl.Lang
+		if lang == "" {
+			lang = "-"
+		}
+		kind := "fenced"
+		if bl.Indented {
+			kind = "indented"
+		}
+		mode := string(bl.Mode)
+		if mode == "" {
+			mode = "not-shell"
+		}
+		fmt.Fprintf(&b, "block %d: %s %s lines %d-%d mode=%s shell=%t run=%t", i+1, kind, lang, bl.Line, bl.EndLine, mode, bl.Shell, bl.Run)
+		h := bl.Hints
+		var hs []string
+		if h.Skip {
+			hs = append(hs, "skip")
+		}
+		if h.Run {
+			hs = append(hs, "run")
+		}
+		if h.ContinueOnError {
+			hs = append(hs, "continue-on-error")
+		}
+		if h.Background {
+			hs = append(hs, "background")
+		}
+		if h.Timeout != 0 {
+			hs = append(hs, "timeout="+h.Timeout.String())
+		}
+		if h.Ready != "" {
+			hs = append(hs, fmt.Sprintf("ready=%q", h.Ready))
+		}
+		if len(hs) > 0 {
+			fmt.Fprintf(&b, " hints: %s", strings.Join(hs, " "))
+		}
+		b.WriteString("\n")
+		for _, p := range h.Problems {
+			fmt.Fprintf(&b, "  hint problem: %s\n", p)
+		}
+		for _, c := range bl.Commands {
+			fmt.Fprintf(&b, "  %d-%d: %q\n", c.Line, c.EndLine, c.Text)
+		}
+	}
+	return b.String()
+}
+
+// TestExtractGolden extracts every sample README; the golden files list each
+// block with its mode, hints and commands with their README lines.
+func TestExtractGolden(t *testing.T) {
+	for _, path := range readmes(t) {
+		name := strings.TrimSuffix(filepath.Base(path), ".md")
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(path)
+			assert.NilError(t, err)
+			got := render(Extract(src))
+			golden.Assert(t, got, filepath.Join("extract", name+".txt"))
+			// Every command line number points at a README line holding
+			// (the start of) that command.
+			lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+			for _, bl := range Extract(src) {
+				for _, c := range bl.Commands {
+					first, _, _ := strings.Cut(c.Text, "\n")
+					assert.Assert(t, strings.Contains(lines[c.Line-1], strings.TrimSpace(first)),
+						"line %d %q does not hold %q", c.Line, lines[c.Line-1], first)
+				}
+			}
+		})
+	}
+}

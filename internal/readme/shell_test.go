@@ -1,0 +1,62 @@
+package readme
+
+import (
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+func TestShellScannerComplete(t *testing.T) {
+	tests := []struct {
+		name     string
+		text     string
+		complete bool
+	}{
+		{"simple", "make test", true},
+		{"backslash", "docker run \\", false},
+		{"backslash done", "docker run \\\n  alpine", true},
+		{"open double quote", `echo "abc`, false},
+		{"closed double quote", "echo \"abc\ndef\"", true},
+		{"open single quote", "echo 'it", false},
+		{"escaped quote", `echo \"hi`, true},
+		{"heredoc pending", "cat <<EOF", false},
+		{"heredoc body", "cat <<EOF\nhello", false},
+		{"heredoc closed", "cat <<EOF\nhello\nEOF", true},
+		{"heredoc quoted delim", "cat <<'END' > f\n$x\nEND", true},
+		{"heredoc dash tabs", "cat <<-END\n\tx\n\tEND", true},
+		{"here-string is not a heredoc", "cat <<< hi", true},
+		{"if open", "if true; then", false},
+		{"if closed", "if true; then\n echo\nfi", true},
+		{"one-line for", "for i in 1 2; do echo $i; done", true},
+		{"while open", "while read l; do", false},
+		{"case", "case $x in\n a) echo;;\nesac", true},
+		{"function braces", "f() {\n echo\n}", true},
+		{"function open", "f() {", false},
+		{"braces in find are a word", `find . -exec rm {} \;`, true},
+		{"param expansion", "echo ${HOME}", true},
+		{"subshell open", "(cd x &&", false},
+		{"command substitution open", "echo $(date", false},
+		{"trailing and", "make &&", false},
+		{"trailing pipe", "ls |", false},
+		{"trailing pipe done", "ls |\n wc -l", true},
+		{"comment", "echo hi # if then (", true},
+		{"word with if inside", "echo if fi done", true},
+		{"background", "server &", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var s shellScanner
+			for _, l := range strings.Split(tc.text, "\n") {
+				s.feed(l)
+			}
+			assert.Equal(t, s.complete(), tc.complete)
+		})
+	}
+}
+
+func TestHintWords(t *testing.T) {
+	assert.DeepEqual(t, hintWords(` background ready="curl -sf localhost:8080" timeout=5s, skip `),
+		[]string{"background", "ready=curl -sf localhost:8080", "timeout=5s", "skip"})
+	assert.DeepEqual(t, hintWords(`ready='a "b"'`), []string{`ready=a "b"`})
+}
