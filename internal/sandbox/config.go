@@ -1,0 +1,153 @@
+package sandbox
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
+)
+
+// ConfigError is a Spec the sandbox refuses to run.
+type ConfigError struct{ Reason string }
+
+func (e *ConfigError) Error() string { return "sandbox: " + e.Reason }
+
+// withDefaults returns a copy of s with every zero value filled in, or a
+// *ConfigError.
+func (s Spec) withDefaults() (Spec, error) {
+	if s.Image == "" {
+		return s, &ConfigError{"no image given"}
+	}
+	if s.Command == "" {
+		return s, &ConfigError{"no command given"}
+	}
+	if s.RunID == "" {
+		s.RunID = NewRunID()
+	}
+	if s.Workdir == "" {
+		s.Workdir = DefaultWorkdir
+	}
+	if s.Timeout <= 0 {
+		s.Timeout = DefaultTimeout
+	}
+	if s.Grace <= 0 {
+		s.Grace = Grace
+	}
+	if s.User == "" {
+		s.User = DefaultUser
+	}
+	if s.Memory <= 0 {
+		s.Memory = DefaultMemory
+	}
+	if s.NanoCPUs <= 0 {
+		s.NanoCPUs = min(int64(DefaultNanoCPUs), int64(runtime.NumCPU())*1e9)
+	}
+	if s.PidsLimit <= 0 {
+		s.PidsLimit = DefaultPidsLimit
+	}
+	if s.TmpSize == "" {
+		s.TmpSize = "512m"
+	}
+	if s.NetworkMode == "" {
+		s.NetworkMode = DefaultNetwork
+	}
+	if s.NetworkMode == "host" && !s.AllowHostNetwork {
+		return s, &ConfigError{`network mode "host" shares the host's network with untrusted code: it needs an explicit opt-in`}
+	}
+	if s.WritableDirs == nil {
+		s.WritableDirs = DefaultWritableDirs
+	}
+	if s.PollInterval <= 0 {
+		s.PollInterval = time.Second
+	}
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if !s.WritableRoot && !s.underWritable(s.Workdir) {
+		return s, &ConfigError{fmt.Sprintf("workdir %s is not in a writable dir (%s)", s.Workdir, strings.Join(s.WritableDirs, ", "))}
+	}
+	for _, f := range s.Files {
+		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path {
+			return s, &ConfigError{fmt.Sprintf("file path %q is not a clean absolute path", f.Path)}
+		}
+		if !s.WritableRoot && !s.underWritable(f.Path) {
+			return s, &ConfigError{fmt.Sprintf("file %s is not in a writable dir (%s)", f.Path, strings.Join(s.WritableDirs, ", "))}
+		}
+	}
+	return s, nil
+}
+
+func (s Spec) underWritable(p string) bool {
+	for _, d := range s.WritableDirs {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// NewRunID returns a random run id (12 hex digits).
+func NewRunID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ContainerName is the name of a run's container.
+func ContainerName(runID string) string { return "readme2demo-" + runID }
+
+// containerConfigs builds the container's configuration. s must have its
+// defaults filled in. No secret goes here: Env is the exec's business.
+func containerConfigs(s Spec, deadline time.Time) (*container.Config, *container.HostConfig) {
+	life := int64(deadline.Sub(s.Now()).Seconds()) + 1
+	cfg := &container.Config{
+		Image:      s.Image,
+		User:       s.User,
+		WorkingDir: s.Workdir,
+		// The container's life is a sleep: it ends by itself at the
+		// deadline even when nobody is left to remove it.
+		Entrypoint: []string{"sleep"},
+		Cmd:        []string{strconv.FormatInt(life, 10)},
+		Labels: map[string]string{
+			LabelManaged:  "true",
+			LabelRunID:    s.RunID,
+			LabelDeadline: strconv.FormatInt(deadline.Unix(), 10),
+		},
+		NetworkDisabled: s.NetworkMode == "none",
+	}
+	init := true
+	pids := s.PidsLimit
+	hc := &container.HostConfig{
+		NetworkMode:    container.NetworkMode(s.NetworkMode),
+		ExtraHosts:     s.ExtraHosts,
+		Privileged:     false,
+		CapDrop:        []string{"ALL"},
+		SecurityOpt:    []string{"no-new-privileges:true"},
+		ReadonlyRootfs: !s.WritableRoot,
+		Init:           &init,
+		AutoRemove:     false, // removed explicitly after the copy-out; the sweep is the backup
+		Tmpfs:          map[string]string{"/tmp": "rw,nosuid,nodev,size=" + s.TmpSize},
+		Resources: container.Resources{
+			Memory:     s.Memory,
+			MemorySwap: s.Memory,
+			NanoCPUs:   s.NanoCPUs,
+			PidsLimit:  &pids,
+			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: 8192, Hard: 8192}},
+		},
+	}
+	if !s.WritableRoot {
+		for _, d := range s.WritableDirs {
+			// Anonymous volumes: filled from the image (ownership kept),
+			// reachable by CopyToContainer, removed with the container.
+			hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeVolume, Target: d})
+		}
+	}
+	return cfg, hc
+}

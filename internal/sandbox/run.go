@@ -1,0 +1,333 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/errdefs"
+	"github.com/docker/docker/pkg/stdcopy"
+)
+
+// Timeouts of the steps that run on a fresh context after the run's own
+// context may have ended: the whole cleanup stays well inside the 10 s a
+// cancelled CI job allows.
+const (
+	killTimeout    = 5 * time.Second
+	copyOutTimeout = 20 * time.Second
+	cancelCopyOut  = 3 * time.Second // per file, when the run was cancelled
+	removeTimeout  = 30 * time.Second
+	pollTimeout    = 10 * time.Second
+	outputTail     = 64 << 10
+	pollChunk      = 8 << 20
+)
+
+// Run runs spec.Command in a fresh container and returns what it left.
+//
+// The container is always removed before Run returns, on a fresh context,
+// even when ctx was cancelled. A timeout is not an error: Result.TimedOut is
+// set and the partial transcript is returned. A cancelled ctx returns the
+// partial Result together with an error wrapping ctx's error. Errors before
+// the command started are *ConfigError, *ImageMissingError or wrapped daemon
+// errors; the Result is never nil.
+func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
+	s, err := spec.withDefaults()
+	res = &Result{RunID: s.RunID}
+	if err != nil {
+		return res, err
+	}
+	start := s.Now()
+	defer func() { res.Elapsed = s.Now().Sub(start) }()
+
+	// Leftovers of earlier runs that died without cleaning up. Best effort:
+	// a failing sweep must not stop this run.
+	_, _ = Sweep(ctx, d, start)
+
+	deadline := start.Add(s.Timeout + s.Grace)
+	cfg, hc := containerConfigs(s, deadline)
+	name := ContainerName(s.RunID)
+	created, err := d.ContainerCreate(ctx, cfg, hc, nil, nil, name)
+	if err != nil {
+		// The daemon may have created it before ctx ended: remove by name.
+		_ = remove(d, name)
+		if errdefs.IsNotFound(err) {
+			return res, &ImageMissingError{Image: s.Image}
+		}
+		return res, fmt.Errorf("create container: %w", err)
+	}
+	res.ContainerID = created.ID
+	defer func() {
+		if rerr := remove(d, created.ID); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+	}()
+
+	if err := d.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
+		return res, fmt.Errorf("start container: %w", err)
+	}
+	if err := copyIn(ctx, d, created.ID, s); err != nil {
+		return res, err
+	}
+
+	delivered, execErr := execute(ctx, d, created.ID, s, res)
+
+	// Collect what was written, on a fresh context: after a timeout or a
+	// cancellation the partial transcript is the most useful thing left.
+	perFile := copyOutTimeout
+	if res.Canceled {
+		perFile = cancelCopyOut
+	}
+	if s.TranscriptPath != "" {
+		res.Transcript, err = copyOut(d, created.ID, s.TranscriptPath, perFile)
+		if err != nil {
+			res.CopyErrors = append(res.CopyErrors, err)
+		}
+	}
+	if s.StderrPath != "" {
+		res.Stderr, err = copyOut(d, created.ID, s.StderrPath, perFile)
+		if err != nil {
+			res.CopyErrors = append(res.CopyErrors, err)
+		}
+	}
+	if s.OnTranscript != nil && int64(len(res.Transcript)) > delivered {
+		// The tail the last poll missed.
+		s.OnTranscript(res.Transcript[delivered:])
+	}
+	return res, execErr
+}
+
+// copyIn copies the repository into the workdir and the files beside it.
+func copyIn(ctx context.Context, d Docker, id string, s Spec) error {
+	uid, gid := owner(s.User)
+	if s.RepoDir != "" {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(tarDir(pw, s.RepoDir, uid, gid)) }()
+		err := d.CopyToContainer(ctx, id, s.Workdir, pr, container.CopyToContainerOptions{})
+		pr.CloseWithError(errors.New("copy aborted"))
+		if err != nil {
+			return fmt.Errorf("copy repository into container: %w", err)
+		}
+	}
+	byDir := map[string]map[string]File{}
+	for _, f := range s.Files {
+		dir, base := path.Split(f.Path)
+		dir = path.Clean(dir)
+		if byDir[dir] == nil {
+			byDir[dir] = map[string]File{}
+		}
+		byDir[dir][base] = f
+	}
+	dirs := make([]string, 0, len(byDir))
+	for dir := range byDir {
+		dirs = append(dirs, dir)
+	}
+	sort.Strings(dirs)
+	for _, dir := range dirs {
+		var buf bytes.Buffer
+		if err := tarFiles(&buf, byDir[dir], uid, gid, s.Now()); err != nil {
+			return fmt.Errorf("archive files for %s: %w", dir, err)
+		}
+		if err := d.CopyToContainer(ctx, id, dir, &buf, container.CopyToContainerOptions{}); err != nil {
+			return fmt.Errorf("copy files into %s: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// execute runs the command with the timeout, streams the transcript to
+// OnTranscript, and kills the container when the timeout or ctx ends the
+// run first.
+func execute(ctx context.Context, d Docker, id string, s Spec, res *Result) (delivered int64, err error) {
+	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
+		User:         s.User,
+		WorkingDir:   s.Workdir,
+		Env:          envList(s.Env),
+		Cmd:          []string{"bash", "-lc", s.Command},
+		AttachStdout: true,
+		AttachStderr: true,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create exec: %w", err)
+	}
+	att, err := d.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return 0, fmt.Errorf("start exec: %w", err)
+	}
+	defer att.Close()
+
+	out := &tailBuffer{max: outputTail}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = stdcopy.StdCopy(out, out, att.Reader)
+	}()
+
+	pollCtx, stopPoll := context.WithCancel(context.WithoutCancel(ctx))
+	offset := make(chan int64, 1)
+	if s.OnTranscript != nil && s.TranscriptPath != "" {
+		go func() { offset <- poll(pollCtx, d, id, s) }()
+	} else {
+		offset <- 0
+	}
+
+	timer := time.NewTimer(s.Timeout)
+	defer timer.Stop()
+	var runErr error
+	select {
+	case <-done:
+	case <-timer.C:
+		res.TimedOut = true
+	case <-ctx.Done():
+		res.Canceled = true
+		runErr = fmt.Errorf("run agent: %w", context.Cause(ctx))
+	}
+	if res.TimedOut || res.Canceled {
+		// There is no API to kill an exec'd process (moby #35703): kill the
+		// whole container, which ends every process in it.
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
+		if err := d.ContainerKill(kctx, id, "KILL"); err != nil && !isNotFound(err) && !errdefs.IsConflict(err) {
+			runErr = errors.Join(runErr, fmt.Errorf("kill container: %w", err))
+		}
+		cancel()
+		att.Close()
+		select {
+		case <-done:
+		case <-time.After(killTimeout):
+		}
+	}
+	stopPoll()
+	off := <-offset
+	res.Output = out.Bytes()
+
+	if !res.TimedOut && !res.Canceled {
+		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
+		ins, err := d.ContainerExecInspect(ictx, ex.ID)
+		cancel()
+		if err != nil {
+			return off, fmt.Errorf("inspect exec: %w", err)
+		}
+		if !ins.Running {
+			code := ins.ExitCode
+			res.ExitCode = &code
+		}
+	}
+	return off, runErr
+}
+
+// poll reads the transcript's new bytes every PollInterval with an exec of
+// tail, until ctx ends, and returns how many bytes it delivered. Failures
+// (no transcript yet, a fork bomb holding every PID) just skip a tick.
+func poll(ctx context.Context, d Docker, id string, s Spec) int64 {
+	var off int64
+	t := time.NewTicker(s.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return off
+		case <-t.C:
+		}
+		chunk := readFrom(ctx, d, id, s, off)
+		if len(chunk) > 0 && ctx.Err() == nil {
+			off += int64(len(chunk))
+			s.OnTranscript(chunk)
+		}
+	}
+}
+
+func readFrom(ctx context.Context, d Docker, id string, s Spec, off int64) []byte {
+	ctx, cancel := context.WithTimeout(ctx, pollTimeout)
+	defer cancel()
+	script := "exec 2>/dev/null; tail -c +" + strconv.FormatInt(off+1, 10) + " " + shellQuote(s.TranscriptPath) +
+		" | head -c " + strconv.Itoa(pollChunk)
+	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
+		User: s.User, Cmd: []string{"/bin/sh", "-c", script}, AttachStdout: true,
+		Env: []string{"PATH=/usr/bin:/bin"},
+	})
+	if err != nil {
+		return nil
+	}
+	att, err := d.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return nil
+	}
+	defer att.Close()
+	var buf bytes.Buffer
+	go func() { <-ctx.Done(); att.Close() }()
+	if _, err := stdcopy.StdCopy(&buf, io.Discard, att.Reader); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// copyOut reads one file out of the container (running or stopped).
+func copyOut(d Docker, id, p string, timeout time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	rc, _, err := d.CopyFromContainer(ctx, id, p)
+	if err != nil {
+		return nil, fmt.Errorf("copy %s out of container: %w", p, err)
+	}
+	defer rc.Close()
+	data, err := readTarFile(rc, MaxCopyOut)
+	if err != nil {
+		return data, fmt.Errorf("copy %s out of container: %w", p, err)
+	}
+	return data, nil
+}
+
+// remove force-removes a container and its anonymous volumes on a fresh
+// context; a container that is already gone counts as removed.
+func remove(d Docker, id string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
+	defer cancel()
+	err := d.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !isNotFound(err) {
+		return fmt.Errorf("remove container %.12s: %w", id, err)
+	}
+	return nil
+}
+
+func envList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func shellQuote(s string) string {
+	return "'" + string(bytes.ReplaceAll([]byte(s), []byte("'"), []byte(`'\''`))) + "'"
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) Bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]byte(nil), t.buf...)
+}

@@ -1,0 +1,154 @@
+// Package sandbox runs one agent command in a fresh, hardened Docker
+// container and hands back what it wrote.
+//
+// A run creates a labelled container whose own main process is
+// `sleep <deadline>` (under an init), so it ends by itself even if
+// readme2demo is SIGKILLed; copies the repository and the run's files in
+// over the API (the host checkout is never mounted); executes the command
+// with `bash -lc` and the secrets in the exec's environment only; streams the
+// growing transcript to a callback; enforces the timeout by killing the
+// container; copies the transcript and stderr out; and removes the container
+// on a fresh context with its own timeout, whatever happened before.
+//
+// Hardening is on by default: no capabilities, no-new-privileges, a
+// read-only root file system with writable volumes only where the agent
+// works, a PID limit, memory without swap, a CPU limit, an init process, a
+// non-root user, the default seccomp profile, never privileged, never the
+// Docker socket, never the host network unless the caller asks for it.
+//
+// The Docker client sits behind the narrow Docker interface, so unit tests
+// use a fake and integration tests the real daemon.
+package sandbox
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/docker/docker/api/types"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/api/types/network"
+	"github.com/docker/docker/client"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// Docker is the part of the Docker Engine API the sandbox uses.
+// *client.Client implements it.
+type Docker interface {
+	Ping(ctx context.Context) (types.Ping, error)
+	ImageInspect(ctx context.Context, imageID string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
+	ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig, networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, containerName string) (container.CreateResponse, error)
+	ContainerStart(ctx context.Context, containerID string, options container.StartOptions) error
+	ContainerKill(ctx context.Context, containerID, signal string) error
+	ContainerRemove(ctx context.Context, containerID string, options container.RemoveOptions) error
+	ContainerList(ctx context.Context, options container.ListOptions) ([]container.Summary, error)
+	CopyToContainer(ctx context.Context, containerID, dstPath string, content io.Reader, options container.CopyToContainerOptions) error
+	CopyFromContainer(ctx context.Context, containerID, srcPath string) (io.ReadCloser, container.PathStat, error)
+	ContainerExecCreate(ctx context.Context, containerID string, options container.ExecOptions) (container.ExecCreateResponse, error)
+	ContainerExecAttach(ctx context.Context, execID string, config container.ExecAttachOptions) (types.HijackedResponse, error)
+	ContainerExecInspect(ctx context.Context, execID string) (container.ExecInspect, error)
+}
+
+var _ Docker = (*client.Client)(nil)
+
+// Labels every sandbox container carries, so leftovers can be found.
+const (
+	LabelManaged  = "io.readme2demo.managed"  // "true"
+	LabelRunID    = "io.readme2demo.run-id"   // the run's id
+	LabelDeadline = "io.readme2demo.deadline" // unix seconds after which the container is garbage
+)
+
+// Defaults for a Spec's zero values.
+const (
+	DefaultTimeout   = 30 * time.Minute
+	DefaultUser      = "1000:1000" // the image's non-root "agent" user
+	DefaultWorkdir   = "/workspace"
+	DefaultMemory    = 4 << 30 // bytes; swap is never added
+	DefaultNanoCPUs  = 2e9
+	DefaultPidsLimit = 512
+	DefaultNetwork   = "bridge"
+	// Grace is how long the container outlives the timeout before its own
+	// main process ends it: time to kill, copy out and remove.
+	Grace = 2 * time.Minute
+	// MaxCopyOut caps each file copied out of the container.
+	MaxCopyOut = 256 << 20
+)
+
+// DefaultWritableDirs are the only writable places besides /tmp: the
+// workspace, the run's own directory and the agent's home. Each is an
+// anonymous volume, removed with the container.
+var DefaultWritableDirs = []string{"/workspace", "/readme2demo", "/home/agent"}
+
+// Resources bound the container. Zero values take the defaults.
+type Resources struct {
+	Memory    int64 // bytes; MemorySwap is set to the same value (no swap)
+	NanoCPUs  int64 // 1e9 = one CPU
+	PidsLimit int64
+	TmpSize   string // size of the /tmp tmpfs, e.g. "512m"
+}
+
+// File is a file copied into the container before the command runs.
+type File struct {
+	Path string // absolute path in the container, in one of the writable dirs
+	Data []byte
+	Mode int64 // 0 means 0o644
+}
+
+// Spec describes one sandbox run.
+type Spec struct {
+	Image   string
+	RunID   string // "" means a random id
+	RepoDir string // host directory copied into Workdir ("" copies nothing)
+	Workdir string // "" means DefaultWorkdir
+	Files   []File
+	// Command runs as `bash -lc Command` in Workdir.
+	Command string
+	// Env is added to the exec's environment only: never to the container's
+	// configuration, where `docker inspect` would show it.
+	Env     map[string]string
+	Timeout time.Duration // 0 means DefaultTimeout
+	// Grace is how long the container outlives Timeout before its own main
+	// process ends it (0 means Grace).
+	Grace time.Duration
+	User    string        // "" means DefaultUser
+	Resources
+	// NetworkMode is "bridge" by default; "none" cuts the network. "host" is
+	// refused unless AllowHostNetwork is set.
+	NetworkMode      string
+	AllowHostNetwork bool
+	ExtraHosts       []string // e.g. "host.docker.internal:host-gateway"
+	// WritableRoot turns the read-only root file system off (for demos that
+	// must write outside the writable dirs).
+	WritableRoot bool
+	WritableDirs []string // nil means DefaultWritableDirs
+
+	// TranscriptPath and StderrPath are copied out after the command.
+	TranscriptPath string
+	StderrPath     string
+	// OnTranscript, when set, receives the transcript's new bytes as it
+	// grows, about every PollInterval, from one goroutine.
+	OnTranscript func(chunk []byte)
+	PollInterval time.Duration // 0 means one second
+
+	Now func() time.Time // nil means time.Now
+}
+
+// Result is what a run left behind.
+type Result struct {
+	RunID       string
+	ContainerID string
+	Transcript  []byte
+	Stderr      []byte
+	// Output is the command's own stdout and stderr (the last 64 KiB); agents
+	// usually redirect to the transcript, so it is mostly empty.
+	Output []byte
+	// ExitCode is the command's exit code; nil when it was killed (timeout,
+	// cancellation) or never reported one.
+	ExitCode *int
+	TimedOut bool // the timeout killed the command
+	Canceled bool // the caller's context ended the run
+	// CopyErrors holds problems copying files out (a missing transcript).
+	CopyErrors []error
+	Elapsed    time.Duration
+}

@@ -1,0 +1,59 @@
+// Package sandboxtest connects tests to the real Docker daemon and the
+// sandbox test image, with the project's skip policy: skip under -short or,
+// outside CI, when Docker or the image is missing; FAIL when CI=true.
+package sandboxtest
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/client"
+
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+)
+
+// DefaultImage is the image tests run in unless R2D_TEST_IMAGE names another
+// (scripts/build-test-image.sh builds it).
+const DefaultImage = "readme2demo-base:test"
+
+// Image is the test image's name.
+func Image() string {
+	if img := os.Getenv("R2D_TEST_IMAGE"); img != "" {
+		return img
+	}
+	return DefaultImage
+}
+
+// InCI reports whether the tests run in CI, where missing Docker is a failure.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// Unavailable skips the test outside CI and fails it in CI.
+func Unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if InCI() {
+		t.Fatalf("CI=true and "+format+" (run scripts/docker-up.sh and scripts/build-test-image.sh)", args...)
+	}
+	t.Skipf(format+" (outside CI: skipped)", args...)
+}
+
+// Docker returns a client of the real daemon and the test image's name.
+func Docker(t testing.TB) (*client.Client, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("docker test: skipped with -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cli, err := sandbox.NewClient(ctx)
+	if err != nil {
+		Unavailable(t, "no Docker daemon: %v", err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	img := Image()
+	if err := sandbox.CheckImage(ctx, cli, img); err != nil {
+		Unavailable(t, "no test image: %v", err)
+	}
+	return cli, img
+}

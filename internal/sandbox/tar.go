@@ -1,0 +1,139 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// owner parses "uid:gid" (or "uid") into numbers; names count as 1000, the
+// image's agent user.
+func owner(user string) (uid, gid int) {
+	u, g, _ := strings.Cut(user, ":")
+	uid, err := strconv.Atoi(u)
+	if err != nil {
+		uid = 1000
+	}
+	gid, err = strconv.Atoi(g)
+	if err != nil {
+		gid = uid
+	}
+	return uid, gid
+}
+
+// tarDir writes dir's tree to w as a tar whose entries belong to uid:gid,
+// starting with the "./" entry (so the destination directory gets that owner
+// too). Regular files, directories and symlinks are copied; sockets, devices
+// and pipes are skipped. It only reads dir.
+func tarDir(w io.Writer, dir string, uid, gid int) error {
+	tw := tar.NewWriter(w)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		link := ""
+		switch {
+		case info.Mode().IsRegular(), info.IsDir():
+		case info.Mode()&fs.ModeSymlink != 0:
+			if link, err = os.Readlink(p); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+		hdr, err := tar.FileInfoHeader(info, link)
+		if err != nil {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		if info.IsDir() {
+			name += "/"
+		}
+		if rel == "." {
+			name = "./"
+		}
+		hdr.Name = name
+		hdr.Uid, hdr.Gid, hdr.Uname, hdr.Gname = uid, gid, "", ""
+		hdr.Format = tar.FormatPAX
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if _, err := io.CopyN(tw, f, hdr.Size); err != nil {
+			return fmt.Errorf("copy %s: %w", rel, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("archive %s: %w", dir, err)
+	}
+	return tw.Close()
+}
+
+// tarFiles writes files (paths relative to the archive root) to a tar.
+func tarFiles(w io.Writer, files map[string]File, uid, gid int, now time.Time) error {
+	tw := tar.NewWriter(w)
+	for name, f := range files {
+		mode := f.Mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		hdr := &tar.Header{Name: name, Mode: mode, Size: int64(len(f.Data)), Uid: uid, Gid: gid, ModTime: now, Typeflag: tar.TypeReg}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		if _, err := tw.Write(f.Data); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
+}
+
+// errTooLarge is returned with the first limit bytes of a file copied out.
+var errTooLarge = errors.New("file too large")
+
+// readTarFile returns the contents of the first regular file in a tar
+// stream, at most limit bytes.
+func readTarFile(r io.Reader, limit int64) ([]byte, error) {
+	tr := tar.NewReader(r)
+	for {
+		hdr, err := tr.Next()
+		if err != nil {
+			return nil, fmt.Errorf("read archive: %w", err)
+		}
+		if hdr.Typeflag != tar.TypeReg {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(tr, limit))
+		if err != nil {
+			return data, fmt.Errorf("read %s: %w", path.Base(hdr.Name), err)
+		}
+		if hdr.Size > limit {
+			return data, fmt.Errorf("%s: %w (%d bytes, kept %d)", path.Base(hdr.Name), errTooLarge, hdr.Size, limit)
+		}
+		return data, nil
+	}
+}
