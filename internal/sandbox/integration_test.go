@@ -343,7 +343,9 @@ func TestContainerEndsByItselfAtItsDeadline(t *testing.T) {
 	s.Timeout, s.Grace = time.Second, time.Second
 	id, err := sandbox.CreateForTest(context.Background(), cli, s)
 	assert.NilError(t, err)
-	t.Cleanup(func() { _ = cli.ContainerRemove(context.Background(), id, container.RemoveOptions{Force: true, RemoveVolumes: true}) })
+	t.Cleanup(func() {
+		_ = cli.ContainerRemove(context.Background(), id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	})
 	assert.NilError(t, cli.ContainerStart(context.Background(), id, container.StartOptions{}))
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -366,7 +368,9 @@ func TestSweepKeepsContainersStillInTime(t *testing.T) {
 	s.Timeout = time.Hour
 	id, err := sandbox.CreateForTest(context.Background(), cli, s)
 	assert.NilError(t, err)
-	t.Cleanup(func() { _ = cli.ContainerRemove(context.Background(), id, container.RemoveOptions{Force: true, RemoveVolumes: true}) })
+	t.Cleanup(func() {
+		_ = cli.ContainerRemove(context.Background(), id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	})
 	removed, err := sandbox.Sweep(context.Background(), cli, time.Now())
 	assert.NilError(t, err)
 	assert.Check(t, !slices.Contains(removed, id), "a container still in time was swept")

@@ -111,7 +111,7 @@ type Spec struct {
 	// Grace is how long the container outlives Timeout before its own main
 	// process ends it (0 means Grace).
 	Grace time.Duration
-	User    string        // "" means DefaultUser
+	User  string // "" means DefaultUser
 	Resources
 	// NetworkMode is "bridge" by default; "none" cuts the network. "host" is
 	// refused unless AllowHostNetwork is set.
