@@ -10,6 +10,7 @@
 package commandlog
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -141,21 +142,128 @@ func (l *Log) Normalize() {
 	}
 }
 
-// Encode writes l as indented JSON with a trailing newline. HTML characters
-// are not escaped: the file is data, and "<" reads better than "\u003c".
+// Encode writes l as indented JSON with a trailing newline, exactly as
+// json.MarshalIndent(l, "", "  ") would but without HTML escaping ("<" reads
+// better than "\u003c" in a data file) and without holding the whole
+// document in memory: a log of many thousands of commands is written one
+// command at a time.
 func Encode(w io.Writer, l *Log) error {
 	l.Normalize()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(l); err != nil {
-		return fmt.Errorf("encode command log: %w", err)
+	e := &encoder{w: bufio.NewWriterSize(w, 64<<10)}
+	e.raw("{\n")
+	e.field("schema_version", l.SchemaVersion)
+	e.field("engine", l.Engine)
+	e.field("agent_version", l.AgentVersion)
+	e.field("outcome", l.Outcome)
+	if l.OutcomeReason != "" {
+		e.field("outcome_reason", l.OutcomeReason)
 	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("write command log: %w", err)
+	e.field("adjusted", l.Adjusted)
+	e.list("markers", len(l.Markers), func(i int) any { return l.Markers[i] })
+	e.commands(l.Commands)
+	e.list("file_edits", len(l.FileEdits), func(i int) any { return l.FileEdits[i] })
+	e.field("cost_usd", l.CostUSD)
+	e.field("turns", l.Turns)
+	e.field("duration_ms", l.DurationMS)
+	e.last = true
+	e.field("parse_stats", l.ParseStats)
+	e.raw("}\n")
+	if e.err == nil {
+		e.err = e.w.Flush()
+	}
+	if e.err != nil {
+		return fmt.Errorf("write command log: %w", e.err)
 	}
 	return nil
+}
+
+type encoder struct {
+	w    *bufio.Writer
+	buf  bytes.Buffer
+	last bool
+	err  error
+}
+
+func (e *encoder) raw(s string) {
+	if e.err == nil {
+		_, e.err = e.w.WriteString(s)
+	}
+}
+
+// value writes v indented as if nested at the given prefix.
+func (e *encoder) value(v any, prefix string) {
+	if e.err != nil {
+		return
+	}
+	e.buf.Reset()
+	enc := json.NewEncoder(&e.buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(v); err != nil {
+		e.err = err
+		return
+	}
+	_, e.err = e.w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
+}
+
+func (e *encoder) key(name string) { e.raw("  \"" + name + "\": ") }
+
+func (e *encoder) end() {
+	if e.last {
+		e.raw("\n")
+	} else {
+		e.raw(",\n")
+	}
+}
+
+func (e *encoder) field(name string, v any) {
+	e.key(name)
+	e.value(v, "  ")
+	e.end()
+}
+
+func (e *encoder) commands(cmds []Command) {
+	e.key("commands")
+	if len(cmds) == 0 {
+		e.raw("[]")
+		e.end()
+		return
+	}
+	e.raw("[\n")
+	var b []byte
+	for i := range cmds {
+		b = append(b[:0], "    "...)
+		b = appendCommand(b, &cmds[i])
+		if i < len(cmds)-1 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+		if e.err == nil {
+			_, e.err = e.w.Write(b)
+		}
+	}
+	e.raw("  ]")
+	e.end()
+}
+
+func (e *encoder) list(name string, n int, at func(int) any) {
+	e.key(name)
+	if n == 0 {
+		e.raw("[]")
+		e.end()
+		return
+	}
+	e.raw("[\n")
+	for i := 0; i < n; i++ {
+		e.raw("    ")
+		e.value(at(i), "    ")
+		if i < n-1 {
+			e.raw(",")
+		}
+		e.raw("\n")
+	}
+	e.raw("  ]")
+	e.end()
 }
 
 // Decode reads a command log and validates it.

@@ -2,6 +2,7 @@ package commandlog
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -96,4 +97,46 @@ func TestDecodeRoundTrip(t *testing.T) {
 	assert.Assert(t, errors.Is(err, ErrInvalid))
 	_, err = Decode(strings.NewReader(`not json`))
 	assert.ErrorContains(t, err, "decode command log")
+}
+
+// Encode streams, but its bytes are those of json.MarshalIndent (without
+// HTML escaping), so the file format is plain indented JSON.
+func TestEncodeMatchesMarshalIndent(t *testing.T) {
+	c, turns, d := 0.5, 3, int64(99)
+	ver := "2.1.0"
+	l := &Log{SchemaVersion: 1, Engine: "e", AgentVersion: &ver, Outcome: OutcomeBlocked, OutcomeReason: "no db",
+		Markers:   []Marker{{Kind: MarkerFix, Text: "a \"quoted\" <tag>"}, {Kind: MarkerBlocked, Text: "no db"}},
+		Commands:  []Command{{ID: "1", Command: "ls", Output: "x\ny", ExitCode: ip(0), Status: StatusOK, DurationMS: &d, Source: &Source{File: "README.md", Line: 3}}, {ID: "2", Command: "false", Status: StatusFailed, ParentID: "p"}},
+		FileEdits: []FileEdit{{Path: "README.md", Tool: "Edit", OK: true}},
+		CostUSD:   &c, Turns: &turns, DurationMS: &d, ParseStats: ParseStats{Lines: 4, Malformed: 1, UnknownEvents: 2}}
+	var got bytes.Buffer
+	assert.NilError(t, Encode(&got, l))
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	assert.NilError(t, enc.Encode(l))
+	assert.Equal(t, got.String(), want.String())
+}
+
+// appendString must escape exactly as encoding/json does.
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	cases := []string{"", "plain", "quote\" back\\slash", "\b\f\n\r\t\x00\x01\x1f\x7f", "<&>", "é😀", "\u2028\u2029",
+		"bad \xff utf8 \xc3", "\xed\xa0\x80 surrogate half"}
+	rnd := uint32(7)
+	for i := 0; i < 2000; i++ {
+		var b []byte
+		for j := 0; j < i%40; j++ {
+			rnd = rnd*1664525 + 1013904223
+			b = append(b, byte(rnd>>24))
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		assert.NilError(t, enc.Encode(s))
+		assert.Equal(t, string(appendString(nil, s)), strings.TrimSuffix(want.String(), "\n"), "%q", s)
+	}
 }

@@ -22,7 +22,6 @@
 package jsonv
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -174,6 +173,9 @@ type Options struct {
 	RecordBudget int
 	// MaxDepth is the deepest nesting accepted. Default 512.
 	MaxDepth int
+	// MaxLine is the longest line parsed in memory on the fast path; a
+	// longer line is decoded as a stream. Default 8 MiB.
+	MaxLine int
 }
 
 func (o Options) withDefaults() Options {
@@ -185,6 +187,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxDepth <= 0 {
 		o.MaxDepth = 512
+	}
+	if o.MaxLine <= 0 {
+		o.MaxLine = 8 << 20
 	}
 	return o
 }
@@ -200,7 +205,7 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line,
 
 // Reader reads a stream of JSON records.
 type Reader struct {
-	br      *bufio.Reader
+	br      *source
 	opt     Options
 	line    int // current line, 1-based
 	inArray bool
@@ -210,11 +215,18 @@ type Reader struct {
 	noSkip  bool  // the failed record already ended at a newline
 	bol     bool  // nothing but white space read since the last newline
 	err     error // sticky read error other than EOF
+
+	// fast path state
+	arena   []Value
+	members []Member
+	elems   []*Value
+	keys    map[string]string
 }
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader, opt Options) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 256<<10), opt: opt.withDefaults(), line: 1}
+	opt = opt.withDefaults()
+	return &Reader{br: newSource(r, opt.MaxLine), opt: opt, line: 1, keys: map[string]string{}}
 }
 
 // Line returns the 1-based line the reader is on.
@@ -257,6 +269,21 @@ func (r *Reader) Next() (*Value, error) {
 		r.started = true
 		start := r.line
 		r.budget = r.opt.RecordBudget
+		if line, ok := r.br.peekLine(); ok {
+			p := fastParser{r: r, b: line}
+			v, err := p.value(0)
+			if err == nil {
+				r.take(p.i)
+				return v, nil
+			}
+			var se synErr
+			if errors.As(err, &se) {
+				r.skipLine()
+				return nil, &SyntaxError{Line: start, Msg: string(se)}
+			}
+			// errIncomplete: the record spans lines; stream it.
+			r.budget = r.opt.RecordBudget
+		}
 		v, err := r.value(0)
 		if err == nil {
 			return v, nil
@@ -336,15 +363,8 @@ func (r *Reader) skipSpace() (byte, error) {
 
 // skipLine discards input up to and including the next newline.
 func (r *Reader) skipLine() {
-	for {
-		_, err := r.br.ReadSlice('\n')
-		if err == nil {
-			r.line++
-			return
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return
-		}
+	if r.br.skipLine() {
+		r.line++
 	}
 }
 
@@ -588,11 +608,10 @@ func (r *Reader) str(clip bool) (string, int64, error) {
 		}
 	}
 	for {
-		chunk, err := r.br.Peek(1)
+		chunk, err := r.br.Window()
 		if err != nil {
 			return "", 0, r.readErr(err)
 		}
-		chunk, _ = r.br.Peek(r.br.Buffered())
 		i := indexStringSpecial(chunk)
 		if i < 0 {
 			buf = append(buf, chunk...)
@@ -716,7 +735,8 @@ func (r *Reader) hex4() (rune, error) {
 // transcripts that embed JSON inside a JSON string. It returns an error when
 // s is not exactly one JSON value.
 func ParseString(s string, opt Options) (*Value, error) {
-	r := &Reader{br: bufio.NewReaderSize(strings.NewReader(s), 4096), opt: opt.withDefaults(), line: 1, started: true}
+	opt = opt.withDefaults()
+	r := &Reader{br: newSource(strings.NewReader(s), opt.MaxLine), opt: opt, line: 1, started: true, keys: map[string]string{}}
 	r.budget = r.opt.RecordBudget
 	v, err := r.value(0)
 	if err != nil {

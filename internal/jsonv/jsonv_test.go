@@ -99,10 +99,17 @@ func TestReaderShapes(t *testing.T) {
 		{"only white space", " \n\t\r\n", nil},
 		{"duplicate keys kept in order", `{"a":1,"a":2}`, []string{"{a:1,a:2}"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.DeepEqual(t, readAll(t, tt.in, Options{}), tt.want)
-		})
+	// Every shape reads the same on the fast path (lines parsed in memory)
+	// and on the streaming path (MaxLine: 1 streams every record).
+	for _, path := range []struct {
+		name string
+		opt  Options
+	}{{"fast", Options{}}, {"streaming", Options{MaxLine: 1}}} {
+		for _, tt := range tests {
+			t.Run(path.name+"/"+tt.name, func(t *testing.T) {
+				assert.DeepEqual(t, readAll(t, tt.in, path.opt), tt.want)
+			})
+		}
 	}
 }
 
