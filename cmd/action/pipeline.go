@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+// pipelineConfig is what one run of the shared pipeline needs.
+type pipelineConfig struct {
+	Engine     string
+	Readme     string // relative to RepoDir
+	RepoDir    string
+	Model      string
+	MaxTurns   int
+	MaxCostUSD float64
+	Timeout    time.Duration
+	Image      string
+	Network    string // open | none | allowlist
+	OutDir     string
+	Getenv     func(string) string // GitHub and runner tokens hidden
+	Progress   io.Writer
+}
+
+// pipelineResult is what a run produced. The log is already redacted.
+type pipelineResult struct {
+	Log            *commandlog.Log
+	CommandLogPath string
+	TranscriptPath string // redacted raw transcript, when kept
+	StderrPath     string
+	ReadmeDiffPath string // unified diff of the agent's README edits, when any
+}
+
+// pipelineFunc runs the shared pipeline; tests inject a fake.
+type pipelineFunc func(ctx context.Context, cfg pipelineConfig) (*pipelineResult, error)
+
+// errNoPipeline is returned until the shared pipeline is linked in.
+var errNoPipeline = errors.New("run pipeline: the shared pipeline (internal/pipeline) is not linked into this build")
