@@ -362,6 +362,13 @@ func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 		}
 		if joined != "" || out.Output == "" {
 			out.Output, out.Omitted = joined, stdout.Omitted+stderr.Omitted
+			// CLI 2.1.x keeps only the first 30,000 characters of a large
+			// output and states the real size: count what it dropped.
+			if size, ok := structured.Get("persistedOutputSize").Int(); ok {
+				if dropped := size - int64(len(joined)) - out.Omitted; dropped > 0 {
+					out.Omitted += dropped
+				}
+			}
 		}
 	}
 	p.b.result(id, out)

@@ -199,3 +199,15 @@ func TestClaudeHugeOutputIsTruncated(t *testing.T) {
 	assert.Assert(t, strings.Contains(c.Output, "bytes of output omitted"))
 	assert.Assert(t, strings.Contains(c.Output, "2995904 bytes"), "the count includes what the decoder clipped: %s", c.Output[3000:3200])
 }
+
+// CLI 2.1.x keeps 30,000 characters of a large output in tool_use_result
+// and states the full size; the omission line counts the real size.
+func TestClaudePersistedOutputSize(t *testing.T) {
+	stdout := strings.Repeat("x", 30000)
+	l := parseString(t, `{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"seq 1 200000"}}]}}
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"<persisted-output>\nOutput too large (1.2MB).\nPreview (first 2KB):\nxx\n</persisted-output>"}]},"tool_use_result":{"stdout":"`+stdout+`","stderr":"","interrupted":false,"persistedOutputSize":1288895}}
+`)
+	c := l.Commands[0]
+	assert.Assert(t, c.Truncated)
+	assert.Assert(t, strings.Contains(c.Output, "[... readme2demo: 1284799 bytes of output omitted ...]"), c.Output[3000:3200])
+}
