@@ -1,0 +1,309 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+// Fake tokens of the right shapes, built from pieces so that no complete
+// token sits in the source. None is a real credential.
+var (
+	anthropicKey = "sk-ant-api03-" + strings.Repeat("Zx9_Qw-7", 11) + "abcdeAA"
+	anthropicOAT = "sk-ant-oat01-" + strings.Repeat("kT4-pR2_", 9)
+	openaiProj   = "sk-proj-" + strings.Repeat("Ab1_cD2-eF3", 14) + "T3BlbkFJ" + strings.Repeat("gH4iJ5", 4)
+	openaiLegacy = "sk-" + "aB3dE5fG7hJ9kL1mN3pQ" + "T3BlbkFJ" + "rS5tU7vW9xY1zA3bC5dE"
+	githubPAT    = "ghp_" + strings.Repeat("a1B2c3D4e5", 3) + "F6g7H8"
+	githubOAuth  = "gho_" + strings.Repeat("Zy98Xw76", 4) + "Vu54"
+	githubApp    = "ghs_" + strings.Repeat("Mn0P", 9)
+	githubUser   = "ghu_" + strings.Repeat("Rs1T", 9)
+	githubRefr   = "ghr_" + strings.Repeat("Uv2W", 9)
+	githubFine   = "github_pat_" + "11ABCDEFG0" + "abcdefghijkl" + "_" + strings.Repeat("Zz9Yy8Xx7", 6) + "Ww6Vv"
+	awsKeyID     = "AKIA" + "Z7QX2M4N6P8R1T3V"
+	awsSTSKeyID  = "ASIA" + "Y5W3U1S9Q7O5M3K1"
+	googleKey    = "AIza" + "SyD-9tSrke72I6e0DVfD7" + "_8bcdEFgHiJkLm"
+	jwtToken     = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkphbmUifQ" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	pemKey       = "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq98" + strings.Repeat("Qk9vZ3VzS2V5RGF0YQ", 3) + "\nc2VjcmV0a2V5bWF0ZXJpYWw=\n-----END " + "RSA PRIVATE KEY-----"
+)
+
+func TestShapeRules(t *testing.T) {
+	// Every rule has true positives (must be redacted, labelled with the
+	// rule) and false positives (must come out unchanged).
+	type tc struct {
+		rule   string
+		text   string
+		secret string // "" for a false positive
+	}
+	cases := []tc{
+		// anthropic-key
+		{"anthropic-key", "ANTHROPIC_API_KEY " + anthropicKey + "\n", anthropicKey},
+		{"anthropic-key", `{"token":"` + anthropicOAT + `"}`, anthropicOAT},
+		{"anthropic-key", "key=" + anthropicKey[:40], ""}, // cut keys still match the shape, see below
+		{"anthropic-key", "sk-ant-api03-short and sk-ant-", ""},
+		{"anthropic-key", "echo x" + anthropicKey, anthropicKey},
+		{"anthropic-key", "sk-ant-a-" + strings.Repeat("x", 30) + " sk-ant-api03_" + strings.Repeat("x", 30), ""},
+		// openai-key
+		{"openai-key", "OPENAI_API_KEY " + openaiProj, openaiProj},
+		{"openai-key", "use " + openaiLegacy + ".", openaiLegacy},
+		{"openai-key", "pip install sk-learn && sk-this-is-a-long-kebab-case-name-2024", ""},
+		{"openai-key", "task-AbCdEfGhIjKlMnOpQrStUvWx123 risk-Assessment1234567890abcdef", ""},
+		{"openai-key", "sk-abc sk-1234 sk-", ""},
+		// github-token
+		{"github-token", "token: " + githubPAT, githubPAT},
+		{"github-token", githubOAuth, githubOAuth},
+		{"github-token", "GITHUB_TOKEN " + githubApp, githubApp},
+		{"github-token", "x " + githubUser + " y", githubUser},
+		{"github-token", githubRefr, githubRefr},
+		{"github-token", "pat " + githubFine, githubFine},
+		{"github-token", "glued" + githubApp, githubApp},
+		{"github-token", "ghp_short ghs_ github_pat_ xghp_" + strings.Repeat("a", 30) + " ghp_" + strings.Repeat("-a", 30), ""},
+		// aws-access-key-id
+		{"aws-access-key-id", "aws_access_key_id " + awsKeyID, awsKeyID},
+		{"aws-access-key-id", "(" + awsSTSKeyID + ")", awsSTSKeyID},
+		{"aws-access-key-id", "AKIA1234 AKIAZ7QX2M4N6P8R1T3VX XAKIAZ7QX2M4N6P8R1T3V akiaz7qx2m4n6p8r1t3v", ""},
+		// google-api-key
+		{"google-api-key", "key " + googleKey, googleKey},
+		{"google-api-key", "AIzaShort AIza AIza" + strings.Repeat("k", 34), ""},
+		// jwt
+		{"jwt", "Authorization: " + jwtToken, jwtToken},
+		{"jwt", "eyJhbGciOi only a header; eyJ.eyJ.sig", ""},
+		// pem-private-key
+		{"pem-private-key", "cat id_rsa\n" + pemKey + "\ndone", pemKey},
+		{"pem-private-key", "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----", ""},
+		// bearer-token
+		{"bearer-token", "Authorization: Bearer abcdEFGH1234ijkl5678.mnop", "abcdEFGH1234ijkl5678.mnop"},
+		{"bearer-token", "uses a Bearer token; the bearer of bad news", ""},
+		// url-credentials
+		{"url-credentials", "git clone https://oauth2:hunter2-p4ss@gitlab.example.com/x.git", "hunter2-p4ss"},
+		{"url-credentials", "postgres://app:s3cr3tpw@db:5432/app", "s3cr3tpw"},
+		{"url-credentials", "http://localhost:8080/path ssh://git@github.com/o/r git@github.com:o/r.git", ""},
+		// env-secret
+		{"env-secret", "DATABASE_PASSWORD=correct-horse-battery\nHOME=/root", "correct-horse-battery"},
+		{"env-secret", "PATH=/bin\x00STRIPE_SECRET=rk_live_51Habcdefgh\x00TERM=xterm", "rk_live_51Habcdefgh"},
+		{"env-secret", "curl 'https://api.example.com/?access_token=Zm9vYmFyYmF6cXV4'", "Zm9vYmFyYmF6cXV4"},
+		{"env-secret", "MAX_TOKENS=4096 KEY=short API_KEY=$ANTHROPIC_API_KEY TOKEN=<your-token>", ""},
+	}
+	for _, c := range cases {
+		name := c.rule + "/tp"
+		if c.secret == "" {
+			name = c.rule + "/fp"
+		}
+		t.Run(name, func(t *testing.T) {
+			got := New(nil).String(c.text)
+			if c.secret == "" {
+				if c.rule == "anthropic-key" && strings.HasPrefix(c.text, "key=") {
+					// A cut key is still a key: it must go, by some rule.
+					assert.Assert(t, !strings.Contains(got, anthropicKey[:40]), got)
+					return
+				}
+				assert.Equal(t, got, c.text)
+				return
+			}
+			assert.Assert(t, !strings.Contains(got, c.secret), "%s survived: %q", c.rule, got)
+			assert.Assert(t, strings.Contains(got, Marker(c.rule)), "want marker of %s in %q", c.rule, got)
+			assert.Equal(t, New(nil).String(got), got, "not idempotent")
+		})
+	}
+}
+
+// Every rule has at least one true and one false positive above.
+func TestEveryRuleHasFixtures(t *testing.T) {
+	src := []string{"anthropic-key", "openai-key", "github-token", "aws-access-key-id", "google-api-key", "jwt", "pem-private-key", "bearer-token", "url-credentials", "env-secret"}
+	assert.Equal(t, len(Rules), len(src))
+	for i, r := range Rules {
+		assert.Assert(t, r.Name != "" && r.Doc != "" && len(r.Prefixes) > 0, "rule %d", i)
+	}
+}
+
+// Benign text that looks a little like secrets must survive untouched,
+// with or without forwarded secrets.
+func TestBenignTextUnchanged(t *testing.T) {
+	benign := []string{
+		"commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+		"sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"request 7c9e6679-7425-40de-944b-e07fc1f90ae7 done",
+		"integrity sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==",
+		base64.StdEncoding.EncodeToString([]byte("just some ordinary text that got base64 encoded for transport")),
+		"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+		"the desk-top task-runner asked: ask-me-anything? sk-",
+		"export OPENAI_API_KEY=\"$OPENAI_API_KEY\"",
+		ordinaryOutput(64 << 10),
+	}
+	for _, r := range []*Redactor{New(nil), New(benchSecrets())} {
+		for _, b := range benign {
+			assert.Equal(t, r.String(b), b)
+		}
+	}
+}
+
+const canary = "r2d-canary-7Hq2Kx9Lm4Pz8Wv3"
+
+func b64at(enc *base64.Encoding, pre, s, post string) string {
+	return enc.EncodeToString([]byte(pre + s + post))
+}
+
+// The forwarded value is caught raw, cut, and in its common encodings, at
+// any position in longer text.
+func TestSecretForms(t *testing.T) {
+	r := New([]string{canary, "short"})
+	rev := []byte(canary)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	cases := map[string]string{
+		"raw":              "env: SOME_VAR=" + canary + "\n",
+		"cut first 7":      "printf " + canary[7:],
+		"cut last 7":       canary[:len(canary)-7] + "...",
+		"hex":              hex.EncodeToString([]byte(canary)),
+		"hex upper":        strings.ToUpper(hex.EncodeToString([]byte(canary))),
+		"reversed":         string(rev),
+		"url query":        url.QueryEscape("a=" + canary + "&b"),
+		"json escaped":     `{"v":"` + strings.ReplaceAll(canary, "-", "-") + `"}`,
+		"base64 offset 0":  b64at(base64.StdEncoding, "", canary, "\n"),
+		"base64 offset 1":  b64at(base64.StdEncoding, "K", canary, "\n"),
+		"base64 offset 2":  b64at(base64.StdEncoding, "KE", canary, "xyz"),
+		"base64 env dump":  b64at(base64.StdEncoding, "HOME=/root\x00PATH=/bin\x00TOKEN_X=", canary, "\x00TERM=xterm\x00"),
+		"base64url raw":    b64at(base64.RawURLEncoding, "Q", canary, ""),
+		"base64url offs 2": b64at(base64.URLEncoding, "QQ", canary, "!"),
+	}
+	for name, text := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := r.String(text)
+			assert.Assert(t, strings.Contains(got, Marker(SecretRule)), "not redacted: %q", got)
+			assert.Assert(t, !strings.Contains(got, canary))
+			assert.Assert(t, !strings.Contains(got, canary[7:7+12]), "a 12-byte piece survived: %q", got)
+			assert.Equal(t, r.String(got), got, "not idempotent")
+		})
+	}
+	// Values shorter than MinSecretLen are not secrets.
+	assert.Equal(t, r.String("a short word"), "a short word")
+	// A piece shorter than the minimum run is left alone.
+	assert.Equal(t, r.String("r2d-canary"), "r2d-canary")
+}
+
+// A JSON-escaped secret with characters JSON escapes.
+func TestSecretJSONEscaped(t *testing.T) {
+	secret := `pa"ss/w\ord-12345`
+	r := New([]string{secret})
+	got := r.String(`{"password":"pa\"ss\/w\\ord-12345"}`)
+	assert.Equal(t, got, `{"password":"`+Marker(SecretRule)+`"}`)
+}
+
+func TestLogRedactsEveryField(t *testing.T) {
+	v := "agent " + canary
+	code := 0
+	l := &commandlog.Log{
+		SchemaVersion: 1, Engine: "x", AgentVersion: &v, Outcome: commandlog.OutcomeFailed,
+		OutcomeReason: "cost " + canary,
+		Markers:       []commandlog.Marker{{Kind: commandlog.MarkerFix, Text: canary}},
+		Commands: []commandlog.Command{{ID: canary, Command: "echo " + canary, Output: githubPAT, ExitCode: &code,
+			Status: commandlog.StatusOK, ParentID: canary, Source: &commandlog.Source{File: canary, Line: 1}}},
+		FileEdits: []commandlog.FileEdit{{Path: "/w/" + canary, Tool: canary}},
+	}
+	Log(l, New([]string{canary}))
+	var buf bytes.Buffer
+	assert.NilError(t, commandlog.Encode(&buf, l))
+	assert.Assert(t, !strings.Contains(buf.String(), canary), buf.String())
+	assert.Assert(t, !strings.Contains(buf.String(), githubPAT))
+	Log(nil, nil) // nil-safe
+}
+
+func TestWriterSplitAnywhere(t *testing.T) {
+	r := New([]string{canary})
+	text := "start " + canary + " mid " + anthropicKey + " " + b64at(base64.StdEncoding, "x", canary, "") + " " + pemKey + " end"
+	want := r.String(text)
+	for i := 0; i <= len(text); i++ {
+		var out bytes.Buffer
+		w := NewWriter(&out, r)
+		_, err := w.Write([]byte(text[:i]))
+		assert.NilError(t, err)
+		_, err = w.Write([]byte(text[i:]))
+		assert.NilError(t, err)
+		assert.NilError(t, w.Close())
+		assert.Equal(t, out.String(), want, "split at %d", i)
+	}
+	// Byte by byte.
+	var out bytes.Buffer
+	w := NewWriter(&out, r)
+	for i := 0; i < len(text); i++ {
+		_, err := w.Write([]byte{text[i]})
+		assert.NilError(t, err)
+	}
+	assert.NilError(t, w.Close())
+	assert.Equal(t, out.String(), want)
+}
+
+// A long stream flushes many times; secrets placed around every flush
+// boundary are still caught, and the output equals redacting it whole.
+func TestWriterLongStream(t *testing.T) {
+	r := New([]string{canary})
+	filler := ordinaryOutput(300 << 10)
+	var b strings.Builder
+	for i := 0; i < 40; i++ {
+		b.WriteString(filler[:(i*7919)%len(filler)])
+		b.WriteString(canary)
+		b.WriteString(githubApp)
+	}
+	text := b.String()
+	for _, chunk := range []int{1 << 10, 4093, 64 << 10, 1 << 20} {
+		var out bytes.Buffer
+		w := NewWriter(&out, r)
+		for i := 0; i < len(text); i += chunk {
+			_, err := w.Write([]byte(text[i:min(len(text), i+chunk)]))
+			assert.NilError(t, err)
+		}
+		assert.NilError(t, w.Close())
+		got := out.String()
+		assert.Assert(t, !strings.Contains(got, canary), "chunk %d", chunk)
+		assert.Assert(t, !strings.Contains(got, githubApp), "chunk %d", chunk)
+		assert.Equal(t, strings.Count(got, Marker(SecretRule)), 40, "chunk %d", chunk)
+		assert.Equal(t, got, r.String(text), "chunk %d", chunk)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriterErrorsCarryNoSecret(t *testing.T) {
+	w := NewWriter(failWriter{}, New([]string{canary}))
+	_, err := w.Write([]byte(canary))
+	assert.NilError(t, err) // held back
+	err = w.Close()
+	assert.ErrorContains(t, err, "write redacted stream: disk full")
+	assert.Assert(t, !strings.Contains(err.Error(), canary))
+	_, err = w.Write([]byte("more"))
+	assert.Assert(t, err != nil)
+}
+
+func TestFound(t *testing.T) {
+	r := New([]string{canary})
+	assert.DeepEqual(t, r.Found("x "+canary+" "+githubPAT), []string{"github-token", SecretRule})
+	assert.Assert(t, len(r.Found(ordinaryOutput(4096))) == 0)
+}
+
+func TestBase64FragmentAlignments(t *testing.T) {
+	// Each fragment must occur inside the encoding of the secret behind any
+	// prefix of matching length mod 3, whatever follows.
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding} {
+		for pre := 0; pre < 9; pre++ {
+			for post := 0; post < 4; post++ {
+				full := enc.EncodeToString([]byte(strings.Repeat("p", pre) + canary + strings.Repeat("q", post)))
+				frag := base64Fragment(base64.StdEncoding, canary, pre%3)
+				if enc == base64.URLEncoding {
+					frag = base64Fragment(base64.URLEncoding, canary, pre%3)
+				}
+				assert.Assert(t, len(frag) >= len(canary)*4/3-3, "fragment too short")
+				assert.Assert(t, strings.Contains(full, frag), "pre %d post %d", pre, post)
+			}
+		}
+	}
+}
