@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/prompt"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+)
+
+func init() {
+	verbs["run"] = verb{summary: "run an agent against a repository's README in a fresh container and write command_log.json", run: runRun}
+}
+
+// defaultImage is the sandbox image unless --image or R2D_IMAGE names
+// another (build it from images/base).
+const defaultImage = "readme2demo-base"
+
+func runRun(ctx context.Context, args []string, e env) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	image := defaultImage
+	if v := e.getenv("R2D_IMAGE"); v != "" {
+		image = v
+	}
+	engine := fs.String("engine", engines.ClaudeCodeName, "the agent engine: "+strings.Join(engines.Names(), ", "))
+	readmePath := fs.String("readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR")
+	fs.StringVar(&image, "image", image, "the sandbox image (default from R2D_IMAGE when set)")
+	maxTurns := fs.Int("max-turns", 0, "the agent's turn limit (0: the engine's default)")
+	maxCost := fs.Float64("max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")
+	timeout := fs.Duration("timeout", sandbox.DefaultTimeout, "stop the agent after this long")
+	model := fs.String("model", "", "the model to ask the agent for (default: the agent's own)")
+	out := fs.String("out", "readme2demo-out", "the directory for command_log.json, transcript.jsonl, transcript.stderr and prompt.md")
+	network := fs.String("network", sandbox.DefaultNetwork, `the container's network: "bridge" or "none"`)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, `Usage: readme2demo run [flags] [REPO_DIR]
+
+Copies REPO_DIR (default: the current directory) into a fresh, locked-down
+container, asks the agent to follow its README as a new user would, and writes
+command_log.json (every command with its output and exit code, the outcome
+and the cost), the raw transcript, the agent's stderr and the prompt to --out.
+The checkout itself is only read. Progress goes to standard error, one line
+per command the agent runs.
+
+Credentials come from the environment and enter the container only for the
+agent's own process: claude-code needs ANTHROPIC_API_KEY or
+CLAUDE_CODE_OAUTH_TOKEN; the markdown engine needs none.
+
+Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
+2 bad flags or configuration (nothing was started).
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	repo := "."
+	switch fs.NArg() {
+	case 0:
+	case 1:
+		repo = fs.Arg(0)
+	default:
+		fmt.Fprintln(e.stderr, "readme2demo run: give at most one repository directory (see --help)")
+		return exitUsage
+	}
+	if *network != "bridge" && *network != "none" {
+		fmt.Fprintf(e.stderr, "readme2demo run: --network %q: use \"bridge\" or \"none\"\n", *network)
+		return exitUsage
+	}
+	if *timeout <= 0 || *maxTurns < 0 || *maxCost < 0 {
+		fmt.Fprintln(e.stderr, "readme2demo run: --timeout must be positive, --max-turns and --max-cost-usd not negative")
+		return exitUsage
+	}
+
+	progress := &prefixWriter{w: e.stderr, prefix: "readme2demo: "}
+	res, err := pipeline.Run(ctx, pipeline.Config{
+		Engine:      *engine,
+		RepoDir:     repo,
+		Readme:      *readmePath,
+		Image:       image,
+		Limits:      engines.Limits{MaxTurns: *maxTurns, MaxCostUSD: *maxCost, Timeout: *timeout, Model: *model},
+		OutDir:      *out,
+		NetworkMode: *network,
+		Getenv:      e.getenv,
+		Progress:    progress,
+		Now:         time.Now,
+	})
+	if res == nil {
+		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
+		if isConfigError(err) {
+			return exitUsage
+		}
+		return exitFailed
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo run: %v (partial results written)\n", err)
+	}
+	fmt.Fprintf(e.stderr, "readme2demo: wrote %s\n", res.CommandLog)
+	if res.Canceled {
+		return exitFailed
+	}
+	switch res.Log.Outcome {
+	case commandlog.OutcomeSuccess:
+		return exitOK
+	case commandlog.OutcomeBlocked:
+		return exitBlocked
+	default:
+		return exitFailed
+	}
+}
+
+// prefixWriter prefixes each line written to it.
+type prefixWriter struct {
+	w      interface{ Write([]byte) (int, error) }
+	prefix string
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	lines := strings.SplitAfter(string(b), "\n")
+	var sb strings.Builder
+	for _, l := range lines {
+		if l != "" {
+			sb.WriteString(p.prefix + l)
+		}
+	}
+	if _, err := p.w.Write([]byte(sb.String())); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// isConfigError reports the errors found before anything started, which the
+// user fixes by changing flags, environment or setup.
+func isConfigError(err error) bool {
+	var (
+		engErr  *engines.EngineError
+		cfgErr  *pipeline.ConfigError
+		pathErr *prompt.PathError
+		unavail *sandbox.UnavailableError
+		noImage *sandbox.ImageMissingError
+		boxErr  *sandbox.ConfigError
+	)
+	return errors.Is(err, engines.ErrUnknownEngine) || errors.As(err, &engErr) || errors.As(err, &cfgErr) ||
+		errors.As(err, &pathErr) || errors.As(err, &unavail) || errors.As(err, &noImage) || errors.As(err, &boxErr)
+}

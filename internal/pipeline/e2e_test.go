@@ -1,0 +1,140 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+)
+
+// sampleRepo is the bundled sample repository, used in place: the run
+// must leave it byte-identical.
+func sampleRepo(t *testing.T) string {
+	t.Helper()
+	src, err := filepath.Abs("../../testdata/sample-repo")
+	assert.NilError(t, err)
+	return src
+}
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// The sample README's demo as a user would run it: two steps work, the
+// drifted --shout step fails, the tests pass.
+var sampleScenario = mockllm.Scenario{
+	Name: "sample-failed",
+	Turns: []mockllm.Turn{
+		mockllm.Run("I'll read the README first.", mockllm.Read("/workspace/README.md")),
+		mockllm.Run("", mockllm.Bash("python3 greet.py World")),
+		mockllm.Run("", mockllm.Bash("python3 greet.py Ada Grace")),
+		mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
+		mockllm.Run("", mockllm.Bash("./test.sh")),
+		mockllm.Say("The Shouting step fails: greet.py has no --shout flag, it accepts --loud.\n" +
+			"FIX: README section Shouting uses --shout, but greet.py only accepts --loud"),
+	},
+}
+
+func TestRunEndToEndRealClaudeCodeInContainer(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	gw, err := sandbox.BridgeGateway(ctx, cli)
+	assert.NilError(t, err)
+	srv, err := mockllm.Start(gw+":0", sampleScenario)
+	assert.NilError(t, err)
+	defer srv.Close()
+
+	repo := sampleRepo(t)
+	before := treeHash(t, repo)
+	out := t.TempDir()
+	var progress bytes.Buffer
+	res, err := pipeline.Run(ctx, pipeline.Config{
+		Engine:  engines.ClaudeCodeName,
+		RepoDir: repo,
+		Image:   img,
+		Limits:  engines.Limits{MaxTurns: 20, Timeout: 3 * time.Minute},
+		OutDir:  out,
+		Getenv: env(map[string]string{
+			"ANTHROPIC_API_KEY":  mockllm.DummyAPIKey,
+			"ANTHROPIC_BASE_URL": srv.URL(),
+		}),
+		Progress: &progress,
+		Docker:   cli,
+	})
+	assert.NilError(t, err, "progress:\n%s", progress.String())
+	t.Logf("progress:\n%s", progress.String())
+
+	// command_log.json on disk is what the run returned.
+	f, err := os.Open(res.CommandLog)
+	assert.NilError(t, err)
+	defer f.Close()
+	log, err := commandlog.Decode(f)
+	assert.NilError(t, err)
+	assert.NilError(t, commandlog.Validate(log))
+
+	type cmd struct {
+		Command string
+		Exit    int
+		Status  commandlog.Status
+		Line    int
+	}
+	var got []cmd
+	for _, c := range log.Commands {
+		assert.Assert(t, c.ExitCode != nil, "command %q has no exit code", c.Command)
+		line := 0
+		if c.Source != nil {
+			line = c.Source.Line
+		}
+		got = append(got, cmd{c.Command, *c.ExitCode, c.Status, line})
+	}
+	assert.DeepEqual(t, got, []cmd{
+		{"python3 greet.py World", 0, commandlog.StatusOK, 10},
+		{"python3 greet.py Ada Grace", 0, commandlog.StatusOK, 16},
+		{"python3 greet.py --shout World", 2, commandlog.StatusFailed, 24},
+		{"./test.sh", 0, commandlog.StatusOK, 32},
+	})
+	assert.Check(t, is.Contains(log.Commands[0].Output, "Hello, World!"))
+	assert.Check(t, is.Contains(log.Commands[2].Output, "unrecognized arguments: --shout"))
+	assert.Check(t, is.Contains(log.Commands[3].Output, "all tests passed"))
+	assert.Check(t, is.Equal(log.Outcome, commandlog.OutcomeFailed))
+	assert.Check(t, is.DeepEqual(log.Markers, []commandlog.Marker{{Kind: commandlog.MarkerFix, Text: "README section Shouting uses --shout, but greet.py only accepts --loud"}}))
+	assert.Assert(t, log.AgentVersion != nil)
+	assert.Check(t, is.Equal(*log.AgentVersion, "2.1.332"))
+	assert.Assert(t, log.CostUSD != nil, "cost_usd is null")
+	assert.Check(t, *log.CostUSD > 0)
+	assert.Assert(t, log.Turns != nil)
+	assert.Check(t, *log.Turns >= 6)
+	assert.Check(t, is.Equal(srv.TurnsServed(), len(sampleScenario.Turns)))
+
+	// The other artifacts, and no secret anywhere.
+	for _, p := range []string{res.CommandLog, res.Transcript, res.Stderr, res.Prompt} {
+		b, err := os.ReadFile(p)
+		assert.NilError(t, err)
+		assert.Check(t, !strings.Contains(string(b), mockllm.DummyAPIKey), "%s holds the API key", p)
+	}
+	assert.Check(t, !strings.Contains(progress.String(), mockllm.DummyAPIKey))
+	tr, err := os.ReadFile(res.Transcript)
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(string(tr), `"type":"result"`))
+
+	// One progress line per command, as it started.
+	for _, c := range got {
+		assert.Check(t, is.Contains(progress.String(), "$ "+c.Command))
+	}
+	assert.Check(t, is.Contains(progress.String(), "-> exit 2 (failed)"))
+	assert.Check(t, is.Contains(progress.String(), "outcome: failed: 4 commands, 1 failed"))
+
+	assert.Equal(t, treeHash(t, repo), before, "the host checkout changed")
+}

@@ -1,0 +1,248 @@
+// Package pipeline is one readme2demo run, shared by the CLI and the GitHub
+// Action: engine lookup → credentials (ResolveEnv) → prompt → sandbox →
+// ParseTranscript → README line mapping → redaction → command_log.json,
+// transcript and stderr in an output directory.
+//
+// It is a library: the environment, the progress writer, the clock and the
+// Docker client come in through Config, and it returns the command log
+// rather than printing verdicts or exit codes.
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/prompt"
+	"github.com/readme2demo/readme2demo/internal/readme"
+	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+)
+
+// DefaultReadme is the README followed when Config.Readme is empty.
+const DefaultReadme = "README.md"
+
+// The files a run writes in its output directory.
+const (
+	CommandLogFile = "command_log.json"
+	TranscriptFile = "transcript.jsonl"
+	StderrFile     = "transcript.stderr"
+	PromptFile     = "prompt.md"
+)
+
+// Config is one run's configuration.
+type Config struct {
+	Engine  string         // engines.Lookup name
+	RepoDir string         // the repository on the host; only read
+	Readme  string         // path relative to RepoDir; "" means DefaultReadme
+	Image   string         // the sandbox image
+	Limits  engines.Limits // Timeout 0 means sandbox.DefaultTimeout
+	OutDir  string         // created if missing
+	RunID   string         // "" means a random id
+
+	// Sandbox settings beyond the defaults.
+	NetworkMode string
+	ExtraHosts  []string
+	Resources   sandbox.Resources
+
+	Getenv   func(string) string // the host environment (credentials)
+	Progress io.Writer           // human progress lines; nil discards them
+	Now      func() time.Time    // nil means time.Now
+	// Docker is the daemon to use; nil connects with sandbox.NewClient.
+	Docker sandbox.Docker
+}
+
+// Result is what a run produced.
+type Result struct {
+	RunID string
+	Log   *commandlog.Log
+	// Paths of the files written in OutDir.
+	CommandLog, Transcript, Stderr, Prompt string
+	AgentExitCode                          *int // nil when killed or unknown
+	TimedOut, Canceled                     bool
+}
+
+// ConfigError is a configuration problem found before any container
+// starts; its message says what to fix.
+type ConfigError struct{ Reason string }
+
+func (e *ConfigError) Error() string { return e.Reason }
+
+// Run performs one run. Errors before the agent starts — an unknown engine
+// (engines.ErrUnknownEngine), a missing credential (*engines.EngineError), a
+// bad path (*ConfigError, *prompt.PathError), no Docker
+// (*sandbox.UnavailableError), no image (*sandbox.ImageMissingError) — come
+// back with a nil Result and nothing started. When ctx is cancelled
+// mid-run, the partial transcript is still parsed and written, and the
+// Result comes back with an error wrapping ctx's error.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Getenv == nil {
+		cfg.Getenv = func(string) string { return "" }
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Readme == "" {
+		cfg.Readme = DefaultReadme
+	}
+	eng, err := engines.Lookup(cfg.Engine)
+	if err != nil {
+		return nil, err
+	}
+	env, err := eng.ResolveEnv(cfg.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	readmeText, err := checkRepo(cfg.RepoDir, cfg.Readme)
+	if err != nil {
+		return nil, err
+	}
+	promptText, err := prompt.Render(cfg.Readme, cfg.Limits)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Image == "" {
+		return nil, &ConfigError{"no sandbox image given"}
+	}
+	if cfg.OutDir == "" {
+		return nil, &ConfigError{"no output directory given"}
+	}
+	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+		return nil, &ConfigError{fmt.Sprintf("create output directory: %v", err)}
+	}
+	d := cfg.Docker
+	if d == nil {
+		cli, err := sandbox.NewClient(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer cli.Close()
+		d = cli
+	} else if err := sandbox.Check(ctx, d); err != nil {
+		return nil, err
+	}
+	if err := sandbox.CheckImage(ctx, d, cfg.Image); err != nil {
+		return nil, err
+	}
+
+	secrets := make([]string, 0, len(env))
+	for _, v := range env {
+		secrets = append(secrets, v)
+	}
+	red := redact.New(secrets)
+	start := cfg.Now()
+	prog := newProgress(eng, cfg.Progress, red, start, cfg.Now)
+	runID := cfg.RunID
+	if runID == "" {
+		runID = sandbox.NewRunID()
+	}
+	fmt.Fprintf(cfg.Progress, "run %s: %s in %s, following %s\n", runID, eng.Name(), cfg.Image, cfg.Readme)
+
+	res, runErr := sandbox.Run(ctx, d, sandbox.Spec{
+		Image:          cfg.Image,
+		RunID:          runID,
+		RepoDir:        cfg.RepoDir,
+		Workdir:        engines.WorkspaceContainerPath,
+		Files:          []sandbox.File{{Path: engines.PromptContainerPath, Data: []byte(promptText)}},
+		Command:        eng.BuildCommand(cfg.Limits),
+		Env:            env,
+		Timeout:        cfg.Limits.Timeout,
+		Resources:      cfg.Resources,
+		NetworkMode:    cfg.NetworkMode,
+		ExtraHosts:     cfg.ExtraHosts,
+		TranscriptPath: engines.TranscriptContainerPath,
+		StderrPath:     engines.StderrContainerPath,
+		OnTranscript:   prog.feed,
+		Now:            cfg.Now,
+	})
+	if runErr != nil && !res.Canceled {
+		return nil, fmt.Errorf("run sandbox: %w", runErr)
+	}
+
+	log, err := eng.ParseTranscript(bytes.NewReader(res.Transcript))
+	if err != nil {
+		return nil, errors.Join(runErr, fmt.Errorf("parse transcript: %w", err))
+	}
+	explain(log, res, cfg.Limits.Timeout)
+	readme.Map(log, cfg.Readme, readmeText)
+	redact.Log(log, red)
+	if err := commandlog.Validate(log); err != nil {
+		fmt.Fprintf(cfg.Progress, "warning: %v\n", err)
+	}
+
+	out := &Result{
+		RunID: runID, Log: log, AgentExitCode: res.ExitCode, TimedOut: res.TimedOut, Canceled: res.Canceled,
+		CommandLog: filepath.Join(cfg.OutDir, CommandLogFile),
+		Transcript: filepath.Join(cfg.OutDir, TranscriptFile),
+		Stderr:     filepath.Join(cfg.OutDir, StderrFile),
+		Prompt:     filepath.Join(cfg.OutDir, PromptFile),
+	}
+	var buf bytes.Buffer
+	if err := commandlog.Encode(&buf, log); err != nil {
+		return nil, errors.Join(runErr, fmt.Errorf("encode command log: %w", err))
+	}
+	files := []struct {
+		path string
+		data []byte
+	}{
+		{out.CommandLog, buf.Bytes()},
+		{out.Transcript, []byte(red.String(string(res.Transcript)))},
+		{out.Stderr, []byte(red.String(string(res.Stderr)))},
+		{out.Prompt, []byte(promptText)},
+	}
+	for _, f := range files {
+		if err := os.WriteFile(f.path, f.data, 0o644); err != nil {
+			return nil, errors.Join(runErr, fmt.Errorf("write %s: %w", filepath.Base(f.path), err))
+		}
+	}
+	prog.summary(log, res, cfg.Now().Sub(start))
+	if runErr != nil {
+		return out, fmt.Errorf("run canceled: %w", runErr)
+	}
+	return out, nil
+}
+
+// checkRepo makes sure the repository and its README exist and returns the
+// README's text.
+func checkRepo(dir, readmePath string) ([]byte, error) {
+	if dir == "" {
+		return nil, &ConfigError{"no repository directory given"}
+	}
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return nil, &ConfigError{fmt.Sprintf("repository directory %s: not a readable directory", dir)}
+	}
+	p := filepath.Join(dir, filepath.FromSlash(path.Clean(readmePath)))
+	text, err := os.ReadFile(p)
+	if err != nil {
+		return nil, &ConfigError{fmt.Sprintf("README %s not found in %s: pass --readme with its path relative to the repository", readmePath, dir)}
+	}
+	return text, nil
+}
+
+// explain says why a run ended when the transcript cannot: the timeout, a
+// cancellation, an agent that died before writing anything.
+func explain(l *commandlog.Log, res *sandbox.Result, timeout time.Duration) {
+	if timeout <= 0 {
+		timeout = sandbox.DefaultTimeout
+	}
+	switch {
+	case res.TimedOut:
+		l.OutcomeReason = fmt.Sprintf("timed out after %s: the agent was stopped", timeout)
+	case res.Canceled:
+		l.OutcomeReason = "canceled: the run was interrupted and the agent stopped"
+	case len(res.Transcript) == 0 && res.ExitCode != nil && *res.ExitCode != 0 && l.OutcomeReason == "":
+		l.OutcomeReason = fmt.Sprintf("the agent exited with code %d without writing a transcript: see %s", *res.ExitCode, StderrFile)
+	}
+}
