@@ -45,7 +45,10 @@ type fakeDocker struct {
 
 func (f *fakeDocker) rec(name string) { f.calls = append(f.calls, name) }
 
-func (f *fakeDocker) Ping(context.Context) (types.Ping, error) { f.rec("ping"); return types.Ping{}, nil }
+func (f *fakeDocker) Ping(context.Context) (types.Ping, error) {
+	f.rec("ping")
+	return types.Ping{}, nil
+}
 func (f *fakeDocker) ImageInspect(context.Context, string, ...client.ImageInspectOption) (image.InspectResponse, error) {
 	f.rec("image")
 	return image.InspectResponse{}, nil
@@ -115,8 +118,10 @@ func tarOf(name, data string) io.ReadCloser {
 // happyDocker is a fake on which a whole run succeeds.
 func happyDocker(t *testing.T) *fakeDocker {
 	return &fakeDocker{
-		t:      t,
-		create: func(*container.Config, *container.HostConfig, string) (container.CreateResponse, error) { return container.CreateResponse{ID: "c1"}, nil },
+		t: t,
+		create: func(*container.Config, *container.HostConfig, string) (container.CreateResponse, error) {
+			return container.CreateResponse{ID: "c1"}, nil
+		},
 		start:  func(string) error { return nil },
 		kill:   func(string) error { return nil },
 		rm:     func(string, container.RemoveOptions) error { return nil },
@@ -125,7 +130,9 @@ func happyDocker(t *testing.T) *fakeDocker {
 		copyFrom: func(src string) (io.ReadCloser, container.PathStat, error) {
 			return tarOf(filepath.Base(src), "data of "+src), container.PathStat{}, nil
 		},
-		execCrt: func(container.ExecOptions) (container.ExecCreateResponse, error) { return container.ExecCreateResponse{ID: "e1"}, nil },
+		execCrt: func(container.ExecOptions) (container.ExecCreateResponse, error) {
+			return container.ExecCreateResponse{ID: "e1"}, nil
+		},
 		execAtt: func(string) (types.HijackedResponse, error) { return hijacked("hello\n"), nil },
 		execIns: func(string) (container.ExecInspect, error) { return container.ExecInspect{ExitCode: 7}, nil },
 	}
@@ -170,13 +177,15 @@ func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
 func TestRunRemovesTheContainerWhenAStepFails(t *testing.T) {
 	boom := errors.New("boom")
 	tests := []struct {
-		name  string
+		name   string
 		break_ func(d *fakeDocker)
 	}{
 		{"start", func(d *fakeDocker) { d.start = func(string) error { return boom } }},
 		{"copy in", func(d *fakeDocker) { d.copyTo = func(string, io.Reader) error { return boom } }},
 		{"exec", func(d *fakeDocker) {
-			d.execCrt = func(container.ExecOptions) (container.ExecCreateResponse, error) { return container.ExecCreateResponse{}, boom }
+			d.execCrt = func(container.ExecOptions) (container.ExecCreateResponse, error) {
+				return container.ExecCreateResponse{}, boom
+			}
 		}},
 	}
 	for _, tc := range tests {
