@@ -1,0 +1,109 @@
+package engines
+
+// Replay engine: no LLM, no key. It re-runs the commands of an earlier
+// command_log.json — typically one an AI engine produced and a human
+// accepted — deterministically, so every push can re-check a README cheaply
+// while the AI engine runs on a schedule.
+//
+// What is replayed: the successful path. The commands whose status was
+// "ok", in the order they ran, in ONE bash session started in the
+// workspace (so a `cd` carries over, as in Claude Code's Bash tool and the
+// markdown engine). Failed commands were the agent's dead ends and are left
+// out, as are unfinished ("unknown") ones; file edits the agent made with
+// its edit tool are not replayed (the transcript says how many were left
+// out) — accept the edits into the repository, or re-record. A command
+// keeps the README source line it had in the original log.
+//
+// Input and transcript: the pipeline calls PrepareInput (see InputPreparer)
+// with RunInput.CommandLog set to the earlier log; the result is the same
+// runner script as the markdown engine's, and the transcript is the same
+// runner JSONL (format and drift tolerance: see markdown.go). Every replayed
+// command has the default timeout (DefaultCommandTimeout) and a failure
+// stops the run.
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+var _ AgentEngine = (*replayEngine)(nil)
+var _ InputPreparer = (*replayEngine)(nil)
+
+// ReplayName is the --engine value of the replay engine.
+const ReplayName = "replay"
+
+type replayEngine struct{}
+
+func (*replayEngine) Name() string { return ReplayName }
+
+// RequiredEnv is empty: the replay engine needs no credentials.
+func (*replayEngine) RequiredEnv() []string { return nil }
+
+// ResolveEnv forwards nothing.
+func (*replayEngine) ResolveEnv(func(string) string) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+
+// BuildCommand runs the runner script the pipeline copied to
+// PromptContainerPath.
+func (*replayEngine) BuildCommand(Limits) string { return runnerCommand() }
+
+func (e *replayEngine) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return parseRunnerTranscript(e.Name(), r)
+}
+
+// PrepareInput turns the earlier command log into the runner script.
+func (e *replayEngine) PrepareInput(in RunInput) ([]byte, error) {
+	if len(bytes.TrimSpace(in.CommandLog)) == 0 {
+		return nil, &EngineError{Engine: e.Name(), Reason: "needs an earlier command_log.json to replay (the run's replay log input)"}
+	}
+	old, err := commandlog.Decode(bytes.NewReader(in.CommandLog))
+	if err != nil {
+		return nil, fmt.Errorf("prepare replay: %w", &EngineError{Engine: e.Name(), Reason: "the command log to replay is not a valid command_log.json: " + err.Error()})
+	}
+	plan := replayPlan(old)
+	if len(plan.Steps) == 0 {
+		return nil, &EngineError{Engine: e.Name(), Reason: fmt.Sprintf("the command log to replay (engine %s) has no successful command", old.Engine)}
+	}
+	return renderRunner(plan, canonicalRunnerPaths()), nil
+}
+
+// replayPlan picks the successful path of a log.
+func replayPlan(old *commandlog.Log) runPlan {
+	plan := runPlan{Engine: ReplayName, Origin: fmt.Sprintf("command_log.json of a %s run (outcome %s)", old.Engine, old.Outcome)}
+	dropped := 0
+	for _, c := range old.Commands {
+		if c.Status != commandlog.StatusOK || strings.TrimSpace(c.Command) == "" {
+			dropped++
+			continue
+		}
+		s := runStep{Command: c.Command, Timeout: DefaultCommandTimeout}
+		if c.Source != nil {
+			s.File, s.Line = c.Source.File, c.Source.Line
+		}
+		plan.Steps = append(plan.Steps, s)
+	}
+	if dropped > 0 {
+		plan.Notes = append(plan.Notes, runNote{Text: fmt.Sprintf("replay: %d failed or unfinished command(s) of the original run left out", dropped)})
+	}
+	var edited []string
+	seen := map[string]bool{}
+	for _, ed := range old.FileEdits {
+		if ed.OK && !seen[ed.Path] {
+			seen[ed.Path] = true
+			edited = append(edited, ed.Path)
+		}
+	}
+	if len(edited) > 0 {
+		sort.Strings(edited)
+		plan.Notes = append(plan.Notes, runNote{Text: "replay: file edits of the original run are not replayed: " + strings.Join(edited, ", ")})
+	}
+	return plan
+}
+
+func init() { Register(&replayEngine{}) }

@@ -1,0 +1,121 @@
+package engines
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+// aiLog parses the Claude Code transcript of an AI run with the real
+// claude-code engine: the log a human accepted and replay re-checks.
+func aiLog(t *testing.T) *commandlog.Log {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "testdata", "fixtures", "replay", "input", "claude-code-adjusted.jsonl"))
+	assert.NilError(t, err)
+	defer f.Close()
+	cc, err := Lookup(ClaudeCodeName)
+	assert.NilError(t, err)
+	l, err := cc.ParseTranscript(f)
+	assert.NilError(t, err)
+	return l
+}
+
+// demoRepo is the repository the AI run worked on: build.sh is not
+// executable in the checkout, which the agent fixed with chmod.
+func demoRepo(ws string) {
+	_ = os.WriteFile(filepath.Join(ws, "README.md"), []byte("# demo\n\n```sh\n./build.sh\ncd out && ./hello\n```\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(ws, "build.sh"), []byte("#!/bin/sh\nmkdir -p out\nprintf '#!/bin/sh\\nif [ \"$1\" = --check ]; then echo check ok; else echo hello from the demo; fi\\n' > out/hello\nchmod +x out/hello\necho built out/hello\n"), 0o644)
+}
+
+func TestReplayPlanIsTheSuccessfulPath(t *testing.T) {
+	l := aiLog(t)
+	l.Commands[2].Source = &commandlog.Source{File: "README.md", Line: 4}
+	plan := replayPlan(l)
+	var cmds []string
+	for _, s := range plan.Steps {
+		cmds = append(cmds, s.Command)
+		assert.Equal(t, s.Timeout, DefaultCommandTimeout)
+		assert.Assert(t, !s.AllowFailure)
+	}
+	assert.DeepEqual(t, cmds, []string{"ls", "chmod +x build.sh && ./build.sh", "cd out && ./hello", "./hello --check"})
+	assert.Equal(t, plan.Steps[1].File, "README.md")
+	assert.Equal(t, plan.Steps[1].Line, 4, "a command keeps its README source")
+	assert.Equal(t, plan.Steps[0].Line, 0)
+	var notes []string
+	for _, n := range plan.Notes {
+		notes = append(notes, n.Text)
+	}
+	assert.DeepEqual(t, notes, []string{
+		"replay: 1 failed or unfinished command(s) of the original run left out",
+		"replay: file edits of the original run are not replayed: /workspace/README.md",
+	})
+}
+
+func TestReplayRunsAnAIProducedLog(t *testing.T) {
+	t.Parallel()
+	l, ws := runLocal(t, ReplayName, replayPlan(aiLog(t)), demoRepo)
+	assert.DeepEqual(t, cmdSummary(l), []string{
+		"0 ls => 0 ok",
+		"0 chmod +x build.sh && ./build.sh => 0 ok",
+		"0 cd out && ./hello => 0 ok",
+		"0 ./hello --check => 0 ok",
+	})
+	assert.Equal(t, l.Commands[3].Output, "check ok\n", "cd carries over to the next command, as in the original session")
+	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess)
+	assert.Equal(t, l.Engine, ReplayName)
+	_, err := os.Stat(filepath.Join(ws, "out", "hello"))
+	assert.NilError(t, err)
+}
+
+func TestReplayDetectsDrift(t *testing.T) {
+	t.Parallel()
+	// The repository changed since the AI run: build.sh is gone.
+	l, _ := runLocal(t, ReplayName, replayPlan(aiLog(t)), func(ws string) {
+		demoRepo(ws)
+		_ = os.Remove(filepath.Join(ws, "build.sh"))
+	})
+	assert.DeepEqual(t, cmdSummary(l), []string{
+		"0 ls => 0 ok",
+		"0 chmod +x build.sh && ./build.sh => 1 failed",
+	})
+	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, `command 2: "chmod +x build.sh && ./build.sh" exited with 1; the replay engine`), l.OutcomeReason)
+}
+
+func TestReplayPrepareInput(t *testing.T) {
+	e, _ := Lookup(ReplayName)
+	p := e.(InputPreparer)
+	var good bytes.Buffer
+	assert.NilError(t, commandlog.Encode(&good, aiLog(t)))
+	in, err := p.PrepareInput(RunInput{CommandLog: good.Bytes()})
+	assert.NilError(t, err)
+	assert.Equal(t, strings.SplitN(string(in), "\n", 3)[1], runnerMagic)
+	assert.Assert(t, strings.Contains(string(in), "chmod +x build.sh"))
+	assert.Assert(t, !strings.Contains(string(in), `"command":"./build.sh"`), "the failed attempt is not replayed")
+
+	failedOnly := `{"schema_version":1,"engine":"codex","outcome":"failed","markers":[],"commands":[{"id":"a","command":"make","output":"","exit_code":2,"status":"failed","truncated":false}],"file_edits":[],"parse_stats":{"lines":1,"malformed":0,"unknown_events":0}}`
+	tests := []struct {
+		name, log, want string
+	}{
+		{"no log", "", "needs an earlier command_log.json"},
+		{"not a log", "{not json", "not a valid command_log.json"},
+		{"invalid log", `{"schema_version":7,"engine":"x","outcome":"maybe"}`, "not a valid command_log.json"},
+		{"nothing succeeded", failedOnly, "has no successful command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := p.PrepareInput(RunInput{CommandLog: []byte(tt.log)})
+			var ee *EngineError
+			assert.Assert(t, errors.As(err, &ee), "want an *EngineError, got %v", err)
+			assert.Equal(t, ee.Engine, ReplayName)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
