@@ -104,6 +104,11 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		Image: cfg.Image, Network: cfg.Network, OutDir: cfg.OutDir,
 		Getenv: pipelineEnv(getenv), Progress: stderr,
 	})
+	if err != nil && res != nil && res.Log != nil {
+		// Cancelled mid-run: the partial log is still worth reporting.
+		s.warningf("readme2demo: %s; reporting what the agent did until then", s.red.String(err.Error()))
+		err = nil
+	}
 	if err != nil || res == nil || res.Log == nil {
 		if err == nil {
 			err = errors.New("run pipeline: no command log")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"time"
 
@@ -36,6 +35,3 @@ type pipelineResult struct {
 
 // pipelineFunc runs the shared pipeline; tests inject a fake.
 type pipelineFunc func(ctx context.Context, cfg pipelineConfig) (*pipelineResult, error)
-
-// errNoPipeline is returned until the shared pipeline is linked in.
-var errNoPipeline = errors.New("run pipeline: the shared pipeline (internal/pipeline) is not linked into this build")

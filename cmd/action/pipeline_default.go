@@ -2,9 +2,49 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
 )
 
-// defaultPipeline is the real pipeline.
+// ReadmeDiffFile is where a run may leave a unified diff of the agent's
+// README edits, beside command_log.json. The report shows it as a suggested
+// fix when it exists.
+const ReadmeDiffFile = "readme.diff"
+
+// defaultPipeline runs the shared pipeline (internal/pipeline).
 func defaultPipeline(ctx context.Context, cfg pipelineConfig) (*pipelineResult, error) {
-	return nil, errNoPipeline
+	netMode := ""
+	switch cfg.Network {
+	case "none":
+		netMode = "none"
+	case "allowlist":
+		return nil, &InputError{Input: "network", Reason: "allowlist is not available in this version yet; use open or none"}
+	}
+	res, err := pipeline.Run(ctx, pipeline.Config{
+		Engine:      cfg.Engine,
+		RepoDir:     cfg.RepoDir,
+		Readme:      cfg.Readme,
+		Image:       cfg.Image,
+		Limits:      engines.Limits{MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout, Model: cfg.Model},
+		OutDir:      cfg.OutDir,
+		NetworkMode: netMode,
+		Getenv:      cfg.Getenv,
+		Progress:    cfg.Progress,
+	})
+	if res == nil {
+		return nil, err
+	}
+	out := &pipelineResult{Log: res.Log, CommandLogPath: res.CommandLog, TranscriptPath: res.Transcript, StderrPath: res.Stderr}
+	if diff := filepath.Join(cfg.OutDir, ReadmeDiffFile); fileExists(diff) {
+		out.ReadmeDiffPath = diff
+	}
+	return out, err
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
