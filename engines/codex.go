@@ -1,0 +1,557 @@
+package engines
+
+// Codex engine: OpenAI Codex CLI, `codex exec --json`.
+//
+// Transcript format assumed (TRANSCRIPT-FORMATS.md, section 3): JSONL of
+// events. Three envelopes are accepted, because all three are in the wild:
+//
+//   - The current "thread events" (codex ≥ 0.44, tested with real captures of
+//     0.171.0 and the corpus' 0.147.0 samples): thread.started, turn.started,
+//     item.started / item.updated / item.completed carrying an item with
+//     "type" (command_execution {command, aggregated_output, exit_code,
+//     status}, file_change {changes[{path, kind}], status}, agent_message
+//     {text}, reasoning, mcp_tool_call, web_search, todo_list, plan, error),
+//     turn.completed {usage}, turn.failed {error}, and a top-level error.
+//   - The short-lived --experimental-json variant (0.41–0.43):
+//     session.created, and items keyed "item_type" with "assistant_message".
+//   - The legacy stream (≤ 0.41): a config-summary line, a {"prompt"} line,
+//     then {"id", "msg": {"type": …}} lines: exec_command_begin/end (argv
+//     command, call_id, exit_code, stdout/stderr/aggregated_output, duration),
+//     patch_apply_begin/end, agent_message, task_complete, error. The same
+//     payloads without the "msg" wrapper are accepted too.
+//
+// Drift tolerance:
+//   - Records are decoded with internal/jsonv: malformed lines are counted and
+//     skipped, every field is optional, unknown event and item types are
+//     counted in parse_stats.unknown_events and otherwise ignored.
+//   - Commands pair with their results by item id (call_id in the legacy
+//     stream), never by position. A command that was started and never
+//     completed (the agent was killed) stays "unknown" with a null exit code.
+//   - A null exit code is unknown, whatever the status says: codex reports a
+//     command abandoned at the end of a turn as status "completed" with
+//     exit_code null (openai/codex#14691). Status "failed" or "declined"
+//     without an exit code is "failed" with a null exit code.
+//   - Commands are shown as a human would type them: codex records them as
+//     `/bin/bash -lc '…'`, `bash -lc '…'` or an argv array; only a leading
+//     POSIX-shell `-c`/`-lc` wrapper whose argument is exactly one quoted
+//     word is removed, so the text shown is the text the shell ran. Anything
+//     else (pwsh, a wrapper followed by more words) is kept verbatim.
+//   - file_change carries paths and kinds only (no diff); each path is one
+//     file edit named "apply_patch:<kind>".
+//   - Markers come from agent_message / assistant_message text and the legacy
+//     agent_message and task_complete.last_agent_message, never from
+//     reasoning or command output.
+//   - Codex reports tokens, not dollars: cost_usd stays null. Turns counts
+//     turn.completed and turn.failed (task_complete in the legacy stream);
+//     duration is not in the transcript and stays null.
+//   - A transcript with no turn.completed, turn.failed or task_complete is a
+//     run that was cut off; its markers alone decide the outcome.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/jsonv"
+)
+
+var _ AgentEngine = (*codex)(nil)
+
+// CodexName is the --engine value of the Codex engine.
+const CodexName = "codex"
+
+// CodexVersion is the @openai/codex release BuildCommand expects in the
+// image; the parser is tested against real transcripts of this version.
+const CodexVersion = "0.171.0"
+
+// CodexProvider is the name of the model provider BuildCommand defines when
+// OPENAI_BASE_URL is set (codex reaches a custom endpoint only through a
+// model_providers entry).
+const CodexProvider = "readme2demo"
+
+type codex struct{}
+
+func (*codex) Name() string { return CodexName }
+
+func (*codex) RequiredEnv() []string {
+	return []string{"OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"}
+}
+
+func (c *codex) ResolveEnv(getenv func(string) string) (map[string]string, error) {
+	errf := func(v, reason string) error { return &EngineError{Engine: c.Name(), Var: v, Reason: reason} }
+	key, alt := getenv("OPENAI_API_KEY"), getenv("CODEX_API_KEY")
+	env := map[string]string{}
+	switch {
+	case key != "":
+		if reason := checkCredential(key); reason != "" {
+			return nil, errf("OPENAI_API_KEY", reason)
+		}
+		env["OPENAI_API_KEY"] = key
+	case alt != "":
+		if reason := checkCredential(alt); reason != "" {
+			return nil, errf("CODEX_API_KEY", reason)
+		}
+		env["CODEX_API_KEY"] = alt
+	default:
+		return nil, errf("OPENAI_API_KEY", "not set: set OPENAI_API_KEY (or CODEX_API_KEY) to an OpenAI API key")
+	}
+	if u := getenv("OPENAI_BASE_URL"); u != "" {
+		if reason := checkBaseURL(u); reason != "" {
+			return nil, errf("OPENAI_BASE_URL", reason)
+		}
+		env["OPENAI_BASE_URL"] = u
+	}
+	return env, nil
+}
+
+// checkBaseURL rejects a base URL that would not survive being spliced into
+// a quoted TOML or JSON string. It returns a reason, never the value.
+func checkBaseURL(u string) string {
+	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+		return "must start with http:// or https://"
+	}
+	if strings.ContainsAny(u, "\"'\\ \t\r\n`$") {
+		return "contains quotes, white space or shell characters: give a plain URL"
+	}
+	return ""
+}
+
+// codexSecretEnv are the variables codex must not hand on to the commands it
+// runs: codex ≥ 0.80 passes its whole environment, API key included, to
+// every command unless shell_environment_policy excludes it.
+var codexSecretEnv = []string{"OPENAI_API_KEY", "CODEX_API_KEY"}
+
+// BuildCommand runs the pinned codex non-interactively, with approvals and
+// codex's own sandbox off (the container is the sandbox), the prompt on
+// stdin and the JSON events on stdout. With OPENAI_BASE_URL set at exec time
+// it defines a custom model provider that speaks the Responses API there
+// (codex ignores the variable for its built-in provider in some versions).
+// Codex has no turn limit; Limits.MaxTurns is not enforced by the CLI (the
+// sandbox timeout bounds the run).
+func (*codex) BuildCommand(l Limits) string {
+	args := []string{"codex", "exec", "--json", "--skip-git-repo-check",
+		"--dangerously-bypass-approvals-and-sandbox", "--cd", WorkspaceContainerPath,
+		"-c", "shell_environment_policy.inherit=all",
+		"-c", "shell_environment_policy.exclude=" + tomlStringArray(codexSecretEnv),
+	}
+	if l.Model != "" {
+		args = append(args, "--model", l.Model)
+	}
+	// The provider block only when a base URL is given; its env_key names the
+	// variable that holds the key (OPENAI_API_KEY, else CODEX_API_KEY).
+	provider := `set --; if [ -n "${OPENAI_BASE_URL:-}" ]; then ` +
+		`k=OPENAI_API_KEY; [ -n "${OPENAI_API_KEY:-}" ] || k=CODEX_API_KEY; ` +
+		`set -- -c model_provider=` + CodexProvider +
+		` -c "model_providers.` + CodexProvider + `={name=\"readme2demo\",base_url=\"$OPENAI_BASE_URL\",env_key=\"$k\",wire_api=\"responses\"}"; fi; `
+	return provider + shellJoin(args) + ` "$@" - < ` + ShellQuote(PromptContainerPath) +
+		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
+}
+
+func tomlStringArray(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = strconv.Quote(s)
+	}
+	return "[" + strings.Join(q, ",") + "]"
+}
+
+func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	p := &codexParser{b: newLogBuilder(c.Name()), kinds: map[string]string{}, texts: map[string]bool{}}
+	rd := jsonv.NewReader(r, jsonv.Options{})
+	for {
+		v, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var se *jsonv.SyntaxError
+		if errors.As(err, &se) {
+			p.b.malformed()
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read codex transcript: %w", err)
+		}
+		p.b.record()
+		p.event(v)
+	}
+	return p.finish(), nil
+}
+
+type codexParser struct {
+	b        *logBuilder
+	kinds    map[string]string // call id → "cmd" or "edit"
+	texts    map[string]bool   // agent message ids already scanned
+	edits    map[string]int    // legacy patch call id → number of files
+	turns    int
+	ended    bool   // a turn.completed, turn.failed or task_complete was seen
+	errorMsg string // the last fatal error
+}
+
+func (p *codexParser) event(v *jsonv.Value) {
+	if !isObject(v) {
+		p.b.unknownEvent()
+		return
+	}
+	if msg := v.Get("msg"); isObject(msg) {
+		p.legacy(msg)
+		return
+	}
+	typ := v.Get("type").Str()
+	switch typ {
+	case "thread.started", "session.created", "turn.started", "item.plan.delta", "request_user_input":
+	case "item.started", "item.updated", "item.completed":
+		p.item(typ, v.Get("item"))
+	case "turn.completed":
+		p.turns++
+		p.ended = true
+	case "turn.failed":
+		p.turns++
+		p.ended = true
+		if m := codexErrorText(v.Path("error", "message")); m != "" {
+			p.errorMsg = m
+		}
+	case "error":
+		if m := codexErrorText(v.Get("message")); m != "" {
+			p.errorMsg = m
+		}
+	case "":
+		switch {
+		case v.Has("prompt"), v.Has("model") && (v.Has("sandbox") || v.Has("provider") || v.Has("approval")):
+			// legacy header lines: the prompt and the config summary
+		default:
+			p.b.unknownEvent()
+		}
+	default:
+		if codexLegacyTypes[typ] {
+			p.legacy(v) // legacy payload without the msg wrapper
+			return
+		}
+		p.b.unknownEvent()
+	}
+}
+
+// codexErrorText returns an error message, unwrapping the JSON API error
+// codex sometimes embeds in the string.
+func codexErrorText(m *jsonv.Value) string {
+	s := strings.TrimSpace(m.Str())
+	if strings.HasPrefix(s, "{") {
+		if inner, err := jsonv.ParseString(s, jsonv.Options{}); err == nil {
+			if t := inner.Path("error", "message").Str(); t != "" {
+				return t
+			}
+			if t := inner.Get("message").Str(); t != "" {
+				return t
+			}
+		}
+	}
+	return s
+}
+
+func (p *codexParser) item(event string, it *jsonv.Value) {
+	if !isObject(it) {
+		p.b.unknownEvent()
+		return
+	}
+	id := it.Get("id").Str()
+	typ := it.Get("type").Str()
+	if typ == "" {
+		typ = it.Get("item_type").Str()
+	}
+	completed := event == "item.completed"
+	switch typ {
+	case "command_execution":
+		id = p.b.command(id, codexCommand(it.Get("command")), "")
+		p.kinds[id] = "cmd"
+		if completed {
+			p.commandDone(id, it)
+		}
+	case "file_change":
+		p.fileChange(id, it, completed)
+	case "agent_message", "assistant_message":
+		if !completed {
+			return
+		}
+		text := it.Get("text").Str()
+		if id != "" {
+			if p.texts[id] {
+				return
+			}
+			p.texts[id] = true
+		}
+		p.b.agentText(text)
+	case "reasoning", "plan", "todo_list", "mcp_tool_call", "collab_tool_call", "web_search", "error",
+		"image_generation", "image_view":
+	default:
+		p.b.unknownEvent()
+	}
+}
+
+func (p *codexParser) commandDone(id string, it *jsonv.Value) {
+	out := cmdResult{}
+	agg := it.Get("aggregated_output")
+	out.Output, out.Omitted = agg.Str(), agg.Omitted
+	if n, ok := it.Get("exit_code").Int(); ok {
+		out.ExitCode = intPtr(int(n))
+	}
+	switch it.Get("status").Str() {
+	case "failed", "declined":
+		out.Failed = true
+	}
+	p.b.result(id, out)
+}
+
+func (p *codexParser) fileChange(id string, it *jsonv.Value, completed bool) {
+	changes := it.Get("changes").Items()
+	status := it.Get("status").Str()
+	for i, ch := range changes {
+		path := ch.Get("path").Str()
+		tool := "apply_patch:" + firstNonEmpty(ch.Get("kind").Str(), ch.Path("kind", "type").Str(), "update")
+		key := id + "#" + strconv.Itoa(i)
+		if id == "" {
+			key = p.b.nextID()
+		}
+		p.b.edit(key, path, tool)
+		if completed {
+			p.b.editResult(key, status == "completed" || status == "")
+		}
+	}
+}
+
+func isObject(v *jsonv.Value) bool { return v != nil && v.Kind == jsonv.Object }
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// codexLegacyTypes are the msg types of the legacy stream this parser knows.
+var codexLegacyTypes = map[string]bool{
+	"exec_command_begin": true, "exec_command_end": true, "exec_command_output_delta": true,
+	"patch_apply_begin": true, "patch_apply_end": true,
+	"agent_message": true, "agent_message_delta": true, "agent_reasoning": true, "agent_reasoning_delta": true,
+	"agent_reasoning_raw_content": true, "agent_reasoning_raw_content_delta": true, "agent_reasoning_section_break": true,
+	"task_started": true, "task_complete": true, "token_count": true, "error": true, "stream_error": true,
+	"session_configured": true, "mcp_tool_call_begin": true, "mcp_tool_call_end": true, "turn_diff": true,
+	"background_event": true, "plan_update": true, "web_search_begin": true, "web_search_end": true,
+	"turn_aborted": true, "shutdown_complete": true, "user_message": true, "exec_approval_request": true,
+	"apply_patch_approval_request": true, "get_history_entry_response": true, "mcp_list_tools_response": true,
+}
+
+func (p *codexParser) legacy(msg *jsonv.Value) {
+	typ := msg.Get("type").Str()
+	switch typ {
+	case "exec_command_begin":
+		id := p.b.command(msg.Get("call_id").Str(), codexCommand(msg.Get("command")), "")
+		p.kinds[id] = "cmd"
+	case "exec_command_end":
+		id := msg.Get("call_id").Str()
+		if p.kinds[id] != "cmd" {
+			// an end without a begin still names its command when it can
+			if cmd := codexCommand(msg.Get("command")); cmd != "" {
+				id = p.b.command(id, cmd, "")
+				p.kinds[id] = "cmd"
+			} else {
+				p.b.unknownEvent()
+				return
+			}
+		}
+		out := cmdResult{}
+		if agg := msg.Get("aggregated_output"); agg.IsString() {
+			out.Output, out.Omitted = agg.S, agg.Omitted
+		} else {
+			stdout, stderr := msg.Get("stdout"), msg.Get("stderr")
+			out.Output, out.Omitted = joinStreams(stdout.Str(), stderr.Str()), stdout.Omitted+stderr.Omitted
+		}
+		if n, ok := msg.Get("exit_code").Int(); ok {
+			out.ExitCode = intPtr(int(n))
+		}
+		if d := msg.Get("duration"); isObject(d) {
+			secs, ok1 := d.Get("secs").Int()
+			nanos, ok2 := d.Get("nanos").Int()
+			if ok1 || ok2 {
+				out.DurationMS = int64Ptr(secs*1000 + nanos/1e6)
+			}
+		}
+		p.b.result(id, out)
+	case "patch_apply_begin":
+		id := msg.Get("call_id").Str()
+		var changes []jsonv.Member
+		if c := msg.Get("changes"); isObject(c) {
+			changes = c.Obj
+		}
+		for i, m := range changes {
+			kind := "update"
+			if isObject(m.Val) && len(m.Val.Obj) > 0 {
+				kind = m.Val.Obj[0].Key
+			}
+			key := id + "#" + strconv.Itoa(i)
+			p.b.edit(key, m.Key, "apply_patch:"+kind)
+		}
+		p.kinds[id] = "edit"
+		p.editCount(id, len(changes))
+	case "patch_apply_end":
+		id := msg.Get("call_id").Str()
+		if p.kinds[id] != "edit" {
+			p.b.unknownEvent()
+			return
+		}
+		ok := msg.Get("success").True()
+		for i := 0; i < p.edits[id]; i++ {
+			p.b.editResult(id+"#"+strconv.Itoa(i), ok)
+		}
+	case "agent_message":
+		p.b.agentText(msg.Get("message").Str())
+	case "task_complete":
+		p.turns++
+		p.ended = true
+		p.b.agentTextOnce(msg.Get("last_agent_message").Str())
+	case "error":
+		if m := codexErrorText(msg.Get("message")); m != "" {
+			p.errorMsg = m
+		}
+	default:
+		if !codexLegacyTypes[typ] {
+			p.b.unknownEvent()
+		}
+	}
+}
+
+func (p *codexParser) editCount(id string, n int) {
+	if p.edits == nil {
+		p.edits = map[string]int{}
+	}
+	p.edits[id] = n
+}
+
+func joinStreams(stdout, stderr string) string {
+	if stderr == "" {
+		return stdout
+	}
+	if stdout != "" && !strings.HasSuffix(stdout, "\n") {
+		stdout += "\n"
+	}
+	return stdout + stderr
+}
+
+// codexCommand renders a command (a string or an argv array) as the command
+// a human would recognise, removing only a leading shell -c wrapper.
+func codexCommand(v *jsonv.Value) string {
+	if v.IsString() {
+		return unwrapShellString(v.S)
+	}
+	items := v.Items()
+	if len(items) == 0 {
+		return ""
+	}
+	argv := make([]string, len(items))
+	for i, it := range items {
+		argv[i] = it.Str()
+	}
+	if len(argv) == 3 && isShellWrapper(argv[0], argv[1]) {
+		return argv[2]
+	}
+	return shellJoin(argv)
+}
+
+// isShellWrapper reports whether shell flag is `<posix shell> -c` or `-lc`.
+func isShellWrapper(shell, flag string) bool {
+	base := shell[strings.LastIndexByte(shell, '/')+1:]
+	switch base {
+	case "bash", "sh", "zsh", "dash":
+	default:
+		return false
+	}
+	return flag == "-c" || flag == "-lc"
+}
+
+// unwrapShellString turns `/bin/bash -lc 'echo hi'` into `echo hi`. The
+// wrapper is removed only when it is followed by exactly one shell word
+// whose quoting is understood; the string is returned unchanged otherwise.
+func unwrapShellString(s string) string {
+	fields := strings.SplitN(s, " ", 3)
+	if len(fields) != 3 || !isShellWrapper(fields[0], fields[1]) {
+		return s
+	}
+	if word, ok := singleShellWord(fields[2]); ok {
+		return word
+	}
+	return s
+}
+
+// singleShellWord decodes s when it is exactly one POSIX shell word made of
+// single-quoted parts, double-quoted parts without expansions, and plain
+// characters.
+func singleShellWord(s string) (string, bool) {
+	var out strings.Builder
+	for i := 0; i < len(s); {
+		switch c := s[i]; c {
+		case '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return "", false
+			}
+			out.WriteString(s[i+1 : i+1+j])
+			i += j + 2
+		case '"':
+			i++
+			for {
+				if i >= len(s) {
+					return "", false
+				}
+				d := s[i]
+				if d == '"' {
+					i++
+					break
+				}
+				if d == '$' || d == '`' {
+					return "", false // an expansion: the outer shell changed the text
+				}
+				if d == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+					out.WriteByte(s[i+1])
+					i += 2
+					continue
+				}
+				out.WriteByte(d)
+				i++
+			}
+		case '\\':
+			if i+1 >= len(s) {
+				return "", false
+			}
+			out.WriteByte(s[i+1])
+			i += 2
+		default:
+			if strings.IndexByte(" \t\n;&|<>()$`*?[#~{}", c) >= 0 {
+				return "", false
+			}
+			out.WriteByte(c)
+			i++
+		}
+	}
+	return out.String(), out.Len() > 0
+}
+
+func (p *codexParser) finish() *commandlog.Log {
+	l := &p.b.log
+	if p.turns > 0 {
+		l.Turns = intPtr(p.turns)
+	}
+	reason := ""
+	switch {
+	case p.errorMsg != "":
+		msg, _ := TruncateOutput(p.errorMsg)
+		reason = "codex stopped with an error: " + firstLine(msg)
+	case !p.ended:
+		reason = "the transcript ends without a completed turn (the agent was killed or cut off) and no marker decides"
+	}
+	return p.b.finish(reason)
+}
+
+func init() { Register(&codex{}) }

@@ -1,0 +1,351 @@
+package engines
+
+// Gemini engine: Gemini CLI, `gemini -p … --output-format stream-json`.
+//
+// Transcript format assumed (TRANSCRIPT-FORMATS.md, section 4): JSONL of
+// events with "type" and "timestamp" — init {session_id, model}, message
+// {role, content, delta?}, tool_use {tool_name, tool_id, parameters},
+// tool_result {tool_id, status, output?, error?}, error {severity, message},
+// result {status, error?, stats{…, duration_ms}}. Tested against real
+// captures of CLI 0.61.0 and the vendor's own snapshots (corpus). The
+// single pretty-printed object of `--output-format json` ({response, stats,
+// error?}) is accepted too; it has no commands.
+//
+// Drift tolerance:
+//   - Records are decoded with internal/jsonv: malformed records (banners and
+//     other noise some versions print on stdout) are counted and skipped,
+//     every field is optional, unknown event types are counted in
+//     parse_stats.unknown_events and otherwise ignored.
+//   - Calls pair with results by tool_id only; a call without a result stays
+//     "unknown" with a null exit code.
+//   - The shell tool (run_shell_command) does not report exit codes in
+//     stream-json: tool_result.status is "success" whatever the exit code,
+//     and output is the command's output. The exit code is taken only from
+//     an output that is exactly "Command exited with code: N" (what 0.61
+//     shows for a silent command that failed). Otherwise nothing is
+//     fabricated: status "error", an error object, or an output that is
+//     exactly "Command terminated by signal: S" / "Command failed: …" give
+//     "failed" with a null exit code; anything else is "unknown" with a null
+//     exit code.
+//   - Edits are write_file and replace (also the older edit / smart_edit);
+//     the path is file_path (absolute_path, path in older versions).
+//   - Assistant text arrives in delta chunks; consecutive chunks are joined
+//     before markers are scanned, so a marker split across chunks counts.
+//   - An error event (max session turns, loop detected, any severity
+//     "error") means Gemini stopped the run: the outcome is failed with that
+//     reason even when result.status says success, unless the agent said
+//     BLOCKED. A missing result means the run was cut off; markers decide.
+//   - Gemini reports tokens, not dollars: cost_usd stays null. duration_ms is
+//     result.stats.duration_ms; turns counts the model's answers (a run of
+//     assistant messages and tool calls between tool results).
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/jsonv"
+)
+
+var _ AgentEngine = (*gemini)(nil)
+
+// GeminiName is the --engine value of the Gemini CLI engine.
+const GeminiName = "gemini"
+
+// GeminiVersion is the @google/gemini-cli release BuildCommand expects in
+// the image; the parser is tested against real transcripts of this version.
+const GeminiVersion = "0.61.0"
+
+type gemini struct{}
+
+func (*gemini) Name() string { return GeminiName }
+
+func (*gemini) RequiredEnv() []string {
+	return []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI",
+		"GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GEMINI_BASE_URL", "GEMINI_MODEL"}
+}
+
+func (g *gemini) ResolveEnv(getenv func(string) string) (map[string]string, error) {
+	errf := func(v, reason string) error { return &EngineError{Engine: g.Name(), Var: v, Reason: reason} }
+	env := map[string]string{}
+	vertex := getenv("GOOGLE_GENAI_USE_VERTEXAI")
+	switch {
+	case getenv("GEMINI_API_KEY") != "":
+		key := getenv("GEMINI_API_KEY")
+		if reason := checkCredential(key); reason != "" {
+			return nil, errf("GEMINI_API_KEY", reason)
+		}
+		env["GEMINI_API_KEY"] = key
+	case vertex == "true":
+		env["GOOGLE_GENAI_USE_VERTEXAI"] = "true"
+		if key := getenv("GOOGLE_API_KEY"); key != "" {
+			if reason := checkCredential(key); reason != "" {
+				return nil, errf("GOOGLE_API_KEY", reason)
+			}
+			env["GOOGLE_API_KEY"] = key
+		} else if getenv("GOOGLE_CLOUD_PROJECT") == "" || getenv("GOOGLE_CLOUD_LOCATION") == "" {
+			return nil, errf("GOOGLE_CLOUD_PROJECT", "Vertex AI needs GOOGLE_API_KEY, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION (with application default credentials reachable from the container)")
+		}
+	case vertex != "":
+		return nil, errf("GOOGLE_GENAI_USE_VERTEXAI", "must be exactly \"true\" to use Vertex AI; unset it to use GEMINI_API_KEY")
+	case getenv("GOOGLE_API_KEY") != "":
+		return nil, errf("GOOGLE_API_KEY", "is a Vertex AI key: also set GOOGLE_GENAI_USE_VERTEXAI=true, or put a Gemini API key in GEMINI_API_KEY")
+	default:
+		return nil, errf("GEMINI_API_KEY", "not set: set GEMINI_API_KEY to a Gemini API key (aistudio.google.com), or GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_API_KEY (or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION) for Vertex AI")
+	}
+	if vertex == "true" {
+		env["GOOGLE_GENAI_USE_VERTEXAI"] = "true"
+	}
+	for _, name := range []string{"GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GEMINI_MODEL"} {
+		if v := getenv(name); v != "" {
+			env[name] = v
+		}
+	}
+	if u := getenv("GOOGLE_GEMINI_BASE_URL"); u != "" {
+		if reason := checkBaseURL(u); reason != "" {
+			return nil, errf("GOOGLE_GEMINI_BASE_URL", reason)
+		}
+		env["GOOGLE_GEMINI_BASE_URL"] = u
+	}
+	return env, nil
+}
+
+// GeminiSettings is the settings.json BuildCommand gives the CLI in a
+// private GEMINI_CLI_HOME: the auth type chosen explicitly (with
+// GOOGLE_GEMINI_BASE_URL set, 0.61 otherwise picks "gateway" and headless
+// mode refuses it), folder trust off (the workspace is the sandbox's), the
+// turn limit, and no usage statistics. %s is the auth type, %d the turns.
+const GeminiSettings = `{"security":{"auth":{"selectedType":"%s"},"folderTrust":{"enabled":false}},` +
+	`"model":{"maxSessionTurns":%d},"privacy":{"usageStatisticsEnabled":false}}`
+
+// BuildCommand runs the pinned gemini headless with stream-json output and
+// --yolo (without it the shell and edit tools are not offered), the prompt
+// as the -p argument, and a private GEMINI_CLI_HOME holding GeminiSettings
+// (HOME is left alone, so the commands the agent runs see the usual one).
+func (*gemini) BuildCommand(l Limits) string {
+	turns := l.MaxTurns
+	if turns <= 0 {
+		turns = DefaultMaxTurns
+	}
+	settings := fmt.Sprintf(GeminiSettings, "$auth", turns)
+	args := []string{"gemini", "--output-format", "stream-json", "--yolo"}
+	if l.Model != "" {
+		args = append(args, "--model", l.Model)
+	}
+	return `gh=$(mktemp -d) && mkdir -p "$gh/.gemini" && ` +
+		`auth=gemini-api-key && { [ "${GOOGLE_GENAI_USE_VERTEXAI:-}" != true ] || auth=vertex-ai; } && ` +
+		`printf '%s\n' "` + strings.ReplaceAll(settings, `"`, `\"`) + `" > "$gh/.gemini/settings.json" && ` +
+		`GEMINI_CLI_HOME="$gh" GEMINI_CLI_TRUST_WORKSPACE=true ` + shellJoin(args) +
+		` -p "$(cat ` + ShellQuote(PromptContainerPath) + `)"` +
+		" < /dev/null > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
+}
+
+func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	p := &geminiParser{b: newLogBuilder(g.Name()), kinds: map[string]string{}}
+	rd := jsonv.NewReader(r, jsonv.Options{})
+	for {
+		v, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var se *jsonv.SyntaxError
+		if errors.As(err, &se) {
+			p.b.malformed()
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read gemini transcript: %w", err)
+		}
+		p.b.record()
+		p.event(v)
+	}
+	return p.finish(), nil
+}
+
+type geminiParser struct {
+	b      *logBuilder
+	kinds  map[string]string // tool id → "cmd", "edit" or "other"
+	text   strings.Builder   // pending assistant delta chunks
+	inTurn bool
+	turns  int
+
+	result   *jsonv.Value
+	stopped  string // the message of an error event that stopped the run
+	fatalErr string // result.error.message
+}
+
+func (p *geminiParser) event(v *jsonv.Value) {
+	if !isObject(v) {
+		p.b.unknownEvent()
+		return
+	}
+	typ := v.Get("type").Str()
+	if typ != "message" {
+		p.flushText()
+	}
+	switch typ {
+	case "init":
+	case "message":
+		if v.Get("role").Str() != "assistant" {
+			p.flushText()
+			return
+		}
+		p.startTurn()
+		p.text.WriteString(v.Get("content").Str())
+		if !v.Get("delta").True() {
+			p.flushText()
+		}
+	case "tool_use":
+		p.startTurn()
+		p.toolUse(v)
+	case "tool_result":
+		p.inTurn = false
+		p.toolResult(v)
+	case "error":
+		msg := v.Get("message").Str()
+		if v.Get("severity").Str() == "error" || geminiStops(msg) {
+			p.stopped = msg
+		}
+	case "result":
+		p.result = v
+		if m := v.Path("error", "message").Str(); m != "" {
+			p.fatalErr = m
+		}
+	case "":
+		if v.Has("response") && v.Has("stats") { // --output-format json
+			p.result = v
+			p.b.agentText(v.Get("response").Str())
+			if m := v.Path("error", "message").Str(); m != "" {
+				p.fatalErr = m
+			}
+			return
+		}
+		p.b.unknownEvent()
+	default:
+		p.b.unknownEvent()
+	}
+}
+
+// geminiStops reports whether a warning says Gemini stopped the run.
+func geminiStops(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "loop detected") || strings.Contains(m, "maximum session turns") ||
+		strings.Contains(m, "turn limit")
+}
+
+func (p *geminiParser) startTurn() {
+	if !p.inTurn {
+		p.inTurn = true
+		p.turns++
+	}
+}
+
+func (p *geminiParser) flushText() {
+	if p.text.Len() > 0 {
+		p.b.agentText(p.text.String())
+		p.text.Reset()
+	}
+}
+
+var geminiEditTools = map[string]bool{"write_file": true, "replace": true, "edit": true, "smart_edit": true}
+
+func (p *geminiParser) toolUse(v *jsonv.Value) {
+	id := v.Get("tool_id").Str()
+	name := v.Get("tool_name").Str()
+	params := v.Get("parameters")
+	if _, seen := p.kinds[id]; seen && id != "" {
+		return
+	}
+	switch {
+	case name == "run_shell_command" || name == "shell":
+		id = p.b.command(id, params.Get("command").Str(), "")
+		p.kinds[id] = "cmd"
+	case geminiEditTools[name]:
+		if id == "" {
+			id = p.b.nextID()
+		}
+		p.b.edit(id, firstString(params, "file_path", "absolute_path", "path"), name)
+		p.kinds[id] = "edit"
+	default:
+		if id != "" {
+			p.kinds[id] = "other"
+		}
+	}
+}
+
+var (
+	geminiExitCode = regexp.MustCompile(`^Command exited with code: (-?\d+)$`)
+	geminiFailed   = regexp.MustCompile(`^Command (?:terminated by signal: \S+|failed: [^\n]*)$`)
+)
+
+func (p *geminiParser) toolResult(v *jsonv.Value) {
+	id := v.Get("tool_id").Str()
+	kind, ok := p.kinds[id]
+	if !ok {
+		p.b.unknownEvent()
+		return
+	}
+	isError := v.Get("status").Str() == "error" || v.Has("error") && !v.Get("error").IsNull()
+	switch kind {
+	case "edit":
+		p.b.editResult(id, !isError)
+		return
+	case "other":
+		return
+	}
+	res := cmdResult{Failed: isError}
+	if out := v.Get("output"); out.IsString() {
+		res.Output, res.Omitted = out.S, out.Omitted
+	}
+	trimmed := strings.TrimSpace(res.Output)
+	switch {
+	case geminiExitCode.MatchString(trimmed):
+		n, _ := strconv.Atoi(geminiExitCode.FindStringSubmatch(trimmed)[1])
+		res.ExitCode = intPtr(n)
+		res.Output = ""
+	case geminiFailed.MatchString(trimmed):
+		res.Failed = true
+	}
+	if isError && res.Output == "" {
+		res.Output = v.Path("error", "message").Str()
+	}
+	p.b.result(id, res)
+}
+
+func (p *geminiParser) finish() *commandlog.Log {
+	p.flushText()
+	l := &p.b.log
+	if p.turns > 0 {
+		l.Turns = intPtr(p.turns)
+	}
+	reason := ""
+	switch {
+	case p.stopped != "":
+		reason = "gemini stopped the run: " + firstLine(p.stopped)
+	case p.fatalErr != "":
+		reason = "gemini reported an error: " + firstLine(p.fatalErr)
+	case p.result == nil:
+		reason = "the transcript ends without a result event (the agent was killed or cut off) and no marker decides"
+	case p.result.Get("status").Str() == "error":
+		reason = "gemini reported an error"
+	}
+	if p.result != nil {
+		if n, ok := p.result.Path("stats", "duration_ms").Int(); ok {
+			l.DurationMS = int64Ptr(n)
+		}
+	}
+	out := p.b.finish(reason)
+	if p.stopped != "" && out.Outcome == commandlog.OutcomeSuccess {
+		// The run was cut short after the agent claimed success: the claim
+		// is not the end of the run, so it does not count.
+		out.Outcome, out.Adjusted = commandlog.OutcomeFailed, false
+		out.OutcomeReason = reason + " (after the agent's success marker)"
+	}
+	return out
+}
+
+func init() { Register(&gemini{}) }

@@ -1,0 +1,102 @@
+package engines_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/readme2demo/readme2demo/engines"
+)
+
+func TestGeminiResolveEnv(t *testing.T) {
+	g := eng(t, "gemini")
+	const key = "AIzaSyAbcdefghijklmnopqrstuvwxyz0123456"
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    map[string]string
+		errVar  string
+		errText string
+	}{
+		{name: "GEMINI_API_KEY", env: map[string]string{"GEMINI_API_KEY": key},
+			want: map[string]string{"GEMINI_API_KEY": key}},
+		{name: "base URL and model pass through",
+			env:  map[string]string{"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": "http://172.17.0.1:9/", "GEMINI_MODEL": "gemini-2.5-pro"},
+			want: map[string]string{"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": "http://172.17.0.1:9/", "GEMINI_MODEL": "gemini-2.5-pro"}},
+		{name: "Vertex with API key", env: map[string]string{"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_API_KEY": key},
+			want: map[string]string{"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_API_KEY": key}},
+		{name: "Vertex with project and location",
+			env:  map[string]string{"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "us-central1"},
+			want: map[string]string{"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_CLOUD_PROJECT": "p", "GOOGLE_CLOUD_LOCATION": "us-central1"}},
+		{name: "Vertex without credentials", env: map[string]string{"GOOGLE_GENAI_USE_VERTEXAI": "true", "GOOGLE_CLOUD_PROJECT": "p"},
+			errVar: "GOOGLE_CLOUD_PROJECT", errText: "GOOGLE_CLOUD_LOCATION"},
+		{name: "Vertex flag not true", env: map[string]string{"GOOGLE_GENAI_USE_VERTEXAI": "1", "GOOGLE_API_KEY": key},
+			errVar: "GOOGLE_GENAI_USE_VERTEXAI", errText: `"true"`},
+		{name: "GOOGLE_API_KEY without Vertex", env: map[string]string{"GOOGLE_API_KEY": key},
+			errVar: "GOOGLE_API_KEY", errText: "GOOGLE_GENAI_USE_VERTEXAI=true"},
+		{name: "missing", env: map[string]string{}, errVar: "GEMINI_API_KEY", errText: "not set"},
+		{name: "trailing newline", env: map[string]string{"GEMINI_API_KEY": key + "\n"}, errVar: "GEMINI_API_KEY", errText: "white space"},
+		{name: "bad base URL", env: map[string]string{"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": "http://x/$(id)"},
+			errVar: "GOOGLE_GEMINI_BASE_URL", errText: "shell"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := g.ResolveEnv(envOf(tc.env))
+			if tc.errVar == "" {
+				assert.NilError(t, err)
+				assert.DeepEqual(t, got, tc.want)
+				for k := range got {
+					assert.Check(t, is.Contains(g.RequiredEnv(), k))
+				}
+				return
+			}
+			var ee *engines.EngineError
+			assert.Assert(t, errors.As(err, &ee), "want *EngineError, got %v", err)
+			assert.Check(t, is.Equal(ee.Var, tc.errVar))
+			assert.Check(t, is.Contains(err.Error(), tc.errText))
+			for _, v := range tc.env {
+				if len(v) > 4 {
+					assert.Check(t, !strings.Contains(err.Error(), v), "error echoes a value")
+				}
+			}
+		})
+	}
+}
+
+func TestGeminiBuildCommand(t *testing.T) {
+	g := eng(t, "gemini")
+	for _, tc := range []struct {
+		name      string
+		limits    engines.Limits
+		env       []string
+		wantArgs  []string
+		wantAuth  string
+		wantTurns float64
+	}{
+		{name: "api key, defaults", env: []string{"GEMINI_API_KEY=k"},
+			wantArgs: []string{"--output-format", "stream-json", "--yolo"}, wantAuth: "gemini-api-key", wantTurns: engines.DefaultMaxTurns},
+		{name: "vertex, model and turns", limits: engines.Limits{Model: "gemini-2.5-pro", MaxTurns: 7}, env: []string{"GOOGLE_GENAI_USE_VERTEXAI=true"},
+			wantArgs: []string{"--output-format", "stream-json", "--yolo", "--model", "gemini-2.5-pro"}, wantAuth: "vertex-ai", wantTurns: 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := g.BuildCommand(tc.limits)
+			for _, p := range []string{engines.PromptContainerPath, engines.TranscriptContainerPath, engines.StderrContainerPath} {
+				assert.Check(t, is.Contains(cmd, p))
+			}
+			argv := runBuildCommand(t, cmd, "gemini", tc.env)
+			want := append(append([]string{}, tc.wantArgs...), "-p", "Follow the README.\nIt's \"quoted\" $HOME `x`")
+			assert.DeepEqual(t, argv, want)
+			var settings map[string]map[string]any
+			assert.NilError(t, json.Unmarshal([]byte(settingsSeen[t.Name()]), &settings), settingsSeen[t.Name()])
+			sec := settings["security"]
+			assert.Check(t, is.DeepEqual(sec["auth"], map[string]any{"selectedType": tc.wantAuth}))
+			assert.Check(t, is.DeepEqual(sec["folderTrust"], map[string]any{"enabled": false}))
+			assert.Check(t, is.Equal(settings["model"]["maxSessionTurns"], tc.wantTurns))
+			assert.Check(t, is.Equal(settingsSeen[t.Name()+"/trust"], "true\n"))
+		})
+	}
+}
