@@ -135,7 +135,7 @@ func (*claudeCode) BuildCommand(l Limits) string {
 
 func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	p := &claudeParser{b: newLogBuilder(c.Name()), calls: map[string]claudeCall{}, turnIDs: map[string]bool{}, texts: map[string]bool{}}
-	rd := jsonv.NewReader(r, jsonv.Options{})
+	rd := jsonv.NewReader(r, jsonv.Options{Skip: claudeSkipKeys})
 	for {
 		v, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -153,6 +153,15 @@ func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 		p.event(v)
 	}
 	return p.finish(), nil
+}
+
+// claudeSkipKeys are fields the parser never reads; the decoder steps over
+// them (token usage, tool and plugin lists, thinking text, file snapshots).
+var claudeSkipKeys = map[string]bool{
+	"usage": true, "modelUsage": true, "tools": true, "slash_commands": true, "mcp_servers": true,
+	"agents": true, "skills": true, "plugins": true, "signature": true, "thinking": true,
+	"structuredPatch": true, "originalFile": true, "permission_denials": true, "rate_limit_info": true,
+	"snapshot": true, "context_management": true,
 }
 
 type claudeCall struct {

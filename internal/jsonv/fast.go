@@ -153,20 +153,84 @@ func (p *fastParser) rawString() ([]byte, bool, error) {
 	}
 }
 
+// skip steps over one value without decoding it.
+func (p *fastParser) skip() error {
+	p.ws()
+	if p.i >= len(p.b) {
+		return errIncomplete
+	}
+	switch p.b[p.i] {
+	case '"':
+		p.i++
+		_, _, err := p.rawString()
+		return err
+	case '{', '[':
+		depth := 0
+		for p.i < len(p.b) {
+			switch p.b[p.i] {
+			case '"':
+				p.i++
+				if _, _, err := p.rawString(); err != nil {
+					return err
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					p.i++
+					return nil
+				}
+			}
+			p.i++
+		}
+		return errIncomplete
+	default:
+		start := p.i
+		for p.i < len(p.b) {
+			switch p.b[p.i] {
+			case ',', '}', ']', ' ', '\t', '\r', '\n':
+				if p.i == start {
+					return synErr(fmt.Sprintf("unexpected character %q", p.b[p.i]))
+				}
+				return nil
+			}
+			p.i++
+		}
+		return errIncomplete
+	}
+}
+
+// keyCache interns object keys: transcripts repeat a few dozen keys on
+// every line, and a direct-mapped table is cheaper than a map or an
+// allocation per key.
+type keyCache [512]string
+
+func (c *keyCache) get(raw []byte) string {
+	if len(raw) == 0 || len(raw) > 48 {
+		return string(raw)
+	}
+	h := (uint(len(raw))*31 + uint(raw[0])*7 + uint(raw[len(raw)-1]) + uint(raw[len(raw)/2])*3) % uint(len(c))
+	if s := c[h]; len(s) == len(raw) && s == string(raw) {
+		return s
+	}
+	s := string(raw)
+	c[h] = s
+	return s
+}
+
 func (p *fastParser) key() (string, error) {
 	raw, esc, err := p.rawString()
 	if err != nil {
 		return "", err
 	}
-	if !esc {
-		if s, ok := p.r.keys[string(raw)]; ok {
-			return s, nil
-		}
-		s := string(raw)
-		if len(p.r.keys) < 4096 && len(s) <= 64 {
-			p.r.keys[s] = s
-		}
-		return s, nil
+	if !esc && len(raw) <= p.r.opt.MaxString {
+		return p.r.keys.get(raw), nil
+	}
+	if len(raw) > p.r.opt.MaxString {
+		s, _, err := p.r.keepString(raw, esc)
+		return s, err
 	}
 	dec, err := unescape(p.r.scratch[:0], raw)
 	if err != nil {
@@ -207,11 +271,17 @@ func (p *fastParser) object(depth int) (*Value, error) {
 			return nil, synErr(fmt.Sprintf("expected : after object key, got %q", p.b[p.i]))
 		}
 		p.i++
-		val, err := p.value(depth + 1)
-		if err != nil {
-			return nil, err
+		if p.r.opt.Skip[k] {
+			if err := p.skip(); err != nil {
+				return nil, err
+			}
+		} else {
+			val, err := p.value(depth + 1)
+			if err != nil {
+				return nil, err
+			}
+			p.r.members = append(p.r.members, Member{Key: k, Val: val})
 		}
-		p.r.members = append(p.r.members, Member{Key: k, Val: val})
 		p.ws()
 		if p.i >= len(p.b) {
 			return nil, errIncomplete
@@ -273,10 +343,7 @@ func (r *Reader) keepString(raw []byte, esc bool) (string, int64, error) {
 		}
 		r.scratch = dec[:0]
 	}
-	maxKeep := r.opt.MaxString
-	if r.budget <= 0 {
-		maxKeep = 4 << 10
-	}
+	maxKeep := r.maxKeep()
 	if len(dec) <= maxKeep {
 		r.budget -= len(dec)
 		return string(dec), 0, nil

@@ -176,6 +176,11 @@ type Options struct {
 	// MaxLine is the longest line parsed in memory on the fast path; a
 	// longer line is decoded as a stream. Default 8 MiB.
 	MaxLine int
+	// Skip names object keys whose values the caller never reads (token
+	// usage, tool lists, thinking text). They are stepped over without
+	// being decoded and do not appear in the Value. Malformed JSON inside a
+	// skipped value may go unnoticed.
+	Skip map[string]bool
 }
 
 func (o Options) withDefaults() Options {
@@ -220,13 +225,13 @@ type Reader struct {
 	arena   []Value
 	members []Member
 	elems   []*Value
-	keys    map[string]string
+	keys    *keyCache
 }
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader, opt Options) *Reader {
 	opt = opt.withDefaults()
-	return &Reader{br: newSource(r, opt.MaxLine), opt: opt, line: 1, keys: map[string]string{}}
+	return &Reader{br: newSource(r, opt.MaxLine), opt: opt, line: 1, keys: new(keyCache)}
 }
 
 // Line returns the 1-based line the reader is on.
@@ -320,6 +325,15 @@ func (r *Reader) eof(err error) error {
 	}
 	r.err = err
 	return err
+}
+
+// maxKeep is the longest string kept whole now: MaxString, or at most 4 KiB
+// once the record has used its budget.
+func (r *Reader) maxKeep() int {
+	if r.budget <= 0 {
+		return min(r.opt.MaxString, 4<<10)
+	}
+	return r.opt.MaxString
 }
 
 // take consumes n bytes that are not white space.
@@ -465,10 +479,11 @@ func (r *Reader) array(depth int) (*Value, error) {
 		if err != nil {
 			return nil, r.readErr(err)
 		}
-		r.take(1)
 		switch c {
 		case ',':
+			r.take(1)
 		case ']':
+			r.take(1)
 			return v, nil
 		default:
 			return nil, synErr(fmt.Sprintf("expected , or ] in array, got %q", c))
@@ -510,14 +525,17 @@ func (r *Reader) object(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.Obj = append(v.Obj, Member{Key: key, Val: val})
+		if !r.opt.Skip[key] {
+			v.Obj = append(v.Obj, Member{Key: key, Val: val})
+		}
 		if c, err = r.skipSpace(); err != nil {
 			return nil, r.readErr(err)
 		}
-		r.take(1)
 		switch c {
 		case ',':
+			r.take(1)
 		case '}':
+			r.take(1)
 			return v, nil
 		default:
 			return nil, synErr(fmt.Sprintf("expected , or } in object, got %q", c))
@@ -591,10 +609,7 @@ func trimIncompleteStart(b []byte) []byte {
 // clipped when clip is true; keys are never long in practice but are
 // bounded by MaxString all the same.
 func (r *Reader) str(clip bool) (string, int64, error) {
-	maxKeep := r.opt.MaxString
-	if r.budget <= 0 {
-		maxKeep = 4 << 10
-	}
+	maxKeep := r.maxKeep()
 	buf := r.scratch[:0]
 	var cl *clipper
 	flush := func() {
@@ -736,7 +751,7 @@ func (r *Reader) hex4() (rune, error) {
 // s is not exactly one JSON value.
 func ParseString(s string, opt Options) (*Value, error) {
 	opt = opt.withDefaults()
-	r := &Reader{br: newSource(strings.NewReader(s), opt.MaxLine), opt: opt, line: 1, started: true, keys: map[string]string{}}
+	r := &Reader{br: newSource(strings.NewReader(s), opt.MaxLine), opt: opt, line: 1, started: true, keys: new(keyCache)}
 	r.budget = r.opt.RecordBudget
 	v, err := r.value(0)
 	if err != nil {

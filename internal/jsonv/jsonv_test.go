@@ -207,3 +207,21 @@ func TestHugeLine(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Assert(t, v.Get("after").True())
 }
+
+func TestSkipKeys(t *testing.T) {
+	in := `{"a":1,"usage":{"x":[1,{"y":"]}"}]},"b":"keep","thinking":"long \"text\" here","n":null}` + "\n" +
+		`{"usage":-1.5e3,"c":true}` + "\n"
+	for _, opt := range []Options{{Skip: map[string]bool{"usage": true, "thinking": true}}, {MaxLine: 1, Skip: map[string]bool{"usage": true, "thinking": true}}} {
+		assert.DeepEqual(t, readAll(t, in, opt), []string{`{a:1,b:"keep",n:null}`, `{c:true}`})
+	}
+	// A skipped value cut short is still a malformed record.
+	assert.DeepEqual(t, readAll(t, `{"usage":{"x":1}`+"\n"+`{"ok":1}`+"\n", Options{Skip: map[string]bool{"usage": true}}), []string{"ERR@1", "{ok:1}"})
+}
+
+func TestKeyCacheCollisions(t *testing.T) {
+	var c keyCache
+	for i := 0; i < 5000; i++ {
+		k := strconv.Itoa(i * 7919)
+		assert.Equal(t, c.get([]byte(k)), k)
+	}
+}
