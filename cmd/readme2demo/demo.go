@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/demo"
+)
+
+func init() {
+	verbs["demo"] = verb{summary: "turn command_log.json into demo.cast (asciicast v2) and demo.sh (the successful path)", run: runDemo}
+}
+
+func runDemo(_ context.Context, args []string, e env) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	out := fs.String("o", ".", "directory to write demo.cast and demo.sh into (created if missing)")
+	title := fs.String("title", "", `cast title (default "readme2demo: <engine> (<outcome>)")`)
+	width := fs.Int("width", demo.DefaultWidth, "terminal columns of the cast")
+	height := fs.Int("height", demo.DefaultHeight, "terminal rows of the cast")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, `Usage: readme2demo demo [-o DIR] [--title T] [--width N] [--height N] COMMAND_LOG
+
+Writes the demo of a run into DIR:
+  demo.cast  an asciicast v2 recording: each command typed after a prompt,
+             then its output, paced by the recorded durations (capped);
+             play it with "asciinema play demo.cast".
+  demo.sh    the run's successful path (the commands that exited 0, in order)
+             as a bash script with set -e, saying where it came from.
+
+Secrets stay redacted: known token shapes, and the values of the credential
+variables of every engine when they are set in this environment.
+
+Exit status: 0 written, 2 bad flags or an unreadable or invalid command log,
+1 the files could not be written.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(e.stderr, "readme2demo demo: give exactly one command log (see --help)")
+		return exitUsage
+	}
+	if *width <= 0 || *height <= 0 {
+		fmt.Fprintln(e.stderr, "readme2demo demo: --width and --height must be positive")
+		return exitUsage
+	}
+	path := fs.Arg(0)
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo demo: open command log: %v\n", err)
+		return exitUsage
+	}
+	defer f.Close()
+	log, err := commandlog.Decode(f)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo demo: %s: %v\n", path, err)
+		return exitUsage
+	}
+	cast, script, err := demo.WriteFiles(*out, log, demo.Options{
+		Title: *title, Width: *width, Height: *height, Source: path, Secrets: credentialValues(e.getenv),
+	})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo demo: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(e.stdout, "wrote %s\nwrote %s\n", cast, script)
+	return exitOK
+}
+
+// credentialValues returns the values of every engine's credential
+// variables that are set, so that a secret the log somehow kept is still
+// redacted from the demo.
+func credentialValues(getenv func(string) string) []string {
+	var out []string
+	for _, name := range engines.Names() {
+		eng, err := engines.Lookup(name)
+		if err != nil {
+			continue
+		}
+		for _, v := range eng.RequiredEnv() {
+			if val := getenv(v); val != "" {
+				out = append(out, val)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,239 @@
+package demo
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+func loadLog(t *testing.T, path string) *commandlog.Log {
+	t.Helper()
+	f, err := os.Open(path)
+	assert.NilError(t, err)
+	defer f.Close()
+	l, err := commandlog.Decode(f)
+	assert.NilError(t, err)
+	return l
+}
+
+// goldenLogs are command logs the engines produce, kept as golden files.
+func goldenLogs(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, dir := range []string{"markdown", "replay", "claude-code"} {
+		paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "golden", dir, "*.json"))
+		assert.NilError(t, err)
+		out = append(out, paths...)
+	}
+	assert.Assert(t, len(out) >= 5, "want engine golden logs to render, got %d", len(out))
+	return out
+}
+
+// castEvent is one parsed asciicast event.
+type castEvent struct {
+	t    float64
+	data string
+}
+
+// parseCast reads a cast back the way a player does, and checks the format.
+func parseCast(t *testing.T, cast []byte) (map[string]any, []castEvent) {
+	t.Helper()
+	sc := bufio.NewScanner(bytes.NewReader(cast))
+	sc.Buffer(nil, 1<<24)
+	assert.Assert(t, sc.Scan(), "no header")
+	var header map[string]any
+	assert.NilError(t, json.Unmarshal(sc.Bytes(), &header))
+	assert.Equal(t, header["version"], 2.0)
+	assert.Assert(t, header["width"].(float64) > 0)
+	assert.Assert(t, header["height"].(float64) > 0)
+	assert.Assert(t, header["title"].(string) != "")
+	var events []castEvent
+	last := -1.0
+	for sc.Scan() {
+		var ev []any
+		assert.NilError(t, json.Unmarshal(sc.Bytes(), &ev), "event %s", sc.Text())
+		assert.Equal(t, len(ev), 3)
+		tm, ok := ev[0].(float64)
+		assert.Assert(t, ok, "time is a number: %v", ev[0])
+		assert.Equal(t, ev[1], "o")
+		data, ok := ev[2].(string)
+		assert.Assert(t, ok)
+		assert.Assert(t, tm >= last, "times decrease: %f after %f", tm, last)
+		last = tm
+		events = append(events, castEvent{tm, data})
+	}
+	assert.NilError(t, sc.Err())
+	return header, events
+}
+
+var sgrRe = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// screen is the text a viewer sees: colours removed, prompts and line ends
+// normalised.
+func screen(events []castEvent) string {
+	var b strings.Builder
+	for _, e := range events {
+		b.WriteString(e.data)
+	}
+	s := sgrRe.ReplaceAllString(b.String(), "")
+	s = strings.ReplaceAll(s, "\r\n> ", "\n")
+	return strings.ReplaceAll(s, "\r\n", "\n")
+}
+
+func TestCastParsesBack(t *testing.T) {
+	for _, path := range goldenLogs(t) {
+		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
+			l := loadLog(t, path)
+			var buf bytes.Buffer
+			assert.NilError(t, Cast(&buf, l, Options{}))
+			header, events := parseCast(t, buf.Bytes())
+			assert.Equal(t, header["title"], "readme2demo: "+l.Engine+" ("+string(l.Outcome)+")")
+			assert.Equal(t, header["width"], float64(DefaultWidth))
+			_, hasTS := header["timestamp"]
+			assert.Assert(t, !hasTS, "no timestamp unless asked")
+			sc := screen(events)
+			// Every command is there, typed after a prompt, in order.
+			pos := 0
+			for _, c := range l.Commands {
+				i := strings.Index(sc[pos:], "$ "+strings.ReplaceAll(c.Command, "\r\n", "\n"))
+				assert.Assert(t, i >= 0, "command %q missing from the cast after offset %d", c.Command, pos)
+				pos += i
+			}
+			assert.Assert(t, strings.Contains(sc, "# readme2demo: "+string(l.Outcome)))
+		})
+	}
+}
+
+func TestCastPacing(t *testing.T) {
+	ms := func(n int64) *int64 { return &n }
+	zero, two := 0, 2
+	l := &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, Commands: []commandlog.Command{
+		{ID: "1", Command: "make", Output: "built\n", ExitCode: &zero, Status: commandlog.StatusOK, DurationMS: ms(1000)},
+		{ID: "2", Command: "npm install", Output: "added 1 package\n", ExitCode: &zero, Status: commandlog.StatusOK, DurationMS: ms(600000)},
+		{ID: "3", Command: "ls", Output: "a\n", ExitCode: &zero, Status: commandlog.StatusOK},
+		{ID: "4", Command: "make test", Output: "FAIL\n", ExitCode: &two, Status: commandlog.StatusFailed},
+		{ID: "5", Command: "npm start", Status: commandlog.StatusUnknown},
+	}}
+	var buf bytes.Buffer
+	assert.NilError(t, Cast(&buf, l, Options{Title: "my demo", Width: 80, Height: 24, Timestamp: time.Unix(1700000000, 0)}))
+	header, events := parseCast(t, buf.Bytes())
+	assert.Equal(t, header["title"], "my demo")
+	assert.Equal(t, header["width"], 80.0)
+	assert.Equal(t, header["timestamp"], 1700000000.0)
+	// The gap between Enter and the output is the recorded duration, capped.
+	gap := func(output string) float64 {
+		for i, e := range events {
+			if e.data == output {
+				for j := i - 1; j >= 0; j-- {
+					if e2 := events[j]; e2.data == "\r\n" {
+						return e.t - e2.t
+					}
+				}
+			}
+		}
+		t.Fatalf("output %q not found", output)
+		return 0
+	}
+	assert.Assert(t, abs(gap("built\r\n")-1.0) < 0.01, "1 s command: %f", gap("built\r\n"))
+	assert.Assert(t, abs(gap("added 1 package\r\n")-MaxPause.Seconds()) < 0.01, "10 min command capped: %f", gap("added 1 package\r\n"))
+	assert.Assert(t, abs(gap("a\r\n")-DefaultOutput.Seconds()) < 0.01, "unknown duration: %f", gap("a\r\n"))
+	sc := screen(events)
+	assert.Assert(t, strings.Contains(sc, "FAIL\n[exit 2]\n"), sc)
+	assert.Assert(t, strings.Contains(sc, "$ npm start\n[readme2demo: no result: the command did not finish]"), sc)
+	total := events[len(events)-1].t
+	assert.Assert(t, total < 30, "a demo of five commands stays short: %f s", total)
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+func TestCastGolden(t *testing.T) {
+	l := loadLog(t, filepath.Join("..", "..", "testdata", "golden", "markdown", "quickstart-success.json"))
+	var buf bytes.Buffer
+	assert.NilError(t, Cast(&buf, l, Options{}))
+	golden.Assert(t, buf.String(), "quickstart-success.cast")
+}
+
+func TestScriptIsTheSuccessfulPath(t *testing.T) {
+	l := loadLog(t, filepath.Join("..", "..", "testdata", "golden", "claude-code", "edge-mixed-2.1.json"))
+	var buf bytes.Buffer
+	assert.NilError(t, Script(&buf, l, Options{Source: "artifacts/command_log.json"}))
+	s := buf.String()
+	assert.Assert(t, strings.HasPrefix(s, "#!/usr/bin/env bash\n# demo.sh: generated by readme2demo from artifacts/command_log.json\n"), s)
+	assert.Assert(t, strings.Contains(s, "\nset -e\n"))
+	var want []string
+	for _, c := range l.Commands {
+		if c.Status == commandlog.StatusOK {
+			want = append(want, c.Command)
+		} else {
+			assert.Assert(t, !strings.Contains(s, "\n"+c.Command+"\n"), "a %s command is left out: %q", c.Status, c.Command)
+		}
+	}
+	assert.Assert(t, len(want) > 0 && len(want) < len(l.Commands), "the fixture mixes ok and failed commands")
+	pos := 0
+	for _, c := range want {
+		i := strings.Index(s[pos:], "\n"+c+"\n")
+		assert.Assert(t, i >= 0, "command %q missing or out of order", c)
+		pos += i + 1
+	}
+	out, err := exec.Command("bash", "-n", "-c", s).CombinedOutput()
+	assert.NilError(t, err, "demo.sh is valid bash: %s", out)
+}
+
+// TestScriptRuns runs the demo.sh of a markdown run with bash, in a fresh
+// directory as a user would; the sandbox run is in the pipeline tests.
+func TestScriptRuns(t *testing.T) {
+	l := loadLog(t, filepath.Join("..", "..", "testdata", "golden", "markdown", "quickstart-success.json"))
+	dir := t.TempDir()
+	_, script, err := WriteFiles(filepath.Join(dir, "out"), l, Options{})
+	assert.NilError(t, err)
+	fi, err := os.Stat(script)
+	assert.NilError(t, err)
+	assert.Assert(t, fi.Mode()&0o100 != 0, "demo.sh is executable")
+	ws := filepath.Join(dir, "ws")
+	assert.NilError(t, os.Mkdir(ws, 0o755))
+	cmd := exec.Command(script)
+	cmd.Dir = ws
+	out, err := cmd.CombinedOutput()
+	assert.NilError(t, err, string(out))
+	assert.Equal(t, string(out), "hello demo from app\n2\n")
+	body, err := os.ReadFile(script)
+	assert.NilError(t, err)
+	assert.Assert(t, strings.Contains(string(body), "# README.md line 4\nmkdir -p app && cd app\n"), string(body))
+}
+
+func TestSecretsStayRedacted(t *testing.T) {
+	const apiKey = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+	const custom = "hunter2-custom-secret-value"
+	zero := 0
+	l := &commandlog.Log{Engine: "claude-code", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+		{ID: "1", Command: "export ANTHROPIC_API_KEY=" + apiKey, ExitCode: &zero, Status: commandlog.StatusOK},
+		{ID: "2", Command: "./login --password " + custom, Output: "logged in with " + custom + " and " + apiKey, ExitCode: &zero, Status: commandlog.StatusOK},
+	}}
+	var cast, script bytes.Buffer
+	o := Options{Secrets: []string{custom}}
+	assert.NilError(t, Cast(&cast, l, o))
+	assert.NilError(t, Script(&script, l, o))
+	for name, s := range map[string]string{"demo.cast": cast.String(), "demo.sh": script.String()} {
+		assert.Assert(t, !strings.Contains(s, apiKey), "%s leaks the API key", name)
+		assert.Assert(t, !strings.Contains(s, custom), "%s leaks the secret", name)
+		assert.Assert(t, strings.Contains(s, "[REDACTED:"), "%s says what it redacted", name)
+	}
+	assert.Equal(t, l.Commands[1].Output, "logged in with "+custom+" and "+apiKey, "the caller's log is not modified")
+}
