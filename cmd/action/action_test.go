@@ -401,3 +401,19 @@ func TestRunHelp(t *testing.T) {
 	code = run(context.Background(), []string{"extra"}, func(string) string { return "" }, &out, &errb)
 	assert.Check(t, is.Equal(code, exitUsage))
 }
+
+// A run cancelled mid-way still reports the partial log it produced.
+func TestCancelledRunReportsPartialLog(t *testing.T) {
+	h := newHarness(t, "event_pull_request.json")
+	full := h.pipeline
+	h.pipeline = func(ctx context.Context, cfg pipelineConfig) (*pipelineResult, error) {
+		res, err := full(ctx, cfg)
+		assert.NilError(t, err)
+		return res, errors.New("run canceled: context canceled")
+	}
+	r := h.run()
+	assert.Check(t, is.Equal(r.code, exitFailed))
+	assert.Check(t, is.Contains(r.stdout, "::warning::readme2demo: run canceled: context canceled; reporting what the agent did until then"))
+	assert.Check(t, is.Equal(r.outputs["outcome"], "failed"))
+	assert.Check(t, is.Contains(r.summary, "make build"))
+}
