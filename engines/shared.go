@@ -2,6 +2,7 @@ package engines
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -62,27 +63,35 @@ func ScanMarkers(text string) []commandlog.Marker {
 	return out
 }
 
+// markerLine matches a marker keyword with optional emphasis around the
+// keyword or its colon ("**FIX:** text", "__BLOCKED__: reason").
+var markerLine = regexp.MustCompile(`^(?:\*\*|__)?(ADJUSTED_SUCCESS|SUCCESS|BLOCKED|FIX)(?:\*\*|__)?(?::(?:\*\*|__)?(?:\s+(.*))?)?$`)
+
 func parseMarkerLine(line string) (commandlog.Marker, bool) {
 	s := strings.TrimSpace(line)
-	s = strings.TrimLeft(s, ">#")
-	s = strings.TrimSpace(s)
-	s = strings.TrimPrefix(s, "- ")
-	s = strings.TrimPrefix(s, "* ")
-	s = strings.Trim(s, "*_` \t")
-	switch {
-	case s == "SUCCESS":
-		return commandlog.Marker{Kind: commandlog.MarkerSuccess}, true
-	case s == "ADJUSTED_SUCCESS":
-		return commandlog.Marker{Kind: commandlog.MarkerAdjustedSuccess}, true
-	case s == "BLOCKED":
-		return commandlog.Marker{Kind: commandlog.MarkerBlocked}, true
+	s = strings.TrimSpace(strings.TrimLeft(s, ">#"))
+	for _, bullet := range []string{"- ", "* ", "+ "} {
+		s = strings.TrimPrefix(s, bullet)
 	}
-	for _, k := range []commandlog.MarkerKind{commandlog.MarkerBlocked, commandlog.MarkerFix, commandlog.MarkerAdjustedSuccess} {
-		if rest, ok := strings.CutPrefix(s, string(k)+":"); ok {
-			return commandlog.Marker{Kind: k, Text: strings.Trim(strings.TrimSpace(rest), "*_`")}, true
+	// A whole line wrapped in emphasis or code: **SUCCESS**, `BLOCKED: x`.
+	for changed := true; changed; {
+		changed = false
+		for _, w := range []string{"**", "__", "`", "*", "_"} {
+			if len(s) > 2*len(w) && strings.HasPrefix(s, w) && strings.HasSuffix(s, w) {
+				s = strings.TrimSpace(s[len(w) : len(s)-len(w)])
+				changed = true
+			}
 		}
 	}
-	return commandlog.Marker{}, false
+	m := markerLine.FindStringSubmatch(s)
+	if m == nil {
+		return commandlog.Marker{}, false
+	}
+	kind, text := commandlog.MarkerKind(m[1]), strings.TrimSpace(m[2])
+	if kind == commandlog.MarkerFix && text == "" {
+		return commandlog.Marker{}, false // a FIX says what was fixed
+	}
+	return commandlog.Marker{Kind: kind, Text: text}, true
 }
 
 // DecideOutcome applies the precedence BLOCKED > success marker > failed.
