@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ func runRun(ctx context.Context, args []string, e env) int {
 	timeout := fs.Duration("timeout", sandbox.DefaultTimeout, "stop the agent after this long")
 	model := fs.String("model", "", "the model to ask the agent for (default: the agent's own)")
 	out := fs.String("out", "readme2demo-out", "the directory for command_log.json, transcript.jsonl, transcript.stderr and prompt.md")
+	priorLog := fs.String("replay-log", "", "the earlier command_log.json the replay engine re-runs")
 	network := fs.String("network", sandbox.DefaultNetwork, `the container's network: "bridge" or "none"`)
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, `Usage: readme2demo run [flags] [REPO_DIR]
@@ -51,7 +53,8 @@ per command the agent runs.
 
 Credentials come from the environment and enter the container only for the
 agent's own process: claude-code needs ANTHROPIC_API_KEY or
-CLAUDE_CODE_OAUTH_TOKEN; the markdown engine needs none.
+CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README's
+code blocks as written) and replay engine (re-runs --replay-log) need none.
 
 Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 2 bad flags or configuration (nothing was started).
@@ -84,6 +87,15 @@ Flags:
 		return exitUsage
 	}
 
+	var prior []byte
+	if *priorLog != "" {
+		b, err := os.ReadFile(*priorLog)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo run: read --replay-log: %v\n", err)
+			return exitUsage
+		}
+		prior = b
+	}
 	progress := &prefixWriter{w: e.stderr, prefix: "readme2demo: "}
 	res, err := pipeline.Run(ctx, pipeline.Config{
 		Engine:      *engine,
@@ -92,6 +104,7 @@ Flags:
 		Image:       image,
 		Limits:      engines.Limits{MaxTurns: *maxTurns, MaxCostUSD: *maxCost, Timeout: *timeout, Model: *model},
 		OutDir:      *out,
+		PriorLog:    prior,
 		NetworkMode: *network,
 		Getenv:      e.getenv,
 		Progress:    progress,

@@ -184,3 +184,24 @@ func TestRunSIGTERMRemovesTheContainerWithin10s(t *testing.T) {
 	assert.Check(t, is.Equal(log.Outcome, commandlog.OutcomeFailed))
 	assert.Check(t, is.Contains(log.OutcomeReason, "canceled"))
 }
+
+// The README's quickstart: the keyless markdown engine on the bundled
+// sample, no API key at all. The sample's drifted step fails the run.
+func TestRunMarkdownEngineOnTheSampleNeedsNoKey(t *testing.T) {
+	_, img := sandboxtest.Docker(t)
+	out := t.TempDir()
+	vars := map[string]string{"R2D_IMAGE": img}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "--engine", "markdown", "--out", out, sampleRepo},
+		env{getenv: func(k string) string { return vars[k] }, stdout: &stdout, stderr: &stderr})
+	assert.Equal(t, code, exitFailed, "stderr:\n%s", stderr.String())
+	log := readLog(t, filepath.Join(out, "command_log.json"))
+	var got []string
+	for _, c := range log.Commands {
+		got = append(got, c.Command+" "+string(c.Status))
+	}
+	assert.Check(t, is.DeepEqual(got, []string{
+		"python3 greet.py World ok", "python3 greet.py Ada Grace ok", "python3 greet.py --shout World failed",
+	}))
+	assert.Check(t, is.Contains(stderr.String(), "$ python3 greet.py --shout World"))
+}

@@ -47,6 +47,9 @@ type Config struct {
 	Limits  engines.Limits // Timeout 0 means sandbox.DefaultTimeout
 	OutDir  string         // created if missing
 	RunID   string         // "" means a random id
+	// PriorLog is an earlier command_log.json, for engines that re-run one
+	// (replay); nil otherwise.
+	PriorLog []byte
 
 	// Sandbox settings beyond the defaults.
 	NetworkMode string
@@ -108,7 +111,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	promptText, err := prompt.Render(cfg.Readme, cfg.Limits)
+	promptText, err := input(eng, cfg, readmeText)
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +214,27 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return out, fmt.Errorf("run canceled: %w", runErr)
 	}
 	return out, nil
+}
+
+// input is what the agent gets at PromptContainerPath: the rendered prompt,
+// or what a keyless engine prepares from the README (engines.InputPreparer).
+func input(eng engines.AgentEngine, cfg Config, readmeText []byte) (string, error) {
+	// The prompt's path checks apply to every engine.
+	text, err := prompt.Render(cfg.Readme, cfg.Limits)
+	if err != nil {
+		return "", err
+	}
+	prep, ok := eng.(engines.InputPreparer)
+	if !ok {
+		return text, nil
+	}
+	b, err := prep.PrepareInput(engines.RunInput{
+		ReadmeName: path.Clean(cfg.Readme), Readme: readmeText, CommandLog: cfg.PriorLog, Limits: cfg.Limits,
+	})
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 // checkRepo makes sure the repository and its README exist and returns the

@@ -1,0 +1,169 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+)
+
+// codexSampleScenario is the sample README's demo as Codex would run it:
+// a note written with apply_patch (absolute path: codex resolves relative
+// ones against its own cwd, which is /workspace anyway), the README's four
+// steps, the drifted --shout step failing, and a FIX marker.
+var codexSampleScenario = mockllm.Scenario{
+	Name: "codex-sample-failed",
+	Turns: []mockllm.Turn{
+		mockllm.Run("I'll follow the README.", mockllm.Bash("python3 greet.py World")),
+		mockllm.Run("", mockllm.Bash("python3 greet.py Ada Grace")),
+		mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
+		mockllm.Run("", mockllm.Write("/workspace/NOTES.md", "--shout is not accepted\n")),
+		mockllm.Run("", mockllm.Bash("./test.sh")),
+	},
+	FinalText: "The Shouting step fails: greet.py has no --shout flag, it accepts --loud.\n" +
+		"FIX: README section Shouting uses --shout, but greet.py only accepts --loud",
+}
+
+// codexCmd is what the end-to-end tests compare per command.
+type codexCmd struct {
+	Command string
+	Exit    int
+	Status  commandlog.Status
+	Line    int
+}
+
+func codexCommands(t *testing.T, log *commandlog.Log) []codexCmd {
+	t.Helper()
+	var got []codexCmd
+	for _, c := range log.Commands {
+		assert.Assert(t, c.ExitCode != nil, "command %q has no exit code", c.Command)
+		line := 0
+		if c.Source != nil {
+			line = c.Source.Line
+		}
+		got = append(got, codexCmd{c.Command, *c.ExitCode, c.Status, line})
+	}
+	return got
+}
+
+// The acceptance run for the codex engine: the REAL pinned codex CLI in the
+// REAL sandbox container, its model provider pointed at the mock on the
+// Docker bridge gateway through OPENAI_BASE_URL (forwarded by ResolveEnv).
+func TestRunEndToEndRealCodexInContainer(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		model string
+	}{
+		// gpt-5.5 is offered exec_command and apply_patch directly; codex's
+		// default model gets a JavaScript exec tool that calls them.
+		{"model gpt-5.5", mockllm.CodexModel},
+		{"default model", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cli, img := sandboxtest.Docker(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			gw, err := sandbox.BridgeGateway(ctx, cli)
+			assert.NilError(t, err)
+			srv, err := mockllm.Start(gw+":0", codexSampleScenario)
+			assert.NilError(t, err)
+			defer srv.Close()
+
+			repo := sampleRepo(t)
+			before := treeHash(t, repo)
+			out := t.TempDir()
+			var progress bytes.Buffer
+			res, err := pipeline.Run(ctx, pipeline.Config{
+				Engine:  engines.CodexName,
+				RepoDir: repo,
+				Image:   img,
+				Limits:  engines.Limits{MaxTurns: 20, Timeout: 3 * time.Minute, Model: tc.model},
+				OutDir:  out,
+				Getenv: env(map[string]string{
+					"OPENAI_API_KEY":  mockllm.DummyAPIKey,
+					"OPENAI_BASE_URL": srv.URL() + "/v1",
+				}),
+				Progress: &progress,
+				Docker:   cli,
+			})
+			stderr := ""
+			if res != nil {
+				b, _ := os.ReadFile(res.Stderr)
+				stderr = string(b)
+			}
+			assert.NilError(t, err, "progress:\n%s\nstderr:\n%s", progress.String(), stderr)
+			t.Logf("progress:\n%s", progress.String())
+
+			f, err := os.Open(res.CommandLog)
+			assert.NilError(t, err)
+			defer f.Close()
+			log, err := commandlog.Decode(f)
+			assert.NilError(t, err)
+			assert.NilError(t, commandlog.Validate(log))
+
+			assert.DeepEqual(t, codexCommands(t, log), []codexCmd{
+				{"python3 greet.py World", 0, commandlog.StatusOK, 10},
+				{"python3 greet.py Ada Grace", 0, commandlog.StatusOK, 16},
+				{"python3 greet.py --shout World", 2, commandlog.StatusFailed, 24},
+				{"./test.sh", 0, commandlog.StatusOK, 32},
+			}, "stderr:\n%s", stderr)
+			assert.Check(t, is.Contains(log.Commands[0].Output, "Hello, World!"))
+			assert.Check(t, is.Contains(log.Commands[1].Output, "Hello, Ada!"))
+			assert.Check(t, is.Contains(log.Commands[2].Output, "unrecognized arguments: --shout"))
+			assert.Check(t, is.Contains(log.Commands[3].Output, "all tests passed"))
+			assert.Check(t, is.DeepEqual(log.FileEdits, []commandlog.FileEdit{
+				{Path: "/workspace/NOTES.md", Tool: "apply_patch:add", OK: true},
+			}))
+			assert.Check(t, is.Equal(log.Outcome, commandlog.OutcomeFailed))
+			assert.Check(t, is.DeepEqual(log.Markers, []commandlog.Marker{{Kind: commandlog.MarkerFix, Text: "README section Shouting uses --shout, but greet.py only accepts --loud"}}))
+			// Codex states tokens, not dollars, and one exec is one turn.
+			assert.Check(t, log.CostUSD == nil, "cost_usd is %v", log.CostUSD)
+			assert.Assert(t, log.Turns != nil)
+			assert.Check(t, is.Equal(*log.Turns, 1))
+			assert.Check(t, is.Equal(srv.TurnsServed(), len(codexSampleScenario.Turns)))
+
+			// Every model request went to the mock's Responses endpoint and
+			// carried the tool results back (what the commands printed).
+			var results []string
+			for _, r := range srv.Requests() {
+				assert.Check(t, is.Equal(r.Path, "/v1/responses"), "request %d", r.Seq)
+				for _, tr := range r.ToolResults {
+					results = append(results, tr.Content)
+				}
+			}
+			assert.Check(t, is.Contains(strings.Join(results, "\n"), "Hello, Ada!"))
+
+			// The key stays out of every artifact, and out of the commands'
+			// environment (codex would otherwise pass it on).
+			for _, p := range []string{res.CommandLog, res.Transcript, res.Stderr, res.Prompt} {
+				b, err := os.ReadFile(p)
+				assert.NilError(t, err)
+				assert.Check(t, !strings.Contains(string(b), mockllm.DummyAPIKey), "%s holds the API key", p)
+			}
+			assert.Check(t, !strings.Contains(progress.String(), mockllm.DummyAPIKey))
+			tr, err := os.ReadFile(res.Transcript)
+			assert.NilError(t, err)
+			assert.Check(t, is.Contains(string(tr), `"type":"turn.completed"`))
+
+			for _, c := range log.Commands {
+				assert.Check(t, is.Contains(progress.String(), "$ "+c.Command))
+			}
+			assert.Check(t, is.Contains(progress.String(), "-> exit 2 (failed)"))
+			assert.Check(t, is.Contains(progress.String(), "outcome: failed: 4 commands, 1 failed"))
+
+			assert.Equal(t, treeHash(t, repo), before, "the host checkout changed")
+		})
+	}
+}
