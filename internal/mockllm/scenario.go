@@ -11,7 +11,9 @@
 //   - scenario.go: the API-neutral scenario types and tool-call helpers (shared by every mock).
 //   - server.go: the HTTP server, request recording and turn bookkeeping (shared).
 //   - anthropic.go: the Anthropic Messages API (POST /v1/messages, SSE and JSON) for Claude Code.
-//   - claude.go: RunClaude, the harness that runs a real `claude` binary against the mock.
+//   - claude.go: RunClaude, the harness that runs a real `claude` binary against the mock, and
+//     the capture scenarios behind testdata/fixtures/claude-code/real-* (see CAPTURES.md).
+//   - openai.go: the OpenAI Responses API for Codex, and RunCodex.
 //
 // Everything is deterministic: ids are derived from the turn and call index, and usage numbers
 // are fixed constants.

@@ -1,0 +1,41 @@
+package mockllm_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/mockllm"
+)
+
+// A scenario answers main-conversation requests turn by turn; side requests (no tools) get a
+// short answer without consuming a turn. Point ANTHROPIC_BASE_URL at srv.URL() to drive a CLI.
+func ExampleStart() {
+	sc := mockllm.Scenario{Name: "demo", Turns: []mockllm.Turn{
+		mockllm.Run("Building.", mockllm.Bash("make")),
+	}, FinalText: "SUCCESS"}
+	srv, err := mockllm.Start("127.0.0.1:0", sc)
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+
+	for _, body := range []string{
+		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"quota"}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"follow the README"}],"tools":[{"name":"Bash"}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"follow the README"}],"tools":[{"name":"Bash"}]}`,
+	} {
+		resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			panic(err)
+		}
+		resp.Body.Close()
+	}
+	for _, r := range srv.Requests() {
+		fmt.Println(r.Path, r.Kind, r.Turn)
+	}
+	// Output:
+	// /v1/messages side -1
+	// /v1/messages turn 0
+	// /v1/messages final -1
+}
