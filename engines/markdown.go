@@ -276,9 +276,9 @@ func renderRunner(p runPlan, paths runnerPaths) []byte {
 	}
 	for i, s := range p.Steps {
 		id := strconv.Itoa(i + 1)
-		where := s.File
-		if s.Line > 0 {
-			where += ":" + strconv.Itoa(s.Line)
+		where := "command " + id
+		if s.File != "" && s.Line > 0 {
+			where = s.File + ":" + strconv.Itoa(s.Line)
 		}
 		rec := map[string]any{
 			"type": "start", "id": id, "command": s.Command, "file": s.File, "line": s.Line,
