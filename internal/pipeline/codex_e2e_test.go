@@ -31,10 +31,15 @@ var codexSampleScenario = mockllm.Scenario{
 		mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
 		mockllm.Run("", mockllm.Write("/workspace/NOTES.md", "--shout is not accepted\n")),
 		mockllm.Run("", mockllm.Bash("./test.sh")),
+		mockllm.Run("", mockllm.Bash(codexKeyCheck)),
 	},
 	FinalText: "The Shouting step fails: greet.py has no --shout flag, it accepts --loud.\n" +
 		"FIX: README section Shouting uses --shout, but greet.py only accepts --loud",
 }
+
+// codexKeyCheck succeeds only when the API key is not in the environment of
+// the commands codex runs.
+const codexKeyCheck = `test -z "${OPENAI_API_KEY:-}${CODEX_API_KEY:-}" && echo no key in the environment`
 
 // codexCmd is what the end-to-end tests compare per command.
 type codexCmd struct {
@@ -113,16 +118,22 @@ func TestRunEndToEndRealCodexInContainer(t *testing.T) {
 			assert.NilError(t, err)
 			assert.NilError(t, commandlog.Validate(log))
 
+			if t.Failed() {
+				return
+			}
+			t.Logf("agent stderr:\n%s", stderr)
 			assert.DeepEqual(t, codexCommands(t, log), []codexCmd{
 				{"python3 greet.py World", 0, commandlog.StatusOK, 10},
 				{"python3 greet.py Ada Grace", 0, commandlog.StatusOK, 16},
 				{"python3 greet.py --shout World", 2, commandlog.StatusFailed, 24},
 				{"./test.sh", 0, commandlog.StatusOK, 32},
-			}, "stderr:\n%s", stderr)
+				{codexKeyCheck, 0, commandlog.StatusOK, 0},
+			})
 			assert.Check(t, is.Contains(log.Commands[0].Output, "Hello, World!"))
 			assert.Check(t, is.Contains(log.Commands[1].Output, "Hello, Ada!"))
 			assert.Check(t, is.Contains(log.Commands[2].Output, "unrecognized arguments: --shout"))
 			assert.Check(t, is.Contains(log.Commands[3].Output, "all tests passed"))
+			assert.Check(t, is.Contains(log.Commands[4].Output, "no key in the environment"))
 			assert.Check(t, is.DeepEqual(log.FileEdits, []commandlog.FileEdit{
 				{Path: "/workspace/NOTES.md", Tool: "apply_patch:add", OK: true},
 			}))
@@ -161,7 +172,7 @@ func TestRunEndToEndRealCodexInContainer(t *testing.T) {
 				assert.Check(t, is.Contains(progress.String(), "$ "+c.Command))
 			}
 			assert.Check(t, is.Contains(progress.String(), "-> exit 2 (failed)"))
-			assert.Check(t, is.Contains(progress.String(), "outcome: failed: 4 commands, 1 failed"))
+			assert.Check(t, is.Contains(progress.String(), "outcome: failed: 5 commands, 1 failed"))
 
 			assert.Equal(t, treeHash(t, repo), before, "the host checkout changed")
 		})
