@@ -1,0 +1,413 @@
+// Package htmlreport renders a command log as report.html: one
+// self-contained page (no network access needed to view it) with the run's
+// verdict, the timeline of commands with their outputs, the FIX list, the
+// BLOCKED reason, the agent's README diff, and a small dependency-free
+// player for the run's asciicast v2 demo (internal/demo) embedded in the
+// page.
+//
+// Rendering is pure: Render writes the page to a writer and touches nothing
+// else. The page is built with html/template, so every string from the log,
+// the agent or the diff lands as text in its context; the outputs and the
+// cast events travel as JSON inside <script type="application/json">, where
+// html/template escapes "<" so "</script>" cannot end the element, and the
+// page's script turns them into DOM text nodes, never markup. A
+// Content-Security-Policy allows only the page's own script and style (by
+// hash) and no network at all. Secrets are redacted before anything is
+// rendered: known token shapes, the caller's secret values and, when given,
+// the caller's redactor.
+//
+// The page stays responsive with thousands of commands: outputs are rendered
+// only when a command is expanded and on screen, and rows use
+// content-visibility so the browser lays out only what is visible.
+package htmlreport
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/demo"
+	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/report"
+)
+
+// FileName is the name the report is written under.
+const FileName = "report.html"
+
+// Caps that keep one enormous item from swamping the page. Engines already
+// keep outputs to a few KiB; these only bite on hand-made or replayed logs.
+const (
+	maxOutputBytes  = 64 << 10 // per command output in the page
+	maxSummaryChars = 160      // command text in a timeline row's summary
+	maxDiffBytes    = 256 << 10
+)
+
+// Options adjust the page. The zero value is usable.
+type Options struct {
+	// Title is the page title; "" gives "readme2demo: <engine> (<outcome>)".
+	Title string
+	// Readme is the README the run followed, shown in the header.
+	Readme string
+	// Source names the command log in the footer, e.g. "command_log.json".
+	Source string
+	// ReadmeDiff is the unified diff of the agent's README edits (the
+	// pipeline writes it beside command_log.json as readme.diff), if any.
+	ReadmeDiff string
+	// Secrets are values to redact besides the known token shapes (the
+	// credentials of the run).
+	Secrets []string
+	// Redact, when set, is applied to every string from the log or the diff
+	// before the built-in redaction (pass the run's redactor).
+	Redact func(string) string
+	// Width and Height size the player's terminal; 0 gives the demo
+	// defaults.
+	Width, Height int
+}
+
+var (
+	//go:embed assets/report.html.tmpl
+	pageTemplate string
+	//go:embed assets/report.css
+	pageCSS string
+	//go:embed assets/player.js
+	pageJS string
+
+	tmpl = template.Must(template.New("report").Parse(pageTemplate))
+	csp  = "default-src 'none'; script-src " + hashSource(pageJS) + "; style-src " + hashSource(pageCSS) +
+		"; img-src 'none'; connect-src 'none'; base-uri 'none'; form-action 'none'"
+)
+
+// hashSource returns the CSP source that allows exactly this inline text.
+func hashSource(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+// WriteFile renders the report of l into dir/report.html, creating dir,
+// and returns the file's path.
+func WriteFile(dir string, l *commandlog.Log, o Options) (string, error) {
+	var buf bytes.Buffer
+	if err := Render(&buf, l, o); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create report directory: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return "", fmt.Errorf("write %s: %w", FileName, err)
+	}
+	return path, nil
+}
+
+// Render writes the HTML report of l to w.
+func Render(w io.Writer, l *commandlog.Log, o Options) error {
+	if l == nil {
+		return fmt.Errorf("render html report: no command log")
+	}
+	red := redactor(o)
+	l = redactedCopy(l, red)
+	o.ReadmeDiff, o.Readme, o.Source, o.Title = red(o.ReadmeDiff), red(o.Readme), red(o.Source), red(o.Title)
+	p, err := build(l, o)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, p); err != nil {
+		return fmt.Errorf("render html report: %w", err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("write html report: %w", err)
+	}
+	return nil
+}
+
+// page is what the template sees.
+type page struct {
+	Title, Outcome, Verdict, Readme, Source string
+	Engine, Agent, Cost, Turns, Duration    string
+	Total, OK, Failed, Unknown              int
+	Warning, Reason                         string
+	Blocked, Fixes, Edited                  []string
+	Diff                                    []diffLine
+	DiffCut                                 bool
+	Commands                                []row
+	CastDuration                            string
+	Data                                    data
+	CSP                                     string
+	CSS                                     template.CSS
+	JS                                      template.JS
+}
+
+type diffLine struct{ Class, Text string }
+
+// row is one command in the timeline.
+type row struct {
+	I, N                 int // index and number (I+1)
+	Status               string
+	Summary, Command     string
+	Long                 bool // the summary does not show the whole command
+	Exit, Duration, Src  string
+	Sub, Open, Truncated bool
+	Empty                bool // no output
+}
+
+// data is embedded as JSON for the page's script.
+type data struct {
+	Outputs []string `json:"outputs"`
+	Cast    castData `json:"cast"`
+}
+
+func build(l *commandlog.Log, o Options) (*page, error) {
+	p := &page{
+		Title: o.Title, Outcome: outcome(l), Verdict: verdict(l), Readme: o.Readme, Source: o.Source,
+		Engine: orUnknown(l.Engine), Agent: "unknown", Cost: "unknown", Turns: "unknown", Duration: "unknown",
+		Reason: l.OutcomeReason, CSP: csp, CSS: template.CSS(pageCSS), JS: template.JS(pageJS),
+	}
+	if p.Title == "" {
+		p.Title = fmt.Sprintf("readme2demo: %s (%s)", l.Engine, p.Outcome)
+	}
+	if p.Source == "" {
+		p.Source = "command_log.json"
+	}
+	if l.AgentVersion != nil && *l.AgentVersion != "" {
+		p.Agent = *l.AgentVersion
+	}
+	if l.CostUSD != nil {
+		p.Cost = fmt.Sprintf("$%.4f", *l.CostUSD)
+	}
+	if l.Turns != nil {
+		p.Turns = fmt.Sprint(*l.Turns)
+	}
+	if l.DurationMS != nil {
+		p.Duration = report.FormatDuration(*l.DurationMS)
+	}
+	if s := l.ParseStats; s.Malformed > 0 || s.UnknownEvents > 0 {
+		p.Warning = fmt.Sprintf("The transcript had %d malformed and %d unknown records out of %d: the agent CLI's format may have drifted, so this report may miss commands.",
+			s.Malformed, s.UnknownEvents, s.Lines)
+	}
+	for _, m := range l.Markers {
+		switch m.Kind {
+		case commandlog.MarkerBlocked:
+			p.Blocked = append(p.Blocked, m.Text)
+		case commandlog.MarkerFix:
+			p.Fixes = append(p.Fixes, m.Text)
+		}
+	}
+	p.Diff, p.DiffCut = diffLines(o.ReadmeDiff)
+	if len(p.Diff) == 0 {
+		seen := map[string]bool{}
+		for _, e := range l.FileEdits {
+			if e.OK && !seen[e.Path] {
+				seen[e.Path] = true
+				p.Edited = append(p.Edited, e.Path)
+			}
+		}
+	}
+	p.Data.Outputs = make([]string, len(l.Commands))
+	p.Commands = make([]row, len(l.Commands))
+	for i, c := range l.Commands {
+		p.Commands[i] = commandRow(i, c)
+		p.Data.Outputs[i] = clipOutput(c.Output)
+		switch c.Status {
+		case commandlog.StatusOK:
+			p.OK++
+		case commandlog.StatusFailed:
+			p.Failed++
+		default:
+			p.Unknown++
+		}
+	}
+	p.Total = len(l.Commands)
+
+	var cast bytes.Buffer
+	if err := demo.Cast(&cast, l, demo.Options{Title: p.Title, Width: o.Width, Height: o.Height, Secrets: o.Secrets}); err != nil {
+		return nil, fmt.Errorf("render html report: %w", err)
+	}
+	cd, err := parseCast(cast.Bytes(), len(l.Commands))
+	if err != nil {
+		return nil, fmt.Errorf("render html report: %w", err)
+	}
+	p.Data.Cast = cd
+	p.CastDuration = fmt.Sprintf("%.2f", cd.Duration)
+	return p, nil
+}
+
+func commandRow(i int, c commandlog.Command) row {
+	r := row{I: i, N: i + 1, Status: string(c.Status), Command: c.Command, Exit: "exit code unknown", Duration: "",
+		Sub: c.ParentID != "", Truncated: c.Truncated, Empty: c.Output == ""}
+	switch c.Status {
+	case commandlog.StatusOK, commandlog.StatusFailed:
+	default:
+		r.Status = string(commandlog.StatusUnknown)
+	}
+	r.Open = r.Status != string(commandlog.StatusOK)
+	first, rest, multi := strings.Cut(strings.TrimSpace(c.Command), "\n")
+	r.Summary = first
+	if utf8.RuneCountInString(first) > maxSummaryChars {
+		r.Summary = string([]rune(first)[:maxSummaryChars]) + "…"
+		r.Long = true
+	} else if multi && strings.TrimSpace(rest) != "" {
+		r.Summary += " …"
+		r.Long = true
+	}
+	if c.ExitCode != nil {
+		r.Exit = fmt.Sprintf("exit %d", *c.ExitCode)
+	}
+	if c.DurationMS != nil {
+		r.Duration = report.FormatDuration(*c.DurationMS)
+	}
+	if c.Source != nil {
+		r.Src = fmt.Sprintf("%s:%d", c.Source.File, c.Source.Line)
+	}
+	return r
+}
+
+// clipOutput keeps the head and tail of an output too big for the page and
+// says so on a line of its own, as the engines' truncation does.
+func clipOutput(s string) string {
+	if len(s) <= maxOutputBytes {
+		return s
+	}
+	head, tail := s[:maxOutputBytes*3/4], s[len(s)-maxOutputBytes/4:]
+	for len(head) > 0 && !utf8.RuneStart(head[len(head)-1]) {
+		head = head[:len(head)-1]
+	}
+	if len(head) > 0 && !utf8.ValidString(head[len(head)-1:]) {
+		head = head[:len(head)-1]
+	}
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	return fmt.Sprintf("%s\n[... readme2demo: %d bytes of output omitted from this page; command_log.json has them ...]\n%s",
+		head, len(s)-len(head)-len(tail), tail)
+}
+
+// diffLines classifies the lines of a unified diff for colouring.
+func diffLines(diff string) ([]diffLine, bool) {
+	if strings.TrimSpace(diff) == "" {
+		return nil, false
+	}
+	cut := false
+	if len(diff) > maxDiffBytes {
+		diff = diff[:maxDiffBytes]
+		for len(diff) > 0 && !utf8.RuneStart(diff[len(diff)-1]) {
+			diff = diff[:len(diff)-1]
+		}
+		cut = true
+	}
+	var out []diffLine
+	for _, line := range strings.SplitAfter(strings.TrimRight(diff, "\n")+"\n", "\n") {
+		if line == "" {
+			continue
+		}
+		class := "ctx"
+		switch {
+		case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"), strings.HasPrefix(line, "diff "), strings.HasPrefix(line, "index "):
+			class = "file"
+		case strings.HasPrefix(line, "@@"):
+			class = "hunk"
+		case strings.HasPrefix(line, "+"):
+			class = "add"
+		case strings.HasPrefix(line, "-"):
+			class = "del"
+		}
+		out = append(out, diffLine{Class: class, Text: line})
+	}
+	return out, cut
+}
+
+// outcome is the page's one-word verdict: success, adjusted, failed or
+// blocked.
+func outcome(l *commandlog.Log) string {
+	switch {
+	case l.Outcome == commandlog.OutcomeSuccess && l.Adjusted:
+		return "adjusted"
+	case l.Outcome == commandlog.OutcomeSuccess:
+		return "success"
+	case l.Outcome == commandlog.OutcomeBlocked:
+		return "blocked"
+	default:
+		return "failed"
+	}
+}
+
+func verdict(l *commandlog.Log) string {
+	switch outcome(l) {
+	case "adjusted":
+		return "The README works, with adjustments"
+	case "success":
+		return "The README works"
+	case "blocked":
+		return "Blocked: the agent could not proceed"
+	default:
+		return "The README did not work"
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// redactor returns the redaction applied to every string on the page: the
+// caller's redactor first, then the secret values and known token shapes.
+func redactor(o Options) func(string) string {
+	r := redact.New(o.Secrets)
+	return func(v string) string {
+		if o.Redact != nil {
+			v = o.Redact(v)
+		}
+		return r.String(v)
+	}
+}
+
+// redactedCopy returns a deep copy of l with f applied to every string.
+func redactedCopy(l *commandlog.Log, f func(string) string) *commandlog.Log {
+	c := *l
+	c.Commands = append([]commandlog.Command(nil), l.Commands...)
+	for i := range c.Commands {
+		if s := c.Commands[i].Source; s != nil {
+			cp := *s
+			c.Commands[i].Source = &cp
+		}
+	}
+	c.Markers = append([]commandlog.Marker(nil), l.Markers...)
+	c.FileEdits = append([]commandlog.FileEdit(nil), l.FileEdits...)
+	applyAll(&c, f)
+	return &c
+}
+
+// applyAll runs f over every string of l, as redact.Log does.
+func applyAll(l *commandlog.Log, f func(string) string) {
+	l.Engine = f(l.Engine)
+	if l.AgentVersion != nil {
+		v := f(*l.AgentVersion)
+		l.AgentVersion = &v
+	}
+	l.OutcomeReason = f(l.OutcomeReason)
+	for i := range l.Markers {
+		l.Markers[i].Text = f(l.Markers[i].Text)
+	}
+	for i := range l.Commands {
+		c := &l.Commands[i]
+		c.ID, c.Command, c.Output, c.ParentID = f(c.ID), f(c.Command), f(c.Output), f(c.ParentID)
+		if c.Source != nil {
+			c.Source.File = f(c.Source.File)
+		}
+	}
+	for i := range l.FileEdits {
+		l.FileEdits[i].Path, l.FileEdits[i].Tool = f(l.FileEdits[i].Path), f(l.FileEdits[i].Tool)
+	}
+}

@@ -1,0 +1,238 @@
+package htmlreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"html"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+func loadLog(t testing.TB, path string) *commandlog.Log {
+	t.Helper()
+	f, err := os.Open(path)
+	assert.NilError(t, err)
+	defer f.Close()
+	l, err := commandlog.Decode(f)
+	assert.NilError(t, err)
+	return l
+}
+
+func fixtureOptions(t testing.TB) Options {
+	diff, err := os.ReadFile("testdata/readme.diff")
+	assert.NilError(t, err)
+	return Options{Readme: "README.md", Source: "command_log.json", ReadmeDiff: string(diff)}
+}
+
+func render(t testing.TB, l *commandlog.Log, o Options) string {
+	t.Helper()
+	var b bytes.Buffer
+	assert.NilError(t, Render(&b, l, o))
+	return b.String()
+}
+
+func TestGolden(t *testing.T) {
+	l := loadLog(t, "testdata/failed.json")
+	got := render(t, l, fixtureOptions(t))
+	golden.Assert(t, got, "failed.html")
+	// The same log gives the same page.
+	assert.Equal(t, render(t, l, fixtureOptions(t)), got)
+}
+
+// pageData extracts the JSON the page's script reads.
+func pageData(t *testing.T, page string) data {
+	t.Helper()
+	const open = `<script type="application/json" id="r2d-data">`
+	i := strings.Index(page, open)
+	assert.Assert(t, i >= 0)
+	rest := page[i+len(open):]
+	j := strings.Index(rest, "</script>")
+	assert.Assert(t, j >= 0)
+	var d data
+	var raw struct {
+		Outputs []string `json:"outputs"`
+		Cast    struct {
+			Marks  []float64 `json:"marks"`
+			Events [][2]any  `json:"events"`
+		} `json:"cast"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(rest[:j]), &raw))
+	d.Outputs = raw.Outputs
+	d.Cast.Marks = raw.Cast.Marks
+	for _, e := range raw.Cast.Events {
+		d.Cast.Events = append(d.Cast.Events, castEvent{T: e[0].(float64), Data: e[1].(string)})
+	}
+	return d
+}
+
+func TestEmbeddedDataRoundTrips(t *testing.T) {
+	l := loadLog(t, "testdata/failed.json")
+	page := render(t, l, fixtureOptions(t))
+	d := pageData(t, page)
+	assert.Equal(t, len(d.Outputs), len(l.Commands))
+	// Outputs arrive intact (markup and all) for the script to show as text.
+	assert.Equal(t, d.Outputs[2], l.Commands[2].Output)
+	// One jump mark per command, in time order, inside the cast.
+	assert.Equal(t, len(d.Cast.Marks), len(l.Commands))
+	for i := 1; i < len(d.Cast.Marks); i++ {
+		assert.Assert(t, d.Cast.Marks[i] > d.Cast.Marks[i-1])
+	}
+	last := d.Cast.Events[len(d.Cast.Events)-1]
+	assert.Assert(t, last.T >= d.Cast.Marks[len(d.Cast.Marks)-1])
+}
+
+func TestInjectionIsEscaped(t *testing.T) {
+	l := loadLog(t, "testdata/failed.json")
+	l.Engine = "<script>alert('engine')</script>"
+	v := `<img src=x onerror=alert('version')>`
+	l.AgentVersion = &v
+	l.Commands[0].Command = `echo "</script><script>alert('cmd')</script>"`
+	l.Commands[1].Source.File = `"><svg onload=alert(1)>`
+	l.Markers = append(l.Markers, commandlog.Marker{Kind: commandlog.MarkerBlocked, Text: "</li><script>alert('blocked')</script>"})
+	o := fixtureOptions(t)
+	o.Title = "</title><script>alert('title')</script>"
+	page := render(t, l, o)
+
+	// Exactly the page's own two script elements and their two ends.
+	assert.Equal(t, strings.Count(strings.ToLower(page), "<script"), 2)
+	assert.Equal(t, strings.Count(strings.ToLower(page), "</script"), 2)
+	for _, bad := range []string{"<img", "<svg", "<!--"} {
+		assert.Assert(t, !strings.Contains(page, bad), "page contains %q", bad)
+	}
+	// The text is still there, as text.
+	for _, want := range []string{
+		html.EscapeString("<script>alert('engine')</script>"),
+		html.EscapeString(`"><svg onload=alert(1)>`),
+		html.EscapeString("</li><script>alert('blocked')</script>"),
+	} {
+		assert.Assert(t, strings.Contains(page, want), "missing escaped %q", want)
+	}
+}
+
+func TestSecretsAreRedacted(t *testing.T) {
+	const forwarded = "my-gateway-key-0123456789"
+	const custom = "internal-hostname-xyz"
+	l := loadLog(t, "testdata/failed.json")
+	token := strings.TrimSpace(l.Commands[3].Output)
+	l.Commands[0].Output = "using " + forwarded + " on " + custom
+	l.Markers = append(l.Markers, commandlog.Marker{Kind: commandlog.MarkerFix, Text: "exported KEY=" + forwarded})
+	o := fixtureOptions(t)
+	o.ReadmeDiff += "+export ANTHROPIC_API_KEY=" + forwarded + "\n"
+	o.Secrets = []string{forwarded}
+	o.Redact = func(s string) string { return strings.ReplaceAll(s, custom, "[REDACTED:custom]") }
+	page := render(t, l, o)
+	for _, secret := range []string{token, forwarded, custom} {
+		assert.Assert(t, !strings.Contains(page, secret), "page leaks %q", secret)
+	}
+	assert.Assert(t, strings.Contains(page, "[REDACTED:github]") || strings.Contains(page, "[REDACTED:"), "no redaction marker")
+	assert.Assert(t, strings.Contains(page, "[REDACTED:custom]"))
+	assert.Assert(t, strings.Contains(page, "[REDACTED:secret]"))
+	// The caller's log is untouched.
+	assert.Equal(t, strings.TrimSpace(l.Commands[3].Output), token)
+}
+
+// resourceRef matches anything that could make the page fetch something.
+var resourceRef = regexp.MustCompile(`(?i)\s(src|href|srcset|action|formaction|poster|background|data|ping|manifest)\s*=|url\(|@import|<link|<iframe|<object|<embed`)
+
+func TestPageNeedsNoNetwork(t *testing.T) {
+	l := loadLog(t, "testdata/failed.json")
+	page := render(t, l, fixtureOptions(t))
+	// The log mentions URLs (a clone, a server address): they may appear as
+	// text, but nothing on the page refers to any resource.
+	assert.Assert(t, strings.Contains(page, "https://example.com/demo.git"))
+	assert.Assert(t, !resourceRef.MatchString(stripData(page)), "resource reference: %q", resourceRef.FindString(stripData(page)))
+	assert.Assert(t, strings.Contains(page, `content="default-src &#39;none&#39;;`), "no CSP")
+}
+
+// stripData removes the text content of the page (what the log says) so
+// only markup, style and script are searched.
+func stripData(page string) string {
+	i := strings.Index(page, `<script type="application/json"`)
+	j := strings.Index(page[i:], "</script>")
+	page = page[:i] + page[i+j:]
+	return regexp.MustCompile(`>[^<]*<`).ReplaceAllString(page, "><")
+}
+
+func TestHeader(t *testing.T) {
+	cost, turns, dur := 1.5, 3, int64(65_000)
+	ver := "1.0.0"
+	tests := []struct {
+		name     string
+		log      commandlog.Log
+		outcome  string
+		facts    []string
+		sections []string
+	}{
+		{name: "success with numbers", log: commandlog.Log{Engine: "codex", AgentVersion: &ver, Outcome: commandlog.OutcomeSuccess, CostUSD: &cost, Turns: &turns, DurationMS: &dur},
+			outcome: "success", facts: []string{`<dd id="engine">codex</dd>`, `<dd id="agent">1.0.0</dd>`, `<dd id="cost">$1.5000</dd>`, `<dd id="turns">3</dd>`, `<dd id="duration">1m 05s</dd>`}},
+		{name: "unknown numbers", log: commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed},
+			outcome: "failed", facts: []string{`<dd id="agent">unknown</dd>`, `<dd id="cost">unknown</dd>`, `<dd id="turns">unknown</dd>`, `<dd id="duration">unknown</dd>`}},
+		{name: "adjusted", log: commandlog.Log{Engine: "gemini", Outcome: commandlog.OutcomeSuccess, Adjusted: true, Markers: []commandlog.Marker{{Kind: commandlog.MarkerFix, Text: "used python3"}}},
+			outcome: "adjusted", sections: []string{`<section id="fixes">`, "used python3"}},
+		{name: "blocked", log: commandlog.Log{Engine: "openhands", Outcome: commandlog.OutcomeBlocked, Markers: []commandlog.Marker{{Kind: commandlog.MarkerBlocked, Text: "needs a database"}}},
+			outcome: "blocked", sections: []string{`<section id="blocked">`, "needs a database"}},
+		{name: "drift warning", log: commandlog.Log{Engine: "x", Outcome: commandlog.OutcomeFailed, ParseStats: commandlog.ParseStats{Lines: 10, Malformed: 2}},
+			outcome: "failed", sections: []string{"2 malformed and 0 unknown records out of 10"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			page := render(t, &tc.log, Options{})
+			assert.Assert(t, strings.Contains(page, `<header class="head outcome-`+tc.outcome+`">`), "outcome")
+			assert.Assert(t, strings.Contains(page, `<span class="badge" id="outcome">`+tc.outcome+`</span>`))
+			for _, f := range append(tc.facts, tc.sections...) {
+				assert.Assert(t, strings.Contains(page, f), "missing %q", f)
+			}
+			assert.Assert(t, strings.Contains(page, "The agent ran no commands."))
+		})
+	}
+}
+
+func TestTimelineRows(t *testing.T) {
+	l := loadLog(t, "testdata/failed.json")
+	page := render(t, l, fixtureOptions(t))
+	for i, c := range l.Commands {
+		re := regexp.MustCompile(`<li id="c` + regexp.QuoteMeta(strings.TrimSpace(itoa(i+1))) + `" class="cmd st-` + string(c.Status) + `" data-status="` + string(c.Status) + `"><details( open)?>`)
+		m := re.FindStringSubmatch(page)
+		assert.Assert(t, m != nil, "row %d", i+1)
+		// Failed and unknown commands are expanded, ok ones collapsed.
+		assert.Equal(t, m[1] == " open", c.Status != commandlog.StatusOK, "row %d open", i+1)
+	}
+	for _, want := range []string{
+		`<span class="exit">exit 1</span> <span class="dur">1m 20s</span> <span class="src">README.md:20</span>`,
+		`<span class="exit">exit code unknown</span>`,
+		`<span class="trunc">output truncated</span>`,
+		`<span class="sub" title="run by a sub-agent">↳</span>`,
+		// A heredoc shows its first line in the row and all of it inside.
+		`<code class="c">cat &lt;&lt;&#39;EOF&#39; &gt; config.yml …</code>`,
+		"<pre class=\"full\">cat &lt;&lt;&#39;EOF&#39; &gt; config.yml\nport: 8080\nEOF</pre>",
+		`<span class="del">-    npm start &lt;script&gt;alert(&#39;diff&#39;)&lt;/script&gt;` + "\n</span>",
+		`<span class="add">&#43;    node server.js` + "\n</span>",
+	} {
+		assert.Assert(t, strings.Contains(page, want), "missing %q", want)
+	}
+}
+
+func itoa(i int) string { return jsonNum(i) }
+
+func jsonNum(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestClipOutput(t *testing.T) {
+	small := "short\n"
+	assert.Equal(t, clipOutput(small), small)
+	big := strings.Repeat("é", maxOutputBytes) // 2 bytes each
+	got := clipOutput(big)
+	assert.Assert(t, len(got) < maxOutputBytes+200)
+	assert.Assert(t, strings.Contains(got, "bytes of output omitted from this page"))
+	assert.Assert(t, !strings.ContainsRune(got, '\uFFFD'))
+	head, tail, _ := strings.Cut(got, "\n[...")
+	_, tail, _ = strings.Cut(tail, "]\n")
+	omitted := len(big) - len(head) - len(tail)
+	assert.Assert(t, strings.Contains(got, "readme2demo: "+jsonNum(omitted)+" bytes"), "honest count %d", omitted)
+}
