@@ -1,0 +1,170 @@
+package drift
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/image"
+	"github.com/docker/docker/client"
+)
+
+// ImageBuilder is the part of the Docker API EnsureImage uses; *client.Client
+// implements it.
+type ImageBuilder interface {
+	ImageInspect(ctx context.Context, imageID string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
+	ImageBuild(ctx context.Context, buildContext io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
+}
+
+var _ ImageBuilder = (*client.Client)(nil)
+
+// ImageRepo is the repository of the images EnsureImage builds, tagged
+// <engine>-<version>: built once, reused afterwards.
+const ImageRepo = "readme2demo-drift"
+
+// versionRe is what a CLI version may look like (it ends up in a shell
+// command and an image tag).
+var versionRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
+
+// ValidVersion reports whether v is a plain semver version.
+func ValidVersion(v string) bool { return versionRe.MatchString(v) }
+
+// ImageTag is the tag of the image holding version of c's CLI.
+func ImageTag(c CLI, version string) string { return ImageRepo + ":" + c.Engine + "-" + version }
+
+// Dockerfile is the thin layer that installs version of c's CLI over base.
+// The base image (images/base) already trusts any extra CA it was built
+// with, so npm inside the build works behind the same proxy.
+func Dockerfile(c CLI, base, version string) string {
+	return fmt.Sprintf(`FROM %[1]s
+USER root
+RUN npm install -g --no-fund --no-audit --loglevel=error "%[2]s@%[3]s" \
+ && npm cache clean --force >/dev/null 2>&1 \
+ && rm -rf "$(npm root -g)"/%[2]s/node_modules/%[2]s-*-musl \
+ && v="$(HOME=/tmp %[4]s --version)" && echo "%[4]s --version: $v" \
+ && case "$v" in *"%[3]s"*) ;; *) echo "%[4]s reports '$v', want %[3]s" >&2; exit 1;; esac
+LABEL %[5]s="%[3]s" io.readme2demo.drift-base="%[1]s"
+USER agent
+`, base, c.Package, version, c.Bin, c.ImageLabel)
+}
+
+// EnsureImage returns an image holding version of c's CLI: base itself
+// when its label says it has that version, else ImageTag(c, version), built
+// FROM base with Dockerfile when it does not exist yet. Build output goes to
+// progress.
+func EnsureImage(ctx context.Context, d ImageBuilder, c CLI, base, version string, progress io.Writer) (string, error) {
+	if !ValidVersion(version) {
+		return "", fmt.Errorf("ensure image: %q is not a version like 1.2.3", version)
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	info, err := d.ImageInspect(ctx, base)
+	if err != nil {
+		return "", fmt.Errorf("inspect base image %s: %w", base, err)
+	}
+	if labelOf(info, c.ImageLabel) == version {
+		return base, nil
+	}
+	tag := ImageTag(c, version)
+	if have, err := d.ImageInspect(ctx, tag); err == nil && labelOf(have, c.ImageLabel) == version &&
+		labelOf(have, "io.readme2demo.drift-base") == base {
+		fmt.Fprintf(progress, "drift: reusing image %s\n", tag)
+		return tag, nil
+	}
+	fmt.Fprintf(progress, "drift: building %s (%s@%s on %s)\n", tag, c.Package, version, base)
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	df := []byte(Dockerfile(c, base, version))
+	if err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df))}); err != nil {
+		return "", fmt.Errorf("write build context: %w", err)
+	}
+	if _, err := tw.Write(df); err != nil {
+		return "", fmt.Errorf("write build context: %w", err)
+	}
+	if err := tw.Close(); err != nil {
+		return "", fmt.Errorf("write build context: %w", err)
+	}
+	resp, err := d.ImageBuild(ctx, &buf, build.ImageBuildOptions{
+		Tags: []string{tag}, Remove: true, ForceRemove: true, PullParent: false,
+		Labels: map[string]string{"io.readme2demo.managed": "drift"},
+	})
+	if err != nil {
+		return "", fmt.Errorf("build image %s: %w", tag, err)
+	}
+	defer resp.Body.Close()
+	if err := followBuild(resp.Body, progress); err != nil {
+		return "", fmt.Errorf("build image %s: %w", tag, err)
+	}
+	return tag, nil
+}
+
+func labelOf(info image.InspectResponse, key string) string {
+	if info.Config == nil {
+		return ""
+	}
+	return info.Config.Labels[key]
+}
+
+// followBuild copies the build's stream lines to w and returns the error
+// the daemon reports, if any.
+func followBuild(r io.Reader, w io.Writer) error {
+	dec := json.NewDecoder(r)
+	for {
+		var m struct {
+			Stream      string `json:"stream"`
+			Error       string `json:"error"`
+			ErrorDetail *struct {
+				Message string `json:"message"`
+			} `json:"errorDetail"`
+		}
+		if err := dec.Decode(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("read build output: %w", err)
+		}
+		if m.Stream != "" {
+			io.WriteString(w, m.Stream)
+		}
+		if m.ErrorDetail != nil && m.ErrorDetail.Message != "" {
+			return errors.New(strings.TrimSpace(m.ErrorDetail.Message))
+		}
+		if m.Error != "" {
+			return errors.New(strings.TrimSpace(m.Error))
+		}
+	}
+}
+
+// Commander runs a program and returns its standard output; tests inject one.
+type Commander func(ctx context.Context, name string, args ...string) ([]byte, error)
+
+// ResolveVersion turns "latest" into the newest published version of c's
+// package (`npm view <pkg> version`) and checks any other value is a version.
+func ResolveVersion(ctx context.Context, run Commander, c CLI, v string) (string, error) {
+	if v == "" || v == "pinned" {
+		return c.Pinned, nil
+	}
+	if v != "latest" {
+		if !ValidVersion(v) {
+			return "", fmt.Errorf("resolve version: %q is not a version like 1.2.3, \"pinned\" or \"latest\"", v)
+		}
+		return v, nil
+	}
+	out, err := run(ctx, "npm", "view", c.Package, "version")
+	if err != nil {
+		return "", fmt.Errorf("resolve latest %s: npm view: %w", c.Package, err)
+	}
+	got := strings.TrimSpace(string(out))
+	if !ValidVersion(got) {
+		return "", fmt.Errorf("resolve latest %s: npm view answered %q, not a version", c.Package, Clip(got, 80))
+	}
+	return got, nil
+}

@@ -1,0 +1,195 @@
+package drift
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+)
+
+// Runner runs one scenario with a real CLI against a fresh mock LLM and
+// returns what the CLI wrote.
+type Runner interface {
+	// ProjectDir is the project directory as the CLI sees it; scenario file
+	// paths and expected file edits are under it.
+	ProjectDir() string
+	// Mode describes where the CLI runs, e.g. "host" or "docker image X".
+	Mode() string
+	Run(ctx context.Context, sc Scenario) (transcript, stderr []byte, err error)
+}
+
+// RunTimeout bounds one scenario run.
+const RunTimeout = 3 * time.Minute
+
+// HostRunner runs an npm-installed Claude Code binary on the host with the
+// mock on 127.0.0.1 (mockllm.CaptureClaude): fast, no Docker, no sandbox.
+// Transcripts have their temporary root rewritten to mockllm.CaptureRoot.
+type HostRunner struct {
+	Binary string
+}
+
+// ProjectDir implements Runner.
+func (h *HostRunner) ProjectDir() string { return filepath.Join(mockllm.CaptureRoot, "project") }
+
+// Mode implements Runner.
+func (h *HostRunner) Mode() string { return "host" }
+
+// Run implements Runner.
+func (h *HostRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
+	defer cancel()
+	c, err := mockllm.CaptureClaude(ctx, h.Binary, sc.Name)
+	if c == nil {
+		return nil, nil, fmt.Errorf("run %s on the host: %w", sc.Name, err)
+	}
+	if err != nil {
+		return c.Transcript, c.Stderr, fmt.Errorf("run %s on the host: %w", sc.Name, err)
+	}
+	if sc.Kill && !c.Killed {
+		return c.Transcript, c.Stderr, fmt.Errorf("run %s on the host: the CLI ended before it could be killed mid-command (exit %d)", sc.Name, c.ExitCode)
+	}
+	return c.Transcript, c.Stderr, nil
+}
+
+// DockerRunner runs the engine in the hardened sandbox through the same
+// pipeline as `readme2demo run`, in an image holding the CLI version, with
+// the mock listening on the Docker bridge gateway.
+type DockerRunner struct {
+	Engine  string
+	Docker  sandbox.Docker
+	Image   string
+	Gateway string // the bridge gateway address (sandbox.BridgeGateway)
+	// Progress receives the pipeline's progress lines; nil discards them.
+	Progress io.Writer
+}
+
+// ProjectDir implements Runner.
+func (d *DockerRunner) ProjectDir() string { return engines.WorkspaceContainerPath }
+
+// Mode implements Runner.
+func (d *DockerRunner) Mode() string { return "docker " + d.Image }
+
+// Run implements Runner.
+func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
+	defer cancel()
+	srv, err := mockllm.Start(d.Gateway+":0", sc.Mock)
+	if err != nil {
+		return nil, nil, fmt.Errorf("run %s in docker: %w", sc.Name, err)
+	}
+	defer srv.Close()
+	tmp, err := os.MkdirTemp("", "r2d-drift-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("create drift dir: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	repo, out := filepath.Join(tmp, "repo"), filepath.Join(tmp, "out")
+	if err := os.Mkdir(repo, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create drift repo: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte(mockllm.CaptureReadme), 0o644); err != nil {
+		return nil, nil, fmt.Errorf("write drift readme: %w", err)
+	}
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	killed := make(chan struct{})
+	if sc.Kill {
+		go func() {
+			select {
+			case <-srv.Exhausted():
+			case <-runCtx.Done():
+				return
+			}
+			select {
+			case <-time.After(mockllm.CaptureKillAfter):
+				close(killed)
+				stop()
+			case <-runCtx.Done():
+			}
+		}()
+	}
+	env := map[string]string{
+		"ANTHROPIC_API_KEY":  mockllm.DummyAPIKey,
+		"ANTHROPIC_BASE_URL": srv.URL(),
+	}
+	res, runErr := pipeline.Run(runCtx, pipeline.Config{
+		Engine:   d.Engine,
+		RepoDir:  repo,
+		Image:    d.Image,
+		Limits:   engines.Limits{MaxTurns: 10, Timeout: RunTimeout - 10*time.Second},
+		OutDir:   out,
+		Getenv:   func(k string) string { return env[k] },
+		Progress: d.Progress,
+		Docker:   d.Docker,
+	})
+	wasKilled := false
+	select {
+	case <-killed:
+		wasKilled = true
+	default:
+	}
+	if res == nil {
+		return nil, nil, fmt.Errorf("run %s in docker: %w", sc.Name, runErr)
+	}
+	tr, err := os.ReadFile(res.Transcript)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read transcript: %w", err)
+	}
+	stderr, _ := os.ReadFile(res.Stderr)
+	switch {
+	case runErr != nil && !(wasKilled && errors.Is(runErr, context.Canceled)):
+		return tr, stderr, fmt.Errorf("run %s in docker: %w", sc.Name, runErr)
+	case sc.Kill && !wasKilled:
+		return tr, stderr, fmt.Errorf("run %s in docker: the CLI ended before it could be killed mid-command", sc.Name)
+	case res.TimedOut:
+		return tr, stderr, fmt.Errorf("run %s in docker: timed out", sc.Name)
+	}
+	return tr, stderr, nil
+}
+
+// RunAll runs every scenario with r and checks it against the engine's
+// parser. A scenario that cannot run is recorded in its Result; the error
+// is only for a context that ended.
+func RunAll(ctx context.Context, engineName, version string, r Runner, progress io.Writer) (*Report, error) {
+	eng, err := engines.Lookup(engineName)
+	if err != nil {
+		return nil, fmt.Errorf("run drift: %w", err)
+	}
+	scs, err := Scenarios(engineName, r.ProjectDir(), version)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Engine: engineName, Version: version, Mode: r.Mode()}
+	for _, sc := range scs {
+		if progress != nil {
+			fmt.Fprintf(progress, "drift: %s %s: scenario %s (%s)\n", engineName, version, sc.Name, r.Mode())
+		}
+		start := time.Now()
+		tr, stderr, runErr := r.Run(ctx, sc)
+		res := Evaluate(eng, sc, tr, stderr)
+		if runErr != nil {
+			res.Err = runErr
+		}
+		if progress != nil {
+			verdict := "ok"
+			if res.Drifted() {
+				verdict = "differs"
+			}
+			fmt.Fprintf(progress, "drift: %s %s: scenario %s: %s (%s)\n", engineName, version, sc.Name, verdict, time.Since(start).Round(100*time.Millisecond))
+		}
+		rep.Results = append(rep.Results, res)
+		if err := ctx.Err(); err != nil {
+			return rep, fmt.Errorf("run drift: %w", err)
+		}
+	}
+	return rep, nil
+}
