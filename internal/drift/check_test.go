@@ -110,8 +110,10 @@ func TestChangedTranscriptsNameTheFirstChangedField(t *testing.T) {
 		caps  drift.Capabilities
 	}{
 		{
-			name:  "a new event type",
-			edit:  func(_ string, tr []byte) []byte { return append(tr, []byte(`{"type":"brand_new_event","x":1}`+"\n")...) },
+			name: "a new event type",
+			edit: func(_ string, tr []byte) []byte {
+				return append(tr, []byte(`{"type":"brand_new_event","x":1}`+"\n")...)
+			},
 			first: "first changed field: parse_stats.unknown_events in scenario success: want 0, got 1",
 			caps:  drift.Capabilities{ExitCodes: true, AgentVersion: true},
 		},

@@ -94,7 +94,7 @@ type Row struct {
 // Notes that classify a difference as a missing capability of the CLI
 // rather than a parser bug.
 const (
-	NoteExitCodesNotStated = "exit codes not stated"
+	NoteExitCodesNotStated  = "exit codes not stated"
 	NoteAgentVersionMissing = "agent_version missing"
 )
 
