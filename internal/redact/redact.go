@@ -4,7 +4,8 @@
 // Two kinds of rule apply:
 //
 //   - The values of the secrets the run forwarded, in the forms they take in
-//     logs: the raw value and any substring of it at least
+//     logs: the raw value and, for values that look like generated
+//     credentials (credentialLike), any substring of it at least
 //     max(12, len/2) bytes long (an agent told to "drop the first seven
 //     characters to dodge the scanner" is still caught), base64 (standard
 //     and URL alphabets, padded or not, at each of the three byte alignments
@@ -103,8 +104,13 @@ func New(secrets []string) *Redactor {
 		}
 		// Any run of at least minRun bytes of s contains one whole block
 		// of size (minRun+1)/2 starting at a multiple of that size: look
-		// for the blocks and extend each hit both ways.
-		minRun := min(len(s), max(12, len(s)/2))
+		// for the blocks and extend each hit both ways. Values that do not
+		// look like credentials (a base URL, a model name) are only
+		// matched whole: a piece of them is ordinary text.
+		minRun := len(s)
+		if credentialLike(s) {
+			minRun = min(len(s), max(12, len(s)/2))
+		}
 		block := (minRun + 1) / 2
 		for off := 0; off+block <= len(s); off += block {
 			add(needle{text: s[off : off+block], secret: s, offset: off, minRun: minRun})
@@ -122,6 +128,31 @@ func New(secrets []string) *Redactor {
 		return nil
 	}
 	return r
+}
+
+// credentialLike reports whether a forwarded value looks like a generated
+// credential, whose pieces are secret too: at least 16 bytes, no white
+// space, not a URL, and upper-case letters, lower-case letters and digits
+// all present (API keys and tokens are; URLs, model and project names are
+// not).
+func credentialLike(s string) bool {
+	if len(s) < 16 || strings.Contains(s, "://") {
+		return false
+	}
+	var upper, lower, digit bool
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c <= ' ':
+			return false
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= '0' && c <= '9':
+			digit = true
+		}
+	}
+	return upper && lower && digit
 }
 
 // Encodings returns the forms a secret commonly takes in logs, s itself

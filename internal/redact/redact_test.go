@@ -146,6 +146,23 @@ func TestBenignTextUnchanged(t *testing.T) {
 
 const canary = "r2d-canary-7Hq2Kx9Lm4Pz8Wv3"
 
+// Forwarded values that are not credentials (base URLs, model names) are
+// redacted whole, but their pieces are ordinary text.
+func TestNonCredentialValuesOnlyWhole(t *testing.T) {
+	r := New([]string{"https://api.anthropic.com", "claude-sonnet-4-5-20250929", "my-gcp-project-123456"})
+	for _, benign := range []string{
+		"curl https://api.github.com/zen",
+		"model claude-sonnet-4-6 is newer",
+		"gcloud config set project my-gcp-project-999",
+	} {
+		assert.Equal(t, r.String(benign), benign)
+	}
+	assert.Equal(t, r.String("using claude-sonnet-4-5-20250929 now"), "using "+Marker(SecretRule)+" now")
+	assert.Assert(t, credentialLike(canary))
+	assert.Assert(t, credentialLike(anthropicKey))
+	assert.Assert(t, !credentialLike("hunter2hunter2hunter2"))
+}
+
 func b64at(enc *base64.Encoding, pre, s, post string) string {
 	return enc.EncodeToString([]byte(pre + s + post))
 }

@@ -20,15 +20,17 @@ type Writer struct {
 	window int
 	closed bool
 	err    error
+	// flushAt is how much pending text, beyond the window, triggers a
+	// write.
+	flushAt int
 }
 
-// flushAt is how much pending text, beyond the window, triggers a write.
-const flushAt = 64 << 10
+const defaultFlushAt = 64 << 10
 
 // NewWriter returns a Writer that redacts with r (nil: token shapes only)
 // and writes the result to w.
 func NewWriter(w io.Writer, r *Redactor) *Writer {
-	return &Writer{w: w, r: r, window: r.maxWindow()}
+	return &Writer{w: w, r: r, window: r.maxWindow(), flushAt: defaultFlushAt}
 }
 
 // Write redacts p as part of the stream. It reports len(p) unless the
@@ -41,7 +43,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, fmt.Errorf("write redacted stream: %w", io.ErrClosedPipe)
 	}
 	w.buf = append(w.buf, p...)
-	if len(w.buf)-w.ctx >= w.window+flushAt {
+	if len(w.buf)-w.ctx >= w.window+w.flushAt {
 		if err := w.flush(false); err != nil {
 			return 0, err
 		}

@@ -1,0 +1,143 @@
+package jsonv
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzReader feeds arbitrary bytes to the record reader. Properties: it
+// never panics and always terminates (every Next call either consumes input
+// or ends the stream); with small limits no string is ever kept longer than
+// MaxString; reading is deterministic; and a single valid JSON object reads
+// as exactly one record equal to what encoding/json decodes.
+//
+//	go test ./internal/jsonv -run '^$' -fuzz '^FuzzReader$' -fuzztime 20s
+func FuzzReader(f *testing.F) {
+	seeds := []string{
+		"", "{}", "[]", "[{},{}]", `{"a":[1,2,{"b":null}],"c":"d"}` + "\n" + `{"e":true}`,
+		`{"s":"\ud83d\ude00 \ud800 \u0041\n\t\"\\"}`,
+		"{\"a\":1}{\"b\":2} {\"c\":3}\r\n",
+		"{\"cut\":\"abc\n{\"ok\":1}\n",
+		"\xef\xbb\xbf{\"bom\":1}",
+		strings.Repeat("[", 600) + strings.Repeat("]", 600),
+		`{"n":-1.5e+300,"m":1e999,"o":01}`,
+		"{\"raw\":\"\x00\x01\xff\"}",
+		`[1, "two", {"three": 3}, [4]]`,
+		`{"dup":1,"dup":2}`,
+		"nul\x00l",
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	if entries, err := filepath.Glob("../../testdata/fixtures/*/*"); err == nil {
+		for _, p := range entries {
+			if b, err := os.ReadFile(p); err == nil && len(b) <= 64<<10 {
+				f.Add(b)
+			}
+		}
+	}
+	small := Options{MaxString: 64, RecordBudget: 256, MaxDepth: 64}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a := fuzzRead(t, data, small)
+		b := fuzzRead(t, data, small)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatal("same input, different records")
+		}
+		for _, v := range a {
+			checkClipped(t, v, small.MaxString)
+		}
+
+		// Differential check against encoding/json on one valid object.
+		trimmed := bytes.TrimSpace(data)
+		if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) || !utf8.Valid(trimmed) {
+			return
+		}
+		var want any
+		dec := json.NewDecoder(bytes.NewReader(trimmed))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("encoding/json: %v", err)
+		}
+		got := fuzzRead(t, trimmed, Options{MaxString: 1 << 30, RecordBudget: 1 << 30, MaxDepth: 20000})
+		if len(got) != 1 || got[0] == nil {
+			t.Fatalf("one valid object read as %d records", len(got))
+		}
+		if g := toAny(got[0]); !reflect.DeepEqual(g, want) {
+			t.Fatalf("decoded differently:\n got %#v\nwant %#v", g, want)
+		}
+	})
+}
+
+// fuzzRead returns the records of data; nil stands for a syntax error.
+func fuzzRead(t *testing.T, data []byte, opt Options) []*Value {
+	t.Helper()
+	r := NewReader(bytes.NewReader(data), opt)
+	var out []*Value
+	for i := 0; ; i++ {
+		if i > len(data)+2 {
+			t.Fatalf("no progress after %d calls on %d bytes", i, len(data))
+		}
+		v, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		var se *SyntaxError
+		if err != nil && !errors.As(err, &se) {
+			t.Fatalf("unexpected error type %T: %v", err, err)
+		}
+		out = append(out, v)
+	}
+}
+
+func checkClipped(t *testing.T, v *Value, max int) {
+	t.Helper()
+	if v == nil {
+		return
+	}
+	if v.Kind == String && len(v.S) > max {
+		t.Fatalf("string of %d bytes kept, limit %d: %q", len(v.S), max, v.S)
+	}
+	for _, e := range v.Arr {
+		checkClipped(t, e, max)
+	}
+	for _, m := range v.Obj {
+		if len(m.Key) > max {
+			t.Fatalf("key of %d bytes kept, limit %d", len(m.Key), max)
+		}
+		checkClipped(t, m.Val, max)
+	}
+}
+
+// toAny converts a Value the way encoding/json decodes into any with
+// UseNumber: the last of duplicate keys wins.
+func toAny(v *Value) any {
+	switch v.Kind {
+	case Null:
+		return nil
+	case Bool:
+		return v.B
+	case Number:
+		return json.Number(v.S)
+	case String:
+		return v.S
+	case Array:
+		out := []any{}
+		for _, e := range v.Arr {
+			out = append(out, toAny(e))
+		}
+		return out
+	}
+	out := map[string]any{}
+	for _, m := range v.Obj {
+		out[m.Key] = toAny(m.Val)
+	}
+	return out
+}

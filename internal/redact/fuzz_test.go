@@ -1,0 +1,102 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+	"testing"
+)
+
+// FuzzRedact checks, for an arbitrary secret placed in arbitrary text,
+// behind arbitrary padding and written in arbitrary chunks:
+//
+//   - String never panics, and its output contains neither the secret nor
+//     (for a credential-like secret) any piece of it as long as the minimum
+//     run, nor its base64 form;
+//   - String is idempotent;
+//   - the streaming Writer gives exactly the output of String, whatever the
+//     chunk size and however far into the stream the secret sits (the
+//     padding moves it across the Writer's flush boundaries).
+//
+// A secret that contains '[' or ']' or is part of a marker is not checked
+// for survival: the marker itself would "contain" it.
+//
+//	go test ./internal/redact -run '^$' -fuzz '^FuzzRedact$' -fuzztime 20s
+func FuzzRedact(f *testing.F) {
+	f.Add(canary, "env: X=", "\n", uint16(0), uint16(1))
+	f.Add(canary, "K", "xyz", uint16(17000), uint16(4093))
+	f.Add("aaaaaaaaaaaa", "aaaa", "aaaaaaaa", uint16(16383), uint16(7))
+	f.Add(anthropicKey, "ANTHROPIC_API_KEY=", "\x00HOME=/root", uint16(16380), uint16(64))
+	f.Add("p4ss-w0rd-123", "https://u:", "@host/x "+pemKey, uint16(100), uint16(3))
+	f.Add(githubPAT, "Authorization: Bearer ", " "+jwtToken, uint16(49000), uint16(1000))
+	f.Fuzz(func(t *testing.T, secret, prefix, suffix string, pad, chunk uint16) {
+		r := New([]string{secret})
+		text := prefix + secret + suffix
+		b64 := base64.StdEncoding.EncodeToString([]byte(prefix + secret + suffix))
+		for _, in := range []string{text, b64} {
+			out := r.String(in)
+			if checkable(secret) {
+				if strings.Contains(out, secret) {
+					t.Fatalf("secret survived in %q", out)
+				}
+				minRun := len(secret)
+				if credentialLike(secret) {
+					minRun = min(len(secret), max(12, len(secret)/2))
+				}
+				for i := 0; i+minRun <= len(secret); i++ {
+					if piece := secret[i : i+minRun]; strings.Contains(out, piece) && checkable(piece) {
+						t.Fatalf("piece %q of the secret survived in %q", piece, out)
+					}
+				}
+				if frag := base64Fragment(base64.StdEncoding, secret, len(prefix)%3); len(frag) >= 4 && !inMarker(frag) && strings.Contains(out, frag) {
+					t.Fatalf("base64 of the secret survived in %q", out)
+				}
+			}
+			if again := r.String(out); again != out {
+				t.Fatalf("not idempotent:\n%q\n%q", out, again)
+			}
+		}
+
+		// Streaming: pad the text so the secret lands near a flush
+		// boundary, then write it in chunks.
+		padded := strings.Repeat(".", int(pad)%(3*r.maxWindow())) + text
+		size := int(chunk)%8192 + 1
+		var buf bytes.Buffer
+		w := NewWriter(&buf, r)
+		w.flushAt = 1 // flush as soon as a window's worth is held
+		for i := 0; i < len(padded); i += size {
+			if _, err := w.Write([]byte(padded[i:min(len(padded), i+size)])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if want := r.String(padded); buf.String() != want {
+			t.Fatalf("stream and string differ (chunk %d, pad %d):\n%q\n%q", size, pad, buf.String(), want)
+		}
+	})
+}
+
+// checkable reports whether survival of s can be checked: a marker cannot
+// contain it.
+func checkable(s string) bool {
+	return len(s) >= MinSecretLen && !strings.ContainsAny(s, "[]") && !inMarker(s)
+}
+
+func inMarker(s string) bool {
+	for _, rule := range append([]string{SecretRule}, ruleNames()...) {
+		if strings.Contains(Marker(rule), s) {
+			return true
+		}
+	}
+	return false
+}
+
+func ruleNames() []string {
+	var n []string
+	for _, r := range Rules {
+		n = append(n, r.Name)
+	}
+	return n
+}
