@@ -1,0 +1,34 @@
+package redact_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+
+	"github.com/readme2demo/readme2demo/internal/redact"
+)
+
+func ExampleRedactor_String() {
+	key := "sk-ant-api03-Example7Key9With8Digits6AndCase5"
+	r := redact.New([]string{key})
+	fmt.Println(r.String("ANTHROPIC_API_KEY=" + key))
+	fmt.Println(r.String("cut: " + key[7:]))
+	fmt.Println(r.String("b64: " + base64.StdEncoding.EncodeToString([]byte("K="+key))))
+	fmt.Println(r.String("token ghp_" + "0123456789abcdefABCDEF0123456789abcd"))
+	// Output:
+	// ANTHROPIC_API_KEY=[REDACTED:secret]
+	// cut: [REDACTED:secret]
+	// b64: Sz1[REDACTED:secret]U=
+	// token [REDACTED:github-token]
+}
+
+func ExampleNewWriter() {
+	r := redact.New([]string{"Canary7Value9With8Digits"})
+	w := redact.NewWriter(os.Stdout, r)
+	// The secret arrives in two writes; it is caught all the same.
+	fmt.Fprint(w, "value: Canary7Val")
+	fmt.Fprint(w, "ue9With8Digits\n")
+	w.Close()
+	// Output:
+	// value: [REDACTED:secret]
+}
