@@ -45,7 +45,7 @@ func main() {
 	// collect less often, but never let the heap pass 192 MiB.
 	debug.SetGCPercent(400)
 	debug.SetMemoryLimit(192 << 20)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], env{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr}))
 }

@@ -38,7 +38,7 @@ func runRun(ctx context.Context, args []string, e env) int {
 	maxCost := fs.Float64("max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")
 	timeout := fs.Duration("timeout", sandbox.DefaultTimeout, "stop the agent after this long")
 	model := fs.String("model", "", "the model to ask the agent for (default: the agent's own)")
-	out := fs.String("out", "readme2demo-out", "the directory for command_log.json, transcript.jsonl, transcript.stderr and prompt.md")
+	out := fs.String("out", "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
 	priorLog := fs.String("replay-log", "", "the earlier command_log.json the replay engine re-runs")
 	network := fs.String("network", sandbox.DefaultNetwork, `the container's network: "bridge" or "none"`)
 	fs.Usage = func() {
@@ -47,8 +47,10 @@ func runRun(ctx context.Context, args []string, e env) int {
 Copies REPO_DIR (default: the current directory) into a fresh, locked-down
 container, asks the agent to follow its README as a new user would, and writes
 command_log.json (every command with its output and exit code, the outcome
-and the cost), the raw transcript, the agent's stderr and the prompt to --out.
-The checkout itself is only read. Progress goes to standard error, one line
+and the cost), the raw transcript, the agent's stderr and the prompt to --out,
+with report.md, demo.cast (asciicast v2), demo.sh (the successful path) and,
+when the agent edited the README, readme.diff. The checkout itself is only
+read. Progress goes to standard error, one line
 per command the agent runs.
 
 Credentials come from the environment and enter the container only for the
@@ -121,6 +123,10 @@ Flags:
 		fmt.Fprintf(e.stderr, "readme2demo run: %v (partial results written)\n", err)
 	}
 	fmt.Fprintf(e.stderr, "readme2demo: wrote %s\n", res.CommandLog)
+	fmt.Fprintf(e.stderr, "readme2demo: report %s, demo %s (asciinema play %s) and %s\n", res.Report, res.DemoCast, res.DemoCast, res.DemoScript)
+	if res.ReadmeDiff != "" {
+		fmt.Fprintf(e.stderr, "readme2demo: the agent's README edits: %s\n", res.ReadmeDiff)
+	}
 	if res.Canceled {
 		return exitFailed
 	}

@@ -41,6 +41,7 @@ var sampleScenario = mockllm.Scenario{
 		mockllm.Run("", mockllm.Bash("python3 greet.py Ada Grace")),
 		mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
 		mockllm.Run("", mockllm.Bash("./test.sh")),
+		mockllm.Run("", mockllm.Edit("/workspace/README.md", "python3 greet.py --shout World", "python3 greet.py --loud World")),
 		mockllm.Say("The Shouting step fails: greet.py has no --shout flag, it accepts --loud.\n" +
 			"FIX: README section Shouting uses --shout, but greet.py only accepts --loud"),
 	},
@@ -135,6 +136,23 @@ func TestRunEndToEndRealClaudeCodeInContainer(t *testing.T) {
 	}
 	assert.Check(t, is.Contains(progress.String(), "-> exit 2 (failed)"))
 	assert.Check(t, is.Contains(progress.String(), "outcome: failed: 4 commands, 1 failed"))
+
+	// The agent's README edit comes back as a diff, in the report too; the
+	// demo is written beside the log.
+	assert.Assert(t, res.ReadmeDiff != "", "no readme.diff for an edited README")
+	diff, err := os.ReadFile(res.ReadmeDiff)
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(string(diff), "--- a/README.md\n+++ b/README.md\n"))
+	assert.Check(t, is.Contains(string(diff), "\n-python3 greet.py --shout World\n+python3 greet.py --loud World\n"))
+	rep, err := os.ReadFile(res.Report)
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(string(rep), "+python3 greet.py --loud World"))
+	cast, err := os.ReadFile(res.DemoCast)
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(string(cast), `"Hello, Ada!\r\n"`))
+	script, err := os.ReadFile(res.DemoScript)
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(string(script), "\npython3 greet.py Ada Grace\n"))
 
 	assert.Equal(t, treeHash(t, repo), before, "the host checkout changed")
 }

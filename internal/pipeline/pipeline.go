@@ -21,10 +21,13 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/demo"
 	"github.com/readme2demo/readme2demo/internal/prompt"
 	"github.com/readme2demo/readme2demo/internal/readme"
 	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/report"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/textdiff"
 )
 
 // DefaultReadme is the README followed when Config.Readme is empty.
@@ -36,6 +39,12 @@ const (
 	TranscriptFile = "transcript.jsonl"
 	StderrFile     = "transcript.stderr"
 	PromptFile     = "prompt.md"
+	// ReadmeDiffFile holds the agent's README edits as a unified diff; it is
+	// written only when the README changed.
+	ReadmeDiffFile = "readme.diff"
+	ReportFile     = "report.md"
+	DemoCastFile   = "demo.cast"
+	DemoScriptFile = "demo.sh"
 )
 
 // Config is one run's configuration.
@@ -67,10 +76,12 @@ type Config struct {
 type Result struct {
 	RunID string
 	Log   *commandlog.Log
-	// Paths of the files written in OutDir.
-	CommandLog, Transcript, Stderr, Prompt string
-	AgentExitCode                          *int // nil when killed or unknown
-	TimedOut, Canceled                     bool
+	// Paths of the files written in OutDir. ReadmeDiff is "" when the agent
+	// left the README as it was.
+	CommandLog, Transcript, Stderr, Prompt   string
+	ReadmeDiff, Report, DemoCast, DemoScript string
+	AgentExitCode                            *int // nil when killed or unknown
+	TimedOut, Canceled                       bool
 }
 
 // ConfigError is a configuration problem found before any container
@@ -139,6 +150,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 
+	readmeInContainer := path.Join(engines.WorkspaceContainerPath, path.Clean(cfg.Readme))
 	secrets := make([]string, 0, len(env))
 	for _, v := range env {
 		secrets = append(secrets, v)
@@ -166,6 +178,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		ExtraHosts:     cfg.ExtraHosts,
 		TranscriptPath: engines.TranscriptContainerPath,
 		StderrPath:     engines.StderrContainerPath,
+		Collect:        []string{readmeInContainer},
 		OnTranscript:   prog.feed,
 		Now:            cfg.Now,
 	})
@@ -195,25 +208,45 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := commandlog.Encode(&buf, log); err != nil {
 		return nil, errors.Join(runErr, fmt.Errorf("encode command log: %w", err))
 	}
-	files := []struct {
-		path string
-		data []byte
-	}{
+	files := []outFile{
 		{out.CommandLog, buf.Bytes()},
 		{out.Transcript, []byte(red.String(string(res.Transcript)))},
 		{out.Stderr, []byte(red.String(string(res.Stderr)))},
 		{out.Prompt, []byte(promptText)},
 	}
+	// What people read: the agent's README edits, the report and the demo.
+	diff := ""
+	if after, ok := res.Collected[readmeInContainer]; ok {
+		diff = red.String(textdiff.Unified("a/"+path.Clean(cfg.Readme), "b/"+path.Clean(cfg.Readme), string(readmeText), string(after)))
+	}
+	if diff != "" {
+		out.ReadmeDiff = filepath.Join(cfg.OutDir, ReadmeDiffFile)
+		files = append(files, outFile{out.ReadmeDiff, []byte(diff)})
+	}
+	out.Report = filepath.Join(cfg.OutDir, ReportFile)
+	rep := report.Render(log, report.Options{Readme: cfg.Readme, ReadmeDiff: diff, Redact: red.String})
+	files = append(files, outFile{out.Report, []byte(rep)})
 	for _, f := range files {
 		if err := os.WriteFile(f.path, f.data, 0o644); err != nil {
 			return nil, errors.Join(runErr, fmt.Errorf("write %s: %w", filepath.Base(f.path), err))
 		}
 	}
+	cast, script, err := demo.WriteFiles(cfg.OutDir, log, demo.Options{Source: CommandLogFile, Secrets: secrets})
+	if err != nil {
+		return nil, errors.Join(runErr, fmt.Errorf("write demo: %w", err))
+	}
+	out.DemoCast, out.DemoScript = cast, script
 	prog.summary(log, res, cfg.Now().Sub(start))
 	if runErr != nil {
 		return out, fmt.Errorf("run canceled: %w", runErr)
 	}
 	return out, nil
+}
+
+// outFile is one file the run writes in its output directory.
+type outFile struct {
+	path string
+	data []byte
 }
 
 // input is what the agent gets at PromptContainerPath: the rendered prompt,

@@ -97,6 +97,17 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 			res.CopyErrors = append(res.CopyErrors, err)
 		}
 	}
+	for _, p := range s.Collect {
+		data, err := copyOut(d, created.ID, p, perFile)
+		if err != nil {
+			res.CopyErrors = append(res.CopyErrors, err)
+			continue
+		}
+		if res.Collected == nil {
+			res.Collected = map[string][]byte{}
+		}
+		res.Collected[p] = data
+	}
 	if s.OnTranscript != nil && int64(len(res.Transcript)) > delivered {
 		// The tail the last poll missed.
 		s.OnTranscript(res.Transcript[delivered:])

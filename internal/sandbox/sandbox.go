@@ -126,6 +126,9 @@ type Spec struct {
 	// TranscriptPath and StderrPath are copied out after the command.
 	TranscriptPath string
 	StderrPath     string
+	// Collect lists further files copied out after the command (the README
+	// the agent may have edited); each is read with the same size cap.
+	Collect []string
 	// OnTranscript, when set, receives the transcript's new bytes as it
 	// grows, about every PollInterval, from one goroutine.
 	OnTranscript func(chunk []byte)
@@ -148,6 +151,8 @@ type Result struct {
 	ExitCode *int
 	TimedOut bool // the timeout killed the command
 	Canceled bool // the caller's context ended the run
+	// Collected holds the files of Spec.Collect that could be read, by path.
+	Collected map[string][]byte
 	// CopyErrors holds problems copying files out (a missing transcript).
 	CopyErrors []error
 	Elapsed    time.Duration
