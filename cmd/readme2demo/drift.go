@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/drift"
+	"github.com/readme2demo/readme2demo/internal/ghissue"
+	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+)
+
+func init() {
+	verbs["drift"] = verb{summary: "check an agent CLI version against the parser with scripted scenarios (no LLM, no cost)", run: runDrift}
+}
+
+// driftDeps are what the drift verb reaches outside the process; tests
+// replace them.
+var driftDeps = struct {
+	docker  func(ctx context.Context) (drift.Docker, string, func(), error)
+	command drift.Commander
+}{
+	docker: func(ctx context.Context) (drift.Docker, string, func(), error) {
+		cli, err := sandbox.NewClient(ctx)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		gw, err := sandbox.BridgeGateway(ctx, cli)
+		if err != nil {
+			cli.Close()
+			return nil, "", nil, err
+		}
+		return cli, gw, func() { cli.Close() }, nil
+	},
+	command: drift.ExecCommander,
+}
+
+func runDrift(ctx context.Context, args []string, e env) int {
+	fs := flag.NewFlagSet("drift", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	engine := fs.String("engine", "claude-code", "the engine whose CLI to check (drivable by the mock: claude-code)")
+	version := fs.String("cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (npm view)`)
+	against := fs.String("against", "", `also run this version (usually "pinned") and diff the two command logs side by side`)
+	out := fs.String("out", "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates and report.md")
+	image := defaultImage
+	if v := e.getenv("R2D_IMAGE"); v != "" {
+		image = v
+	}
+	fs.StringVar(&image, "image", image, "the base image a CLI version is layered on (default from R2D_IMAGE when set)")
+	host := fs.Bool("host", false, "run the CLI on the host (npm prefix under --cli-dir, mock on 127.0.0.1) instead of the Docker sandbox")
+	cliDir := fs.String("cli-dir", "", "host mode: where CLI versions are installed (default $R2D_CLI_DIR or .cache/cli)")
+	install := fs.Bool("install", true, "host mode: npm install a missing CLI version under --cli-dir")
+	issue := fs.String("issue", "", "on drift, open or update ONE issue in OWNER/REPO (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, `Usage: readme2demo drift [flags]
+
+Checks an agent CLI version against readme2demo's transcript parser at no LLM
+cost: the REAL CLI runs fixed scripted scenarios (commands that succeed, fail
+with known exit codes, print huge output, edit files, print markers, and a run
+killed mid-command) against a local mock LLM, in the Docker sandbox (an image
+%s:<engine>-<version> is built once FROM --image) or with --host on
+this machine. Each transcript is parsed and checked against what the scenario
+makes true; a table per scenario shows every field. A CLI that states no exit
+codes at all is reported as such ("exit codes not stated").
+
+Drifted scenarios' transcripts are saved as fixture candidates under
+--out/fixture-candidates/ (see docs/drift.md for bumping a pinned CLI).
+
+Exit status: 0 no drift, 1 drift (the first changed field is named),
+2 bad flags or nothing could be run (no Docker, no image, no CLI).
+
+Flags:
+`, drift.ImageRepo)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 0 {
+		fmt.Fprintf(e.stderr, "readme2demo drift: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return exitUsage
+	}
+	var owner, repo string
+	if *issue != "" {
+		var ok bool
+		owner, repo, ok = strings.Cut(*issue, "/")
+		if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
+			fmt.Fprintf(e.stderr, "readme2demo drift: --issue wants OWNER/REPO, got %q\n", *issue)
+			return exitUsage
+		}
+		if e.getenv("GITHUB_TOKEN") == "" {
+			fmt.Fprintln(e.stderr, "readme2demo drift: --issue needs GITHUB_TOKEN in the environment")
+			return exitUsage
+		}
+	}
+	if *cliDir == "" {
+		*cliDir = mockllm.CLIDir(e.getenv, ".")
+	}
+	if abs, err := filepath.Abs(*cliDir); err == nil {
+		*cliDir = abs
+	}
+	opts := drift.Options{
+		Engine: *engine, Version: *version, Against: *against, OutDir: *out,
+		Image: image, Host: *host, CLIDir: *cliDir, Install: *install,
+		Run: driftDeps.command, Progress: e.stderr,
+	}
+	if !*host {
+		d, gw, closeFn, err := driftDeps.docker(ctx)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo drift: %v (or use --host)\n", err)
+			return exitUsage
+		}
+		defer closeFn()
+		opts.Docker, opts.Gateway = d, gw
+	}
+	res, err := drift.RunCheck(ctx, opts)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
+		if res == nil {
+			return exitUsage
+		}
+	}
+	res.Write(e.stdout)
+	if !res.Drifted() {
+		return exitOK
+	}
+	fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", res.Report.Engine, res.Report.Version, res.Report.FirstLine())
+	if res.Against != nil && res.Against.Drifted() {
+		fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", res.Against.Engine, res.Against.Version, res.Against.FirstLine())
+	}
+	if *out != "" {
+		fmt.Fprintf(e.stderr, "readme2demo drift: fixture candidates under %s\n", filepath.Join(*out, "fixture-candidates"))
+	}
+	if *issue != "" {
+		if err := openDriftIssue(ctx, e, owner, repo, res); err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
+		}
+	}
+	return exitFailed
+}
+
+// openDriftIssue opens or updates the one drift issue of the engine.
+func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.Outcome) error {
+	svc, err := ghissue.New(ghissue.Config{APIURL: e.getenv("GITHUB_API_URL"), Token: e.getenv("GITHUB_TOKEN")})
+	if err != nil {
+		return fmt.Errorf("open drift issue: %w", err)
+	}
+	body := drift.Markdown(res)
+	if server, r, id := e.getenv("GITHUB_SERVER_URL"), e.getenv("GITHUB_REPOSITORY"), e.getenv("GITHUB_RUN_ID"); server != "" && r != "" && id != "" {
+		body += fmt.Sprintf("\nWorkflow run (transcripts and fixture candidates in its artifact): %s/%s/actions/runs/%s\n", server, r, id)
+	}
+	title := fmt.Sprintf("Agent CLI drift: %s %s", res.Report.Engine, res.Report.Version)
+	if !res.Report.Drifted() && res.Against != nil {
+		title = fmt.Sprintf("Agent CLI drift: %s %s", res.Against.Engine, res.Against.Version)
+	}
+	is, err := svc.Upsert(ctx, ghissue.Target{Owner: owner, Repo: repo, Key: "drift " + res.Report.Engine}, title, body, nil)
+	if err != nil {
+		return fmt.Errorf("open drift issue: %w", err)
+	}
+	verb := "updated"
+	if is.Created {
+		verb = "opened"
+	}
+	fmt.Fprintf(e.stderr, "readme2demo drift: %s issue #%d %s\n", verb, is.Number, is.URL)
+	return nil
+}
