@@ -24,18 +24,19 @@ as_root() {
 	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
 }
 
-if ! command -v dockerd >/dev/null 2>&1 && [ ! -x /usr/sbin/dockerd ]; then
-	log "dockerd not found: installing docker.io"
+if ! command -v docker >/dev/null 2>&1 || { ! command -v dockerd >/dev/null 2>&1 && [ ! -x /usr/sbin/dockerd ]; }; then
+	log "docker/dockerd not found: installing docker.io"
 	as_root apt-get update
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends docker.io
 fi
 dockerd_bin="$(command -v dockerd || echo /usr/sbin/dockerd)"
 
-# A daemon may already be starting (another caller, or a service manager): give it
-# a few seconds before starting our own.
+# A daemon may already be starting (another caller, or a service manager): then wait
+# for it instead of starting a second one. A pid file naming no live dockerd is stale.
 pid_file=/var/run/docker.pid
-if [ -s "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null; then
-	log "dockerd (pid $(cat "$pid_file")) is running; waiting for it to answer"
+pid="$(cat "$pid_file" 2>/dev/null || true)"
+if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ]; then
+	log "dockerd (pid $pid) is running; waiting for it to answer"
 else
 	if [ -e "$pid_file" ]; then
 		log "removing stale $pid_file"
