@@ -410,3 +410,14 @@ func (b *browser) requestedURLs() []string {
 	}
 	return out
 }
+
+// addScript runs js in every document the page opens from now on, before
+// the document's own scripts.
+func (b *browser) addScript(t *testing.T, js string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := b.call(ctx, b.session, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": js}); err != nil {
+		t.Fatal(err)
+	}
+}

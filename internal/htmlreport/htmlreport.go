@@ -142,7 +142,9 @@ type page struct {
 	DiffCut                                 bool
 	Commands                                []row
 	CastDuration                            string
-	Data                                    data
+	Meta                                    meta
+	Events                                  [][]castEvent // in chunks of eventChunk
+	Outputs                                 [][]string    // in chunks of outputChunk
 	CSP                                     string
 	CSS                                     template.CSS
 	JS                                      template.JS
@@ -161,10 +163,27 @@ type row struct {
 	Empty                bool // no output
 }
 
-// data is embedded as JSON for the page's script.
-type data struct {
-	Outputs []string `json:"outputs"`
-	Cast    castData `json:"cast"`
+// outputChunk is how many outputs share one JSON element: the page parses
+// a chunk only when one of its outputs is shown, so a big log costs little
+// at load.
+const outputChunk = 100
+
+// eventChunk is how many cast events share one JSON element, for the same
+// reason: no single huge element for the browser to take in at once.
+const eventChunk = 2000
+
+// meta is the small JSON the page's script reads at load; the cast events
+// and the outputs sit in their own JSON elements, parsed when needed.
+type meta struct {
+	Width    int       `json:"width"`
+	Height   int       `json:"height"`
+	Duration float64   `json:"duration"`
+	Marks    []float64 `json:"marks"`
+	Chunk    int       `json:"chunk"`
+	Count    int       `json:"count"`
+	// EventChunk and EventCount locate the cast events (r2d-events-N).
+	EventChunk int `json:"event_chunk"`
+	EventCount int `json:"event_count"`
 }
 
 func build(l *commandlog.Log, o Options) (*page, error) {
@@ -213,11 +232,13 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 			}
 		}
 	}
-	p.Data.Outputs = make([]string, len(l.Commands))
 	p.Commands = make([]row, len(l.Commands))
 	for i, c := range l.Commands {
 		p.Commands[i] = commandRow(i, c)
-		p.Data.Outputs[i] = clipOutput(c.Output)
+		if i%outputChunk == 0 {
+			p.Outputs = append(p.Outputs, make([]string, 0, min(outputChunk, len(l.Commands)-i)))
+		}
+		p.Outputs[len(p.Outputs)-1] = append(p.Outputs[len(p.Outputs)-1], clipOutput(c.Output))
 		switch c.Status {
 		case commandlog.StatusOK:
 			p.OK++
@@ -237,7 +258,11 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("render html report: %w", err)
 	}
-	p.Data.Cast = cd
+	p.Meta = meta{Width: cd.Width, Height: cd.Height, Duration: cd.Duration, Marks: cd.Marks,
+		Chunk: outputChunk, Count: len(l.Commands), EventChunk: eventChunk, EventCount: len(cd.Events)}
+	for i := 0; i < len(cd.Events); i += eventChunk {
+		p.Events = append(p.Events, cd.Events[i:min(i+eventChunk, len(cd.Events))])
+	}
 	p.CastDuration = fmt.Sprintf("%.2f", cd.Duration)
 	return p, nil
 }

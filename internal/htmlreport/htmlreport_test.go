@@ -46,28 +46,54 @@ func TestGolden(t *testing.T) {
 	assert.Equal(t, render(t, l, fixtureOptions(t)), got)
 }
 
-// pageData extracts the JSON the page's script reads.
-func pageData(t *testing.T, page string) data {
+// embedded is what the page's script reads.
+type embedded struct {
+	Meta    meta
+	Events  [][2]any
+	Outputs []string
+}
+
+// jsonElement returns the text of the JSON script element with this id.
+func jsonElement(t *testing.T, page, id string) (string, bool) {
 	t.Helper()
-	const open = `<script type="application/json" id="r2d-data">`
+	open := `<script type="application/json" id="` + id + `">`
 	i := strings.Index(page, open)
-	assert.Assert(t, i >= 0)
+	if i < 0 {
+		return "", false
+	}
 	rest := page[i+len(open):]
 	j := strings.Index(rest, "</script>")
 	assert.Assert(t, j >= 0)
-	var d data
-	var raw struct {
-		Outputs []string `json:"outputs"`
-		Cast    struct {
-			Marks  []float64 `json:"marks"`
-			Events [][2]any  `json:"events"`
-		} `json:"cast"`
+	return rest[:j], true
+}
+
+// pageData extracts the JSON the page's script reads.
+func pageData(t *testing.T, page string) embedded {
+	t.Helper()
+	var d embedded
+	m, ok := jsonElement(t, page, "r2d-meta")
+	assert.Assert(t, ok)
+	assert.NilError(t, json.Unmarshal([]byte(m), &d.Meta))
+	for c := 0; ; c++ {
+		text, ok := jsonElement(t, page, "r2d-events-"+jsonNum(c))
+		if !ok {
+			break
+		}
+		var chunk [][2]any
+		assert.NilError(t, json.Unmarshal([]byte(text), &chunk))
+		assert.Assert(t, len(chunk) <= d.Meta.EventChunk)
+		d.Events = append(d.Events, chunk...)
 	}
-	assert.NilError(t, json.Unmarshal([]byte(rest[:j]), &raw))
-	d.Outputs = raw.Outputs
-	d.Cast.Marks = raw.Cast.Marks
-	for _, e := range raw.Cast.Events {
-		d.Cast.Events = append(d.Cast.Events, castEvent{T: e[0].(float64), Data: e[1].(string)})
+	assert.Equal(t, len(d.Events), d.Meta.EventCount)
+	for c := 0; ; c++ {
+		text, ok := jsonElement(t, page, "r2d-out-"+jsonNum(c))
+		if !ok {
+			break
+		}
+		var chunk []string
+		assert.NilError(t, json.Unmarshal([]byte(text), &chunk))
+		assert.Assert(t, len(chunk) <= d.Meta.Chunk)
+		d.Outputs = append(d.Outputs, chunk...)
 	}
 	return d
 }
@@ -77,16 +103,32 @@ func TestEmbeddedDataRoundTrips(t *testing.T) {
 	page := render(t, l, fixtureOptions(t))
 	d := pageData(t, page)
 	assert.Equal(t, len(d.Outputs), len(l.Commands))
+	assert.Equal(t, d.Meta.Count, len(l.Commands))
 	// Outputs arrive intact (markup and all) for the script to show as text.
 	assert.Equal(t, d.Outputs[2], l.Commands[2].Output)
 	// One jump mark per command, in time order, inside the cast.
-	assert.Equal(t, len(d.Cast.Marks), len(l.Commands))
-	for i := 1; i < len(d.Cast.Marks); i++ {
-		assert.Assert(t, d.Cast.Marks[i] > d.Cast.Marks[i-1])
+	assert.Equal(t, len(d.Meta.Marks), len(l.Commands))
+	for i := 1; i < len(d.Meta.Marks); i++ {
+		assert.Assert(t, d.Meta.Marks[i] > d.Meta.Marks[i-1])
 	}
-	last := d.Cast.Events[len(d.Cast.Events)-1]
-	assert.Assert(t, last.T >= d.Cast.Marks[len(d.Cast.Marks)-1])
+	last := d.Events[len(d.Events)-1]
+	assert.Assert(t, last[0].(float64) >= d.Meta.Marks[len(d.Meta.Marks)-1])
+	assert.Equal(t, last[0].(float64), d.Meta.Duration)
 }
+
+func TestOutputsAreChunked(t *testing.T) {
+	page := render(t, bigLog(250), Options{})
+	d := pageData(t, page)
+	assert.Equal(t, len(d.Outputs), 250)
+	assert.Assert(t, strings.Contains(d.Outputs[249], "line 0 of command 250"))
+	_, ok := jsonElement(t, page, "r2d-out-2")
+	assert.Assert(t, ok, "250 outputs in 3 chunks")
+	_, ok = jsonElement(t, page, "r2d-out-3")
+	assert.Assert(t, !ok)
+}
+
+// scriptTag matches the start of any script element.
+var scriptTag = regexp.MustCompile(`(?i)<script[^>]*>`)
 
 func TestInjectionIsEscaped(t *testing.T) {
 	l := loadLog(t, "testdata/failed.json")
@@ -100,9 +142,12 @@ func TestInjectionIsEscaped(t *testing.T) {
 	o.Title = "</title><script>alert('title')</script>"
 	page := render(t, l, o)
 
-	// Exactly the page's own two script elements and their two ends.
-	assert.Equal(t, strings.Count(strings.ToLower(page), "<script"), 2)
-	assert.Equal(t, strings.Count(strings.ToLower(page), "</script"), 2)
+	// Only the page's own script elements: its JSON data and one script.
+	tags := scriptTag.FindAllString(page, -1)
+	assert.Equal(t, len(tags), 4, "%q", tags) // meta, events, one output chunk, the script
+	assert.DeepEqual(t, tags[:3], []string{`<script type="application/json" id="r2d-meta">`, `<script type="application/json" id="r2d-events-0">`, `<script type="application/json" id="r2d-out-0">`})
+	assert.Equal(t, tags[3], "<script>")
+	assert.Equal(t, strings.Count(strings.ToLower(page), "</script"), 4)
 	for _, bad := range []string{"<img", "<svg", "<!--"} {
 		assert.Assert(t, !strings.Contains(page, bad), "page contains %q", bad)
 	}
@@ -154,9 +199,7 @@ func TestPageNeedsNoNetwork(t *testing.T) {
 // stripData removes the text content of the page (what the log says) so
 // only markup, style and script are searched.
 func stripData(page string) string {
-	i := strings.Index(page, `<script type="application/json"`)
-	j := strings.Index(page[i:], "</script>")
-	page = page[:i] + page[i+j:]
+	page = regexp.MustCompile(`(?s)<script type="application/json"[^>]*>.*?</script>`).ReplaceAllString(page, "")
 	return regexp.MustCompile(`>[^<]*<`).ReplaceAllString(page, "><")
 }
 

@@ -3,9 +3,18 @@
 // text node (textContent or createTextNode), never markup.
 (function () {
   "use strict";
-  var data = JSON.parse(document.getElementById("r2d-data").textContent);
-  var outputs = data.outputs || [];
-  var cast = data.cast || { events: [], marks: [], width: 100, height: 30, duration: 0 };
+  function json(id) {
+    var el = document.getElementById(id);
+    return el ? JSON.parse(el.textContent) : null;
+  }
+  var cast = json("r2d-meta");
+  var chunks = {};
+  // output returns command i's output, parsing its chunk on first use.
+  function output(i) {
+    var c = Math.floor(i / cast.chunk);
+    if (!chunks[c]) { chunks[c] = json("r2d-out-" + c) || []; }
+    return chunks[c][i - c * cast.chunk] || "";
+  }
 
   // ---- terminal model: cells with styles; SGR colours, CR, LF, BS, TAB ----
   var PLAIN = { fg: -1, bg: -1, b: false, d: false, i: false, u: false, inv: false };
@@ -181,7 +190,7 @@
   function renderOutput(pre) {
     if (pre.getAttribute("data-done")) { return; }
     pre.setAttribute("data-done", "1");
-    var text = outputs[+pre.getAttribute("data-i")] || "";
+    var text = output(+pre.getAttribute("data-i"));
     var term = new Term(0, 0);
     term.write(text.replace(/\r\n/g, "\n"));
     var lines = term.lines;
@@ -245,7 +254,14 @@
   var clock = document.getElementById("clock");
   var speedSel = document.getElementById("speed");
   var atLabel = document.getElementById("at");
-  var events = cast.events || [];
+  var eventChunks = {};
+  var eventCount = cast.event_count || 0;
+  // ev returns cast event i, parsing its chunk on first use.
+  function ev(i) {
+    var c = Math.floor(i / cast.event_chunk);
+    if (!eventChunks[c]) { eventChunks[c] = json("r2d-events-" + c) || []; }
+    return eventChunks[c][i - c * cast.event_chunk];
+  }
   var marks = cast.marks || [];
   var duration = cast.duration || 0;
   var rows = cast.height || 30;
@@ -283,10 +299,39 @@
     player.setAttribute("data-command", i < 0 ? "" : String(i + 1));
     atLabel.textContent = i < 0 ? "" : "command " + (i + 1) + " of " + marks.length;
   }
+  var PROMPT = "\u001b[1;32m$\u001b[0m "; // internal/demo's prompt, printed before each command
+  // firstAfter returns the index of the first event later than t.
+  function firstAfter(t) {
+    var lo = 0, hi = eventCount;
+    while (lo < hi) {
+      var mid = (lo + hi) >> 1;
+      if (ev(mid)[0] <= t) { lo = mid + 1; } else { hi = mid; }
+    }
+    return lo;
+  }
+  // restartFor returns where to start replaying so that the screen is
+  // right at event k: a prompt with at least a screenful of lines after
+  // it (everything before has scrolled off), or the start.
+  function restartFor(k) {
+    var lines = 0;
+    for (var j = k - 1; j >= 0; j--) {
+      var d = ev(j)[1];
+      for (var p = d.indexOf("\n"); p >= 0; p = d.indexOf("\n", p + 1)) { lines++; }
+      if (lines > rows && d === PROMPT) { return j; }
+    }
+    return 0;
+  }
   function apply(t) {
-    if (next > 0 && events[next - 1][0] > t) { term.reset(); next = 0; }
-    while (next < events.length && events[next][0] <= t) {
-      term.write(events[next][1]);
+    var back = next > 0 && ev(next - 1)[0] > t;
+    if (back || (eventCount - next > 500 && t - pos > 30)) {
+      var k = firstAfter(t);
+      if (back || k - next > 500) {
+        var j = restartFor(k);
+        if (back || j > next) { term.reset(); next = j; }
+      }
+    }
+    while (next < eventCount && ev(next)[0] <= t) {
+      term.write(ev(next)[1]);
       next++;
     }
     pos = t;
@@ -362,5 +407,6 @@
     for (var j = 0; j < jumps.length; j++) { jumps[j].hidden = true; }
   }
   draw();
+  player.setAttribute("data-ready-ms", String(Math.round(performance.now())));
   player.setAttribute("data-ready", "1");
 })();
