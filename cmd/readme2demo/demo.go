@@ -23,8 +23,9 @@ func runDemo(_ context.Context, args []string, e env) int {
 	title := fs.String("title", "", `cast title (default "readme2demo: <engine> (<outcome>)")`)
 	width := fs.Int("width", demo.DefaultWidth, "terminal columns of the cast")
 	height := fs.Int("height", demo.DefaultHeight, "terminal rows of the cast")
+	htmlOut := addHTMLFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: readme2demo demo [-o DIR] [--title T] [--width N] [--height N] COMMAND_LOG
+		fmt.Fprintf(e.stderr, `Usage: readme2demo demo [-o DIR] [--title T] [--width N] [--height N] [--html [--diff FILE]] COMMAND_LOG
 
 Writes the demo of a run into DIR:
   demo.cast  an asciicast v2 recording: each command typed after a prompt,
@@ -32,6 +33,9 @@ Writes the demo of a run into DIR:
              play it with "asciinema play demo.cast".
   demo.sh    the run's successful path (the commands that exited 0, in order)
              as a bash script with set -e, saying where it came from.
+  report.html  with --html: the run as one self-contained page (verdict,
+             commands and outputs, FIX list, README diff, a demo player);
+             it needs no network to view.
 
 Secrets stay redacted: known token shapes, and the values of the credential
 variables of every engine when they are set in this environment.
@@ -77,7 +81,7 @@ Flags:
 		return exitFailed
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\nwrote %s\n", cast, script)
-	return exitOK
+	return htmlOut.writeHTML(e, log, path, *out, *title, *width, *height)
 }
 
 // credentialValues returns the values of every engine's credential
