@@ -82,15 +82,13 @@ func TestDriftLatestResolvesThroughNpm(t *testing.T) {
 
 // fakeCLI installs, as version, a "claude" that ignores the mock and prints
 // the pinned CLI's success capture: a CLI whose transcripts drifted.
-func fakeCLI(t *testing.T, version string) string {
+func fakeCLI(t *testing.T, dir, version string) {
 	t.Helper()
-	dir := t.TempDir()
 	bin := mockllm.ClaudeBinary(dir, version)
 	assert.NilError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
 	fixture, err := filepath.Abs("../../testdata/fixtures/claude-code/real-" + mockllm.ClaudePinnedVersion + "-success.jsonl")
 	assert.NilError(t, err)
 	assert.NilError(t, os.WriteFile(bin, []byte("#!/bin/sh\ncat '"+fixture+"'\n"), 0o755))
-	return dir
 }
 
 // fakeIssues is the smallest GitHub issues API: list (empty), open.
@@ -127,18 +125,22 @@ func TestDriftSavesCandidatesAndOpensTheIssue(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a (fake) CLI against the mock four times; skipped with -short")
 	}
-	cliDir := fakeCLI(t, "7.7.7")
+	cliDir := t.TempDir()
+	fakeCLI(t, cliDir, "7.7.7")
+	fakeCLI(t, cliDir, "7.7.8")
 	gh := &fakeIssues{}
 	srv := httptest.NewServer(gh)
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, errOut := runDriftCLI(t, map[string]string{"GITHUB_TOKEN": "tok", "GITHUB_API_URL": srv.URL},
-		"--host", "--install=false", "--cli-dir", cliDir, "--cli-version", "7.7.7", "--out", out, "--issue", "o/r")
+		"--host", "--install=false", "--cli-dir", cliDir, "--cli-version", "7.7.7", "--against", "7.7.8", "--out", out, "--issue", "o/r")
 	assert.Check(t, is.Equal(code, exitFailed), errOut)
 	assert.Check(t, is.Contains(errOut, `readme2demo drift: claude-code 7.7.7: first changed field: agent_version in scenario success: want "7.7.7", got "2.1.332"`))
 	assert.Check(t, is.Contains(errOut, "opened issue #7 https://github.test/o/r/issues/7"))
 	assert.Check(t, is.Contains(stdout, "DRIFT: claude-code 7.7.7 differs from what the parser expects"))
 	assert.Check(t, is.Contains(stdout, "the CLI ended before it could be killed mid-command"))
+	assert.Check(t, is.Contains(stdout, "== command logs side by side: claude-code 7.7.8 | 7.7.7"))
+	assert.Check(t, is.Contains(stdout, "-- scenario failures: identical"))
 
 	for _, sc := range mockllm.ClaudeScenarioNames {
 		_, err := os.Stat(drift.CandidatePath(out, "claude-code", "7.7.7", sc))

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
@@ -70,6 +71,7 @@ func RunCheck(ctx context.Context, o Options) (*Outcome, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
+	o.Progress = &lockedWriter{w: o.Progress}
 	if o.Run == nil {
 		o.Run = ExecCommander
 	}
@@ -99,16 +101,24 @@ func RunCheck(ctx context.Context, o Options) (*Outcome, error) {
 		}
 		runners[v] = r
 	}
+	// The two versions run side by side: each scenario has its own mock,
+	// project and HOME (or container), and most of a run is waiting.
 	out := &Outcome{}
+	var agErr error
+	var wg sync.WaitGroup
 	if against != "" {
-		rep, err := RunAll(ctx, o.Engine, against, runners[against], o.Progress)
-		if err != nil {
-			return nil, err
-		}
-		out.Against, out.AgCaps = rep, rep.Classify()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var rep *Report
+			if rep, agErr = RunAll(ctx, o.Engine, against, runners[against], o.Progress); agErr == nil {
+				out.Against, out.AgCaps = rep, rep.Classify()
+			}
+		}()
 	}
 	rep, err := RunAll(ctx, o.Engine, version, runners[version], o.Progress)
-	if err != nil {
+	wg.Wait()
+	if err = errors.Join(err, agErr); err != nil {
 		return nil, err
 	}
 	out.Report, out.Caps = rep, rep.Classify()
@@ -262,4 +272,16 @@ func Markdown(o *Outcome) string {
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("<", "&lt;", ">", "&gt;", "|", "\\|").Replace(s)
+}
+
+// lockedWriter serialises writes from the two versions' runs.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
