@@ -48,7 +48,8 @@ Copies REPO_DIR (default: the current directory) into a fresh, locked-down
 container, asks the agent to follow its README as a new user would, and writes
 command_log.json (every command with its output and exit code, the outcome
 and the cost), the raw transcript, the agent's stderr and the prompt to --out,
-with report.md, demo.cast (asciicast v2), demo.sh (the successful path) and,
+with report.md, report.html (the whole run on one offline page with a demo
+player), demo.cast (asciicast v2), demo.sh (the successful path) and,
 when the agent edited the README, readme.diff. The checkout itself is only
 read. Progress goes to standard error, one line
 per command the agent runs.
@@ -123,7 +124,7 @@ Flags:
 		fmt.Fprintf(e.stderr, "readme2demo run: %v (partial results written)\n", err)
 	}
 	fmt.Fprintf(e.stderr, "readme2demo: wrote %s\n", res.CommandLog)
-	fmt.Fprintf(e.stderr, "readme2demo: report %s, demo %s (asciinema play %s) and %s\n", res.Report, res.DemoCast, res.DemoCast, res.DemoScript)
+	fmt.Fprintf(e.stderr, "readme2demo: report %s (open %s in a browser), demo %s (asciinema play) and %s\n", res.Report, res.HTMLReport, res.DemoCast, res.DemoScript)
 	if res.ReadmeDiff != "" {
 		fmt.Fprintf(e.stderr, "readme2demo: the agent's README edits: %s\n", res.ReadmeDiff)
 	}

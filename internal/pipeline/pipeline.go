@@ -22,6 +22,7 @@ import (
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/demo"
+	"github.com/readme2demo/readme2demo/internal/htmlreport"
 	"github.com/readme2demo/readme2demo/internal/prompt"
 	"github.com/readme2demo/readme2demo/internal/readme"
 	"github.com/readme2demo/readme2demo/internal/redact"
@@ -79,7 +80,7 @@ type Result struct {
 	// Paths of the files written in OutDir. ReadmeDiff is "" when the agent
 	// left the README as it was.
 	CommandLog, Transcript, Stderr, Prompt   string
-	ReadmeDiff, Report, DemoCast, DemoScript string
+	ReadmeDiff, Report, DemoCast, DemoScript, HTMLReport string
 	AgentExitCode                            *int // nil when killed or unknown
 	TimedOut, Canceled                       bool
 }
@@ -236,6 +237,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errors.Join(runErr, fmt.Errorf("write demo: %w", err))
 	}
 	out.DemoCast, out.DemoScript = cast, script
+	out.HTMLReport, err = htmlreport.WriteFile(cfg.OutDir, log, htmlreport.Options{
+		Readme: cfg.Readme, Source: CommandLogFile, ReadmeDiff: diff, Secrets: secrets, Redact: red.String,
+	})
+	if err != nil {
+		return nil, errors.Join(runErr, fmt.Errorf("write html report: %w", err))
+	}
 	prog.summary(log, res, cfg.Now().Sub(start))
 	if runErr != nil {
 		return out, fmt.Errorf("run canceled: %w", runErr)
