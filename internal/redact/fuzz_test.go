@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ import (
 //   - String never panics, and its output contains neither the secret nor
 //     (for a credential-like secret) any piece of it as long as the minimum
 //     run, nor its base64 form;
-//   - String is idempotent;
+//   - String is idempotent, and keeps a JSON document valid JSON;
 //   - the streaming Writer gives exactly the output of String, whatever the
 //     chunk size and however far into the stream the secret sits (the
 //     padding moves it across the Writer's flush boundaries).
@@ -57,13 +58,20 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 
+		// Redacting JSON keeps it JSON (transcripts are JSONL).
+		if line, err := json.Marshal(map[string]string{"o": text}); err == nil {
+			if out := r.String(string(line)); !json.Valid([]byte(out)) {
+				t.Fatalf("redaction broke JSON:\n%s\n%s", line, out)
+			}
+		}
+
 		// Streaming: pad the text so the secret lands near a flush
 		// boundary, then write it in chunks.
 		padded := strings.Repeat(".", int(pad)%(3*r.maxWindow())) + text
 		size := int(chunk)%8192 + 1
 		var buf bytes.Buffer
 		w := NewWriter(&buf, r)
-		w.flushAt = 1 // flush as soon as a window's worth is held
+		w.flushAt = 512 // flush often, so that cuts land everywhere
 		for i := 0; i < len(padded); i += size {
 			if _, err := w.Write([]byte(padded[i:min(len(padded), i+size)])); err != nil {
 				t.Fatal(err)

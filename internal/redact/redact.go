@@ -283,7 +283,34 @@ func (r *Redactor) find(s string, from int) []span {
 			spans = needleAt(s, p, ns, from, spans)
 		}
 	}
+	for i := range spans {
+		spans[i].start, spans[i].end = keepEscapes(s, spans[i].start, spans[i].end, from)
+	}
 	return merge(spans)
+}
+
+// keepEscapes moves a span's edges so that it never splits a backslash
+// escape: redacting a JSON transcript line must leave valid JSON. A span
+// ending on the backslash of an escape ("…abc\" before `"`) gives it back;
+// a span starting right after one takes it.
+func keepEscapes(s string, start, end, from int) (int, int) {
+	if end > start && oddBackslashes(s, end-1) {
+		end--
+	}
+	if start > from && oddBackslashes(s, start-1) {
+		start--
+	}
+	return start, end
+}
+
+// oddBackslashes reports whether s[i] is a backslash that starts an escape:
+// it ends an odd run of backslashes.
+func oddBackslashes(s string, i int) bool {
+	n := 0
+	for ; i >= 0 && s[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
 }
 
 func needleAt(s string, p int, ns []needle, from int, spans []span) []span {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
@@ -212,6 +213,26 @@ func TestSecretJSONEscaped(t *testing.T) {
 	r := New([]string{secret})
 	got := r.String(`{"password":"pa\"ss\/w\\ord-12345"}`)
 	assert.Equal(t, got, `{"password":"`+Marker(SecretRule)+`"}`)
+}
+
+// Redacting a JSONL transcript leaves every line valid JSON: no span
+// splits a backslash escape.
+func TestTranscriptStaysValidJSON(t *testing.T) {
+	r := New([]string{canary})
+	values := []string{
+		"echo \"TOKEN=abcdefgh12\\\"\"",           // an env value ending in an escaped backslash
+		"export API_KEY=\"" + canary + "\"",       // quoted value
+		pemKey[:60] + "\"",                        // a key without footer, then a quote
+		"x\n" + canary[1:] + "\\" + canary + "\\", // pieces next to escapes
+		"Authorization: Bearer abcdEFGH1234ijkl5678\\",
+	}
+	for _, v := range values {
+		line, err := json.Marshal(map[string]string{"output": v})
+		assert.NilError(t, err)
+		got := r.String(string(line))
+		assert.Assert(t, json.Valid([]byte(got)), "%s -> %s", line, got)
+		assert.Assert(t, strings.Contains(got, "[REDACTED:"), got)
+	}
 }
 
 func TestLogRedactsEveryField(t *testing.T) {

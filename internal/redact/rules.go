@@ -205,16 +205,22 @@ func matchBearer(s string, p int, prefix string) (int, int, int) {
 	return i, end, end
 }
 
+// isURLCredChar is the class of a URL's user and password: no separator,
+// quote or backslash, so a match never leaves a quoted string.
+func isURLCredChar(c byte) bool {
+	return c > ' ' && c < 0x7f && strings.IndexByte("/@\"'\\<>`", c) < 0
+}
+
 func matchURLCreds(s string, p int, prefix string) (int, int, int) {
 	if p == 0 || !isAlnum(s[p-1]) {
 		return none(p)
 	}
 	i := p + len(prefix)
-	user := run(s, i, func(c byte) bool { return c > ' ' && c != ':' && c != '/' && c != '@' && c != 0x7f }, 256)
+	user := run(s, i, func(c byte) bool { return isURLCredChar(c) && c != ':' }, 256)
 	if user >= len(s) || s[user] != ':' {
 		return none(p)
 	}
-	pass := run(s, user+1, func(c byte) bool { return c > ' ' && c != '/' && c != '@' && c != 0x7f }, 256)
+	pass := run(s, user+1, isURLCredChar, 256)
 	if pass == user+1 || pass >= len(s) || s[pass] != '@' || strings.HasPrefix(s[user+1:], markerPrefix) {
 		return none(p)
 	}
@@ -261,14 +267,14 @@ func matchPEM(s string, p int, prefix string) (int, int, int) {
 		}
 		return start, headerEnd, headerEnd
 	}
-	window := s[headerEnd:min(len(s), p+maxRuleLen)]
-	if k := strings.Index(window, "-----END "); k >= 0 {
-		footer := window[k:min(len(window), k+100)]
-		if f := strings.Index(footer, pemKeyTail); f >= 0 {
-			end := headerEnd + k + f + len(pemKeyTail)
-			return p, end, end
+	// The body, then the footer right after it. Staying inside the body's
+	// class keeps a block inside one JSON string of a transcript.
+	end := run(s, headerEnd, isPEMBody, maxRuleLen-(headerEnd-p)-100)
+	if strings.HasPrefix(s[end:], "-----END ") {
+		footer := s[end:min(len(s), end+100)]
+		if f := strings.Index(footer, pemKeyTail); f >= 0 && !strings.ContainsAny(footer[:f], "\n\"") {
+			end += f + len(pemKeyTail)
 		}
 	}
-	end := run(s, headerEnd, isPEMBody, maxRuleLen-(headerEnd-p))
 	return p, end, end
 }
