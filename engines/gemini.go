@@ -7,9 +7,21 @@ package engines
 // {role, content, delta?}, tool_use {tool_name, tool_id, parameters},
 // tool_result {tool_id, status, output?, error?}, error {severity, message},
 // result {status, error?, stats{…, duration_ms}}. Tested against real
-// captures of CLI 0.61.0 and the vendor's own snapshots (corpus). The
-// single pretty-printed object of `--output-format json` ({response, stats,
-// error?}) is accepted too; it has no commands.
+// captures of CLI 0.61.0 driven by internal/mockllm (real-0.61.0-*) and the
+// vendor's own snapshots (corpus). The single pretty-printed object of
+// `--output-format json` ({response, stats, error?}) is accepted too; it has
+// no commands.
+//
+// What the real 0.61.0 captures show: assistant text arrives as delta
+// chunks; tool ids are "<tool>__<tool>_<ms>_<n>"; a shell tool_result's
+// output is the command's combined stdout and stderr with the trailing
+// newline cut, and the whole of it (no truncation); write_file and replace
+// results carry no output; a failed replace is status "error" with an error
+// object; banners ("YOLO mode is enabled…") go to stderr, not stdout; a turn
+// limit ends the stream with result {status: "error", error: {type:
+// "FatalTurnLimitedError"}, stats.duration_ms: 0} and exit status 53, with
+// no error event (the vendor's snapshots show an error event and a
+// "success" result instead; both are handled).
 //
 // Drift tolerance:
 //   - Records are decoded with internal/jsonv: malformed records (banners and
@@ -19,24 +31,28 @@ package engines
 //   - Calls pair with results by tool_id only; a call without a result stays
 //     "unknown" with a null exit code.
 //   - The shell tool (run_shell_command) does not report exit codes in
-//     stream-json: tool_result.status is "success" whatever the exit code,
-//     and output is the command's output. The exit code is taken only from
-//     an output that is exactly "Command exited with code: N" (what 0.61
-//     shows for a silent command that failed). Otherwise nothing is
-//     fabricated: status "error", an error object, or an output that is
-//     exactly "Command terminated by signal: S" / "Command failed: …" give
-//     "failed" with a null exit code; anything else is "unknown" with a null
-//     exit code.
+//     stream-json: tool_result.status is "success" whatever the exit code
+//     (the exit code and signal are told to the model only), and output is
+//     the command's output. The exit code is taken only from an output that
+//     is exactly "Command exited with code: N" (what 0.61 shows for a silent
+//     command that failed). Otherwise nothing is fabricated: status "error",
+//     an error object, or an output that is exactly "Command terminated by
+//     signal: S" (a silent command killed by a signal) / "Command failed: …"
+//     give "failed" with a null exit code; anything else — including a
+//     failing command that printed something — is "unknown" with a null exit
+//     code.
 //   - Edits are write_file and replace (also the older edit / smart_edit);
 //     the path is file_path (absolute_path, path in older versions).
 //   - Assistant text arrives in delta chunks; consecutive chunks are joined
 //     before markers are scanned, so a marker split across chunks counts.
 //   - An error event (max session turns, loop detected, any severity
-//     "error") means Gemini stopped the run: the outcome is failed with that
-//     reason even when result.status says success, unless the agent said
-//     BLOCKED. A missing result means the run was cut off; markers decide.
+//     "error") or a result with status "error" means Gemini stopped the run:
+//     the outcome is failed with that reason even when result.status says
+//     success and even after a SUCCESS line, unless the agent said BLOCKED.
+//     A missing result means the run was cut off; markers decide.
 //   - Gemini reports tokens, not dollars: cost_usd stays null. duration_ms is
-//     result.stats.duration_ms; turns counts the model's answers (a run of
+//     result.stats.duration_ms when positive (0.61 reports 0 when a turn
+//     limit ends the run); turns counts the model's answers (a run of
 //     assistant messages and tool calls between tool results).
 
 import (
@@ -334,14 +350,16 @@ func (p *geminiParser) finish() *commandlog.Log {
 		reason = "gemini reported an error"
 	}
 	if p.result != nil {
-		if n, ok := p.result.Path("stats", "duration_ms").Int(); ok {
+		if n, ok := p.result.Path("stats", "duration_ms").Int(); ok && n > 0 {
 			l.DurationMS = int64Ptr(n)
 		}
 	}
 	out := p.b.finish(reason)
-	if p.stopped != "" && out.Outcome == commandlog.OutcomeSuccess {
-		// The run was cut short after the agent claimed success: the claim
-		// is not the end of the run, so it does not count.
+	cutShort := p.stopped != "" || p.fatalErr != "" || p.result != nil && p.result.Get("status").Str() == "error"
+	if cutShort && out.Outcome == commandlog.OutcomeSuccess {
+		// The run was cut short (a turn limit, a loop, an error result)
+		// after the agent claimed success: the claim is not the end of the
+		// run, so it does not count.
 		out.Outcome, out.Adjusted = commandlog.OutcomeFailed, false
 		out.OutcomeReason = reason + " (after the agent's success marker)"
 	}

@@ -10,6 +10,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
 
 func TestGeminiResolveEnv(t *testing.T) {
@@ -100,3 +101,44 @@ func TestGeminiBuildCommand(t *testing.T) {
 		})
 	}
 }
+
+// How a run ends, as Gemini CLI 0.61 reports it: a turn limit is a result
+// with status "error" (FatalTurnLimitedError, exit 53), older builds and the
+// vendor's snapshots send an error event and a "success" result. Either way
+// a SUCCESS said before the cut does not make the run a success.
+func TestGeminiRunEnd(t *testing.T) {
+	const (
+		init0   = `{"type":"init","session_id":"s","model":"auto"}` + "\n"
+		success = `{"type":"message","role":"assistant","content":"SUCCESS","delta":true}` + "\n"
+		blocked = `{"type":"message","role":"assistant","content":"BLOCKED: no db","delta":true}` + "\n"
+		limit   = `{"type":"result","status":"error","error":{"type":"FatalTurnLimitedError","message":"Reached max session turns for this session."},"stats":{"duration_ms":0}}` + "\n"
+		loop    = `{"type":"error","severity":"warning","message":"Loop detected, stopping execution"}` + "\n"
+		okEnd   = `{"type":"result","status":"success","stats":{"duration_ms":1234}}` + "\n"
+	)
+	g := eng(t, "gemini")
+	for _, tc := range []struct {
+		name       string
+		transcript string
+		outcome    commandlog.Outcome
+		reason     string // a substring
+		duration   *int64
+	}{
+		{"success", init0 + success + okEnd, commandlog.OutcomeSuccess, "", ptr64(1234)},
+		{"turn limit after SUCCESS", init0 + success + limit, commandlog.OutcomeFailed, "Reached max session turns for this session. (after the agent's success marker)", nil},
+		{"turn limit without a marker", init0 + limit, commandlog.OutcomeFailed, "gemini reported an error: Reached max session turns", nil},
+		{"BLOCKED wins over the turn limit", init0 + blocked + limit, commandlog.OutcomeBlocked, "no db", nil},
+		{"loop detected after SUCCESS", init0 + success + loop + okEnd, commandlog.OutcomeFailed, "gemini stopped the run: Loop detected", ptr64(1234)},
+		{"cut off after SUCCESS: markers decide", init0 + success, commandlog.OutcomeSuccess, "", nil},
+		{"cut off without a marker", init0, commandlog.OutcomeFailed, "without a result event", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := parse(t, g, []byte(tc.transcript))
+			assert.Check(t, is.Equal(l.Outcome, tc.outcome))
+			assert.Check(t, is.Contains(l.OutcomeReason, tc.reason))
+			assert.Check(t, is.DeepEqual(l.DurationMS, tc.duration), "a duration of 0 is not a duration")
+			assert.Check(t, l.CostUSD == nil)
+		})
+	}
+}
+
+func ptr64(n int64) *int64 { return &n }
