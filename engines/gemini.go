@@ -133,9 +133,14 @@ func (g *gemini) ResolveEnv(getenv func(string) string) (map[string]string, erro
 // GeminiSettings is the settings.json BuildCommand gives the CLI in a
 // private GEMINI_CLI_HOME: the auth type chosen explicitly (with
 // GOOGLE_GEMINI_BASE_URL set, 0.61 otherwise picks "gateway" and headless
-// mode refuses it), folder trust off (the workspace is the sandbox's), the
-// turn limit, and no usage statistics. %s is the auth type, %d the turns.
-const GeminiSettings = `{"security":{"auth":{"selectedType":"%s"},"folderTrust":{"enabled":false}},` +
+// mode refuses it), folder trust off (the workspace is the sandbox's),
+// environment variable redaction on with the API keys blocked (0.61
+// otherwise hands GEMINI_API_KEY to every command the agent runs; it
+// redacts by itself only when GITHUB_SHA is set, which the container does
+// not have), the turn limit, and no usage statistics. %s is the auth type,
+// %d the turns.
+const GeminiSettings = `{"security":{"auth":{"selectedType":"%s"},"folderTrust":{"enabled":false},` +
+	`"environmentVariableRedaction":{"enabled":true,"blocked":["GEMINI_API_KEY","GOOGLE_API_KEY"]}},` +
 	`"model":{"maxSessionTurns":%d},"privacy":{"usageStatisticsEnabled":false}}`
 
 // BuildCommand runs the pinned gemini headless with stream-json output and

@@ -96,6 +96,9 @@ func TestGeminiBuildCommand(t *testing.T) {
 			sec := settings["security"]
 			assert.Check(t, is.DeepEqual(sec["auth"], map[string]any{"selectedType": tc.wantAuth}))
 			assert.Check(t, is.DeepEqual(sec["folderTrust"], map[string]any{"enabled": false}))
+			// the CLI would hand the key to every command it runs
+			assert.Check(t, is.DeepEqual(sec["environmentVariableRedaction"], map[string]any{
+				"enabled": true, "blocked": []any{"GEMINI_API_KEY", "GOOGLE_API_KEY"}}))
 			assert.Check(t, is.Equal(settings["model"]["maxSessionTurns"], tc.wantTurns))
 			assert.Check(t, is.Equal(settingsSeen[t.Name()+"/trust"], "true\n"))
 		})

@@ -406,7 +406,8 @@ const GeminiAuthType = "gemini-api-key"
 // GeminiSettings is the settings.json the harness writes in GEMINI_CLI_HOME/.gemini, %d being
 // the turn limit: the same as the engine's (engines.GeminiSettings with GeminiAuthType; a test
 // keeps them equal).
-const GeminiSettings = `{"security":{"auth":{"selectedType":"gemini-api-key"},"folderTrust":{"enabled":false}},` +
+const GeminiSettings = `{"security":{"auth":{"selectedType":"gemini-api-key"},"folderTrust":{"enabled":false},` +
+	`"environmentVariableRedaction":{"enabled":true,"blocked":["GEMINI_API_KEY","GOOGLE_API_KEY"]}},` +
 	`"model":{"maxSessionTurns":%d},"privacy":{"usageStatisticsEnabled":false}}`
 
 // GeminiMaxTurns is the harness's default turn limit (model.maxSessionTurns).

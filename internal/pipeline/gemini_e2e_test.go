@@ -1,0 +1,129 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+)
+
+// geminiSampleScenario is the sample README's demo as Gemini would run it.
+// Gemini CLI states an exit code only for a command that printed nothing,
+// so the drifted --shout step (which prints a usage error) is unknown, not
+// failed; `test` shows a stated exit code.
+var geminiSampleScenario = mockllm.Scenario{
+	Name: "gemini-sample",
+	Turns: []mockllm.Turn{
+		mockllm.Run("I'll follow the README.", mockllm.Bash("python3 greet.py World")),
+		mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
+		mockllm.Run("", mockllm.Write("/workspace/NOTES.md", "--shout is not accepted\n")),
+		mockllm.Run("", mockllm.Bash("test -n \"${GEMINI_API_KEY:-}\"")),
+		mockllm.Run("", mockllm.Bash("./test.sh")),
+	},
+	FinalText: "FIX: README section Shouting uses --shout, but greet.py only accepts --loud",
+}
+
+// The REAL pinned Gemini CLI in the REAL sandbox container, pointed at the
+// mock through GOOGLE_GEMINI_BASE_URL (forwarded by ResolveEnv) with the
+// settings BuildCommand writes. The image must have gemini (build the test
+// image with GEMINI_CLI_VERSION set); R2D_TEST_GEMINI_IMAGE names another.
+func TestRunEndToEndRealGeminiInContainer(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	if v := os.Getenv("R2D_TEST_GEMINI_IMAGE"); v != "" {
+		img = v
+	}
+	ver, err := exec.Command("docker", "run", "--rm", "--network", "none", "-e", "HOME=/tmp", img, "gemini", "--version").Output()
+	if err != nil || strings.TrimSpace(string(ver)) != engines.GeminiVersion {
+		sandboxtest.Unavailable(t, "image %s has no gemini %s (got %q, %v): build it with GEMINI_CLI_VERSION=%s",
+			img, engines.GeminiVersion, strings.TrimSpace(string(ver)), err, engines.GeminiVersion)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	gw, err := sandbox.BridgeGateway(ctx, cli)
+	assert.NilError(t, err)
+	srv, err := mockllm.Start(gw+":0", geminiSampleScenario)
+	assert.NilError(t, err)
+	defer srv.Close()
+
+	repo := sampleRepo(t)
+	before := treeHash(t, repo)
+	var progress bytes.Buffer
+	res, err := pipeline.Run(ctx, pipeline.Config{
+		Engine:  engines.GeminiName,
+		RepoDir: repo,
+		Image:   img,
+		Limits:  engines.Limits{MaxTurns: 20, Timeout: 3 * time.Minute},
+		OutDir:  t.TempDir(),
+		Getenv: env(map[string]string{
+			"GEMINI_API_KEY":         mockllm.DummyAPIKey,
+			"GOOGLE_GEMINI_BASE_URL": srv.URL(),
+		}),
+		Progress: &progress,
+		Docker:   cli,
+	})
+	assert.NilError(t, err, "progress:\n%s", progress.String())
+	stderr, _ := os.ReadFile(res.Stderr)
+	t.Logf("progress:\n%s\nagent stderr:\n%s", progress.String(), stderr)
+
+	f, err := os.Open(res.CommandLog)
+	assert.NilError(t, err)
+	defer f.Close()
+	log, err := commandlog.Decode(f)
+	assert.NilError(t, err)
+	assert.NilError(t, commandlog.Validate(log))
+
+	type cmd struct {
+		Command string
+		Exit    *int
+		Status  commandlog.Status
+		Line    int
+	}
+	var got []cmd
+	for _, c := range log.Commands {
+		line := 0
+		if c.Source != nil {
+			line = c.Source.Line
+		}
+		got = append(got, cmd{c.Command, c.ExitCode, c.Status, line})
+	}
+	one := 1
+	assert.DeepEqual(t, got, []cmd{
+		{"python3 greet.py World", nil, commandlog.StatusUnknown, 10},
+		{"python3 greet.py --shout World", nil, commandlog.StatusUnknown, 24},
+		// silent and failing: the one exit code Gemini states. The key is
+		// not in the commands' environment.
+		{`test -n "${GEMINI_API_KEY:-}"`, &one, commandlog.StatusFailed, 0},
+		{"./test.sh", nil, commandlog.StatusUnknown, 32},
+	})
+	assert.Check(t, is.Contains(log.Commands[0].Output, "Hello, World!"))
+	assert.Check(t, is.Contains(log.Commands[1].Output, "unrecognized arguments: --shout"))
+	assert.Check(t, is.Contains(log.Commands[3].Output, "all tests passed"))
+	assert.Check(t, is.DeepEqual(log.FileEdits, []commandlog.FileEdit{{Path: "/workspace/NOTES.md", Tool: "write_file", OK: true}}))
+	assert.Check(t, is.Equal(log.Outcome, commandlog.OutcomeFailed))
+	assert.Check(t, is.DeepEqual(log.Markers, []commandlog.Marker{{Kind: commandlog.MarkerFix, Text: "README section Shouting uses --shout, but greet.py only accepts --loud"}}))
+	assert.Check(t, log.CostUSD == nil)
+	assert.Check(t, is.Equal(srv.TurnsServed(), len(geminiSampleScenario.Turns)))
+	for _, r := range srv.Requests() {
+		assert.Check(t, r.Kind != mockllm.KindUnknown, "request to %s", r.Path)
+	}
+
+	for _, p := range []string{res.CommandLog, res.Transcript, res.Stderr, res.Prompt} {
+		b, err := os.ReadFile(p)
+		assert.NilError(t, err)
+		assert.Check(t, !strings.Contains(string(b), mockllm.DummyAPIKey), "%s holds the API key", p)
+	}
+	assert.Equal(t, treeHash(t, repo), before, "the host checkout changed")
+}
