@@ -109,7 +109,7 @@ func TestRunEndToEndRealCodexInContainer(t *testing.T) {
 				stderr = string(b)
 			}
 			assert.NilError(t, err, "progress:\n%s\nstderr:\n%s", progress.String(), stderr)
-			t.Logf("progress:\n%s", progress.String())
+			t.Logf("progress:\n%s\nagent stderr:\n%s", progress.String(), stderr)
 
 			f, err := os.Open(res.CommandLog)
 			assert.NilError(t, err)
@@ -118,10 +118,6 @@ func TestRunEndToEndRealCodexInContainer(t *testing.T) {
 			assert.NilError(t, err)
 			assert.NilError(t, commandlog.Validate(log))
 
-			if t.Failed() {
-				return
-			}
-			t.Logf("agent stderr:\n%s", stderr)
 			assert.DeepEqual(t, codexCommands(t, log), []codexCmd{
 				{"python3 greet.py World", 0, commandlog.StatusOK, 10},
 				{"python3 greet.py Ada Grace", 0, commandlog.StatusOK, 16},
