@@ -265,7 +265,7 @@ func geminiBinaryOrSkip(t *testing.T) string {
 	return bin
 }
 
-// GeminiCaptureModel is the model the "model-" capture asks for with --model (no routing).
+// geminiCaptureModel is the model the "model-" capture asks for with --model (no routing).
 const geminiCaptureModel = "gemini-2.5-flash"
 
 // TestRealGeminiCLI runs the pinned REAL Gemini CLI against the mock for every capture
