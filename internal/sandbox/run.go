@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+
 	"github.com/docker/docker/errdefs"
 	"github.com/docker/docker/pkg/stdcopy"
+	"github.com/readme2demo/readme2demo/internal/repoconfig"
 )
 
 // Timeouts of the steps that run on a fresh context after the run's own
@@ -73,7 +75,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if err := d.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return res, fmt.Errorf("start container: %w", err)
 	}
-	if err := copyIn(ctx, d, created.ID, s); err != nil {
+	if err := copyIn(ctx, d, created.ID, s, res); err != nil {
 		return res, err
 	}
 
@@ -116,13 +118,27 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 }
 
 // copyIn copies the repository into the workdir and the files beside it.
-func copyIn(ctx context.Context, d Docker, id string, s Spec) error {
+func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result) error {
 	uid, gid := owner(s.User)
 	if s.RepoDir != "" {
+		// The repository's tar passes through repoconfig.FilterTar on its
+		// way in: agent configuration that could run code or widen
+		// permissions at agent start never reaches the container. The host
+		// checkout is only read.
 		pr, pw := io.Pipe()
 		go func() { pw.CloseWithError(tarDir(pw, s.RepoDir, uid, gid)) }()
-		err := d.CopyToContainer(ctx, id, s.Workdir, pr, container.CopyToContainerOptions{})
-		pr.CloseWithError(errors.New("copy aborted"))
+		fr, fw := io.Pipe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			findings, err := repoconfig.FilterTar(fw, pr)
+			res.RepoConfig = findings
+			pr.CloseWithError(err)
+			fw.CloseWithError(err)
+		}()
+		err := d.CopyToContainer(ctx, id, s.Workdir, fr, container.CopyToContainerOptions{})
+		fr.CloseWithError(errors.New("copy aborted"))
+		<-done
 		if err != nil {
 			return fmt.Errorf("copy repository into container: %w", err)
 		}

@@ -21,6 +21,8 @@
 package sandbox
 
 import (
+	"github.com/readme2demo/readme2demo/internal/repoconfig"
+
 	"context"
 	"io"
 	"time"
@@ -151,6 +153,9 @@ type Result struct {
 	ExitCode *int
 	TimedOut bool // the timeout killed the command
 	Canceled bool // the caller's context ended the run
+	// RepoConfig lists the agent configuration files of the repository that
+	// were removed, scrubbed or flagged on the way into the container.
+	RepoConfig []repoconfig.Finding
 	// Collected holds the files of Spec.Collect that could be read, by path.
 	Collected map[string][]byte
 	// CopyErrors holds problems copying files out (a missing transcript).
