@@ -135,7 +135,8 @@ func (*claudeCode) BuildCommand(l Limits) string {
 
 func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	p := &claudeParser{b: newLogBuilder(c.Name()), calls: map[string]claudeCall{}, turnIDs: map[string]bool{}, texts: map[string]bool{}}
-	rd := jsonv.NewReader(r, jsonv.Options{Skip: claudeSkipKeys})
+	rd := jsonv.NewReader(r, jsonv.Options{Skip: claudeSkipKeys, Workers: parseWorkers()})
+	defer rd.Close()
 	for {
 		v, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -370,7 +371,7 @@ func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 			joined += stderr.Str()
 		}
 		if joined != "" || out.Output == "" {
-			out.Output, out.Omitted = joined, stdout.Omitted+stderr.Omitted
+			out.Output, out.Omitted = joined, omittedBytes(stdout)+omittedBytes(stderr)
 			// CLI 2.1.x keeps only the first 30,000 characters of a large
 			// output and states the real size: count what it dropped.
 			if size, ok := structured.Get("persistedOutputSize").Int(); ok {
@@ -426,13 +427,14 @@ func (p *claudeParser) finish() *commandlog.Log {
 		if cost.IsNull() {
 			cost = r.Get("cost_usd")
 		}
-		if f, ok := cost.Float(); ok {
+		// A negative number is not a cost, a count or a duration: unknown.
+		if f, ok := cost.Float(); ok && f >= 0 {
 			l.CostUSD = float64Ptr(f)
 		}
-		if n, ok := r.Get("num_turns").Int(); ok {
+		if n, ok := r.Get("num_turns").Int(); ok && n >= 0 {
 			l.Turns = intPtr(int(n))
 		}
-		if n, ok := r.Get("duration_ms").Int(); ok {
+		if n, ok := r.Get("duration_ms").Int(); ok && n >= 0 {
 			l.DurationMS = int64Ptr(n)
 		}
 		sub := r.Get("subtype").Str()
@@ -457,6 +459,14 @@ func atoiPtr(s string) *int {
 		return nil
 	}
 	return &n
+}
+
+// omittedBytes is v.Omitted for a value that may be missing.
+func omittedBytes(v *jsonv.Value) int64 {
+	if v == nil {
+		return 0
+	}
+	return v.Omitted
 }
 
 func firstLine(s string) string {

@@ -3,6 +3,7 @@ package engines
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"strings"
 	"unicode/utf8"
 
@@ -132,6 +133,17 @@ func intPtr(n int) *int             { return &n }
 func int64Ptr(n int64) *int64       { return &n }
 func float64Ptr(f float64) *float64 { return &f }
 func stringPtr(s string) *string    { return &s }
+
+// parseWorkers is how many goroutines an engine's jsonv.Reader may decode
+// records on: the parallel mode pays off from two cores on (the output is
+// the same either way).
+func parseWorkers() int {
+	n := runtime.GOMAXPROCS(0)
+	if n < 2 {
+		return 0
+	}
+	return min(n, 4)
+}
 
 // ShellQuote quotes s for a POSIX shell.
 func ShellQuote(s string) string {

@@ -176,6 +176,10 @@ type Options struct {
 	// MaxLine is the longest line parsed in memory on the fast path; a
 	// longer line is decoded as a stream. Default 8 MiB.
 	MaxLine int
+	// Workers > 1 decodes one-line records on that many goroutines, in
+	// input order (see parallel.go); callers that may stop reading before
+	// the end call Close. 0 or 1 decodes on the caller's goroutine.
+	Workers int
 	// Skip names object keys whose values the caller never reads (token
 	// usage, tool lists, thinking text). They are stepped over without
 	// being decoded and do not appear in the Value. Malformed JSON inside a
@@ -221,6 +225,11 @@ type Reader struct {
 	bol     bool  // nothing but white space read since the last newline
 	err     error // sticky read error other than EOF
 
+	// parallel mode (Options.Workers > 1)
+	par       *parallel
+	seqNext   int // read this many records sequentially before going parallel again
+	fallbacks int // records that ran past their line in parallel mode
+
 	// fast path state
 	arena   []Value
 	members []Member
@@ -249,10 +258,26 @@ func (r *Reader) Next() (*Value, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if r.par != nil {
+		if v, err, ok := r.nextParallel(); ok {
+			return v, err
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
 	for {
 		c, err := r.skipSpace()
 		if err != nil {
 			return nil, r.eof(err)
+		}
+		if r.opt.Workers > 1 && !r.inArray && r.seqNext == 0 && (r.started || c != '[') {
+			r.started = true
+			r.startParallel()
+			return r.Next()
+		}
+		if r.seqNext > 0 {
+			r.seqNext--
 		}
 		if r.inArray {
 			switch c {

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -104,7 +106,7 @@ func TestReaderShapes(t *testing.T) {
 	for _, path := range []struct {
 		name string
 		opt  Options
-	}{{"fast", Options{}}, {"streaming", Options{MaxLine: 1}}} {
+	}{{"fast", Options{}}, {"streaming", Options{MaxLine: 1}}, {"parallel", Options{Workers: 2}}, {"parallel-streaming", Options{Workers: 3, MaxLine: 1}}} {
 		for _, tt := range tests {
 			t.Run(path.name+"/"+tt.name, func(t *testing.T) {
 				assert.DeepEqual(t, readAll(t, tt.in, path.opt), tt.want)
@@ -224,4 +226,78 @@ func TestKeyCacheCollisions(t *testing.T) {
 		k := strconv.Itoa(i * 7919)
 		assert.Equal(t, c.get([]byte(k)), k)
 	}
+}
+
+// mixedInput is a long transcript-like input with every shape the reader
+// meets: good lines, malformed lines, several values on a line, records
+// spread over lines, lines longer than MaxLine, CRLF and blank lines.
+func mixedInput(n int) string { return mixed(n, true) }
+
+func mixed(n int, multiLine bool) string {
+	var b strings.Builder
+	rnd := uint32(1)
+	next := func() uint32 { rnd = rnd*1664525 + 1013904223; return rnd >> 8 }
+	for i := 0; i < n; i++ {
+		switch next() % 12 {
+		case 0:
+			b.WriteString("not json " + strconv.Itoa(i) + "\n")
+		case 1:
+			b.WriteString(`{"a":` + strconv.Itoa(i) + `}{"b":"two on a line"}` + "\n")
+		case 2:
+			if !multiLine {
+				b.WriteString(`{"not":"pretty"}` + "\n")
+				continue
+			}
+			b.WriteString("{\n  \"pretty\": " + strconv.Itoa(i) + ",\n  \"x\": [1,\n 2]\n}\n")
+		case 3:
+			b.WriteString(`{"long":"` + strings.Repeat("y", 300) + `","i":` + strconv.Itoa(i) + "}\n")
+		case 4:
+			if !multiLine {
+				b.WriteString(`{"cut":}` + "\r\n")
+				continue
+			}
+			b.WriteString(`{"cut":` + "\n")
+		case 5:
+			b.WriteString("\r\n\n")
+		default:
+			b.WriteString(`{"type":"assistant","i":` + strconv.Itoa(i) + `,"s":"esc\n\u00e9\""}` + "\r\n")
+		}
+	}
+	return b.String()
+}
+
+func TestParallelMatchesSequential(t *testing.T) {
+	// One-line records only: the parallel mode runs throughout, handing
+	// long lines (MaxLine 200) to the streaming reader and back.
+	in := mixed(30000, false)
+	want := readAll(t, in, Options{})
+	for _, opt := range []Options{{Workers: 2}, {Workers: 4}, {Workers: 2, MaxLine: 200}} {
+		assert.DeepEqual(t, readAll(t, in, opt), want)
+	}
+	// With records spread over lines it falls back to sequential reading,
+	// with the same result.
+	in = mixedInput(30000)
+	want = readAll(t, in, Options{})
+	for _, opt := range []Options{{Workers: 2}, {Workers: 4}, {Workers: 2, MaxLine: 200}} {
+		got := readAll(t, in, opt)
+		assert.DeepEqual(t, got, want)
+	}
+	assert.Assert(t, len(want) > 20000)
+}
+
+func TestParallelCloseStopsGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for i := 0; i < 20; i++ {
+		r := NewReader(strings.NewReader(mixedInput(20000)), Options{Workers: 2})
+		_, err := r.Next()
+		assert.NilError(t, err)
+		assert.NilError(t, r.Close())
+		_, err = r.Next()
+		assert.Assert(t, errors.Is(err, io.EOF))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Assert(t, runtime.NumGoroutine() <= before, "goroutines leak: %d > %d", runtime.NumGoroutine(), before)
 }

@@ -1,0 +1,271 @@
+package jsonv
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"sync"
+)
+
+// Parallel decoding (Options.Workers > 1): a producer goroutine cuts the
+// input into batches of whole lines, workers decode the one-line records of
+// each batch on the fast path, and Next hands the records out in input
+// order. Records of every kind still come out exactly as the sequential
+// reader gives them:
+//
+//   - A record that runs past its line (pretty-printed JSON) stops the
+//     parallel mode at that point: the bytes not yet handed out are put back
+//     in front of the rest of the input and the sequential reader goes on
+//     from there.
+//   - A line longer than MaxLine ends the batch; the sequential reader
+//     streams that line, then the parallel mode starts again.
+//   - A top-level array container is always read sequentially.
+//
+// A Reader in parallel mode owns goroutines until the input ends: callers
+// that may stop early call Close.
+
+const (
+	batchBytes = 512 << 10
+	batchLines = 4096
+	queueDepth = 8
+)
+
+type batch struct {
+	data      []byte
+	lines     []int // end offset of each line in data
+	firstLine int   // line number of the first line
+	// results, in order, filled by a worker; done is closed when filled
+	recs []parRec
+	// stopAt >= 0: the record starting at data[stopAt] (on line stopLine)
+	// spans lines and must be read sequentially, with everything after it.
+	stopAt   int
+	stopLine int
+	done     chan struct{}
+}
+
+// Batch buffers are reused: a batch's bytes are dead once its records are
+// decoded (strings are copied out of them).
+var bufPool = sync.Pool{New: func() any { return make([]byte, 0, batchBytes+64<<10) }}
+
+func getBuf() []byte { return bufPool.Get().([]byte)[:0] }
+
+func putBuf(b []byte) {
+	if cap(b) <= 4*batchBytes { // a batch that held a long line is left to the GC
+		bufPool.Put(b[:0])
+	}
+}
+
+type parRec struct {
+	v   *Value
+	err error
+}
+
+type parallel struct {
+	order   chan *batch
+	work    chan *batch
+	stop    chan struct{}
+	stopped sync.Once
+	wg      sync.WaitGroup // producer and workers
+	// set by the producer when it returns, read after order is closed
+	handoff  bool   // the next line is longer than MaxLine
+	nextLine int    // line number after the last batch
+	unsent   *batch // read but not queued when stopped
+	cur      *batch
+	idx      int
+}
+
+// startParallel begins parallel decoding at the reader's position.
+func (r *Reader) startParallel() {
+	p := &parallel{
+		order: make(chan *batch, queueDepth),
+		work:  make(chan *batch, queueDepth),
+		stop:  make(chan struct{}),
+	}
+	for i := 0; i < r.opt.Workers; i++ {
+		w := &Reader{opt: r.opt, keys: new(keyCache)}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			for b := range p.work {
+				w.decodeBatch(b)
+			}
+		}()
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer close(p.order)
+		defer close(p.work)
+		p.produce(r.br, r.line)
+	}()
+	r.par = p
+}
+
+// produce reads batches of whole lines until the input ends, a line is too
+// long for the fast path, or stop is closed.
+func (p *parallel) produce(src *source, line int) {
+	for {
+		b := &batch{firstLine: line, stopAt: -1, done: make(chan struct{}), data: getBuf()}
+		for len(b.data) < batchBytes && len(b.lines) < batchLines {
+			l, ok := src.peekLine()
+			if !ok {
+				p.handoff = true
+				break
+			}
+			if len(l) == 0 {
+				break
+			}
+			b.data = append(b.data, l...)
+			b.lines = append(b.lines, len(b.data))
+			src.Discard(len(l))
+			if l[len(l)-1] == '\n' {
+				line++
+			}
+		}
+		p.nextLine = line
+		if len(b.lines) > 0 {
+			select {
+			case p.order <- b:
+			case <-p.stop:
+				p.unsent = b // its bytes left the source: fallBack needs them
+				return
+			}
+			select {
+			case p.work <- b:
+			case <-p.stop:
+				return
+			}
+		}
+		if p.handoff || len(b.lines) == 0 || len(b.data) == 0 {
+			return
+		}
+		if _, err := src.Peek(1); err != nil {
+			return
+		}
+	}
+}
+
+// decodeBatch decodes the records of b's lines on the fast path.
+func (w *Reader) decodeBatch(b *batch) {
+	defer close(b.done)
+	start := 0
+	for i, end := range b.lines {
+		line := b.data[start:end]
+		p := fastParser{r: w, b: line}
+		for {
+			p.ws()
+			if p.i >= len(line) {
+				break
+			}
+			w.budget = w.opt.RecordBudget
+			at := p.i
+			v, err := p.value(0)
+			if err == nil {
+				b.recs = append(b.recs, parRec{v: v})
+				continue
+			}
+			var se synErr
+			if errors.As(err, &se) {
+				b.recs = append(b.recs, parRec{err: &SyntaxError{Line: b.firstLine + i, Msg: string(se)}})
+				break
+			}
+			// The record runs past its line: the sequential reader takes
+			// over from here.
+			b.stopAt, b.stopLine = start+at, b.firstLine+i
+			return
+		}
+		start = end
+	}
+}
+
+// next returns the next record of the parallel mode; ok is false when the
+// mode has ended and the sequential reader goes on.
+func (r *Reader) nextParallel() (v *Value, err error, ok bool) {
+	p := r.par
+	for {
+		if p.cur != nil {
+			<-p.cur.done
+			if p.idx < len(p.cur.recs) {
+				rec := p.cur.recs[p.idx]
+				p.idx++
+				return rec.v, rec.err, true
+			}
+			if p.cur.stopAt >= 0 {
+				r.fallBack(p.cur)
+				return nil, nil, false
+			}
+			putBuf(p.cur.data)
+			p.cur, p.idx = nil, 0
+		}
+		b, open := <-p.order
+		if !open {
+			p.wg.Wait()
+			r.par = nil
+			r.line = p.nextLine
+			if p.handoff {
+				r.seqNext = 1 // stream the long line first
+			}
+			if !p.handoff && r.br.err != nil && !errors.Is(r.br.err, io.EOF) {
+				r.err = r.br.err
+			}
+			return nil, nil, false
+		}
+		p.cur, p.idx = b, 0
+	}
+}
+
+// fallBack ends the parallel mode at b.stopAt: the producer stops, and the
+// bytes from there on (that batch's rest, the batches read ahead, the
+// source's buffer and the rest of the input) become the sequential reader's
+// input.
+func (r *Reader) fallBack(b *batch) {
+	p := r.par
+	p.halt()
+	var rest bytes.Buffer
+	rest.Write(b.data[b.stopAt:])
+	for nb := range p.order {
+		rest.Write(nb.data)
+	}
+	p.wg.Wait()
+	if p.unsent != nil {
+		rest.Write(p.unsent.data)
+	}
+	old := r.br
+	rest.Write(old.buf[old.r:old.w])
+	src := io.Reader(&rest)
+	if old.err == nil {
+		src = io.MultiReader(&rest, old.rd)
+	}
+	r.br = newSource(src, r.opt.MaxLine)
+	r.line = b.stopLine
+	r.par = nil
+	// Records spread over lines come in runs (a pretty-printed file): read
+	// sequentially for a while, and for good after a few such switches,
+	// since each one puts the read-ahead back.
+	r.fallbacks++
+	r.seqNext = 1000
+	if r.fallbacks >= 3 {
+		r.opt.Workers = 0
+	}
+}
+
+func (p *parallel) halt() {
+	p.stopped.Do(func() { close(p.stop) })
+}
+
+// Close stops the goroutines of a Reader in parallel mode. It is safe to
+// call at any time and more than once; a closed Reader returns io.EOF.
+func (r *Reader) Close() error {
+	if r.par != nil {
+		p := r.par
+		p.halt()
+		for range p.order {
+		}
+		p.wg.Wait()
+		r.par = nil
+	}
+	if r.err == nil {
+		r.err = io.EOF
+	}
+	return nil
+}
