@@ -163,6 +163,8 @@ var claudeSkipKeys = map[string]bool{
 	"agents": true, "skills": true, "plugins": true, "signature": true, "thinking": true,
 	"structuredPatch": true, "originalFile": true, "permission_denials": true, "rate_limit_info": true,
 	"snapshot": true, "context_management": true,
+	"uuid": true, "session_id": true, "parentUuid": true, "leafUuid": true, "timestamp": true, "requestId": true,
+	"stop_sequence": true, "persistedOutputPath": true, "cwd": true, "gitBranch": true, "userType": true,
 }
 
 type claudeCall struct {
