@@ -65,6 +65,15 @@ type Config struct {
 	NetworkMode string
 	ExtraHosts  []string
 	Resources   sandbox.Resources
+	// Network is the egress policy (network.go): NetworkOpen, NetworkNone or
+	// NetworkAllowlist; "" leaves the sandbox's NetworkMode as given.
+	// AllowHosts are the hosts allowlist adds to the engine's API (exact
+	// names, *.suffix, IP literals, optional :port). EgressBinary is the
+	// Linux executable run as the proxy ("" means R2D_EGRESS_BINARY, else
+	// this executable).
+	Network      string
+	AllowHosts   []string
+	EgressBinary string
 
 	Getenv   func(string) string // the host environment (credentials)
 	Progress io.Writer           // human progress lines; nil discards them
@@ -79,10 +88,10 @@ type Result struct {
 	Log   *commandlog.Log
 	// Paths of the files written in OutDir. ReadmeDiff is "" when the agent
 	// left the README as it was.
-	CommandLog, Transcript, Stderr, Prompt   string
+	CommandLog, Transcript, Stderr, Prompt               string
 	ReadmeDiff, Report, DemoCast, DemoScript, HTMLReport string
-	AgentExitCode                            *int // nil when killed or unknown
-	TimedOut, Canceled                       bool
+	AgentExitCode                                        *int // nil when killed or unknown
+	TimedOut, Canceled                                   bool
 }
 
 // ConfigError is a configuration problem found before any container
@@ -165,17 +174,37 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	fmt.Fprintf(cfg.Progress, "run %s: %s in %s, following %s\n", runID, eng.Name(), cfg.Image, cfg.Readme)
 
+	timeout := cfg.Limits.Timeout
+	if timeout <= 0 {
+		timeout = sandbox.DefaultTimeout
+	}
+	netw, err := setupNetwork(ctx, d, cfg, eng, env, runID, start.Add(timeout+sandbox.Grace+time.Minute), red, prog.note)
+	defer func() {
+		if err := netw.close(); err != nil {
+			fmt.Fprintf(cfg.Progress, "warning: %v\n", err)
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Network != "" {
+		prog.note("%s", netw.describe())
+	}
+	parent := ctx
+	ctx, bud := withBudget(ctx, cfg.Limits.MaxCostUSD, prog.printf)
+	prog.onLog = bud.observe
+
 	res, runErr := sandbox.Run(ctx, d, sandbox.Spec{
 		Image:          cfg.Image,
 		RunID:          runID,
 		RepoDir:        cfg.RepoDir,
 		Workdir:        engines.WorkspaceContainerPath,
 		Files:          []sandbox.File{{Path: engines.PromptContainerPath, Data: []byte(promptText)}},
-		Command:        eng.BuildCommand(cfg.Limits),
-		Env:            env,
+		Command:        netw.command(eng.BuildCommand(cfg.Limits)),
+		Env:            netw.env,
 		Timeout:        cfg.Limits.Timeout,
 		Resources:      cfg.Resources,
-		NetworkMode:    cfg.NetworkMode,
+		NetworkMode:    netw.mode,
 		ExtraHosts:     cfg.ExtraHosts,
 		TranscriptPath: engines.TranscriptContainerPath,
 		StderrPath:     engines.StderrContainerPath,
@@ -183,8 +212,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		OnTranscript:   prog.feed,
 		Now:            cfg.Now,
 	})
+	runErr = bud.settle(parent, res, runErr)
 	if runErr != nil && !res.Canceled {
 		return nil, fmt.Errorf("run sandbox: %w", runErr)
+	}
+	if err := netw.check(res); err != nil {
+		return nil, err
+	}
+	for _, f := range res.RepoConfig {
+		fmt.Fprintf(cfg.Progress, "repository config %s: %s (%s)\n", f.Action, f.Path, f.Reason)
 	}
 
 	log, err := eng.ParseTranscript(bytes.NewReader(res.Transcript))
@@ -192,6 +228,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errors.Join(runErr, fmt.Errorf("parse transcript: %w", err))
 	}
 	explain(log, res, cfg.Limits.Timeout)
+	bud.enforce(log)
 	readme.Map(log, cfg.Readme, readmeText)
 	redact.Log(log, red)
 	if err := commandlog.Validate(log); err != nil {
@@ -244,6 +281,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errors.Join(runErr, fmt.Errorf("write html report: %w", err))
 	}
 	prog.summary(log, res, cfg.Now().Sub(start))
+	if s := netw.deniedSummary(); s != "" {
+		prog.note("egress refused: %s", red.String(s))
+	}
 	if runErr != nil {
 		return out, fmt.Errorf("run canceled: %w", runErr)
 	}

@@ -35,6 +35,9 @@ type progress struct {
 	started  map[string]bool
 	finished map[string]bool
 	stopped  bool
+	// onLog, when set, sees each parse of the growing transcript (the cost
+	// cap, budget.go).
+	onLog func(*commandlog.Log)
 }
 
 func newProgress(eng engines.AgentEngine, w io.Writer, red *redact.Redactor, start time.Time, now func() time.Time) *progress {
@@ -63,6 +66,9 @@ func (p *progress) feed(chunk []byte) {
 	if err != nil || log == nil {
 		return
 	}
+	if p.onLog != nil {
+		p.onLog(log)
+	}
 	for _, c := range log.Commands {
 		if !p.started[c.ID] {
 			p.started[c.ID] = true
@@ -73,6 +79,13 @@ func (p *progress) feed(chunk []byte) {
 			p.printf("  %s", statusText(c))
 		}
 	}
+}
+
+// note prints a progress line from any goroutine.
+func (p *progress) note(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.printf(format, args...)
 }
 
 func (p *progress) printf(format string, args ...any) {
