@@ -1,9 +1,12 @@
 package engines
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
 
 // logBuilder accumulates a command log while an engine walks a transcript.
@@ -148,4 +151,27 @@ func (b *logBuilder) finish(reason string) *commandlog.Log {
 	}
 	l.Normalize()
 	return l
+}
+
+// readRecords feeds every record of a transcript to fn, in order. Malformed
+// records are counted in b and skipped; fn counts the records it takes
+// (b.record) as its format defines them. Only a failing reader is an error.
+func readRecords(r io.Reader, opt jsonv.Options, b *logBuilder, fn func(*jsonv.Value)) error {
+	rd := jsonv.NewReader(r, opt)
+	defer rd.Close()
+	for {
+		v, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		var se *jsonv.SyntaxError
+		if errors.As(err, &se) {
+			b.malformed()
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read %s transcript: %w", b.log.Engine, err)
+		}
+		fn(v)
+	}
 }

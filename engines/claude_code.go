@@ -38,8 +38,6 @@ package engines
 //     sub-agents' commands are logged with their parent's id.
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -135,23 +133,12 @@ func (*claudeCode) BuildCommand(l Limits) string {
 
 func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	p := &claudeParser{b: newLogBuilder(c.Name()), calls: map[string]claudeCall{}, turnIDs: map[string]bool{}, texts: map[string]bool{}}
-	rd := jsonv.NewReader(r, jsonv.Options{Skip: claudeSkipKeys, Workers: parseWorkers()})
-	defer rd.Close()
-	for {
-		v, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var se *jsonv.SyntaxError
-		if errors.As(err, &se) {
-			p.b.malformed()
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read claude-code transcript: %w", err)
-		}
+	err := readRecords(r, jsonv.Options{Skip: claudeSkipKeys, Workers: parseWorkers()}, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return p.finish(), nil
 }

@@ -48,8 +48,6 @@ package engines
 //     run that was cut off; its markers alone decide the outcome.
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -160,22 +158,12 @@ func tomlStringArray(items []string) string {
 
 func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	p := &codexParser{b: newLogBuilder(c.Name()), kinds: map[string]string{}, texts: map[string]bool{}}
-	rd := jsonv.NewReader(r, jsonv.Options{})
-	for {
-		v, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var se *jsonv.SyntaxError
-		if errors.As(err, &se) {
-			p.b.malformed()
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read codex transcript: %w", err)
-		}
+	err := readRecords(r, jsonv.Options{}, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return p.finish(), nil
 }

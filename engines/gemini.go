@@ -56,7 +56,6 @@ package engines
 //     assistant messages and tool calls between tool results).
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -167,22 +166,12 @@ func (*gemini) BuildCommand(l Limits) string {
 
 func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	p := &geminiParser{b: newLogBuilder(g.Name()), kinds: map[string]string{}}
-	rd := jsonv.NewReader(r, jsonv.Options{})
-	for {
-		v, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var se *jsonv.SyntaxError
-		if errors.As(err, &se) {
-			p.b.malformed()
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read gemini transcript: %w", err)
-		}
+	err := readRecords(r, jsonv.Options{}, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return p.finish(), nil
 }

@@ -60,7 +60,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -552,20 +551,7 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 	var order []string
 	var summary, errText string
 	sawSummary := false
-	rd := jsonv.NewReader(r, jsonv.Options{})
-	for {
-		v, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var se *jsonv.SyntaxError
-		if errors.As(err, &se) {
-			b.malformed()
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s transcript: %w", engine, err)
-		}
+	err := readRecords(r, jsonv.Options{}, b, func(v *jsonv.Value) {
 		b.record()
 		switch v.Get("type").Str() {
 		case "plan":
@@ -578,11 +564,11 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 			cmd := v.Get("command").Str()
 			if id == "" || !v.Get("command").IsString() {
 				b.unknownEvent()
-				continue
+				return
 			}
 			if b.hasCommand(id) {
 				b.unknownEvent() // a duplicate start: keep the first
-				continue
+				return
 			}
 			b.command(id, cmd, "")
 			st := &runnerStart{allowFailure: v.Get("allow_failure").True(), background: v.Get("background").True()}
@@ -602,7 +588,7 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 			st, ok := starts[id]
 			if !ok {
 				b.unknownEvent()
-				continue
+				return
 			}
 			res := cmdResult{}
 			res.Output, res.Omitted = runnerOutput(v)
@@ -621,7 +607,7 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 			i, ok := b.cmdIndex[id]
 			if !ok {
 				b.unknownEvent()
-				continue
+				return
 			}
 			out, omitted := runnerOutput(v)
 			c := &b.log.Commands[i]
@@ -641,6 +627,9 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 		default:
 			b.unknownEvent()
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	// The runner is the "agent": its summary text is the agent text. A
 	// SUCCESS counts only when the commands agree with it.

@@ -70,7 +70,6 @@ package engines
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -134,21 +133,9 @@ func (*openHands) BuildCommand(l Limits) string {
 
 func (o *openHands) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	p := newOHParser(newLogBuilder(o.Name()))
-	rd := jsonv.NewReader(newJSONLineFilter(r), jsonv.Options{})
-	for {
-		v, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		var se *jsonv.SyntaxError
-		if errors.As(err, &se) {
-			p.b.malformed()
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read openhands transcript: %w", err)
-		}
-		p.top(v)
+	err := readRecords(newJSONLineFilter(r), jsonv.Options{}, p.b, p.top)
+	if err != nil {
+		return nil, err
 	}
 	return p.finish(), nil
 }
