@@ -291,20 +291,11 @@ type Capture struct {
 // against a fresh mock on 127.0.0.1, in a fresh project holding CaptureReadme, with a fresh
 // HOME, and returns the run with the temporary root rewritten to CaptureRoot.
 func CaptureClaude(ctx context.Context, binary, scenario string) (*Capture, error) {
-	root, err := os.MkdirTemp("", "r2d-capture-")
+	root, project, home, err := captureDirs()
 	if err != nil {
-		return nil, fmt.Errorf("create capture dir: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(root)
-	project, home := filepath.Join(root, "project"), filepath.Join(root, "home")
-	for _, d := range []string{project, home} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			return nil, fmt.Errorf("create capture dir: %w", err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(project, "README.md"), []byte(CaptureReadme), 0o644); err != nil {
-		return nil, fmt.Errorf("write capture readme: %w", err)
-	}
 	sc, err := ClaudeScenario(scenario, project)
 	if err != nil {
 		return nil, fmt.Errorf("capture claude: %w", err)

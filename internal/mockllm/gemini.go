@@ -547,20 +547,11 @@ type GeminiCapture struct {
 // home, and returns the run with the temporary root rewritten to CaptureRoot. model "" leaves
 // the CLI on its default model.
 func CaptureGemini(ctx context.Context, binary, scenario, model string) (*GeminiCapture, error) {
-	root, err := os.MkdirTemp("", "r2d-capture-")
+	root, project, home, err := captureDirs()
 	if err != nil {
-		return nil, fmt.Errorf("create capture dir: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(root)
-	project, home := filepath.Join(root, "project"), filepath.Join(root, "home")
-	for _, d := range []string{project, home} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			return nil, fmt.Errorf("create capture dir: %w", err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(project, "README.md"), []byte(CaptureReadme), 0o644); err != nil {
-		return nil, fmt.Errorf("write capture readme: %w", err)
-	}
 	sc, err := GeminiScenario(scenario, project)
 	if err != nil {
 		return nil, fmt.Errorf("capture gemini: %w", err)

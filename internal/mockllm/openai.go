@@ -519,20 +519,11 @@ type CodexCapture struct {
 // HOME, and returns the run with the temporary root rewritten to CaptureRoot. model "" means
 // CodexModel; CLIDefault leaves codex on its own default model.
 func CaptureCodex(ctx context.Context, binary, scenario string, cliDefaultModel bool) (*CodexCapture, error) {
-	root, err := os.MkdirTemp("", "r2d-capture-")
+	root, project, home, err := captureDirs()
 	if err != nil {
-		return nil, fmt.Errorf("create capture dir: %w", err)
+		return nil, err
 	}
 	defer os.RemoveAll(root)
-	project, home := filepath.Join(root, "project"), filepath.Join(root, "home")
-	for _, d := range []string{project, home} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			return nil, fmt.Errorf("create capture dir: %w", err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(project, "README.md"), []byte(CaptureReadme), 0o644); err != nil {
-		return nil, fmt.Errorf("write capture readme: %w", err)
-	}
 	sc, err := CodexScenario(scenario, project)
 	if err != nil {
 		return nil, fmt.Errorf("capture codex: %w", err)
