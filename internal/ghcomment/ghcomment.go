@@ -14,34 +14,22 @@ package ghcomment
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/http"
-	"net/url"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/readme2demo/readme2demo/internal/ghapi"
 )
 
 // MaxBodyBytes caps a comment body, marker included. GitHub's limit is 65,536
 // characters; counting bytes keeps us below it whatever the text.
 const MaxBodyBytes = 65_000
 
-// Sleeper waits d or until ctx is done.
-type Sleeper func(ctx context.Context, d time.Duration) error
+// Sleeper and Sleep are ghapi's, kept here for callers of this package.
+type Sleeper = ghapi.Sleeper
 
 // Sleep is the real Sleeper.
-func Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+var Sleep = ghapi.Sleep
 
 // Target says which comment slot to fill.
 type Target struct {
@@ -71,84 +59,27 @@ type Result struct {
 // earlier comment exists (nothing was posted).
 var ErrNoComment = errors.New("no earlier comment to update")
 
-// PermissionError is a 403 or 404 from GitHub: the token cannot comment
-// (read-only on fork pull requests, missing `pull-requests: write`).
-type PermissionError struct {
-	Op     string // "list comments", "create comment", "edit comment"
-	Status int
-	Err    error
-}
+// PermissionError is a 403 or 404: the token may be read-only, as on pull
+// requests from forks, or lack pull-requests: write. Report it as a warning.
+type PermissionError = ghapi.PermissionError
 
-func (e *PermissionError) Error() string {
-	return fmt.Sprintf("%s: GitHub answered %d (the token may be read-only, as on pull requests from forks, or lack `pull-requests: write`): %v", e.Op, e.Status, e.Err)
-}
+const permissionHint = "the token may be read-only, as on pull requests from forks, or lack `pull-requests: write`"
 
-func (e *PermissionError) Unwrap() error { return e.Err }
+// Config configures the service; see ghapi.Config.
+type Config = ghapi.Config
 
-// Config configures New.
-type Config struct {
-	// APIURL is the REST API base, e.g. https://api.github.com or
-	// GITHUB_API_URL on GitHub Enterprise; any base path is kept.
-	APIURL string
-	Token  string
-	// HTTPClient is the client to wrap; nil means http.DefaultClient's transport.
-	HTTPClient *http.Client
-	// Sleep waits between retries; nil means Sleep.
-	Sleep Sleeper
-	// Attempts per request and per upsert; 0 means 4.
-	Attempts int
-	// Backoff is the first wait after a 5xx, doubled each time; 0 means 1s.
-	Backoff time.Duration
-	// MaxWait is the longest rate-limit wait worth sleeping; 0 means 2m.
-	MaxWait time.Duration
-}
-
-// Service posts and updates the comment.
+// Service posts and updates the comments.
 type Service struct {
-	client   *github.Client
-	sleep    Sleeper
-	attempts int
-	backoff  time.Duration
+	client *ghapi.Client
 }
 
-// New returns a Service talking to cfg.APIURL with cfg.Token.
+// New returns a Service.
 func New(cfg Config) (*Service, error) {
-	if cfg.Sleep == nil {
-		cfg.Sleep = Sleep
+	c, err := ghapi.New(cfg)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Attempts <= 0 {
-		cfg.Attempts = 4
-	}
-	if cfg.Backoff <= 0 {
-		cfg.Backoff = time.Second
-	}
-	if cfg.MaxWait <= 0 {
-		cfg.MaxWait = 2 * time.Minute
-	}
-	base := http.DefaultTransport
-	if cfg.HTTPClient != nil && cfg.HTTPClient.Transport != nil {
-		base = cfg.HTTPClient.Transport
-	}
-	rt := &retryTransport{base: base, sleep: cfg.Sleep, attempts: cfg.Attempts, backoff: cfg.Backoff, maxWait: cfg.MaxWait}
-	hc := &http.Client{Transport: rt}
-	if cfg.HTTPClient != nil {
-		hc.Timeout = cfg.HTTPClient.Timeout
-	}
-	client := github.NewClient(hc)
-	if cfg.Token != "" {
-		client = client.WithAuthToken(cfg.Token)
-	}
-	if cfg.APIURL != "" {
-		u, err := url.Parse(cfg.APIURL)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("parse api url %q: not an absolute URL", cfg.APIURL)
-		}
-		if !strings.HasSuffix(u.Path, "/") {
-			u.Path += "/"
-		}
-		client.BaseURL = u
-	}
-	return &Service{client: client, sleep: cfg.Sleep, attempts: cfg.Attempts, backoff: cfg.Backoff}, nil
+	return &Service{client: c}, nil
 }
 
 // Upsert makes the slot's comment say body: it edits the existing comment
@@ -157,22 +88,16 @@ func New(cfg Config) (*Service, error) {
 // comment, it returns ErrNoComment. The body is capped at MaxBodyBytes.
 func (s *Service) Upsert(ctx context.Context, t Target, body string, createIfMissing bool) (*Result, error) {
 	full := Cap(Marker(t.Key) + "\n" + body)
-	var err error
-	for attempt := 1; ; attempt++ {
-		var res *Result
-		// Each attempt searches again, so a create whose response was lost
-		// (a 5xx after GitHub stored it) is found and edited, not duplicated.
+	var res *Result
+	err := s.client.Retry(ctx, func() error {
+		var err error
 		res, err = s.upsertOnce(ctx, t, full, createIfMissing)
-		if err == nil {
-			return res, nil
-		}
-		if !transient(err) || attempt >= s.attempts {
-			return nil, err
-		}
-		if serr := s.sleep(ctx, s.backoff<<(attempt-1)); serr != nil {
-			return nil, errors.Join(err, serr)
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return res, nil
 }
 
 func (s *Service) upsertOnce(ctx context.Context, t Target, body string, create bool) (*Result, error) {
@@ -221,35 +146,7 @@ func (s *Service) find(ctx context.Context, t Target) (*github.IssueComment, err
 
 // Cap shortens body to MaxBodyBytes on a rune boundary, with a note.
 func Cap(body string) string {
-	if len(body) <= MaxBodyBytes {
-		return body
-	}
-	const note = "\n\n… (cut to fit GitHub's comment size limit; the full report is in the job summary and the artifact)\n"
-	cut := MaxBodyBytes - len(note)
-	for cut > 0 && !utf8.RuneStart(body[cut]) {
-		cut--
-	}
-	return body[:cut] + note
+	return ghapi.Cap(body, MaxBodyBytes, "\n\n… (cut to fit GitHub's comment size limit; the full report is in the job summary and the artifact)\n")
 }
 
-func classify(op string, err error) error {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		switch er.Response.StatusCode {
-		case http.StatusForbidden, http.StatusNotFound:
-			return &PermissionError{Op: op, Status: er.Response.StatusCode, Err: err}
-		}
-	}
-	return fmt.Errorf("%s: %w", op, err)
-}
-
-// transient reports whether retrying the whole upsert may help.
-func transient(err error) bool {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return er.Response.StatusCode >= 500
-	}
-	var rl *github.RateLimitError
-	var arl *github.AbuseRateLimitError
-	return errors.As(err, &rl) || errors.As(err, &arl)
-}
+func classify(op string, err error) error { return ghapi.Classify(op, permissionHint, err) }

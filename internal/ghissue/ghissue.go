@@ -13,15 +13,11 @@ package ghissue
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net/http"
-	"net/url"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/readme2demo/readme2demo/internal/ghapi"
 )
 
 // MaxBodyBytes caps an issue body, marker included (GitHub allows 65,536
@@ -48,100 +44,42 @@ type Issue struct {
 	Created bool
 }
 
-// PermissionError is a 403 or 404: the token may not read or write issues.
-type PermissionError struct {
-	Op     string
-	Status int
-	Err    error
-}
+// PermissionError is a 403 or 404: the token lacks issues: write.
+type PermissionError = ghapi.PermissionError
 
-func (e *PermissionError) Error() string {
-	return fmt.Sprintf("%s: GitHub answered %d (the token needs `issues: write`): %v", e.Op, e.Status, e.Err)
-}
+const permissionHint = "the token needs `issues: write`"
 
-func (e *PermissionError) Unwrap() error { return e.Err }
+// Config configures the service; see ghapi.Config.
+type Config = ghapi.Config
 
-// Config configures New.
-type Config struct {
-	APIURL     string // e.g. https://api.github.com or GITHUB_API_URL; "" means github.com
-	Token      string
-	HTTPClient *http.Client // nil means a default client
-	// Sleep waits between attempts; nil means a real timer.
-	Sleep    func(ctx context.Context, d time.Duration) error
-	Attempts int           // 0 means 4
-	Backoff  time.Duration // first wait after a 5xx, doubled each time; 0 means 1s
-}
-
-// Service opens and updates issues.
+// Service opens and updates the issues.
 type Service struct {
-	client   *github.Client
-	sleep    func(ctx context.Context, d time.Duration) error
-	attempts int
-	backoff  time.Duration
+	client *ghapi.Client
 }
 
-// New returns a Service for cfg.
+// New returns a Service.
 func New(cfg Config) (*Service, error) {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
+	c, err := ghapi.New(cfg)
+	if err != nil {
+		return nil, err
 	}
-	c := github.NewClient(hc)
-	if cfg.Token != "" {
-		c = c.WithAuthToken(cfg.Token)
-	}
-	if cfg.APIURL != "" {
-		u, err := url.Parse(cfg.APIURL)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("parse api url %q: not an absolute URL", cfg.APIURL)
-		}
-		if !strings.HasSuffix(u.Path, "/") {
-			u.Path += "/"
-		}
-		c.BaseURL = u
-	}
-	s := &Service{client: c, sleep: cfg.Sleep, attempts: cfg.Attempts, backoff: cfg.Backoff}
-	if s.sleep == nil {
-		s.sleep = sleep
-	}
-	if s.attempts <= 0 {
-		s.attempts = 4
-	}
-	if s.backoff <= 0 {
-		s.backoff = time.Second
-	}
-	return s, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return &Service{client: c}, nil
 }
 
 // Upsert makes the slot's open issue have title and body (the marker is
 // prepended), opening it with labels when none is open.
 func (s *Service) Upsert(ctx context.Context, t Target, title, body string, labels []string) (*Issue, error) {
 	full := Cap(Marker(t.Key) + "\n" + body)
-	for attempt := 1; ; attempt++ {
-		// Each attempt searches again, so an open whose answer was lost is
-		// found and edited, not duplicated.
-		is, err := s.upsertOnce(ctx, t, title, full, labels)
-		if err == nil {
-			return is, nil
-		}
-		if !transient(err) || attempt >= s.attempts {
-			return nil, err
-		}
-		if serr := s.sleep(ctx, s.backoff<<(attempt-1)); serr != nil {
-			return nil, errors.Join(err, serr)
-		}
+	var is *Issue
+	err := s.client.Retry(ctx, func() error {
+		var err error
+		is, err = s.upsertOnce(ctx, t, title, full, labels)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return is, nil
 }
 
 func (s *Service) upsertOnce(ctx context.Context, t Target, title, body string, labels []string) (*Issue, error) {
@@ -195,34 +133,7 @@ func (s *Service) Find(ctx context.Context, t Target) (*github.Issue, error) {
 
 // Cap shortens body to MaxBodyBytes on a rune boundary, with a note.
 func Cap(body string) string {
-	if len(body) <= MaxBodyBytes {
-		return body
-	}
-	const note = "\n\n… (cut to fit GitHub's issue size limit; the full report is in the workflow artifact)\n"
-	cut := MaxBodyBytes - len(note)
-	for cut > 0 && !utf8.RuneStart(body[cut]) {
-		cut--
-	}
-	return body[:cut] + note
+	return ghapi.Cap(body, MaxBodyBytes, "\n\n… (cut to fit GitHub's issue size limit; the full report is in the workflow artifact)\n")
 }
 
-func classify(op string, err error) error {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		switch er.Response.StatusCode {
-		case http.StatusForbidden, http.StatusNotFound:
-			return &PermissionError{Op: op, Status: er.Response.StatusCode, Err: err}
-		}
-	}
-	return fmt.Errorf("%s: %w", op, err)
-}
-
-func transient(err error) bool {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return er.Response.StatusCode >= 500
-	}
-	var rl *github.RateLimitError
-	var arl *github.AbuseRateLimitError
-	return errors.As(err, &rl) || errors.As(err, &arl)
-}
+func classify(op string, err error) error { return ghapi.Classify(op, permissionHint, err) }

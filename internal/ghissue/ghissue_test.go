@@ -240,7 +240,18 @@ func TestUpsertGivesUpAfterAttempts(t *testing.T) {
 	s, waits := service(t, f)
 	_, err := s.Upsert(context.Background(), target, "Drift", "body", nil)
 	assert.ErrorContains(t, err, "list issues")
-	assert.Check(t, is.DeepEqual(*waits, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}))
+	// 4 upsert attempts, each a GET the transport tries 4 times: the
+	// transport waits 1s, 2s, 4s between its tries, the upsert loop 1s, 2s,
+	// 4s between its attempts.
+	transport := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}
+	var want []time.Duration
+	for attempt := 0; attempt < 4; attempt++ {
+		want = append(want, transport...)
+		if attempt < 3 {
+			want = append(want, time.Second<<attempt)
+		}
+	}
+	assert.Check(t, is.DeepEqual(*waits, want))
 }
 
 func TestMarkerAndCap(t *testing.T) {

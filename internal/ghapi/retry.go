@@ -1,4 +1,4 @@
-package ghcomment
+package ghapi
 
 import (
 	"bytes"
