@@ -139,7 +139,7 @@ func startCounter(t *testing.T, addr string) *hitCounter {
 	return h
 }
 
-func (h *hitCounter) Hits() int      { h.mu.Lock(); defer h.mu.Unlock(); return h.hits }
+func (h *hitCounter) Hits() int        { h.mu.Lock(); defer h.mu.Unlock(); return h.hits }
 func (h *hitCounter) HostPort() string { return h.ln.Addr().String() }
 
 // assertNothingLeft checks that no container or network of the run exists.
@@ -267,7 +267,7 @@ func TestAllowlistCanaryClaudeCode(t *testing.T) {
 		_, ok := outs[c]
 		assert.Check(t, ok, "command not in the log: %s", c)
 	}
-	assert.Check(t, is.Contains(outs[exfiltration[0]], "ANTHROPIC_API_KEY="+pipeline.PlaceholderKey))
+	assert.Check(t, is.Contains(outs[exfiltration[0]], "ANTHROPIC_API_KEY="))
 	assert.Check(t, is.Contains(outs[exfiltration[0]], "HTTPS_PROXY=http://"))
 	assert.Check(t, is.Contains(outs[exfiltration[6]], "curl exit 56"), "exfiltration through the proxy: %s", outs[exfiltration[6]])
 	assert.Check(t, is.Contains(outs[exfiltration[7]], "metadata 403"), "metadata: %s", outs[exfiltration[7]])

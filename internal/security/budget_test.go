@@ -1,0 +1,161 @@
+package security
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+)
+
+// costStreamer is a test engine whose transcript streams a growing cost,
+// one JSON line a second ({"cost": 1}, {"cost": 2}, ...) for two minutes,
+// as OpenHands' metrics do: the budget must stop it as soon as the cap is
+// crossed.
+type costStreamer struct{}
+
+const costStreamerName = "test-cost-stream"
+
+func (costStreamer) Name() string          { return costStreamerName }
+func (costStreamer) RequiredEnv() []string { return nil }
+func (costStreamer) ResolveEnv(func(string) string) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+func (costStreamer) BuildCommand(engines.Limits) string {
+	return `for i in $(seq 1 120); do echo "{\"cost\": $i}" >> ` + engines.TranscriptContainerPath + `; sleep 1; done; echo '{"done": true}' >> ` + engines.TranscriptContainerPath
+}
+
+func (costStreamer) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	l := &commandlog.Log{SchemaVersion: 1, Engine: costStreamerName, Outcome: commandlog.OutcomeFailed, OutcomeReason: "the agent did not finish"}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		var rec struct {
+			Cost *float64 `json:"cost"`
+			Done bool     `json:"done"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) != nil {
+			continue
+		}
+		if rec.Cost != nil {
+			c := *rec.Cost
+			l.CostUSD = &c
+		}
+		if rec.Done {
+			l.Outcome, l.OutcomeReason = commandlog.OutcomeSuccess, ""
+		}
+	}
+	return l, nil
+}
+
+func init() { engines.Register(costStreamer{}) }
+
+// A transcript that streams cost: the agent is stopped within seconds of
+// crossing the cap, the run ends failed with the reason in the report, and
+// the container is gone.
+func TestCostCapStopsAStreamingAgent(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	runID := sandbox.NewRunID()
+	var progress bytes.Buffer
+	start := time.Now()
+	res, err := pipeline.Run(ctx, pipeline.Config{
+		Engine: costStreamerName, RepoDir: writeRepo(t, "# x\n"), Image: img,
+		Limits: engines.Limits{MaxCostUSD: 2.5, Timeout: 2 * time.Minute}, OutDir: t.TempDir(), RunID: runID,
+		Network: pipeline.NetworkNone, Progress: &progress, Docker: cli,
+	})
+	took := time.Since(start)
+	t.Logf("progress:\n%s", progress.String())
+	assert.NilError(t, err)
+	assertNothingLeft(t, cli, runID)
+	assert.Check(t, took < 45*time.Second, "the agent was not stopped at the cap: %s", took)
+	assert.Check(t, is.Equal(res.Log.Outcome, commandlog.OutcomeFailed))
+	assert.Check(t, strings.HasPrefix(res.Log.OutcomeReason, "cost $3.00 exceeded the cap $2.50"), res.Log.OutcomeReason)
+	assert.Check(t, is.Contains(res.Log.OutcomeReason, "the agent was stopped"))
+	assert.Check(t, !res.Canceled && !res.TimedOut)
+	rep, err := os.ReadFile(res.Report)
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(string(rep), "exceeded the cap $2.50"))
+	assert.Check(t, is.Contains(progress.String(), "crossed the cap $2.50: stopping the agent"))
+}
+
+// Claude Code reports its cost only at the end: a finished run whose cost
+// is over the cap ends failed with that reason.
+func TestCostCapFailsAFinishedClaudeCodeRun(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	gw, err := sandbox.BridgeGateway(ctx, cli)
+	assert.NilError(t, err)
+	srv, err := mockllm.Start(gw+":0", mockllm.Scenario{Name: "cost", Turns: []mockllm.Turn{
+		mockllm.Run("", mockllm.Bash("echo hello")), mockllm.Say("SUCCESS"),
+	}})
+	assert.NilError(t, err)
+	defer srv.Close()
+	runID := sandbox.NewRunID()
+	res, err := pipeline.Run(ctx, pipeline.Config{
+		Engine: engines.ClaudeCodeName, RepoDir: writeRepo(t, "# x\n"), Image: img,
+		Limits: engines.Limits{MaxTurns: 10, MaxCostUSD: 0.000001, Timeout: 3 * time.Minute}, OutDir: t.TempDir(), RunID: runID,
+		Network: pipeline.NetworkAllowlist,
+		Getenv:  env(map[string]string{"ANTHROPIC_API_KEY": mockllm.DummyAPIKey, "ANTHROPIC_BASE_URL": srv.URL()}),
+		Docker:  cli,
+	})
+	assert.NilError(t, err)
+	assertNothingLeft(t, cli, runID)
+	assert.Assert(t, res.Log.CostUSD != nil)
+	assert.Check(t, is.Equal(res.Log.Outcome, commandlog.OutcomeFailed))
+	assert.Check(t, is.Contains(res.Log.OutcomeReason, "exceeded the cap $0.000001"), res.Log.OutcomeReason)
+	rep, err := os.ReadFile(res.Report)
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(string(rep), "exceeded the cap $0.000001"))
+}
+
+// The timeout kills the container; the partial transcript is parsed, the
+// run ends failed with the reason in the report, and the container, the
+// proxy and the network are gone.
+func TestTimeoutEndsTheRunAndCleansUp(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	gw, err := sandbox.BridgeGateway(ctx, cli)
+	assert.NilError(t, err)
+	srv, err := mockllm.Start(gw+":0", mockllm.Scenario{Name: "hang", Turns: []mockllm.Turn{
+		mockllm.Run("", mockllm.Bash("echo before-the-hang")),
+		mockllm.Run("", mockllm.Bash("python3 -c 'import time; time.sleep(600)'")),
+		mockllm.Say("SUCCESS"),
+	}})
+	assert.NilError(t, err)
+	defer srv.Close()
+	runID := sandbox.NewRunID()
+	res, err := pipeline.Run(ctx, pipeline.Config{
+		Engine: engines.ClaudeCodeName, RepoDir: writeRepo(t, "# x\n"), Image: img,
+		Limits: engines.Limits{MaxTurns: 10, Timeout: 30 * time.Second}, OutDir: t.TempDir(), RunID: runID,
+		Network: pipeline.NetworkAllowlist,
+		Getenv:  env(map[string]string{"ANTHROPIC_API_KEY": mockllm.DummyAPIKey, "ANTHROPIC_BASE_URL": srv.URL()}),
+		Docker:  cli,
+	})
+	assert.NilError(t, err)
+	assertNothingLeft(t, cli, runID)
+	assert.Check(t, res.TimedOut)
+	assert.Check(t, is.Equal(res.Log.Outcome, commandlog.OutcomeFailed))
+	assert.Check(t, is.Equal(res.Log.OutcomeReason, "timed out after 30s: the agent was stopped"))
+	assert.Assert(t, len(res.Log.Commands) >= 1, "the partial transcript was not parsed")
+	assert.Check(t, is.Equal(res.Log.Commands[0].Command, "echo before-the-hang"))
+	rep, err := os.ReadFile(res.Report)
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(string(rep), "timed out after 30s"))
+}
