@@ -11,6 +11,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/prompt"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
@@ -40,7 +41,9 @@ func runRun(ctx context.Context, args []string, e env) int {
 	model := fs.String("model", "", "the model to ask the agent for (default: the agent's own)")
 	out := fs.String("out", "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
 	priorLog := fs.String("replay-log", "", "the earlier command_log.json the replay engine re-runs")
-	network := fs.String("network", sandbox.DefaultNetwork, `the container's network: "bridge" or "none"`)
+	network := fs.String("network", "", `the agent's network: "allowlist" (an internal network whose only way out is an egress proxy that allows the engine's API and the --allow-host hosts, and holds the API key), "open" (alias "bridge"), or "none". Default: allowlist for engines that use an API key, open for the keyless engines`)
+	var allowHosts hostList
+	fs.Var(&allowHosts, "allow-host", "a host the agent may reach under --network allowlist: a name, *.suffix or IP address, with an optional :port (repeat it, or separate hosts with commas)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, `Usage: readme2demo run [flags] [REPO_DIR]
 
@@ -54,10 +57,16 @@ when the agent edited the README, readme.diff. The checkout itself is only
 read. Progress goes to standard error, one line
 per command the agent runs.
 
-Credentials come from the environment and enter the container only for the
-agent's own process: claude-code needs ANTHROPIC_API_KEY or
+Credentials come from the environment: claude-code needs ANTHROPIC_API_KEY or
 CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README's
 code blocks as written) and replay engine (re-runs --replay-log) need none.
+Under --network allowlist (the default for engines with a key) the agent
+sits on an internal network whose only way out is an egress proxy: it
+reaches the engine's API, through the proxy, which adds the key (claude-code,
+codex, gemini: the agent only ever sees a placeholder), and the hosts given
+with --allow-host; a self-test checks this before the agent starts. The
+proxy is this binary, run in a second container; on macOS or Windows set
+R2D_EGRESS_BINARY to a Linux build (docs/egress.md).
 
 Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 2 bad flags or configuration (nothing was started).
@@ -81,8 +90,18 @@ Flags:
 		fmt.Fprintln(e.stderr, "readme2demo run: give at most one repository directory (see --help)")
 		return exitUsage
 	}
-	if *network != "bridge" && *network != "none" {
-		fmt.Fprintf(e.stderr, "readme2demo run: --network %q: use \"bridge\" or \"none\"\n", *network)
+	policy, err := networkPolicy(*network, *engine)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
+		return exitUsage
+	}
+	hosts, err := egress.ParseHosts(allowHosts...)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo run: --allow-host: %v\n", err)
+		return exitUsage
+	}
+	if len(hosts) > 0 && policy != pipeline.NetworkAllowlist {
+		fmt.Fprintf(e.stderr, "readme2demo run: --allow-host needs --network allowlist (the network is %s)\n", policy)
 		return exitUsage
 	}
 	if *timeout <= 0 || *maxTurns < 0 || *maxCost < 0 {
@@ -101,17 +120,18 @@ Flags:
 	}
 	progress := &prefixWriter{w: e.stderr, prefix: "readme2demo: "}
 	res, err := pipeline.Run(ctx, pipeline.Config{
-		Engine:      *engine,
-		RepoDir:     repo,
-		Readme:      *readmePath,
-		Image:       image,
-		Limits:      engines.Limits{MaxTurns: *maxTurns, MaxCostUSD: *maxCost, Timeout: *timeout, Model: *model},
-		OutDir:      *out,
-		PriorLog:    prior,
-		NetworkMode: *network,
-		Getenv:      e.getenv,
-		Progress:    progress,
-		Now:         time.Now,
+		Engine:     *engine,
+		RepoDir:    repo,
+		Readme:     *readmePath,
+		Image:      image,
+		Limits:     engines.Limits{MaxTurns: *maxTurns, MaxCostUSD: *maxCost, Timeout: *timeout, Model: *model},
+		OutDir:     *out,
+		PriorLog:   prior,
+		Network:    policy,
+		AllowHosts: hosts,
+		Getenv:     e.getenv,
+		Progress:   progress,
+		Now:        time.Now,
 	})
 	if res == nil {
 		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
@@ -174,4 +194,31 @@ func isConfigError(err error) bool {
 	)
 	return errors.Is(err, engines.ErrUnknownEngine) || errors.As(err, &engErr) || errors.As(err, &cfgErr) ||
 		errors.As(err, &pathErr) || errors.As(err, &unavail) || errors.As(err, &noImage) || errors.As(err, &boxErr)
+}
+
+// hostList collects repeated --allow-host flags.
+type hostList []string
+
+func (h *hostList) String() string { return strings.Join(*h, ",") }
+
+func (h *hostList) Set(v string) error {
+	*h = append(*h, v)
+	return nil
+}
+
+// networkPolicy maps --network to the pipeline's policy: "bridge" is the
+// old name of open, and no flag means pipeline.DefaultNetwork.
+func networkPolicy(flagValue, engine string) (string, error) {
+	switch flagValue {
+	case "":
+		return pipeline.DefaultNetwork(engine), nil
+	case "bridge":
+		return pipeline.NetworkOpen, nil
+	}
+	for _, m := range pipeline.NetworkModes {
+		if flagValue == m {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("--network %q: use %s (bridge is open)", flagValue, strings.Join(pipeline.NetworkModes, ", "))
 }

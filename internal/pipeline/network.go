@@ -33,6 +33,18 @@ const (
 // NetworkModes lists the policies, for flags and inputs.
 var NetworkModes = []string{NetworkOpen, NetworkNone, NetworkAllowlist}
 
+// DefaultNetwork is the CLI's policy when none is given: allowlist for an
+// engine that uses an API key (a key to keep out of reach), open for the
+// keyless engines (nothing secret enters their container, README demos
+// often download packages, and open needs no Linux build of readme2demo to
+// run the proxy). An unknown engine gets allowlist; its lookup fails later.
+func DefaultNetwork(engine string) string {
+	if e, err := engines.Lookup(engine); err == nil && len(e.RequiredEnv()) == 0 {
+		return NetworkOpen
+	}
+	return NetworkAllowlist
+}
+
 // PlaceholderKey is what the agent gets instead of its API key under
 // allowlist when the proxy adds the real one: any request the agent makes
 // with it outside the proxy fails, and it is no secret.
