@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The fast path parses a record that fits on one line straight from the
@@ -202,42 +203,49 @@ func (p *fastParser) skip() error {
 	}
 }
 
-// keyCache interns object keys: transcripts repeat a few dozen keys on
-// every line, and a direct-mapped table is cheaper than a map or an
-// allocation per key.
-type keyCache [512]string
-
-func (c *keyCache) get(raw []byte) string {
-	if len(raw) == 0 || len(raw) > 48 {
-		return string(raw)
-	}
-	h := (uint(len(raw))*31 + uint(raw[0])*7 + uint(raw[len(raw)-1]) + uint(raw[len(raw)/2])*3) % uint(len(c))
-	if s := c[h]; len(s) == len(raw) && s == string(raw) {
-		return s
-	}
-	s := string(raw)
-	c[h] = s
-	return s
+// keyCache interns object keys and remembers whether each is skipped:
+// transcripts repeat a few dozen keys on every line, and a direct-mapped
+// table is cheaper than a map lookup or an allocation per key.
+type keyCache struct {
+	keys [512]string
+	skip [512]bool
 }
 
-func (p *fastParser) key() (string, error) {
+func (c *keyCache) get(raw []byte, skip map[string]bool) (string, bool) {
+	if len(raw) == 0 || len(raw) > 48 {
+		s := string(raw)
+		return s, skip[s]
+	}
+	h := (uint(len(raw))*31 + uint(raw[0])*7 + uint(raw[len(raw)-1]) + uint(raw[len(raw)/2])*3) % uint(len(c.keys))
+	if s := c.keys[h]; len(s) == len(raw) && s == string(raw) {
+		return s, c.skip[h]
+	}
+	s := string(raw)
+	c.keys[h], c.skip[h] = s, skip[s]
+	return s, c.skip[h]
+}
+
+// key reads an object key and whether its value is to be skipped.
+func (p *fastParser) key() (string, bool, error) {
 	raw, esc, err := p.rawString()
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if !esc && len(raw) <= p.r.opt.MaxString {
-		return p.r.keys.get(raw), nil
+		k, skip := p.r.keys.get(raw, p.r.opt.Skip)
+		return k, skip, nil
 	}
 	if len(raw) > p.r.opt.MaxString {
 		s, _, err := p.r.keepString(raw, esc)
-		return s, err
+		return s, p.r.opt.Skip[s], err
 	}
 	dec, err := unescape(p.r.scratch[:0], raw)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	p.r.scratch = dec[:0]
-	return string(dec), nil
+	k := string(dec)
+	return k, p.r.opt.Skip[k], nil
 }
 
 func (p *fastParser) object(depth int) (*Value, error) {
@@ -259,7 +267,7 @@ func (p *fastParser) object(depth int) (*Value, error) {
 			return nil, synErr(fmt.Sprintf("expected object key, got %q", p.b[p.i]))
 		}
 		p.i++
-		k, err := p.key()
+		k, skip, err := p.key()
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +279,7 @@ func (p *fastParser) object(depth int) (*Value, error) {
 			return nil, synErr(fmt.Sprintf("expected : after object key, got %q", p.b[p.i]))
 		}
 		p.i++
-		if p.r.opt.Skip[k] {
+		if skip {
 			if err := p.skip(); err != nil {
 				return nil, err
 			}
@@ -334,6 +342,17 @@ func (p *fastParser) array(depth int) (*Value, error) {
 
 // keepString decodes a raw string and applies the clipping rules.
 func (r *Reader) keepString(raw []byte, esc bool) (string, int64, error) {
+	maxKeep := r.maxKeep()
+	if esc && len(raw) <= maxKeep {
+		// Decode into a buffer of its own and hand it over as the string:
+		// no second copy.
+		dec, err := unescape(make([]byte, 0, len(raw)), raw)
+		if err != nil {
+			return "", 0, err
+		}
+		r.budget -= len(dec)
+		return unsafe.String(unsafe.SliceData(dec), len(dec)), 0, nil
+	}
 	dec := raw
 	if esc {
 		var err error
@@ -343,7 +362,6 @@ func (r *Reader) keepString(raw []byte, esc bool) (string, int64, error) {
 		}
 		r.scratch = dec[:0]
 	}
-	maxKeep := r.maxKeep()
 	if len(dec) <= maxKeep {
 		r.budget -= len(dec)
 		return string(dec), 0, nil

@@ -222,9 +222,14 @@ func TestSkipKeys(t *testing.T) {
 
 func TestKeyCacheCollisions(t *testing.T) {
 	var c keyCache
-	for i := 0; i < 5000; i++ {
-		k := strconv.Itoa(i * 7919)
-		assert.Equal(t, c.get([]byte(k)), k)
+	skip := map[string]bool{"7919": true, "15838": true}
+	for round := 0; round < 2; round++ {
+		for i := 0; i < 5000; i++ {
+			k := strconv.Itoa(i * 7919)
+			got, skipped := c.get([]byte(k), skip)
+			assert.Equal(t, got, k)
+			assert.Equal(t, skipped, skip[k], k)
+		}
 	}
 }
 
