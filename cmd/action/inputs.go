@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/readme2demo/readme2demo/internal/egress"
 )
 
 // Comment modes (input `comment`).
@@ -120,6 +122,9 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 	case "open", "none", "allowlist":
 	default:
 		bad("network", "%q is not open, none or allowlist", c.Network)
+	}
+	if _, err := egress.ParseHosts(in("allow-hosts")); err != nil {
+		bad("allow-hosts", "%v", err)
 	}
 	switch c.Comment {
 	case commentAlways, commentOnFailure, commentNever:

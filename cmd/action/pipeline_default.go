@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 )
 
@@ -16,23 +17,30 @@ const ReadmeDiffFile = "readme.diff"
 
 // defaultPipeline runs the shared pipeline (internal/pipeline).
 func defaultPipeline(ctx context.Context, cfg pipelineConfig) (*pipelineResult, error) {
-	netMode := ""
+	policy := pipeline.NetworkOpen
+	var hosts []string
 	switch cfg.Network {
 	case "none":
-		netMode = "none"
+		policy = pipeline.NetworkNone
 	case "allowlist":
-		return nil, &InputError{Input: "network", Reason: "allowlist is not available in this version yet; use open or none"}
+		// The allow-hosts input (validated with the others in inputs.go).
+		h, err := egress.ParseHosts(newInputReader(cfg.Getenv)("allow-hosts"))
+		if err != nil {
+			return nil, &InputError{Input: "allow-hosts", Reason: err.Error()}
+		}
+		policy, hosts = pipeline.NetworkAllowlist, h
 	}
 	res, err := pipeline.Run(ctx, pipeline.Config{
-		Engine:      cfg.Engine,
-		RepoDir:     cfg.RepoDir,
-		Readme:      cfg.Readme,
-		Image:       cfg.Image,
-		Limits:      engines.Limits{MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout, Model: cfg.Model},
-		OutDir:      cfg.OutDir,
-		NetworkMode: netMode,
-		Getenv:      cfg.Getenv,
-		Progress:    cfg.Progress,
+		Engine:     cfg.Engine,
+		RepoDir:    cfg.RepoDir,
+		Readme:     cfg.Readme,
+		Image:      cfg.Image,
+		Limits:     engines.Limits{MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout, Model: cfg.Model},
+		OutDir:     cfg.OutDir,
+		Network:    policy,
+		AllowHosts: hosts,
+		Getenv:     cfg.Getenv,
+		Progress:   cfg.Progress,
 	})
 	if res == nil {
 		return nil, err

@@ -51,7 +51,7 @@ func (e *HostError) Error() string { return fmt.Sprintf("allow host %q: %s", e.E
 // ParseHosts splits a comma-, space- or newline-separated list of hosts
 // (as the --allow-host flag and the allow-hosts input take them) into
 // entries, lower case, without empty ones or duplicates. A URL is reduced
-// to its host (and explicit port).
+// to its host (and explicit port); ".example.com" means *.example.com.
 func ParseHosts(list ...string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
@@ -84,6 +84,9 @@ func normalizeEntry(e string) (string, error) {
 	h = strings.TrimSuffix(h, "/")
 	if h == "" || h == "*" || h == "*." {
 		return "", &HostError{Entry: e, Reason: "allows everything: use network open instead"}
+	}
+	if strings.HasPrefix(h, ".") {
+		h = "*" + h // ".example.com" is the NO_PROXY spelling of *.example.com
 	}
 	host, port := splitHostPort(h)
 	if port != "" {

@@ -29,6 +29,7 @@ func TestParseHosts(t *testing.T) {
 		{in: "api.anthropic.com, registry.npmjs.org\n*.pythonhosted.org pypi.org", want: []string{"api.anthropic.com", "registry.npmjs.org", "*.pythonhosted.org", "pypi.org"}},
 		{in: "https://User:pw@API.example.com:8443/v1/x", want: []string{"api.example.com:8443"}},
 		{in: "a.com,a.com,,", want: []string{"a.com"}},
+		{in: ".pythonhosted.org", want: []string{"*.pythonhosted.org"}},
 		{in: "169.254.169.254", want: []string{"169.254.169.254"}},
 		{in: "[::1]:80", want: []string{"[::1]:80"}},
 		{in: "*", err: "allows everything"},
