@@ -127,6 +127,11 @@ func (*claudeCode) BuildCommand(l Limits) string {
 	if l.Model != "" {
 		args = append(args, "--model", l.Model)
 	}
+	if l.MaxCostUSD > 0 {
+		// The CLI stops itself at the cap (2.x); the pipeline also checks the
+		// final cost, for CLIs without the flag's effect.
+		args = append(args, "--max-budget-usd", strconv.FormatFloat(l.MaxCostUSD, 'f', -1, 64))
+	}
 	return shellJoin(args) + " < " + ShellQuote(PromptContainerPath) +
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }

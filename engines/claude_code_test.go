@@ -76,6 +76,9 @@ func TestClaudeBuildCommand(t *testing.T) {
 	def := e.BuildCommand(Limits{})
 	assert.Assert(t, strings.Contains(def, "--max-turns 50"), def)
 	assert.Assert(t, !strings.Contains(def, "--model"), def)
+	assert.Assert(t, !strings.Contains(def, "--max-budget-usd"), def)
+	capped := e.BuildCommand(Limits{MaxCostUSD: 1.5})
+	assert.Assert(t, strings.Contains(capped, "--max-budget-usd 1.5"), capped)
 	odd := e.BuildCommand(Limits{Model: "x; rm -rf /"})
 	assert.Assert(t, strings.Contains(odd, "--model 'x; rm -rf /'"), "a model name is quoted: %s", odd)
 }

@@ -77,7 +77,7 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		Readme:       orDefault(in("readme"), "README.md"),
 		Model:        in("model"),
 		Image:        in("image"),
-		Network:      orDefault(in("network"), "open"),
+		Network:      orDefault(in("network"), "allowlist"),
 		Comment:      orDefault(in("comment"), commentAlways),
 		GitHubToken:  in("github-token"),
 		ArtifactName: orDefault(in("artifact-name"), "readme2demo"),
