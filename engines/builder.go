@@ -81,7 +81,12 @@ func (b *logBuilder) result(id string, r cmdResult) bool {
 }
 
 // edit records a file edit; it is not ok until a successful result pairs.
+// An edit that names no file is counted as an unknown event and dropped.
 func (b *logBuilder) edit(id, path, tool string) {
+	if path == "" {
+		b.unknownEvent()
+		return
+	}
 	if id == "" {
 		id = b.nextID()
 	}
@@ -104,6 +109,10 @@ func (b *logBuilder) editResult(id string, ok bool) bool {
 
 // editDone records an edit whose result is already known.
 func (b *logBuilder) editDone(path, tool string, ok bool) {
+	if path == "" {
+		b.unknownEvent()
+		return
+	}
 	b.log.FileEdits = append(b.log.FileEdits, commandlog.FileEdit{Path: path, Tool: tool, OK: ok})
 }
 

@@ -333,7 +333,7 @@ func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 	text, omitted := claudeContentText(res.Get("content"))
 	out := cmdResult{Output: text, Omitted: omitted}
 	if structured.IsString() && out.Output == "" {
-		out.Output, out.Omitted = structured.S, structured.Omitted
+		out.Output, out.Omitted = structured.Text()
 	}
 	if isError {
 		out.Failed = true
@@ -365,7 +365,7 @@ func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 			joined += stderr.Str()
 		}
 		if joined != "" || out.Output == "" {
-			out.Output, out.Omitted = joined, omittedBytes(stdout)+omittedBytes(stderr)
+			out.Output, out.Omitted = joined, stdout.Clipped()+stderr.Clipped()
 			// CLI 2.1.x keeps only the first 30,000 characters of a large
 			// output and states the real size: count what it dropped.
 			if size, ok := structured.Get("persistedOutputSize").Int(); ok {
@@ -388,14 +388,14 @@ func claudeContentText(c *jsonv.Value) (string, int64) {
 				return claudeContentText(inner)
 			}
 		}
-		return c.S, c.Omitted
+		return c.Text()
 	}
 	var parts []string
 	var omitted int64
 	for _, b := range c.Items() {
 		if b.Get("type").Str() == "text" {
 			parts = append(parts, b.Get("text").Str())
-			omitted += b.Get("text").Omitted
+			omitted += b.Get("text").Clipped()
 		}
 	}
 	return strings.Join(parts, "\n"), omitted
@@ -453,14 +453,6 @@ func atoiPtr(s string) *int {
 		return nil
 	}
 	return &n
-}
-
-// omittedBytes is v.Omitted for a value that may be missing.
-func omittedBytes(v *jsonv.Value) int64 {
-	if v == nil {
-		return 0
-	}
-	return v.Omitted
 }
 
 func firstLine(s string) string {

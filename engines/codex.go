@@ -280,7 +280,7 @@ func (p *codexParser) item(event string, it *jsonv.Value) {
 func (p *codexParser) commandDone(id string, it *jsonv.Value) {
 	out := cmdResult{}
 	agg := it.Get("aggregated_output")
-	out.Output, out.Omitted = agg.Str(), agg.Omitted
+	out.Output, out.Omitted = agg.Text()
 	if n, ok := it.Get("exit_code").Int(); ok {
 		out.ExitCode = intPtr(int(n))
 	}
@@ -352,10 +352,10 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 		}
 		out := cmdResult{}
 		if agg := msg.Get("aggregated_output"); agg.IsString() {
-			out.Output, out.Omitted = agg.S, agg.Omitted
+			out.Output, out.Omitted = agg.Text()
 		} else {
 			stdout, stderr := msg.Get("stdout"), msg.Get("stderr")
-			out.Output, out.Omitted = joinStreams(stdout.Str(), stderr.Str()), stdout.Omitted+stderr.Omitted
+			out.Output, out.Omitted = joinStreams(stdout.Str(), stderr.Str()), stdout.Clipped()+stderr.Clipped()
 		}
 		if n, ok := msg.Get("exit_code").Int(); ok {
 			out.ExitCode = intPtr(int(n))
@@ -372,12 +372,12 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 		id := msg.Get("call_id").Str()
 		var changes []jsonv.Member
 		if c := msg.Get("changes"); isObject(c) {
-			changes = c.Obj
+			changes = c.Members()
 		}
 		for i, m := range changes {
 			kind := "update"
-			if isObject(m.Val) && len(m.Val.Obj) > 0 {
-				kind = m.Val.Obj[0].Key
+			if isObject(m.Val) && len(m.Val.Members()) > 0 {
+				kind = m.Val.Members()[0].Key
 			}
 			key := id + "#" + strconv.Itoa(i)
 			p.b.edit(key, m.Key, "apply_patch:"+kind)

@@ -309,7 +309,7 @@ func (p *geminiParser) toolResult(v *jsonv.Value) {
 	}
 	res := cmdResult{Failed: isError}
 	if out := v.Get("output"); out.IsString() {
-		res.Output, res.Omitted = out.S, out.Omitted
+		res.Output, res.Omitted = out.Text()
 	}
 	trimmed := strings.TrimSpace(res.Output)
 	switch {

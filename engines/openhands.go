@@ -683,7 +683,7 @@ func ohStrings(v *jsonv.Value) string {
 		return v.S
 	case jsonv.Object:
 		var parts []string
-		for _, m := range v.Obj {
+		for _, m := range v.Members() {
 			if s := ohStrings(m.Val); s != "" {
 				parts = append(parts, s)
 			}
@@ -691,7 +691,7 @@ func ohStrings(v *jsonv.Value) string {
 		return strings.Join(parts, "\n")
 	case jsonv.Array:
 		var parts []string
-		for _, x := range v.Arr {
+		for _, x := range v.Items() {
 			if s := ohStrings(x); s != "" {
 				parts = append(parts, s)
 			}
@@ -764,7 +764,7 @@ func (p *ohParser) v0Observation(t *ohTraj, e *jsonv.Value) {
 		)
 		r := cmdResult{ExitCode: code}
 		if content.IsString() {
-			r.Output, r.Omitted = content.S, content.Omitted
+			r.Output, r.Omitted = content.Text()
 		}
 		p.finishCommand(t, c, r)
 	case "edit", "write":
@@ -842,7 +842,7 @@ func (p *ohParser) v1(t *ohTraj, e *jsonv.Value) {
 		case "stats":
 			var sum float64
 			var any bool
-			for _, m := range e.Path("value", "usage_to_metrics").Obj {
+			for _, m := range e.Path("value", "usage_to_metrics").Members() {
 				if f, ok := m.Val.Get("accumulated_cost").Float(); ok {
 					sum += f
 					any = true
@@ -918,7 +918,7 @@ func (p *ohParser) v1Observation(t *ohTraj, e *jsonv.Value) {
 		(okind == "" && ohV1TerminalTools[e.Get("tool_name").Str()])
 	text, omitted := claudeContentText(obs.Get("content"))
 	if text == "" && obs.Get("output").IsString() {
-		text, omitted = obs.Get("output").S, obs.Get("output").Omitted
+		text, omitted = obs.Get("output").Text()
 	}
 	isError := obs.Get("is_error").True()
 	switch {

@@ -111,11 +111,34 @@ func (v *Value) Str() string {
 	return v.S
 }
 
+// Text returns a String's text and how many bytes were clipped from its
+// middle; "" and 0 for anything else, a missing value included.
+func (v *Value) Text() (string, int64) {
+	if v == nil || v.Kind != String {
+		return "", 0
+	}
+	return v.S, v.Omitted
+}
+
+// Clipped is the second result of Text.
+func (v *Value) Clipped() int64 {
+	_, n := v.Text()
+	return n
+}
+
 // IsString reports whether v is a String.
 func (v *Value) IsString() bool { return v != nil && v.Kind == String }
 
 // IsNull reports whether v is missing or JSON null.
 func (v *Value) IsNull() bool { return v == nil || v.Kind == Null }
+
+// Members returns the members of an Object, or nil.
+func (v *Value) Members() []Member {
+	if v == nil || v.Kind != Object {
+		return nil
+	}
+	return v.Obj
+}
 
 // Items returns the elements of an Array, or nil.
 func (v *Value) Items() []*Value {
