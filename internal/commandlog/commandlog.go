@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 )
 
 // SchemaVersion is the version this package writes and validates.
@@ -128,9 +130,29 @@ func (l *Log) Failed() []Command {
 }
 
 // Normalize replaces nil slices with empty ones so they encode as [] and not
-// null, and sets the schema version.
+// null, sets the schema version, and makes every string valid UTF-8 (agent
+// output often is not; each invalid run becomes U+FFFD), so that a log reads
+// back exactly as it was written.
 func (l *Log) Normalize() {
 	l.SchemaVersion = SchemaVersion
+	if l.AgentVersion != nil {
+		v := validUTF8(*l.AgentVersion)
+		l.AgentVersion = &v
+	}
+	l.Engine, l.OutcomeReason = validUTF8(l.Engine), validUTF8(l.OutcomeReason)
+	for i := range l.Markers {
+		l.Markers[i].Text = validUTF8(l.Markers[i].Text)
+	}
+	for i := range l.Commands {
+		c := &l.Commands[i]
+		c.ID, c.Command, c.Output, c.ParentID = validUTF8(c.ID), validUTF8(c.Command), validUTF8(c.Output), validUTF8(c.ParentID)
+		if c.Source != nil {
+			c.Source.File = validUTF8(c.Source.File)
+		}
+	}
+	for i := range l.FileEdits {
+		l.FileEdits[i].Path, l.FileEdits[i].Tool = validUTF8(l.FileEdits[i].Path), validUTF8(l.FileEdits[i].Tool)
+	}
 	if l.Markers == nil {
 		l.Markers = []Marker{}
 	}
@@ -140,6 +162,13 @@ func (l *Log) Normalize() {
 	if l.FileEdits == nil {
 		l.FileEdits = []FileEdit{}
 	}
+}
+
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // Encode writes l as indented JSON with a trailing newline, exactly as

@@ -140,3 +140,19 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		assert.Equal(t, string(appendString(nil, s)), strings.TrimSuffix(want.String(), "\n"), "%q", s)
 	}
 }
+
+// Invalid UTF-8 in agent output is made valid when written, so a log reads
+// back and encodes again to the same bytes.
+func TestEncodeRoundTripsInvalidUTF8(t *testing.T) {
+	l := valid()
+	l.Commands[0].Output = "Er\xff\xfe\xc3ror"
+	l.Commands[0].Command = "echo \xed\xa0\x80"
+	var first bytes.Buffer
+	assert.NilError(t, Encode(&first, l))
+	back, err := Decode(bytes.NewReader(first.Bytes()))
+	assert.NilError(t, err)
+	var second bytes.Buffer
+	assert.NilError(t, Encode(&second, back))
+	assert.Equal(t, second.String(), first.String())
+	assert.Equal(t, back.Commands[0].Output, "Er\uFFFDror")
+}
