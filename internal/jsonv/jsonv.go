@@ -356,7 +356,10 @@ func (r *Reader) Next() (*Value, error) {
 			r.noSkip = false
 			msg := string(se)
 			if errors.Is(err, errEOF) {
+				// The input ended inside the record: nothing follows it,
+				// even where the cut left bytes unread ("nu" of a null).
 				msg = errEOF.Error()
+				r.err = io.EOF
 			}
 			return nil, &SyntaxError{Line: start, Msg: msg}
 		}

@@ -20,7 +20,10 @@ func readAll(t *testing.T, in string, opt Options) []string {
 	t.Helper()
 	r := NewReader(strings.NewReader(in), opt)
 	var out []string
-	for {
+	for calls := 0; ; calls++ {
+		if calls > len(in)+10 {
+			t.Fatalf("Next keeps returning records without consuming input: %v", out[len(out)-5:])
+		}
 		v, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			return out
@@ -92,6 +95,9 @@ func TestReaderShapes(t *testing.T) {
 		{"cut in a string, next line kept", "{\"a\":\"unterminated\n{\"b\":2}\n", []string{"ERR@1", "{b:2}"}},
 		{"cut after a comma, next line kept", "{\"a\":1,\n{\"b\":2}\n", []string{"ERR@1", "{b:2}"}},
 		{"truncated at end of input", "{\"a\":1}\n{\"b\":", []string{"{a:1}", "ERR@2"}},
+		{"a literal cut at the end of input", "n", []string{"ERR@1"}},
+		{"a literal cut after a record", "{\"a\":1}\ntru", []string{"{a:1}", "ERR@2"}},
+		{"a number cut at the end", "[1, 2, -", []string{"1", "2", "ERR@1"}},
 		{"BOM", "\ufeff{\"a\":1}\n", []string{"{a:1}"}},
 		{"escapes", `{"s":"a\"b\\c\/d\n\u00e9\ud83d\ude00"}`, []string{"{s:\"a\"b\\c/d\né😀\"}"}},
 		{"lone surrogate", `{"s":"\ud83d!"}`, []string{"{s:\"\uFFFD!\"}"}},
