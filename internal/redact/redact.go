@@ -300,7 +300,38 @@ func keepEscapes(s string, start, end, from int) (int, int) {
 	if start > from && oddBackslashes(s, start-1) {
 		start--
 	}
-	return start, end
+	// A \uXXXX escape cut by an edge is taken whole (or, before from, left
+	// out whole).
+	if j := uEscapeAround(s, start); j >= 0 {
+		if j >= from {
+			start = j
+		} else {
+			start = min(j+6, len(s))
+		}
+	}
+	if j := uEscapeAround(s, end); j >= 0 && end > start {
+		end = min(j+6, len(s))
+	}
+	// A secret that holds a quote must not take the quote that closes or
+	// opens a JSON string with it: leave such an unescaped quote in place.
+	if end > start && s[end-1] == '"' && !(end >= 2 && oddBackslashes(s, end-2)) {
+		end--
+	}
+	if end > start && s[start] == '"' && !(start >= 1 && oddBackslashes(s, start-1)) {
+		start++
+	}
+	return start, max(start, end)
+}
+
+// uEscapeAround returns where a \uXXXX escape starts when position i falls
+// strictly inside it, else -1.
+func uEscapeAround(s string, i int) int {
+	for j := i - 1; j >= 0 && j > i-6; j-- {
+		if s[j] == '\\' && j+1 < len(s) && s[j+1] == 'u' && oddBackslashes(s, j) {
+			return j
+		}
+	}
+	return -1
 }
 
 // oddBackslashes reports whether s[i] is a backslash that starts an escape:
