@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 
@@ -17,8 +15,7 @@ func init() {
 }
 
 func runDemo(_ context.Context, args []string, e env) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("demo", e)
 	out := fs.String("o", ".", "directory to write demo.cast and demo.sh into (created if missing)")
 	title := fs.String("title", "", `cast title (default "readme2demo: <engine> (<outcome>)")`)
 	width := fs.Int("width", demo.DefaultWidth, "terminal columns of the cast")
@@ -47,11 +44,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(e.stderr, "readme2demo demo: give exactly one command log (see --help)")

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -40,8 +38,7 @@ var driftDeps = struct {
 }
 
 func runDrift(ctx context.Context, args []string, e env) int {
-	fs := flag.NewFlagSet("drift", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("drift", e)
 	engine := fs.String("engine", "claude-code", "the engine whose CLI to check (drivable by the mock: claude-code)")
 	version := fs.String("cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (npm view)`)
 	against := fs.String("against", "", `also run this version (usually "pinned") and diff the two command logs side by side`)
@@ -77,11 +74,8 @@ Flags:
 `, drift.ImageRepo)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() != 0 {
 		fmt.Fprintf(e.stderr, "readme2demo drift: unexpected argument %q (see --help)\n", fs.Arg(0))

@@ -8,6 +8,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -90,4 +92,23 @@ Commands:
 	fmt.Fprint(w, `
 Run "readme2demo <command> --help" for a command's flags.
 `)
+}
+
+// newFlagSet returns a verb's flag set, reporting to the verb's stderr.
+func newFlagSet(name string, e env) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	return fs
+}
+
+// parseFlags parses a verb's flags. done means the verb returns code now:
+// 0 after --help, exitUsage after a bad flag (the flag package said why).
+func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, true
+		}
+		return exitUsage, true
+	}
+	return 0, false
 }

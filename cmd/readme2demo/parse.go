@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -19,8 +17,7 @@ func init() {
 }
 
 func runParse(_ context.Context, args []string, e env) int {
-	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("parse", e)
 	engine := fs.String("engine", engines.ClaudeCodeName, "the engine that wrote the transcript: "+strings.Join(engines.Names(), ", "))
 	out := fs.String("o", "", "write the command log to this file instead of standard output")
 	fs.Usage = func() {
@@ -37,11 +34,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(e.stderr, "readme2demo parse: give exactly one transcript file (see --help)")

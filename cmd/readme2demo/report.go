@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 
@@ -17,8 +15,7 @@ func init() {
 }
 
 func runReport(_ context.Context, args []string, e env) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("report", e)
 	maxBytes := fs.Int("max-bytes", report.SummaryMaxBytes, fmt.Sprintf("cap the report's size (a PR comment needs %d or less)", report.CommentMaxBytes))
 	readme := fs.String("readme", "", "the README the run followed, shown in the heading")
 	diff := fs.String("diff", "", "a unified diff of the agent's README edits (readme.diff from the run) to show as a suggested fix")
@@ -37,11 +34,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(e.stderr, "readme2demo report: give exactly one command log (see --help)")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -26,8 +25,7 @@ func init() {
 const defaultImage = "readme2demo-base"
 
 func runRun(ctx context.Context, args []string, e env) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet("run", e)
 	image := defaultImage
 	if v := e.getenv("R2D_IMAGE"); v != "" {
 		image = v
@@ -75,11 +73,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args); done {
+		return code
 	}
 	repo := "."
 	switch fs.NArg() {
