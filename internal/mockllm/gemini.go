@@ -23,7 +23,6 @@ package mockllm
 // the CLI makes its own.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,7 +33,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -498,26 +496,13 @@ func RunGemini(ctx context.Context, o GeminiRun) (*GeminiResult, error) {
 		"GOOGLE_GEMINI_BASE_URL=" + o.Server.URL(),
 		"GEMINI_CLI_TRUST_WORKSPACE=true",
 	}, o.Env...)
-	var stdout, stderr bytes.Buffer
 	cmd.Stdin = nil // /dev/null: headless, nothing to read
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start gemini: %w", err)
+	run, err := runSupervised(ctx, cmd, o.Server, o.KillAfter, "gemini")
+	if run == nil {
+		return nil, err
 	}
-	res := &GeminiResult{}
-	werr, err := superviseKill(ctx, cmd, o.Server, o.KillAfter, &res.Killed)
-	res.Transcript, res.Stderr, res.Duration = stdout.Bytes(), stderr.Bytes(), time.Since(start)
-	if err != nil {
-		return res, fmt.Errorf("run gemini: %w", err)
-	}
-	res.ExitCode = cmd.ProcessState.ExitCode()
-	var exitErr *exec.ExitError
-	if werr != nil && !errors.As(werr, &exitErr) {
-		return res, fmt.Errorf("wait gemini: %w", werr)
-	}
-	return res, nil
+	res := &GeminiResult{Transcript: run.transcript, Stderr: run.stderr, Duration: run.duration, ExitCode: run.exitCode, Killed: run.killed}
+	return res, err
 }
 
 // GeminiPinnedVersion is the @google/gemini-cli version the project pins (engines.GeminiVersion).

@@ -434,26 +434,47 @@ func RunCodex(ctx context.Context, o CodexRun) (*CodexResult, error) {
 		"LANG=C.UTF-8",
 		"OPENAI_API_KEY=" + DummyAPIKey,
 	}, o.Env...)
-	var stdout, stderr bytes.Buffer
 	cmd.Stdin = bytes.NewBufferString(o.Prompt)
+	run, err := runSupervised(ctx, cmd, o.Server, o.KillAfter, "codex")
+	if run == nil {
+		return nil, err
+	}
+	res := &CodexResult{Transcript: run.transcript, Stderr: run.stderr, Duration: run.duration, ExitCode: run.exitCode, Killed: run.killed}
+	return res, err
+}
+
+// cliRun is what runSupervised saw of one CLI run.
+type cliRun struct {
+	transcript, stderr []byte
+	exitCode           int
+	killed             bool
+	duration           time.Duration
+}
+
+// runSupervised starts cmd with stdout and stderr captured, in its own
+// process group, and supervises it with superviseKill. A run that ended with
+// a non-zero exit is not an error; a run that could not start or be waited
+// for is (with what it wrote so far, when it started).
+func runSupervised(ctx context.Context, cmd *exec.Cmd, srv *Server, killAfter time.Duration, name string) (*cliRun, error) {
+	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start codex: %w", err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	res := &CodexResult{}
-	werr, err := superviseKill(ctx, cmd, o.Server, o.KillAfter, &res.Killed)
-	res.Transcript, res.Stderr, res.Duration = stdout.Bytes(), stderr.Bytes(), time.Since(start)
+	run := &cliRun{}
+	werr, err := superviseKill(ctx, cmd, srv, killAfter, &run.killed)
+	run.transcript, run.stderr, run.duration = stdout.Bytes(), stderr.Bytes(), time.Since(start)
 	if err != nil {
-		return res, fmt.Errorf("run codex: %w", err)
+		return run, fmt.Errorf("run %s: %w", name, err)
 	}
-	res.ExitCode = cmd.ProcessState.ExitCode()
+	run.exitCode = cmd.ProcessState.ExitCode()
 	var exitErr *exec.ExitError
 	if werr != nil && !errors.As(werr, &exitErr) {
-		return res, fmt.Errorf("wait codex: %w", werr)
+		return run, fmt.Errorf("wait %s: %w", name, werr)
 	}
-	return res, nil
+	return run, nil
 }
 
 // superviseKill waits for a started cmd, SIGKILLing its whole process tree killAfter after the
