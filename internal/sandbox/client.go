@@ -113,3 +113,10 @@ func BridgeGateway(ctx context.Context, d networkInspector) (string, error) {
 func isNotFound(err error) bool {
 	return errdefs.IsNotFound(err) || (err != nil && strings.Contains(err.Error(), "No such container"))
 }
+
+// isGone reports whether a forced removal failed only because the container
+// is already gone or another removal of it is under way (409 Conflict: a
+// concurrent run's sweep got there first). Either way it is being removed.
+func isGone(err error) bool {
+	return isNotFound(err) || errdefs.IsConflict(err)
+}

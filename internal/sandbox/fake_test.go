@@ -316,17 +316,24 @@ func TestSweepRemovesOnlyExpiredContainers(t *testing.T) {
 			{ID: "fresh", Labels: map[string]string{LabelDeadline: "2000100"}},
 			{ID: "garbled", Labels: map[string]string{LabelDeadline: "soon"}},
 			{ID: "gone", Labels: map[string]string{LabelDeadline: "1"}},
+			{ID: "going", Labels: map[string]string{LabelDeadline: "1"}},
+			{ID: "stuck", Labels: map[string]string{LabelDeadline: "1"}},
 		}, nil
 	}
 	d.rm = func(id string, _ container.RemoveOptions) error {
-		if id == "gone" {
+		switch id {
+		case "gone":
 			return errdefs.NotFound(errors.New("No such container"))
+		case "going": // a concurrent run's sweep is removing it
+			return errdefs.Conflict(errors.New("removal of container going is already in progress"))
+		case "stuck":
+			return errdefs.System(errors.New("device or resource busy"))
 		}
 		return nil
 	}
 	removed, err := Sweep(context.Background(), d, now)
-	assert.NilError(t, err)
-	assert.Check(t, is.DeepEqual(removed, []string{"old", "garbled", "gone"}))
+	assert.ErrorContains(t, err, "remove container stuck")
+	assert.Check(t, is.DeepEqual(removed, []string{"old", "garbled", "gone", "going"}))
 }
 
 func TestTarDirKeepsTreeAndOwnsItForTheAgent(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
+	"github.com/docker/docker/errdefs"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -357,9 +358,22 @@ func TestContainerEndsByItselfAtItsDeadline(t *testing.T) {
 		assert.Assert(t, time.Now().Before(deadline), "the container outlived its deadline")
 		time.Sleep(250 * time.Millisecond)
 	}
+	// The sweep removes it. Tests of other packages run their own sweeps at
+	// the same time and may take it first; either way it must be gone.
 	removed, err := sandbox.Sweep(context.Background(), cli, time.Now().Add(time.Second))
 	assert.NilError(t, err)
-	assert.Check(t, is.Contains(removed, id))
+	if !slices.Contains(removed, id) {
+		t.Logf("container %.12s was swept by a concurrent run", id)
+	}
+	gone := time.Now().Add(10 * time.Second)
+	for {
+		_, err := cli.ContainerInspect(context.Background(), id)
+		if errdefs.IsNotFound(err) {
+			break
+		}
+		assert.Assert(t, time.Now().Before(gone), "the expired container was not removed: %v", err)
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 func TestSweepKeepsContainersStillInTime(t *testing.T) {

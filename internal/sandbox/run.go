@@ -317,7 +317,7 @@ func remove(d Docker, id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
 	defer cancel()
 	err := d.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	if err != nil && !isNotFound(err) {
+	if err != nil && !isGone(err) {
 		return fmt.Errorf("remove container %.12s: %w", id, err)
 	}
 	return nil

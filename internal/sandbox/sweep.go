@@ -31,7 +31,7 @@ func Sweep(ctx context.Context, d Docker, now time.Time) ([]string, error) {
 			continue // still in time (an unparsable deadline is garbage)
 		}
 		err = d.ContainerRemove(ctx, c.ID, container.RemoveOptions{Force: true, RemoveVolumes: true})
-		if err != nil && !isNotFound(err) {
+		if err != nil && !isGone(err) {
 			errs = append(errs, fmt.Errorf("remove container %.12s: %w", c.ID, err))
 			continue
 		}
