@@ -221,7 +221,9 @@ func matchURLCreds(s string, p int, prefix string) (int, int, int) {
 		return none(p)
 	}
 	pass := run(s, user+1, isURLCredChar, 256)
-	if pass == user+1 || pass >= len(s) || s[pass] != '@' || strings.HasPrefix(s[user+1:], markerPrefix) {
+	// Already redacted: a marker where the user or the password stands.
+	if pass == user+1 || pass >= len(s) || s[pass] != '@' || strings.HasPrefix(s[user+1:], markerPrefix) ||
+		strings.HasPrefix(s[i:], markerPrefix) {
 		return none(p)
 	}
 	return user + 1, pass, p + 1
