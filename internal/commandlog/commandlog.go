@@ -71,6 +71,19 @@ type Log struct {
 	Turns         *int       `json:"turns"`
 	DurationMS    *int64     `json:"duration_ms"`
 	ParseStats    ParseStats `json:"parse_stats"`
+	// Skipped lists the README commands a keyless engine did not run, with
+	// why (an optional addition to schema v1: absent when empty, ignored by
+	// readers that do not know it). They are the entries `readme2demo plan`
+	// prints with "run": false.
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Skipped is one README command that was not run.
+type Skipped struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Command string `json:"command"`
+	Reason  string `json:"reason"`
 }
 
 // Marker is one marker line the agent wrote.
@@ -153,6 +166,10 @@ func (l *Log) Normalize() {
 	for i := range l.FileEdits {
 		l.FileEdits[i].Path, l.FileEdits[i].Tool = validUTF8(l.FileEdits[i].Path), validUTF8(l.FileEdits[i].Tool)
 	}
+	for i := range l.Skipped {
+		s := &l.Skipped[i]
+		s.File, s.Command, s.Reason = validUTF8(s.File), validUTF8(s.Command), validUTF8(s.Reason)
+	}
 	if l.Markers == nil {
 		l.Markers = []Marker{}
 	}
@@ -194,8 +211,12 @@ func Encode(w io.Writer, l *Log) error {
 	e.field("cost_usd", l.CostUSD)
 	e.field("turns", l.Turns)
 	e.field("duration_ms", l.DurationMS)
-	e.last = true
+	e.last = len(l.Skipped) == 0
 	e.field("parse_stats", l.ParseStats)
+	if len(l.Skipped) > 0 {
+		e.last = true
+		e.list("skipped", len(l.Skipped), func(i int) any { return l.Skipped[i] })
+	}
 	e.raw("}\n")
 	if e.err == nil {
 		e.err = e.w.Flush()
@@ -388,6 +409,11 @@ func Validate(l *Log) error {
 	for i, e := range l.FileEdits {
 		if e.Path == "" {
 			add("file_edits[%d]: path is empty", i)
+		}
+	}
+	for i, s := range l.Skipped {
+		if s.File == "" || s.Line < 1 || s.Reason == "" {
+			add("skipped[%d]: needs a file, a line >= 1 and a reason", i)
 		}
 	}
 	if l.CostUSD != nil && *l.CostUSD < 0 {
