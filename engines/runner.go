@@ -207,7 +207,13 @@ func renderRunner(p runPlan, paths runnerPaths) []byte {
 			}
 			fmt.Fprintf(&b, "__r2d_c=%s\n", ShellQuote(s.Setup))
 			fmt.Fprintf(&b, "__r2d_begin setup s%s %s 0 %s '' '' 0\n", id, timeout, ShellQuote(swhere))
-			b.WriteString("__r2d_rc=0; { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?\n")
+			if s.Cwd != "" {
+				// The setup runs where the block runs.
+				fmt.Fprintf(&b, "__r2d_rc=0; if __r2d_enter %s >>\"$__r2d_out\" 2>&1; then { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?; else __r2d_rc=1; fi\n", ShellQuote(s.Cwd))
+				s.Cwd = ""
+			} else {
+				b.WriteString("__r2d_rc=0; { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?\n")
+			}
 			b.WriteString("__r2d_end \"$__r2d_rc\"\n")
 		}
 		exec := s.Exec
@@ -418,12 +424,22 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 	}
 	// The runner is the "agent": its summary text is the agent text. A
 	// SUCCESS counts only when the commands agree with it.
-	reason := runnerFailure(b, starts, order, engine, installs)
-	if reason == "" && setupFailed != nil {
-		reason = setupFailure(setupFailed)
+	f := runnerFailure(b, starts, order, engine, installs)
+	if f == nil && setupFailed != nil {
+		f = setupFailure(setupFailed)
 	}
-	if reason != "" && planned > len(order) {
-		reason = notReached(reason, planned-len(order), planned)
+	reason := ""
+	if f != nil {
+		reason = f.text
+		if planned > len(order) {
+			reason += "; " + notReached(planned-len(order), planned)
+		}
+		if h := runnerHint(engine, f.kind); h != "" {
+			reason += "; " + h
+		}
+		if f.detail != "" {
+			reason += ":\n" + f.detail
+		}
 	}
 	if sawSummary && reason == "" {
 		b.agentText(summary)
@@ -442,21 +458,22 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 	return b.finish(reason), nil
 }
 
-// notReached adds "N of M planned commands were not reached" to a failure
-// reason, before its advice (after the first "; ").
-func notReached(reason string, n, planned int) string {
-	what := fmt.Sprintf("%d of %d planned commands were not reached", n, planned)
+// notReached says how many planned commands the run did not reach.
+func notReached(n, planned int) string {
 	if n == 1 {
-		what = fmt.Sprintf("1 of %d planned commands was not reached", planned)
+		return fmt.Sprintf("1 of %d planned commands was not reached", planned)
 	}
-	head, advice, ok := strings.Cut(reason, "; ")
-	if !ok || strings.Contains(head, "\n") {
-		return reason + "; " + what
-	}
-	return head + "; " + what + "; " + advice
+	return fmt.Sprintf("%d of %d planned commands were not reached", n, planned)
 }
 
-func setupFailure(s *runnerSetup) string {
+// failure is why a runner transcript failed: text names the command and
+// what went wrong, kind selects the advice (runnerHint), detail (a diff)
+// goes last.
+type failure struct {
+	text, kind, detail string
+}
+
+func setupFailure(s *runnerSetup) *failure {
 	what := "exited with " + runnerExitText(s.exitCode)
 	if s.timedOut {
 		what = "timed out"
@@ -468,32 +485,28 @@ func setupFailure(s *runnerSetup) string {
 	if out != "" {
 		out = ": " + out
 	}
-	return fmt.Sprintf("%s: the setup hint's command %s %s, so the block did not run%s", s.where, quoteCommand(s.command), what, out)
+	return &failure{text: fmt.Sprintf("%s: the setup hint's command %s %s, so the block did not run%s", s.where, quoteCommand(s.command), what, out), kind: "setup"}
 }
 
 // runnerHint is the advice added to a failure of the keyless engines,
-// by engine and by the kind of failure ("exit", "unfinished", "timeout").
-// #14's sandbox classification may make it say more or less.
+// by engine and by the kind of failure: "exit" (a command failed),
+// "unfinished", "timeout", "shell" (it ended the shell), "output" and
+// "expected-exit" (a hint's check), "setup". It is "" when no advice
+// helps. The sandbox's own limits (a full disk, no network) may make it
+// say something else one day: this is the one place to change.
 func runnerHint(engine, kind string) string {
 	switch {
 	case engine == ReplayName:
 		return "the replay engine re-runs an earlier run's successful commands; when the repository changed since, re-record the log with an AI engine"
-	case kind == "timeout":
+	case kind == "timeout" || kind == "output" || kind == "expected-exit" || kind == "setup" || kind == "shell-ended":
 		return ""
 	}
 	return fmt.Sprintf("the %s engine runs only what the README's code blocks say; if this step needs prose understanding (a value to fill in, a file to edit, an unwritten prerequisite), try an AI engine such as --engine %s", engine, ClaudeCodeName)
 }
 
-func withHint(s, engine, kind string) string {
-	if h := runnerHint(engine, kind); h != "" {
-		return s + "; " + h
-	}
-	return s
-}
-
 // runnerFailure names the first command that failed without being allowed
-// to, or did not finish; "" when every command passed.
-func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string, engine string, installs []runInstall) string {
+// to, or did not finish; nil when every command passed.
+func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string, engine string, installs []runInstall) *failure {
 	for _, id := range order {
 		st := starts[id]
 		c := b.log.Commands[b.cmdIndex[id]]
@@ -505,26 +518,26 @@ func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string
 			if !st.background && engine == MarkdownName {
 				why += "; if it starts a server, mark its block <!-- readme2demo: background ready=\"…\" -->"
 			}
-			return withHint(fmt.Sprintf("%s: %s %s", st.where, q, why), engine, "unfinished")
+			return &failure{text: fmt.Sprintf("%s: %s %s", st.where, q, why), kind: "unfinished"}
 		case st.timedOut && !st.allowFailure:
-			return withHint(fmt.Sprintf("%s: %s timed out after %ds (raise it with <!-- readme2demo: timeout=… -->)", st.where, q, st.timeoutS), engine, "timeout")
+			return &failure{text: fmt.Sprintf("%s: %s timed out after %ds (raise it with <!-- readme2demo: timeout=… -->)", st.where, q, st.timeoutS), kind: "timeout"}
 		case st.shellExited && (c.Status == commandlog.StatusFailed && !expected):
-			return withHint(fmt.Sprintf("%s: %s ended the shell (exit %s)", st.where, q, runnerExitText(c.ExitCode)), engine, "exit")
+			return &failure{text: fmt.Sprintf("%s: %s ended the shell (exit %s)", st.where, q, runnerExitText(c.ExitCode)), kind: "exit"}
 		case st.shellExited:
-			return fmt.Sprintf("%s: %s ended the shell, so the rest of the README did not run", st.where, q)
+			return &failure{text: fmt.Sprintf("%s: %s ended the shell, so the rest of the README did not run", st.where, q), kind: "shell-ended"}
 		case st.allowFailure:
 			continue
 		case st.outputMismatch:
-			return fmt.Sprintf("%s: %s printed other output than the README shows (check-output)%s", st.where, q, outputDiff(st, c))
+			return &failure{text: fmt.Sprintf("%s: %s printed other output than the README shows (check-output)", st.where, q), kind: "output", detail: outputDiff(st, c)}
 		case st.expectedExit != nil && !expected:
-			return withHint(fmt.Sprintf("%s: %s exited with %s, but the README says it exits with %d (exit hint)", st.where, q, runnerExitText(c.ExitCode), *st.expectedExit), engine, "exit")
+			return &failure{text: fmt.Sprintf("%s: %s exited with %s, but the README says it exits with %d (exit hint)", st.where, q, runnerExitText(c.ExitCode), *st.expectedExit), kind: "expected-exit"}
 		case expected:
 			continue
 		case c.Status == commandlog.StatusFailed:
-			return withHint(fmt.Sprintf("%s: %s exited with %s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs)), engine, "exit")
+			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs)), kind: "exit"}
 		}
 	}
-	return ""
+	return nil
 }
 
 // notFoundRe finds bash's "command not found" message (after the runner's
@@ -585,7 +598,7 @@ func outputDiff(st *runnerStart, c commandlog.Command) string {
 	if len(lines) > maxDiffLines {
 		lines = append(lines[:maxDiffLines], fmt.Sprintf("… %d more diff lines", len(lines)-maxDiffLines))
 	}
-	return ":\n" + strings.Join(lines, "\n")
+	return strings.Join(lines, "\n")
 }
 
 // normalizeOutput drops trailing white space from every line and trailing

@@ -7,7 +7,8 @@
 # the command itself is eval'd by the generated code at top level, not in a
 # function here. CI runs shellcheck on this file.
 #
-# Set by the generated header:
+# Set by the generated header (and __r2d_c, the command of each step, by
+# the generated steps):
 #   __r2d_transcript  the JSONL transcript to write
 #   __r2d_workspace   the directory the run starts in
 #   __r2d_work        the runner's own directory for command output (NOT
@@ -40,6 +41,7 @@ fi
 rm -f "$__r2d_work/.probe" 2>/dev/null
 : >"$__r2d_transcript" || exit 2
 
+__r2d_c=
 __r2d_cur=
 __r2d_kind=cmd
 __r2d_done=0
@@ -441,7 +443,7 @@ __r2d_enter() {
 	__r2d_prevwd=$PWD
 	local d=$1
 	case "$d" in /*) ;; *) d="$__r2d_workspace/$d" ;; esac
-	cd -- "$d" || {
+	cd -- "$d" 2>/dev/null || {
 		printf 'readme2demo: cwd hint: cannot enter %s\n' "$1"
 		return 1
 	}
@@ -450,7 +452,7 @@ __r2d_enter() {
 # __r2d_leave: back to where the session was before the cwd hint.
 __r2d_leave() {
 	if [ -n "$__r2d_prevwd" ]; then
-		cd -- "$__r2d_prevwd" 2>/dev/null
+		cd -- "$__r2d_prevwd" 2>/dev/null || true
 		__r2d_prevwd=
 	fi
 	return 0

@@ -529,7 +529,7 @@ func (e Entry) Exec(linkTarget string) string {
 	case e.Step.WriteFile != "":
 		return heredoc(e.Step.WriteFile, e.Step.Content)
 	case e.Step.LinkCheckout != "":
-		d := e.Step.LinkCheckout
+		d := dirWord(e.Step.LinkCheckout)
 		link := fmt.Sprintf(`mkdir -p -- "$(dirname -- %s)" && ln -sfn -- %s %s`, d, shellQuote(linkTarget), d)
 		if e.Step.Exec != "" {
 			link += " && " + e.Step.Exec
@@ -537,6 +537,18 @@ func (e Entry) Exec(linkTarget string) string {
 		return link
 	}
 	return e.command()
+}
+
+// dirWord quotes a directory as the README wrote it for the shell:
+// variables still expand, ~/ still means the home directory.
+func dirWord(d string) string {
+	if rest, ok := strings.CutPrefix(d, "~/"); ok {
+		return `"$HOME"/` + dirWord(rest)
+	}
+	if strings.ContainsAny(d, "\"`\\") {
+		return shellQuote(d)
+	}
+	return `"` + d + `"`
 }
 
 // heredoc writes content to path with a here-document whose delimiter the
