@@ -18,9 +18,10 @@ package engines
 //	setup       {id, line, command, exit_code, timed_out, output_…}  a setup hint's command
 //	start       {id, command, file, line, timeout_s, allow_failure, background, ready,
 //	             expect, expect_line}
-//	end         {id, exit_code, duration_ms, timed_out, shell_exited, expected_exit,
-//	             output_mismatch, output_lost, output_head_b64, output_tail_b64,
-//	             output_omitted}
+//	end         {id, exit_code, duration_ms, timed_out, shell_exited, runaway,
+//	             expected_exit, output_mismatch, output_lost, output_head_b64,
+//	             output_tail_b64, output_omitted}; runaway counts the processes a
+//	             command left running when it returned (a fork bomb), killed
 //	background_output {id, output_head_b64, output_tail_b64, output_omitted}  output of a
 //	            background command when it was stopped at the end of the run
 //	stop        {id}                                     the run stopped after this command
@@ -274,6 +275,7 @@ type runnerStart struct {
 	background     bool
 	expectedExit   *int
 	outputMismatch bool
+	runaway        int64
 	expect         *string
 	expectLine     int
 }
@@ -389,6 +391,7 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 				st.expectedExit = intPtr(int(want))
 			}
 			st.outputMismatch = v.Get("output_mismatch").True()
+			st.runaway, _ = v.Get("runaway").Int()
 			st.timedOut = v.Get("timed_out").True()
 			st.shellExited = v.Get("shell_exited").True()
 			res.Failed = st.timedOut
@@ -498,7 +501,7 @@ func runnerHint(engine, kind string) string {
 	switch {
 	case engine == ReplayName:
 		return "the replay engine re-runs an earlier run's successful commands; when the repository changed since, re-record the log with an AI engine"
-	case kind == "timeout" || kind == "output" || kind == "expected-exit" || kind == "setup" || kind == "shell-ended":
+	case kind == "timeout" || kind == "output" || kind == "expected-exit" || kind == "setup" || kind == "shell-ended" || kind == "runaway":
 		return ""
 	}
 	return fmt.Sprintf("the %s engine runs only what the README's code blocks say; if this step needs prose understanding (a value to fill in, a file to edit, an unwritten prerequisite), try an AI engine such as --engine %s", engine, ClaudeCodeName)
@@ -525,6 +528,8 @@ func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string
 			return &failure{text: fmt.Sprintf("%s: %s ended the shell (exit %s)", st.where, q, runnerExitText(c.ExitCode)), kind: "exit"}
 		case st.shellExited:
 			return &failure{text: fmt.Sprintf("%s: %s ended the shell, so the rest of the README did not run", st.where, q), kind: "shell-ended"}
+		case st.runaway > 0 && !st.allowFailure:
+			return &failure{text: fmt.Sprintf("%s: %s left %d processes running when it ended (a fork bomb?); they were killed", st.where, q, st.runaway), kind: "runaway"}
 		case st.allowFailure:
 			continue
 		case st.outputMismatch:

@@ -17,7 +17,10 @@
 #
 # Only bash builtins, /proc and coreutils (base64, head, tail, wc, mkfifo,
 # mktemp, rm, sleep as a fallback) are used, and the helpers survive a README
-# that sets -e, -u or pipefail: each switches them off and restores them.
+# that sets -e, -u, pipefail, noclobber, xtrace or noglob (each helper
+# switches them off and restores them), that defines functions named like
+# builtins or tools (`:` in a fork bomb, a `cd` wrapper: the helpers call
+# `builtin x` and `command -p x`) or that changes PATH.
 # The per-command timeout must work under a fork bomb: the watchdog and the
 # killer fork nothing while they work (a FIFO read with a timeout is their
 # sleep), and they kill every process that appeared since the command
@@ -42,6 +45,9 @@ rm -f "$__r2d_work/.probe" 2>/dev/null
 : >"$__r2d_transcript" || exit 2
 
 __r2d_c=
+__r2d_runaway=0
+# More processes than this left behind by one command is a runaway.
+__r2d_runaway_max=100
 __r2d_cur=
 __r2d_kind=cmd
 __r2d_done=0
@@ -69,11 +75,12 @@ __r2d_allow=0
 __r2d_where=
 __r2d_tickfd=
 __r2d_ppid=
+__r2d_state=
 __r2d_sess=
 __r2d_start=
 __r2d_j=
 
-__r2d_emit() { printf '%s\n' "$1" >>"$__r2d_transcript"; }
+__r2d_emit() { builtin printf '%s\n' "$1" >>"$__r2d_transcript"; }
 
 # __r2d_clock: sets __r2d_ms to the time in milliseconds (no fork on bash 5).
 __r2d_clock() {
@@ -82,7 +89,7 @@ __r2d_clock() {
 		t=${t/[.,]/}
 		__r2d_ms=$((10#$t / 1000))
 	else
-		__r2d_ms=$(date +%s%3N)
+		__r2d_ms=$(command -p date +%s%3N)
 	fi
 }
 __r2d_clock
@@ -90,7 +97,8 @@ __r2d_run_t0=$__r2d_ms
 
 # A FIFO nobody writes to: reading it with a timeout is a sleep that forks
 # nothing. Without mkfifo, sleep(1) it is.
-if mkfifo "$__r2d_work/tick" 2>/dev/null && exec {__r2d_tickfd}<>"$__r2d_work/tick"; then
+command -p rm -f "$__r2d_work/tick" 2>/dev/null
+if command -p mkfifo "$__r2d_work/tick" 2>/dev/null && exec {__r2d_tickfd}<>"$__r2d_work/tick"; then
 	:
 else
 	__r2d_tickfd=
@@ -98,31 +106,33 @@ fi
 # __r2d_sleep SECONDS
 __r2d_sleep() {
 	if [ -n "$__r2d_tickfd" ]; then
-		read -r -t "$1" -u "$__r2d_tickfd" _ 2>/dev/null
+		builtin read -r -t "$1" -u "$__r2d_tickfd" _ 2>/dev/null
 	else
-		sleep "$1"
+		# In the background, so that a trap (the watchdog's TERM) runs at once.
+		command -p sleep "$1" &
+		builtin wait "$!"
 	fi
 	return 0
 }
 
 # A reserve on the runner's disk: when a README fills it, removing the
 # reserve leaves room for the transcript records that say so.
-__r2d_reserve() { head -c 1048576 /dev/zero >"$__r2d_work/reserve" 2>/dev/null || rm -f "$__r2d_work/reserve"; }
+__r2d_reserve() { command -p head -c 1048576 /dev/zero >"$__r2d_work/reserve" 2>/dev/null || command -p rm -f "$__r2d_work/reserve"; }
 __r2d_reserve
 
 # __r2d_encode FILE: sets __r2d_head, __r2d_tail (base64) and __r2d_omit.
 __r2d_encode() {
 	local size
-	size=$(wc -c <"$1" 2>/dev/null)
+	size=$(command -p wc -c <"$1" 2>/dev/null)
 	size=${size//[^0-9]/}
 	size=${size:-0}
 	__r2d_tail=
 	__r2d_omit=0
 	if [ "$size" -le 81920 ]; then
-		__r2d_head=$(base64 -w0 <"$1" 2>/dev/null)
+		__r2d_head=$(command -p base64 -w0 <"$1" 2>/dev/null)
 	else
-		__r2d_head=$(head -c 65536 "$1" | base64 -w0)
-		__r2d_tail=$(tail -c 16384 "$1" | base64 -w0)
+		__r2d_head=$(command -p head -c 65536 "$1" | command -p base64 -w0)
+		__r2d_tail=$(command -p tail -c 16384 "$1" | command -p base64 -w0)
 		__r2d_omit=$((size - 81920))
 	fi
 }
@@ -142,10 +152,11 @@ __r2d_json() {
 # start time, from /proc) or returns 1 when it is gone.
 __r2d_stat() {
 	local stat rest
-	{ read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+	{ builtin read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
 	rest=${stat##*) }
 	# shellcheck disable=SC2086 # split the fields of /proc/PID/stat
-	set -- $rest
+	builtin set -- $rest
+	__r2d_state=$1
 	__r2d_ppid=$2
 	__r2d_sess=$4
 	__r2d_start=${20}
@@ -203,24 +214,46 @@ __r2d_new() {
 		case "$keep$bgkids" in *" $p "*) continue ;; esac
 		__r2d_stat "$p" || continue
 		[ -z "$__r2d_sid" ] || [ "$__r2d_sess" = "$__r2d_sid" ] || continue
+		case "$__r2d_state" in Z | X) continue ;; esac
 		case "$__r2d_snapshot" in *" $p:$__r2d_start "*) continue ;; esac
 		__r2d_found="$__r2d_found $p"
 	done
 }
 
-# __r2d_sweep KEEP...: stops, then kills, every process that appeared since
-# the snapshot, until none is left (a fork bomb keeps forking until each of
-# its processes is stopped). Forks nothing.
+# __r2d_sweep KEEP...: kills every process that appeared since the
+# snapshot. A fork bomb refills every pid a kill frees, so it is stopped
+# first, all of it, and killed only once nothing of it still runs; then
+# again, until nothing is left. Forks nothing.
 __r2d_sweep() {
-	local round
-	for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	local round=0 p running quiet=0
+	while [ "$round" -lt 100 ]; do
+		round=$((round + 1))
 		__r2d_new "$@"
-		[ -n "${__r2d_found// /}" ] || return 0
+		if [ -z "${__r2d_found// /}" ]; then
+			# A child forked just before its parent died shows up late:
+			# done only after a few quiet looks.
+			quiet=$((quiet + 1))
+			[ "$quiet" -lt 3 ] || return 0
+			__r2d_sleep 0.1
+			continue
+		fi
+		quiet=0
 		# shellcheck disable=SC2086 # a list of pids
-		kill -STOP $__r2d_found 2>/dev/null
-		# shellcheck disable=SC2086
-		kill -KILL $__r2d_found 2>/dev/null
-		[ "$round" -lt 3 ] || __r2d_sleep 0.1
+		builtin kill -STOP $__r2d_found 2>/dev/null
+		running=
+		for p in $__r2d_found; do
+			__r2d_stat "$p" || continue
+			case "$__r2d_state" in T | t | Z | X) ;; *) running=1 ;; esac
+		done
+		# A process blocked in the kernel (state D) stops only later: after
+		# a few rounds, kill what there is anyway.
+		if [ -z "$running" ] || [ "$round" -gt 8 ]; then
+			# shellcheck disable=SC2086
+			builtin kill -KILL $__r2d_found 2>/dev/null
+			# shellcheck disable=SC2086
+			builtin kill -CONT $__r2d_found 2>/dev/null
+		fi
+		[ "$round" -lt 5 ] || __r2d_sleep 0.05
 	done
 	return 0
 }
@@ -228,24 +261,36 @@ __r2d_sweep() {
 __r2d_kill() { # PIDS: TERM, a grace period, then KILL
 	[ -n "${1// /}" ] || return 0
 	# shellcheck disable=SC2086 # a list of pids
-	kill -TERM $1 2>/dev/null
+	builtin kill -TERM $1 2>/dev/null
 	local i alive p
 	for i in 1 2 3 4 5 6 7 8 9 10; do
 		alive=
-		for p in $1; do if kill -0 "$p" 2>/dev/null; then alive=1; fi; done
+		for p in $1; do if builtin kill -0 "$p" 2>/dev/null; then alive=1; fi; done
 		[ -n "$alive" ] || return 0
 		__r2d_sleep 0.2
 	done
 	# shellcheck disable=SC2086
-	kill -KILL $1 2>/dev/null
+	builtin kill -KILL $1 2>/dev/null
 	return 0
 }
 
+# __r2d_save / __r2d_restore: the helpers run with the options a README may
+# have set (errexit, nounset, pipefail, noclobber, xtrace, noglob) turned
+# off, and turn them back on after. No command substitution: under a fork
+# bomb a fork can wait for many seconds.
 __r2d_save() {
-	__r2d_opts=$(set +o)
-	set +euo pipefail
+	__r2d_opts=$-
+	if builtin shopt -qo pipefail; then __r2d_opts="${__r2d_opts}P"; fi
+	builtin set +euCxf +o pipefail
 }
-__r2d_restore() { eval "$__r2d_opts"; }
+__r2d_restore() {
+	local o
+	for o in e u C x f; do
+		case "$__r2d_opts" in *"$o"*) builtin set "-$o" ;; esac
+	done
+	case "$__r2d_opts" in *P*) builtin set -o pipefail ;; esac
+	return 0
+}
 
 # __r2d_outfile: sets __r2d_out to a file for the next command's output, or
 # to /dev/null with __r2d_lost saying why when no place can take it.
@@ -253,8 +298,8 @@ __r2d_outfile() {
 	__r2d_lost=
 	local f
 	for f in "$__r2d_work/out" "${HOME:-/nonexistent}/.readme2demo-out.$$" "${TMPDIR:-/tmp}/readme2demo-out.$$"; do
-		mkdir -p "${f%/*}" 2>/dev/null
-		if : >"$f" 2>/dev/null; then
+		[ -d "${f%/*}" ] || command -p mkdir -p "${f%/*}" 2>/dev/null
+		if { builtin : >|"$f"; } 2>/dev/null; then
 			__r2d_out=$f
 			return 0
 		fi
@@ -269,11 +314,11 @@ __r2d_outfile() {
 __r2d_checkroom() {
 	[ "$__r2d_out" != /dev/null ] || return 0
 	local probe="${__r2d_out%/*}/.room"
-	if { printf 'x' >"$probe"; } 2>/dev/null; then
-		rm -f "$probe"
+	if { builtin printf 'x' >|"$probe"; } 2>/dev/null; then
+		command -p rm -f "$probe"
 		return 0
 	fi
-	rm -f "$probe" "$__r2d_work/reserve" 2>/dev/null
+	command -p rm -f "$probe" "$__r2d_work/reserve" 2>/dev/null
 	__r2d_lost="the disk holding the output was full, so the output may be cut short"
 }
 
@@ -292,12 +337,12 @@ __r2d_begin() {
 	__r2d_check=$8
 	[ "$__r2d_kind" = setup ] || __r2d_emit "$6"
 	if [ "$__r2d_kind" = setup ]; then
-		printf '[readme2demo] %s (setup hint) $ %s\n' "$__r2d_where" "${__r2d_c%%$'\n'*}"
+		builtin printf '[readme2demo] %s (setup hint) $ %s\n' "$__r2d_where" "${__r2d_c%%$'\n'*}"
 	else
-		printf '[readme2demo] %s $ %s\n' "$__r2d_where" "${__r2d_c%%$'\n'*}"
+		builtin printf '[readme2demo] %s $ %s\n' "$__r2d_where" "${__r2d_c%%$'\n'*}"
 	fi
 	[ -e "$__r2d_work/reserve" ] || __r2d_reserve
-	rm -f "$__r2d_work/timedout"
+	command -p rm -f "$__r2d_work/timedout"
 	__r2d_outfile
 	__r2d_snap
 	__r2d_wd=
@@ -306,12 +351,12 @@ __r2d_begin() {
 		# since the command began (not the session, not earlier background
 		# jobs), and keeps doing so until the command ends.
 		(
-			trap - EXIT
+			builtin trap - EXIT
 			exec </dev/null >/dev/null 2>&1
-			trap 'exit 0' TERM
+			builtin trap 'exit 0' TERM
 			__r2d_sleep "$3"
-			: >"$__r2d_work/timedout"
-			while :; do
+			builtin : >|"$__r2d_work/timedout"
+			while builtin :; do
 				__r2d_sweep $$ "$BASHPID"
 				__r2d_sleep 0.5
 			done
@@ -325,8 +370,8 @@ __r2d_begin() {
 
 __r2d_stop_watchdog() {
 	if [ -n "$__r2d_wd" ]; then
-		kill -TERM "$__r2d_wd" 2>/dev/null
-		wait "$__r2d_wd" 2>/dev/null
+		builtin kill -TERM "$__r2d_wd" 2>/dev/null
+		builtin wait "$__r2d_wd" 2>/dev/null
 		__r2d_wd=
 	fi
 }
@@ -337,14 +382,14 @@ __r2d_stop_watchdog() {
 __r2d_matches() {
 	local -a exp act
 	local line i=0 j=0 star=-1 mark=0
-	while IFS= read -r line || [ -n "$line" ]; do
+	while IFS= builtin read -r line || [ -n "$line" ]; do
 		exp+=("${line%"${line##*[![:space:]]}"}")
 	done <<<"$__r2d_expect"
-	while IFS= read -r line || [ -n "$line" ]; do
+	while IFS= builtin read -r line || [ -n "$line" ]; do
 		act+=("${line%"${line##*[![:space:]]}"}")
 	done <"$__r2d_out"
-	while [ "${#exp[@]}" -gt 0 ] && [ -z "${exp[${#exp[@]}-1]}" ]; do unset 'exp[${#exp[@]}-1]'; done
-	while [ "${#act[@]}" -gt 0 ] && [ -z "${act[${#act[@]}-1]}" ]; do unset 'act[${#act[@]}-1]'; done
+	while [ "${#exp[@]}" -gt 0 ] && [ -z "${exp[${#exp[@]}-1]}" ]; do builtin unset 'exp[${#exp[@]}-1]'; done
+	while [ "${#act[@]}" -gt 0 ] && [ -z "${act[${#act[@]}-1]}" ]; do builtin unset 'act[${#act[@]}-1]'; done
 	while [ "$j" -lt "${#act[@]}" ]; do
 		if [ "$i" -lt "${#exp[@]}" ] && [ "${exp[i]}" = "..." ]; then
 			star=$i
@@ -386,9 +431,9 @@ __r2d_record_end() {
 		where=$__r2d_j
 		__r2d_emit "{\"type\":\"setup\",\"id\":\"$__r2d_cur\",\"where\":\"$where\",\"command\":\"$cmd\",\"exit_code\":$1,\"duration_ms\":$dur,\"timed_out\":$3,\"output_lost\":\"$lost\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
 	else
-		__r2d_emit "{\"type\":\"end\",\"id\":\"$__r2d_cur\",\"exit_code\":$1,\"duration_ms\":$dur,\"timed_out\":$3,\"shell_exited\":$4,\"expected_exit\":$want,\"output_mismatch\":$mismatch,\"output_lost\":\"$__r2d_j\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
+		__r2d_emit "{\"type\":\"end\",\"id\":\"$__r2d_cur\",\"exit_code\":$1,\"duration_ms\":$dur,\"timed_out\":$3,\"shell_exited\":$4,\"runaway\":${__r2d_runaway:-0},\"expected_exit\":$want,\"output_mismatch\":$mismatch,\"output_lost\":\"$__r2d_j\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
 	fi
-	printf '[readme2demo] %s -> exit %s (%s ms)\n' "$__r2d_where" "$1" "$dur"
+	builtin printf '[readme2demo] %s -> exit %s (%s ms)\n' "$__r2d_where" "$1" "$dur"
 	if [ -n "$__r2d_want" ]; then
 		[ "$1" = "$__r2d_want" ] || failed=1
 	elif [ "$1" -ne 0 ]; then
@@ -396,10 +441,13 @@ __r2d_record_end() {
 	fi
 	[ "$mismatch" = false ] || failed=1
 	[ "$3" = false ] || failed=1
+	[ "${__r2d_runaway:-0}" = 0 ] || failed=1
 	if [ "$failed" = 1 ] && { [ "$__r2d_allow" != 1 ] || [ "$__r2d_kind" = setup ]; } && [ "$__r2d_failed" = 0 ]; then
 		__r2d_failed=1
 		if [ "$3" = true ]; then
 			__r2d_fail_reason="$__r2d_where timed out"
+		elif [ "${__r2d_runaway:-0}" != 0 ]; then
+			__r2d_fail_reason="$__r2d_where left $__r2d_runaway processes running"
 		elif [ "$mismatch" = true ]; then
 			__r2d_fail_reason="$__r2d_where printed other output than the README shows"
 		else
@@ -415,12 +463,29 @@ __r2d_end() {
 	__r2d_t1=$__r2d_ms
 	__r2d_save
 	__r2d_stop_watchdog
+	__r2d_runaway=0
 	if [ -e "$__r2d_work/timedout" ]; then
 		timed=true
 		rc=124
 		# What the command left behind (a fork bomb's orphans) goes too,
 		# before the runner needs to fork again.
 		__r2d_sweep $$
+	else
+		# A command that returned but left a swarm of processes behind (a
+		# fork bomb that backgrounds itself) is stopped here, before the
+		# runner needs to fork again; a few daemons are fine. A swarm that
+		# has just begun is small: look twice.
+		__r2d_new $$
+		if [ -n "${__r2d_found// /}" ]; then
+			__r2d_sleep 0.3
+			__r2d_new $$
+		fi
+		# shellcheck disable=SC2086 # count the pids
+		builtin set -- $__r2d_found
+		if [ "$#" -gt "$__r2d_runaway_max" ]; then
+			__r2d_runaway=$#
+			__r2d_sweep $$
+		fi
 	fi
 	__r2d_checkroom
 	__r2d_record_end "$rc" "$__r2d_out" "$timed" false
@@ -443,8 +508,8 @@ __r2d_enter() {
 	__r2d_prevwd=$PWD
 	local d=$1
 	case "$d" in /*) ;; *) d="$__r2d_workspace/$d" ;; esac
-	cd -- "$d" 2>/dev/null || {
-		printf 'readme2demo: cwd hint: cannot enter %s\n' "$1"
+	builtin cd -- "$d" 2>/dev/null || {
+		builtin printf 'readme2demo: cwd hint: cannot enter %s\n' "$1"
 		return 1
 	}
 }
@@ -452,7 +517,7 @@ __r2d_enter() {
 # __r2d_leave: back to where the session was before the cwd hint.
 __r2d_leave() {
 	if [ -n "$__r2d_prevwd" ]; then
-		cd -- "$__r2d_prevwd" 2>/dev/null || true
+		builtin cd -- "$__r2d_prevwd" 2>/dev/null || true
 		__r2d_prevwd=
 	fi
 	return 0
@@ -470,16 +535,16 @@ __r2d_background() {
 	if [ -z "$ready" ]; then limit=2; fi
 	__r2d_clock
 	deadline=$((__r2d_ms + limit * 1000))
-	while :; do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			wait "$pid"
+	while builtin :; do
+		if ! builtin kill -0 "$pid" 2>/dev/null; then
+			builtin wait "$pid"
 			rc=$?
 			if [ -n "$ready" ] && [ "$rc" = 0 ] && ! (eval "$ready") </dev/null >/dev/null 2>&1; then rc=1; fi
 			break
 		fi
 		if [ -n "$ready" ]; then
 			if command -v timeout >/dev/null 2>&1; then
-				timeout 10 bash -c "$ready" </dev/null >/dev/null 2>&1 && {
+				command -p timeout 10 bash -c "$ready" </dev/null >/dev/null 2>&1 && {
 					rc=0
 					break
 				}
@@ -519,13 +584,13 @@ __r2d_background() {
 __r2d_bgstart() {
 	if [ "$__r2d_out" != /dev/null ]; then
 		__r2d_out="${__r2d_out%/*}/bg$__r2d_cur"
-		: >"$__r2d_out" 2>/dev/null || __r2d_out=/dev/null
+		{ builtin : >|"$__r2d_out"; } 2>/dev/null || __r2d_out=/dev/null
 	fi
 }
 
 # __r2d_finish: stop background jobs, write the summary, exit.
 __r2d_finish() {
-	set +euo pipefail
+	builtin set +euo pipefail
 	__r2d_done=1
 	__r2d_stop_watchdog
 	local id pid out
@@ -534,7 +599,7 @@ __r2d_finish() {
 		eval "out=\${__r2d_bg_out_$id}"
 		__r2d_tree "$pid"
 		__r2d_kill "$pid $__r2d_found"
-		wait "$pid" 2>/dev/null
+		builtin wait "$pid" 2>/dev/null
 		if [ "$out" != /dev/null ]; then __r2d_encode "$out"; else
 			__r2d_head=
 			__r2d_tail=
@@ -553,16 +618,20 @@ __r2d_finish() {
 	__r2d_json "$text"
 	__r2d_clock
 	__r2d_emit "{\"type\":\"summary\",\"text\":\"$__r2d_j\",\"duration_ms\":$((__r2d_ms - __r2d_run_t0)),\"cost_usd\":0}"
-	rm -rf "$__r2d_work" 2>/dev/null
-	printf '[readme2demo] %s\n' "$text"
+	command -p rm -rf "$__r2d_work" 2>/dev/null
+	builtin printf '[readme2demo] %s\n' "$text"
 	exit "$rc"
 }
 
 # A README command that ends the shell (exit, set -e) ends the run there.
+# Only the runner's own shell: a subshell of a README command (a fork
+# bomb's, one that cannot fork) exits with the trap it inherited, and must
+# not write records.
 __r2d_on_exit() {
 	local rc=$?
 	[ "$__r2d_done" = 1 ] && return
-	set +euo pipefail
+	[ "${BASHPID:-$$}" = "$$" ] || return
+	builtin set +euo pipefail
 	if [ -n "$__r2d_cur" ]; then
 		__r2d_clock
 		__r2d_t1=$__r2d_ms
@@ -574,8 +643,8 @@ __r2d_on_exit() {
 	fi
 	__r2d_finish
 }
-trap __r2d_on_exit EXIT
-cd "$__r2d_workspace" || {
-	__r2d_fail_reason="cannot cd to $__r2d_workspace"
+builtin trap __r2d_on_exit EXIT
+builtin cd "$__r2d_workspace" || {
+	__r2d_fail_reason="cannot builtin cd to $__r2d_workspace"
 	__r2d_finish
 }

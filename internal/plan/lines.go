@@ -22,6 +22,7 @@ var (
 	commandNameRe = regexp.MustCompile(`^[a-z0-9_][a-z0-9_.+-]*$`)
 	versionLikeRe = regexp.MustCompile(`^[0-9][0-9.,:/%x-]*$`)
 	urlRe         = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
+	funcDefRe     = regexp.MustCompile(`^[\w:.-]+\(\)(\{.*)?$`)
 )
 
 // lineShape says what a script line looks like.
@@ -54,8 +55,8 @@ func shapeOf(line string) lineShape {
 	switch {
 	case shellWords[first]:
 		return shapeCommand
-	case strings.HasSuffix(first, "()") && commandNameRe.MatchString(strings.ToLower(strings.TrimSuffix(first, "()"))):
-		return shapeCommand // a function definition: greet() {
+	case funcDefRe.MatchString(first):
+		return shapeCommand // a function definition: greet() {, :(){
 	case strings.HasPrefix(first, "{") || strings.HasPrefix(first, "["):
 		// `{ cmd; }` and `[ -f x ]` are shell; `{"a": 1}` and `[INFO]` are not.
 		if first == "{" || first == "[" || first == "[[" {
