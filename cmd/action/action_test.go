@@ -322,12 +322,28 @@ func TestBadInputsAreAllReported(t *testing.T) {
 	h.env["INPUT_COMMENT"] = "sometimes"
 	h.env["INPUT_FAIL_ON"] = "failed,bored"
 	h.env["INPUT_NETWORK"] = "wide"
+	h.env["INPUT_ORDER"] = "alphabetical"
 	r := h.run()
 	assert.Check(t, is.Equal(r.code, exitUsage))
-	for _, in := range []string{"max-turns", "max-cost-usd", "comment", "fail-on", "network"} {
+	for _, in := range []string{"max-turns", "max-cost-usd", "comment", "fail-on", "network", "order"} {
 		assert.Check(t, is.Contains(r.stdout, "::error::input "+in+":"))
 	}
 	assert.Check(t, is.Equal(h.calls.Load(), int32(0)))
+}
+
+// The order input reaches the pipeline as given.
+func TestOrderInputReachesThePipeline(t *testing.T) {
+	h := newHarness(t, "event_pull_request.json")
+	h.env["INPUT_ENGINE"] = "markdown"
+	h.env["INPUT_ORDER"] = "install-first"
+	inner := h.pipeline
+	var got string
+	h.pipeline = func(ctx context.Context, cfg pipelineConfig) (*pipelineResult, error) {
+		got = cfg.Order
+		return inner(ctx, cfg)
+	}
+	h.run()
+	assert.Check(t, is.Equal(got, "install-first"))
 }
 
 func TestUnknownEngine(t *testing.T) {

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/plan"
 )
 
 // Comment modes (input `comment`).
@@ -29,6 +31,7 @@ type config struct {
 	Timeout      time.Duration
 	Image        string
 	Network      string
+	Order        string // the markdown engine's run order ("" = the README's)
 	Comment      string
 	FailOn       failOn
 	GitHubToken  string
@@ -78,6 +81,7 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		Model:        in("model"),
 		Image:        in("image"),
 		Network:      orDefault(in("network"), "allowlist"),
+		Order:        in("order"),
 		Comment:      orDefault(in("comment"), commentAlways),
 		GitHubToken:  in("github-token"),
 		ArtifactName: orDefault(in("artifact-name"), "readme2demo"),
@@ -122,6 +126,9 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 	case "open", "none", "allowlist":
 	default:
 		bad("network", "%q is not open, none or allowlist", c.Network)
+	}
+	if c.Order != "" && !slices.Contains(plan.Orders, c.Order) {
+		bad("order", "%q is not %s", c.Order, strings.Join(plan.Orders, " or "))
 	}
 	if _, err := egress.ParseHosts(in("allow-hosts")); err != nil {
 		bad("allow-hosts", "%v", err)

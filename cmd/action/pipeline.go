@@ -19,6 +19,7 @@ type pipelineConfig struct {
 	Timeout    time.Duration
 	Image      string
 	Network    string // open | none | allowlist
+	Order      string // the markdown engine's run order; "" takes the README's
 	OutDir     string
 	Getenv     func(string) string // GitHub and runner tokens hidden
 	Progress   io.Writer

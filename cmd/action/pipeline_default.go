@@ -39,6 +39,7 @@ func defaultPipeline(ctx context.Context, cfg pipelineConfig) (*pipelineResult, 
 		OutDir:     cfg.OutDir,
 		Network:    policy,
 		AllowHosts: hosts,
+		Order:      cfg.Order,
 		Getenv:     cfg.Getenv,
 		Progress:   cfg.Progress,
 	})

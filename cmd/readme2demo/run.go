@@ -12,6 +12,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/prompt"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
@@ -39,6 +40,7 @@ func runRun(ctx context.Context, args []string, e env) int {
 	model := fs.String("model", "", "the model to ask the agent for (default: the agent's own)")
 	out := fs.String("out", "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
 	priorLog := fs.String("replay-log", "", "the earlier command_log.json the replay engine re-runs")
+	order := fs.String("order", "", "the markdown engine's run order: readme (README order) or install-first (the README's install sections first); default: the README's order hint, else readme")
 	network := fs.String("network", "", `the agent's network: "allowlist" (an internal network whose only way out is an egress proxy that allows the engine's API and the --allow-host hosts, and holds the API key), "open" (alias "bridge"), or "none". Default: allowlist for engines that use an API key, open for the keyless engines`)
 	var allowHosts hostList
 	fs.Var(&allowHosts, "allow-host", "a host the agent may reach under --network allowlist: a name, *.suffix or IP address, with an optional :port (repeat it, or separate hosts with commas)")
@@ -56,8 +58,9 @@ read. Progress goes to standard error, one line
 per command the agent runs.
 
 Credentials come from the environment: claude-code needs ANTHROPIC_API_KEY or
-CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README's
-code blocks as written) and replay engine (re-runs --replay-log) need none.
+CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README
+commands a careful person would run on Linux, exactly those "readme2demo
+plan" lists) and replay engine (re-runs --replay-log) need none.
 Under --network allowlist (the default for engines with a key) the agent
 sits on an internal network whose only way out is an egress proxy: it
 reaches the engine's API, through the proxy, which adds the key (claude-code,
@@ -99,6 +102,10 @@ Flags:
 		fmt.Fprintf(e.stderr, "readme2demo run: --allow-host needs --network allowlist (the network is %s)\n", policy)
 		return exitUsage
 	}
+	if *order != "" && !validOrder(*order) {
+		fmt.Fprintf(e.stderr, "readme2demo run: --order %q: use %s\n", *order, strings.Join(plan.Orders, " or "))
+		return exitUsage
+	}
 	if *timeout <= 0 || *maxTurns < 0 || *maxCost < 0 {
 		fmt.Fprintln(e.stderr, "readme2demo run: --timeout must be positive, --max-turns and --max-cost-usd not negative")
 		return exitUsage
@@ -122,6 +129,7 @@ Flags:
 		Limits:     engines.Limits{MaxTurns: *maxTurns, MaxCostUSD: *maxCost, Timeout: *timeout, Model: *model},
 		OutDir:     *out,
 		PriorLog:   prior,
+		Order:      *order,
 		Network:    policy,
 		AllowHosts: hosts,
 		Getenv:     e.getenv,
