@@ -269,6 +269,28 @@ func TestExitPolicy(t *testing.T) {
 	}
 }
 
+// A keyless run with nothing to run is the no-commands case, not a failed
+// README: it fails the step only when fail-on lists no-commands.
+func TestNothingToRunIsNoCommands(t *testing.T) {
+	for _, tc := range []struct {
+		failOn string
+		want   int
+	}{{"", exitFailed}, {"failed", exitOK}, {"no-commands", exitFailed}, {"failed,blocked", exitOK}} {
+		t.Run("fail-on "+tc.failOn, func(t *testing.T) {
+			h := newHarness(t, "event_pull_request.json")
+			h.env["INPUT_FAIL_ON"] = tc.failOn
+			h.env["INPUT_COMMENT"] = "never"
+			h.mutate = func(l *commandlog.Log) {
+				l.Engine, l.Outcome, l.Commands, l.Markers = "markdown", commandlog.OutcomeFailed, nil, nil
+				l.OutcomeReason = "nothing to run: none of the 1 code blocks of README.md has a command to run on Linux (line 4: go code, not shell)"
+			}
+			r := h.run()
+			assert.Check(t, is.Equal(r.code, tc.want), r.stdout)
+			assert.Check(t, is.Equal(r.outputs["outcome"], "failed"), "schema v1 outcome")
+		})
+	}
+}
+
 func TestForkPullRequestIsSkipped(t *testing.T) {
 	h := newHarness(t, "event_pull_request_fork.json")
 	delete(h.env, "ANTHROPIC_API_KEY") // GitHub withholds secrets from fork PRs

@@ -138,6 +138,7 @@ type page struct {
 	Total, OK, Failed, Unknown              int
 	Warning, Reason                         string
 	Blocked, Fixes, Edited                  []string
+	Skipped                                 []skippedRow
 	Diff                                    []diffLine
 	DiffCut                                 bool
 	Commands                                []row
@@ -151,6 +152,9 @@ type page struct {
 }
 
 type diffLine struct{ Class, Text string }
+
+// skippedRow is one README command the run did not test.
+type skippedRow struct{ Where, Command, Reason string }
 
 // row is one command in the timeline.
 type row struct {
@@ -231,6 +235,9 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 				p.Edited = append(p.Edited, e.Path)
 			}
 		}
+	}
+	for _, sk := range l.Skipped {
+		p.Skipped = append(p.Skipped, skippedRow{Where: fmt.Sprintf("%s:%d", sk.File, sk.Line), Command: sk.Command, Reason: sk.Reason})
 	}
 	p.Commands = make([]row, len(l.Commands))
 	for i, c := range l.Commands {
@@ -367,6 +374,9 @@ func outcome(l *commandlog.Log) string {
 }
 
 func verdict(l *commandlog.Log) string {
+	if report.NothingToRun(l) {
+		return "Nothing to run: no README command to test"
+	}
 	switch outcome(l) {
 	case "adjusted":
 		return "The README works, with adjustments"
@@ -410,6 +420,7 @@ func redactedCopy(l *commandlog.Log, f func(string) string) *commandlog.Log {
 	}
 	c.Markers = append([]commandlog.Marker(nil), l.Markers...)
 	c.FileEdits = append([]commandlog.FileEdit(nil), l.FileEdits...)
+	c.Skipped = append([]commandlog.Skipped(nil), l.Skipped...)
 	applyAll(&c, f)
 	return &c
 }
@@ -434,5 +445,9 @@ func applyAll(l *commandlog.Log, f func(string) string) {
 	}
 	for i := range l.FileEdits {
 		l.FileEdits[i].Path, l.FileEdits[i].Tool = f(l.FileEdits[i].Path), f(l.FileEdits[i].Tool)
+	}
+	for i := range l.Skipped {
+		s := &l.Skipped[i]
+		s.File, s.Command, s.Reason = f(s.File), f(s.Command), f(s.Reason)
 	}
 }

@@ -444,4 +444,8 @@ func Log(l *commandlog.Log, r *Redactor) {
 		l.FileEdits[i].Path = r.String(l.FileEdits[i].Path)
 		l.FileEdits[i].Tool = r.String(l.FileEdits[i].Tool)
 	}
+	for i := range l.Skipped {
+		s := &l.Skipped[i]
+		s.File, s.Command, s.Reason = r.String(s.File), r.String(s.Command), r.String(s.Reason)
+	}
 }
