@@ -56,21 +56,30 @@ func server(cmds []simple) string {
 	return serverRe.FindString(line)
 }
 
+// patternOpts take a value that is an output or a pattern, not an input.
+var patternOpts = map[string]bool{"-o": true, "--output": true, "--out": true, "-O": true, "-g": true, "--glob": true,
+	"-e": true, "--extension": true, "-name": true, "-iname": true, "--include": true, "--exclude": true, "-E": true,
+	"-t": true, "--type": true}
+
 // notFileCommands take arguments that are not input files (package names,
 // targets, branch names, outputs) or create what they name.
 var notFileCommands = toSet(`
-git gh npm npx yarn pnpm bun pip pip3 pipx uv poetry go cargo rustup gem bundle brew apt apt-get dpkg
+git gh npm npx yarn pnpm bun pip pip3 pipx uv poetry go cargo rustup gem bundle brew apt apt-get
 docker podman kubectl helm curl wget ssh scp rsync make cmake ninja meson mkdir touch cp mv ln rm rmdir
-echo printf export unset alias cd pushd kill pkill chmod chown tar unzip zip install sudo mise asdf nvm
-n rbenv pyenv sdk conda mamba open xdg-open man which type command help complete source . eval exec
+echo printf export unset alias cd pushd kill pkill chmod chown tar unzip zip sudo mise asdf
+sdk conda mamba open xdg-open man which type command help complete source . eval exec
 test [ [[ set shopt git-lfs hub mvn gradle ./mvnw ./gradlew dotnet composer nix nix-env snap systemctl
 service ping dig host nslookup whois ssh-keygen gpg openssl code vim vi nvim nano emacs less more
 `)
 
 var (
-	fileArgRe = regexp.MustCompile(`^(\./)?[\w][\w.+-]*(/[\w.+-]+)*/?$`)
-	extRe     = regexp.MustCompile(`\.[A-Za-z][A-Za-z0-9]{0,5}$`)
-	domainRe  = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|sh|cc|in|me|co|app|xyz|tld|local)(/|$)`)
+	fileArgRe = regexp.MustCompile(`^(\./)?\.?[\w][\w.+-]*(/[\w.+-]+)*/?$`)
+	// extRe is a file name extension people give files (not deps.get).
+	extRe     = regexp.MustCompile(`(?i)\.(md|markdown|rst|txt|json|jsonl|ya?ml|toml|ini|cfg|conf|env|lock|csv|tsv|xml|html?|css|s[ac]ss|js|mjs|cjs|jsx|tsx?|vue|svelte|py|ipynb|rb|go|mod|sum|rs|c|h|cc|cpp|hpp|cxx|java|kt|kts|scala|swift|dart|php|pl|lua|r|ex|exs|erl|hs|ml|sh|bash|zsh|fish|ps1|bats|sql|db|sqlite|log|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|bz2|xz|7z|deb|rpm|whl|gem|jar|war|apk|dmg|exe|msi|proto|graphql|tf|hcl|nix|patch|diff|pem|crt|key|pub|age|asc|gpg|mp4|mp3|wav|iso|img|bin|so|a|o|wasm|dockerfile|gradle|properties|in|am|ac|m4|cmake|mk)$`)
+	domainRe  = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|sh|cc|in|me|co|app|xyz|tld|local|gov|edu)/`)
+	// generatedRe names what builds and configure steps make: ./configure
+	// (autoreconf), Makefile, target/, build/, dist/, bin/ …
+	generatedRe = regexp.MustCompile(`^(configure|Makefile|config\.status|(target|build|_build|dist|out|bin|obj|release|debug|node_modules|\.venv|venv|vendor|pkg)(/.*)?)$`)
 	versionRe = regexp.MustCompile(`^v?\d+(\.\d+)+`)
 )
 
@@ -81,21 +90,38 @@ func (pl *planner) missingFile(cmds []simple) string {
 	if !pl.repo.FilesKnown() {
 		return ""
 	}
+	for _, f := range s_inputs(cmds) {
+		if looksLikeFile(f) {
+			clean := strings.TrimSuffix(strings.TrimPrefix(f, "./"), "/")
+			if !generatedRe.MatchString(clean) && !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+				return f
+			}
+		}
+	}
 	for _, s := range cmds {
 		name := s.name()
+		if (name == "cd" || name == "pushd") && len(s.argv) == 2 {
+			// cd into a directory of the README's example project.
+			d := strings.TrimSuffix(strings.TrimPrefix(s.argv[1].text, "./"), "/")
+			if fileArgRe.MatchString(d) && !strings.Contains(d, "..") && d != "." && !generatedRe.MatchString(d) &&
+				!pl.repo.hasFile(d) && !pl.mentioned[d] && !pl.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.cloneDirs[d] {
+				return d
+			}
+			continue
+		}
 		if notFileCommands[name] || notFileCommands[path.Base(name)] {
 			continue
 		}
 		args := s.args()
 		for i, a := range args {
-			if i > 0 && (args[i-1] == "-o" || args[i-1] == "--output" || args[i-1] == "--out" || args[i-1] == "-O") {
-				continue
+			if i > 0 && patternOpts[args[i-1]] {
+				continue // an output to make, or a pattern to match, not a file to read
 			}
 			if !looksLikeFile(a) {
 				continue
 			}
 			clean := strings.TrimSuffix(strings.TrimPrefix(a, "./"), "/")
-			if pl.repo.hasFile(clean) || pl.mentioned[clean] || pl.mentioned[path.Base(clean)] || pl.mentioned[strings.SplitN(clean, "/", 2)[0]] {
+			if generatedRe.MatchString(clean) || pl.repo.hasFile(clean) || pl.mentioned[clean] || pl.mentioned[path.Base(clean)] || pl.mentioned[strings.SplitN(clean, "/", 2)[0]] {
 				continue
 			}
 			return a
@@ -103,7 +129,7 @@ func (pl *planner) missingFile(cmds []simple) string {
 		// The command itself: ./bin/tool, scripts/x.sh.
 		if strings.HasPrefix(name, "./") && looksLikeFile(name) {
 			clean := strings.TrimPrefix(name, "./")
-			if !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[strings.SplitN(clean, "/", 2)[0]] && !pl.mentioned[path.Base(clean)] {
+			if !generatedRe.MatchString(clean) && !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[strings.SplitN(clean, "/", 2)[0]] && !pl.mentioned[path.Base(clean)] {
 				return name
 			}
 		}
@@ -119,4 +145,107 @@ func looksLikeFile(a string) bool {
 		return false
 	}
 	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./")
+}
+
+// metasyntactic are the words READMEs use for "any value": foo, bar.
+var metasyntactic = map[string]bool{"foo": true, "bar": true, "baz": true, "qux": true, "foobar": true,
+	"myfile": true, "my-file": true, "myapp": true, "my-app": true, "my_app": true, "myproject": true, "my-project": true,
+	"my_project": true, "mydir": true, "my-dir": true, "myrepo": true, "my-repo": true}
+
+// makesNames are commands whose arguments name what they create or set,
+// so foo there is the README's own demo, not a placeholder.
+var makesNames = toSet(`echo printf export mkdir touch cd pushd cat tee cp mv ln alias set unset local declare git npm yarn pnpm cargo go`)
+
+// exampleArg returns an argument that is a metasyntactic word (foo, bar,
+// ~/foo, foo/) that no earlier command made real, "" when there is none.
+func (pl *planner) exampleArg(cmds []simple) string {
+	for _, s := range cmds {
+		if makesNames[s.name()] || shellWords[s.name()] {
+			continue
+		}
+		for _, w := range s.argv[min(1, len(s.argv)):] {
+			if w.text != w.bare || strings.HasPrefix(w.text, "/") {
+				continue // quoted: data; absolute: a real place (/tmp/foo)
+			}
+			a := path.Base(strings.TrimSuffix(w.text, "/"))
+			if metasyntactic[a] && !pl.mentioned[a] && !pl.mentioned[strings.TrimPrefix(w.text, "~/")] {
+				return w.text
+			}
+		}
+	}
+	return ""
+}
+
+// s_inputs returns the files commands read through `<` redirections.
+func s_inputs(cmds []simple) []string {
+	var out []string
+	for _, s := range cmds {
+		out = append(out, s.inputs...)
+	}
+	return out
+}
+
+// shellNames are shells other than bash, by the name tools take as an
+// argument (`zoxide init zsh`, `tool completion fish`).
+var shellNames = map[string]string{"zsh": "zsh", "fish": "fish", "powershell": "PowerShell", "pwsh": "PowerShell",
+	"elvish": "Elvish", "nushell": "Nushell", "nu": "Nushell", "tcsh": "tcsh", "csh": "csh", "xonsh": "xonsh", "ksh": "ksh"}
+
+// forShell names the other shell a command is for: one of its arguments
+// is that shell's name (`fd --gen-completions zsh`), "" for none.
+func forShell(cmds []simple) string {
+	for _, s := range cmds {
+		if shellNames[path.Base(s.name())] != "" {
+			continue // running that shell is judged elsewhere
+		}
+		for _, a := range s.args() {
+			if n := shellNames[a]; n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// binTargetRe is a file put in a bin directory: /usr/local/bin/yq.
+var binTargetRe = regexp.MustCompile(`(^|/)bin/([\w.+-]+)$`)
+
+// binInstalls names the tools a command puts in a bin directory by hand:
+// `mv yq_linux /usr/local/bin/yq`, `wget -O /usr/local/bin/yq URL`,
+// `install x -D -t /usr/local/bin/` (the file's own name).
+func binInstalls(cmds []simple) []string {
+	var out []string
+	for _, s := range cmds {
+		args := s.args()
+		switch path.Base(s.name()) {
+		case "mv", "cp", "install":
+			if len(args) == 0 {
+				continue
+			}
+			dest := args[len(args)-1]
+			for i, a := range args {
+				if (a == "-t" || a == "--target-directory") && i+1 < len(args) {
+					dest = args[i+1] + "/"
+				}
+			}
+			if m := binTargetRe.FindStringSubmatch(dest); m != nil {
+				out = append(out, strings.ToLower(m[2]))
+			} else if strings.HasSuffix(dest, "/bin/") || strings.HasSuffix(dest, "/bin") {
+				for _, a := range args {
+					if !strings.HasPrefix(a, "-") && a != dest && !strings.HasSuffix(a, "/bin/") && !strings.HasSuffix(a, "/bin") {
+						out = append(out, strings.ToLower(path.Base(a)))
+						break
+					}
+				}
+			}
+		case "wget", "curl":
+			for i, a := range args {
+				if (a == "-O" || a == "-o" || a == "--output" || a == "--output-document") && i+1 < len(args) {
+					if m := binTargetRe.FindStringSubmatch(args[i+1]); m != nil {
+						out = append(out, strings.ToLower(m[2]))
+					}
+				}
+			}
+		}
+	}
+	return out
 }

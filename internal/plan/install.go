@@ -36,6 +36,9 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		if sub != "install" && sub != "get" {
 			return nil, false, false
 		}
+		if ps := pkgs(1, nil); len(ps) == 0 && sub == "install" {
+			return repo.Names, true, true // go install: the module in the current directory
+		}
 		for _, p := range pkgs(1, nil) {
 			if p == "." || strings.HasPrefix(p, "./") {
 				return repo.Names, true, true
@@ -174,8 +177,8 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		return pkgs(1, nil), false, sub == "-i" || sub == "-iA" || sub == "profile"
 	}
 	base := path.Base(name)
-	if base == "install" || base == "install.sh" || strings.HasPrefix(base, "install-") || base == "setup.sh" {
-		return repo.Names, true, true
+	if (base == "install" && name != "install") || base == "install.sh" || strings.HasPrefix(base, "install-") || base == "setup.sh" {
+		return repo.Names, true, true // ./install, ~/.fzf/install: the project's installer
 	}
 	return nil, false, false
 }
@@ -365,9 +368,46 @@ func interactive(cmds []simple) string {
 	if len(cmds) == 0 {
 		return ""
 	}
-	// The last command of a pipeline is the one on the terminal.
+	// A fuzzy finder needs the terminal wherever it stands in a pipeline.
+	for _, s := range cmds {
+		switch n := path.Base(s.name()); n {
+		case "fzf", "sk", "peco", "fzy":
+			filter := false
+			for _, a := range s.args() {
+				if a == "-f" || strings.HasPrefix(a, "--filter") {
+					filter = true
+				}
+			}
+			if !filter {
+				return n
+			}
+		case "xargs":
+			for _, a := range s.args() {
+				switch path.Base(a) {
+				case "vim", "vi", "nvim", "nano", "emacs", "less":
+					return path.Base(a)
+				}
+			}
+		}
+	}
+	// Otherwise the last command of a pipeline is the one on the terminal,
+	// unless it only prints its version or help.
 	s := cmds[len(cmds)-1]
 	name, args := path.Base(s.name()), s.args()
+	for _, a := range args {
+		switch a {
+		case "--version", "-V", "--help", "-h", "version", "help":
+			return ""
+		}
+	}
+	for i, a := range args {
+		if (a == "-x" || a == "-X" || a == "--exec" || a == "--exec-batch") && i+1 < len(args) {
+			switch path.Base(args[i+1]) {
+			case "vim", "vi", "nvim", "nano", "emacs", "less":
+				return path.Base(args[i+1])
+			}
+		}
+	}
 	switch name {
 	case "vim", "vi", "nvim", "nano", "emacs", "less", "more", "most", "top", "htop", "btop", "atop", "man",
 		"mc", "ranger", "nnn", "tig", "lazygit", "ncdu", "screen", "watch":

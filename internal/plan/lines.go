@@ -22,6 +22,9 @@ var (
 	commandNameRe = regexp.MustCompile(`^[a-z0-9_][a-z0-9_.+-]*$`)
 	versionLikeRe = regexp.MustCompile(`^[0-9][0-9.,:/%x-]*$`)
 	urlRe         = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
+	columnsRe     = regexp.MustCompile(`\S {3,}\S.* {3,}\S`)
+	timingRe      = regexp.MustCompile(`\d(\.\d+)?s user .*\bsystem\b.*\bcpu\b|\breal\s+\d+m[\d.]+s`)
+	bareVarRe     = regexp.MustCompile(`^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$`)
 	funcDefRe     = regexp.MustCompile(`^[\w:.-]+\(\)(\{.*)?$`)
 )
 
@@ -51,6 +54,15 @@ func shapeOf(line string) lineShape {
 	first := t
 	if i := strings.IndexAny(t, " \t"); i >= 0 {
 		first = t[:i]
+	}
+	if columnsRe.MatchString(stripComment(t)) && !strings.ContainsAny(t, "|&;<>$`\"'\\") {
+		return shapeText // a table of output: words in aligned columns
+	}
+	if bareVarRe.MatchString(t) {
+		return shapeText // a variable's name, as prose lists it
+	}
+	if timingRe.MatchString(t) {
+		return shapeText // what `time` printed: "4.67s user 4.58s system 286% cpu"
 	}
 	switch {
 	case shellWords[first]:
@@ -101,6 +113,11 @@ var (
 	singleBraceRe = regexp.MustCompile(`(^|\s)\{[A-Za-z_][\w -]*\}(\s|$)`)
 	// fakeHostRe is a host that stands for the reader's: host.tld,
 	// your-domain.com.
+	// quotedRe is a quoted string: what is inside is data, not syntax.
+	quotedRe = regexp.MustCompile(`'[^']*'|"(?:[^"\\]|\\.)*"`)
+	// keyRe is a key to press, as READMEs write it: <TAB>, <SHIFT-TAB>,
+	// <CTRL-R>, <Enter>.
+	keyRe = regexp.MustCompile(`(?i)^<(tab|shift-tab|space|enter|return|esc|escape|up|down|left|right|backspace|(ctrl|control|alt|meta|shift|cmd|option)[-+][^>]+)>$`)
 	fakeHostRe = regexp.MustCompile(`(?i)\b[\w.-]+\.tld\b|://(your|my)[-.]`)
 )
 
@@ -111,6 +128,7 @@ func rawPlaceholder(text string) (string, bool) {
 	if i := strings.IndexByte(text, '\n'); i >= 0 {
 		first = text[:i]
 	}
+	first = quotedRe.ReplaceAllString(first, "''")
 	if m := rawSynopsisRe.FindString(first); m != "" && !strings.Contains(first, "[[") {
 		return strings.TrimSpace(m), true
 	}
@@ -121,6 +139,14 @@ func rawPlaceholder(text string) (string, bool) {
 		return m, false
 	}
 	return "", false
+}
+
+// stripComment drops a trailing " # comment".
+func stripComment(t string) string {
+	if i := strings.Index(t, " #"); i >= 0 {
+		return strings.TrimSpace(t[:i])
+	}
+	return t
 }
 
 // placeholder finds a word a reader must replace before running the
@@ -140,7 +166,8 @@ func placeholder(ws []word) (string, bool) {
 		}
 	}
 	for _, a := range assignments(cmds) {
-		if yourRe.MatchString(a) || xxxRe.MatchString(a) || angleRe.MatchString(a) {
+		_, v, _ := strings.Cut(a, "=")
+		if yourRe.MatchString(a) || xxxRe.MatchString(a) || angleRe.MatchString(a) || pathToRe.MatchString(strings.Trim(v, `"'`)) {
 			return a, false
 		}
 	}
@@ -166,6 +193,8 @@ var (
 	pathToRe   = regexp.MustCompile(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/`)
 	bracketRe  = regexp.MustCompile(`^\[[^\[\]\s]*\|[^\[\]\s]*\]$|^\[-{0,2}[A-Za-z][\w-]*(\.\.\.)?\]$|^\[\.\.\.\]$`)
 	templateRe = regexp.MustCompile(`\{\{.*\}\}`)
+	// exampleNameRe is a person's name that stands for the reader's.
+	exampleNameRe = regexp.MustCompile(`(?i)^(john|jane) (doe|smith)$|^(john|jane)\.?doe(@example\.\w+)?$|@example\.(com|org)$`)
 	capsRe     = regexp.MustCompile(`^[A-Z][A-Z0-9_]*[A-Z0-9](\.\.\.)?$`)
 	// userHostRe matches USER@HOST placeholders.
 	userHostRe = regexp.MustCompile(`^[A-Z_]+@[A-Z_.]+$`)
@@ -185,7 +214,7 @@ var capsWords = map[string]bool{
 }
 
 // caseCommands take upper-case words as literal arguments (redis-cli SET).
-var caseCommands = map[string]bool{"redis-cli": true, "valkey-cli": true, "keydb-cli": true, "mysql": true, "psql": true, "sqlite3": true, "curl": true, "http": true, "https": true, "export": true, "unset": true, "echo": true, "printf": true, "env": true, "set": true, "declare": true, "local": true, "read": true}
+var caseCommands = map[string]bool{"redis-cli": true, "valkey-cli": true, "keydb-cli": true, "mysql": true, "psql": true, "sqlite3": true, "export": true, "unset": true, "echo": true, "printf": true, "env": true, "set": true, "declare": true, "local": true, "read": true}
 
 func placeholderWord(w word, i int, s simple) (string, bool) {
 	t, bare := w.text, w.bare
@@ -203,6 +232,8 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 	case pathToRe.MatchString(t):
 		return t, false
 	case templateRe.MatchString(t):
+		return t, false
+	case exampleNameRe.MatchString(t):
 		return t, false
 	case userHostRe.MatchString(bare) && i > 0:
 		return t, false

@@ -230,7 +230,7 @@ func Make(src []byte, o Options) *Plan {
 		p.Notes = append(p.Notes, Note{Text: "readme2demo hint: " + pr})
 	}
 	pl := planner{repo: o.Repo, file: file, installed: map[string]int{}, cloneDirs: map[string]bool{}, plan: p,
-		images: map[string]bool{}, mentioned: map[string]bool{}}
+		images: map[string]bool{}, mentioned: map[string]bool{}, cloned: map[string]bool{}, notMade: map[string]int{}}
 	var groups [][]Entry
 	var install []bool
 	for _, b := range doc.Blocks {
@@ -260,6 +260,23 @@ func Make(src []byte, o Options) *Plan {
 	return p
 }
 
+// troubleRe matches a section of fixes for problems a reader may have.
+var troubleRe = regexp.MustCompile(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
+
+// innermost is the heading a block stands right under, "" for none.
+func innermost(hs []string) string {
+	if len(hs) == 0 {
+		return ""
+	}
+	return hs[len(hs)-1]
+}
+
+// upgradeRe matches a section about upgrading an installed copy.
+var upgradeRe = regexp.MustCompile(`(?i)\b(upgrad(e|ing)|updating)\b`)
+
+// uninstallRe matches a section about removing the project.
+var uninstallRe = regexp.MustCompile(`(?i)\buninstall(ing|ation)?\b`)
+
 var installSectionRe = regexp.MustCompile(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up|prerequisites?|requirements|dependencies|from\s+source|build(ing)?|compil(e|ing|ation)|download(ing)?)\b`)
 
 // isInstallSection reports a block under an install-like heading.
@@ -279,6 +296,8 @@ type planner struct {
 	installed map[string]int  // tool -> README line of the run command that installs it
 	cloneDirs map[string]bool // where a skipped clone of this repository would have gone
 	plan      *Plan
+	cloned    map[string]bool // tools "installed" by a clone of this repository linked to the checkout
+	notMade   map[string]int  // clone directories not made (the clone was an alternative), by line
 	images    map[string]bool // Docker images of this project built by a skipped command
 	mentioned map[string]bool // words of the commands that run so far
 }
@@ -327,7 +346,10 @@ func (pl *planner) block(b readme.Block) []Entry {
 	}
 	h := b.Hints
 	if h.File != "" {
-		return []Entry{pl.fileEntry(b)}
+		return []Entry{pl.fileEntry(b, h.File, fmt.Sprintf("file hint: writes the block to %s", h.File))}
+	}
+	if target, why := pl.namedFile(b); target != "" && !h.Skip && !h.Run {
+		return []Entry{pl.fileEntry(b, target, why)}
 	}
 	lang := b.Lang
 	label := "```" + lang + " block"
@@ -390,6 +412,12 @@ func (pl *planner) block(b readme.Block) []Entry {
 		if name, fits := hintPlatform(h.Platform); !fits {
 			skipAll = fmt.Sprintf("other platform: %s (platform hint)", name)
 		}
+	case uninstallRe.MatchString(strings.Join(b.Headings, " ")):
+		skipAll = "uninstalls: not part of trying the README"
+	case upgradeRe.MatchString(innermost(b.Headings)):
+		skipAll = fmt.Sprintf("upgrades an earlier install (section %q): not part of trying the README", innermost(b.Headings))
+	case troubleRe.MatchString(innermost(b.Headings)):
+		skipAll = fmt.Sprintf("troubleshooting (section %q): only when that problem occurs", innermost(b.Headings))
 	default:
 		if name, where := blockPlatform(b); name != "" {
 			skipAll = fmt.Sprintf("other platform: %s (%s)", name, where)
@@ -413,8 +441,11 @@ func (pl *planner) block(b readme.Block) []Entry {
 	}
 
 	var out []Entry
+	altLine := 0 // the line of a command this block skipped as an install alternative
 	for _, c := range cands {
 		switch {
+		case skipAll == "" && altLine > 0 && c.shape == shapeCommand:
+			out = append(out, pl.entry(b, c, false, fmt.Sprintf("part of the alternative at line %d, which is not run", altLine)))
 		case skipAll != "":
 			out = append(out, pl.entry(b, c, false, skipAll))
 			if c.shape == shapeCommand {
@@ -430,6 +461,9 @@ func (pl *planner) block(b readme.Block) []Entry {
 				reason = runAll
 			}
 			e := pl.decide(b, c, reason)
+			if !e.Run && strings.HasPrefix(e.Reason, "alternative: ") && len(out) == 0 {
+				altLine = e.Line
+			}
 			out = append(out, e)
 		}
 	}
@@ -575,8 +609,44 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// fileEntry is the entry of a block with the file hint.
-func (pl *planner) fileEntry(b readme.Block) Entry {
+var (
+	// createFileRe is a sentence that asks the reader to create a file.
+	createFileRe = regexp.MustCompile(`(?i)\b(create|creating|save|saving|put|write|add|update|edit|make|paste)\b`)
+	// saveAsCommentRe is a first line like "# save this as app.py".
+	saveAsCommentRe = regexp.MustCompile(`(?i)^\s*(?:#|//|--|;|/\*)\s*(?:save (?:this |it )?(?:as|to|in)|file(?:name)?:?|in)\s+` + "`?" + `([\w.][\w./-]*\.[A-Za-z0-9]+)` + "`?" + `\s*(?:\*/)?\s*$`)
+)
+
+// namedFile returns the file a block is the content of, when the README
+// names exactly one ("Create a file `main.py` with:", or a first line
+// "# save this as app.py"), with the reason; "" otherwise. A person writes
+// such a file before running the commands that use it.
+func (pl *planner) namedFile(b readme.Block) (string, string) {
+	if b.Mode == readme.ModeConsole || otherShellLangs[b.Lang] != "" {
+		return "", ""
+	}
+	if len(b.Lines) > 0 {
+		if m := saveAsCommentRe.FindStringSubmatch(b.Lines[0].Text); m != nil && looksLikeFile(m[1]) {
+			return m[1], fmt.Sprintf("file content: its first line says to save it as %s, so it is written there, as a person would", m[1])
+		}
+	}
+	sentence := lastSentence(b.Before)
+	if sentence == "" || !createFileRe.MatchString(sentence) {
+		return "", ""
+	}
+	var names []string
+	for _, m := range codeSpanRe.FindAllStringSubmatch(sentence, -1) {
+		if looksLikeFile(m[1]) && extRe.MatchString(m[1]) && !strings.HasPrefix(m[1], "/") {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) != 1 || (readme.IsShellLang(b.Lang) && regexp.MustCompile(`(?i)rc$|profile$`).MatchString(names[0])) {
+		return "", ""
+	}
+	return names[0], fmt.Sprintf("file content: the text before the block says to put it in %s, so it is written there, as a person would", names[0])
+}
+
+// fileEntry is the entry that writes a block to a file.
+func (pl *planner) fileEntry(b readme.Block, target, reason string) Entry {
 	lines := make([]string, len(b.Lines))
 	for i, l := range b.Lines {
 		lines[i] = l.Text
@@ -584,13 +654,15 @@ func (pl *planner) fileEntry(b readme.Block) Entry {
 	content := strings.Join(lines, "\n")
 	e := Entry{
 		File: pl.file, Line: b.Line, EndLine: b.EndLine, Run: !b.Hints.Skip, BlockLine: b.Line, Language: b.Lang,
-		Reason: fmt.Sprintf("file hint: writes the block to %s", b.Hints.File),
+		Reason: reason,
 	}
 	if b.Hints.Skip {
 		e.Reason = "skip hint"
 	}
-	e.Step.WriteFile, e.Step.Content = b.Hints.File, content
-	e.Command = heredoc(b.Hints.File, content)
+	e.Step.WriteFile, e.Step.Content = target, content
+	e.Command = heredoc(target, content)
+	pl.mentioned[strings.TrimPrefix(target, "./")] = true
+	pl.mentioned[path.Base(target)] = true
 	e.Step.Timeout, e.Step.ContinueOnError = b.Hints.Timeout, b.Hints.ContinueOnError
 	if b.Hints.Cwd != "" {
 		e.Step.Cwd, e.Step.LeaveCwd = b.Hints.Cwd, true
@@ -683,7 +755,7 @@ func (pl *planner) notCommands(cands []candidate) string {
 		ss := simples(lex(c.text))
 		if len(ss) > 0 {
 			n := ss[0].name()
-			if knownCommands[path.Base(n)] || pl.repo.is(path.Base(n)) || pl.installed[strings.ToLower(path.Base(n))] > 0 ||
+			if knownCommands[path.Base(n)] || platformTools[path.Base(n)] != "" || pl.repo.is(path.Base(n)) || pl.installed[strings.ToLower(path.Base(n))] > 0 ||
 				strings.HasPrefix(n, "./") || strings.HasPrefix(n, "$") {
 				known = true
 			}
@@ -693,6 +765,22 @@ func (pl *planner) notCommands(cands []candidate) string {
 		return fmt.Sprintf("no line starts with a command it knows (%s); add the run hint to run it", firstLine(cands[0].text))
 	}
 	return ""
+}
+
+// jsonBodyRe is a line of a JSON object: "key": value.
+var jsonBodyRe = regexp.MustCompile(`(?m)^\s*"[^"]+"\s*:\s*\S`)
+
+// compoundRe finds what makes a command's later lines a body rather than
+// more arguments: a here-document, a function, a loop or condition.
+var compoundRe = regexp.MustCompile(`<<|^\s*(if|for|while|until|case|select|function)\b|^\s*[\w:.-]+\s*\(\)|[{(]\s*$`)
+
+// firstLineOf is a command's first line, backslash continuations joined.
+func firstLineOf(s string) string {
+	s = strings.ReplaceAll(s, "\\\n", " ")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 func firstLine(s string) string {
@@ -707,7 +795,7 @@ func firstLine(s string) string {
 // it fits Linux or says nothing.
 func blockPlatform(b readme.Block) (name, where string) {
 	for i := len(b.Headings) - 1; i >= 0; i-- {
-		if n, fits, named := textPlatform(plainText(b.Headings[i])); named {
+		if n, fits, named := textPlatform(proseOnly(b.Headings[i])); named {
 			if fits {
 				return "", ""
 			}
@@ -715,7 +803,7 @@ func blockPlatform(b readme.Block) (name, where string) {
 		}
 	}
 	if s := lastSentence(b.Before); s != "" && len(s) <= 300 {
-		if n, fits, named := textPlatform(s); named && !fits {
+		if n, fits, named := textPlatform(proseOnly(s)); named && !fits {
 			return n, "the text before the block"
 		}
 	}
@@ -731,6 +819,9 @@ var (
 // plainText drops link targets and bare URLs from Markdown text, which
 // would otherwise name platforms ("?arch=x86_64") that the prose does not.
 func plainText(s string) string { return linkTargetRe.ReplaceAllString(s, "]") }
+
+// proseOnly also drops code spans: `--arch` is a flag, not a platform.
+func proseOnly(s string) string { return codeSpanRe.ReplaceAllString(plainText(s), " ") }
 
 // blockShell names the other shell (zsh, fish, …) a block is for, by its
 // innermost heading or the sentence before it, "" when none or when bash is
@@ -798,20 +889,25 @@ func fileTarget(before string) (kind, target string) {
 		m := otherRcRe.FindString(before)
 		return "othershell", m
 	case bashrcRe.MatchString(before) && (shellCfgRe.MatchString(before) || regexp.MustCompile(`(?i)bashrc|bash_profile|\.profile`).MatchString(before)):
-		if target == "a file" {
-			target = "~/.bashrc"
-		}
-		return "bashrc", target
+		return "bashrc", rcTarget(before, "~/.bashrc")
 	case shellCfgRe.MatchString(before) && !otherRcRe.MatchString(before):
-		if target == "a file" {
-			target = "the shell's startup file"
-		}
-		return "bashrc", target
+		return "bashrc", rcTarget(before, "the shell's startup file")
 	}
 	if target == "a file" && !regexp.MustCompile(`(?i)\bfile\b|\bsave`).MatchString(before) {
 		return "", ""
 	}
 	return "file", target
+}
+
+// rcTarget names the startup file a sentence points at: its code span
+// that is one (`~/.bashrc`), else def.
+func rcTarget(before, def string) string {
+	for _, m := range codeSpanRe.FindAllStringSubmatch(before, -1) {
+		if regexp.MustCompile(`(?i)rc$|profile$`).MatchString(m[1]) {
+			return m[1]
+		}
+	}
+	return def
 }
 
 // noteInstalls records what a skipped command would have installed.
@@ -831,6 +927,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		pl.noteInstalls(c, reason)
 		return pl.entry(b, c, false, reason)
 	}
+	if jsonBodyRe.MatchString(c.text) && strings.HasPrefix(strings.TrimSpace(c.text), "{") {
+		return pl.entry(b, c, false, "JSON data, not a command")
+	}
 	ws := lex(c.text)
 	cmds := simples(ws)
 	if len(cmds) == 0 {
@@ -843,9 +942,19 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			}
 		}
 	}
+	// Arguments are judged on the command's first line: the rest of a
+	// function, loop or here-document is its body, not its arguments.
+	head := cmds
+	if strings.Contains(c.text, "\n") && compoundRe.MatchString(c.text) {
+		head = simples(lex(firstLineOf(c.text)))
+	}
+	funcDef := len(head) > 0 && (head[0].name() == "function" || funcDefRe.MatchString(head[0].name()))
 	if c.comment != "" && b.Hints.Platform == "" {
 		if n, _, named := textPlatform(c.comment); named && n != "" {
 			return skip(fmt.Sprintf("other platform: %s (the comment above it)", n))
+		}
+		if m := otherShellRe.FindString(c.comment); m != "" && !bashWordRe.MatchString(c.comment) {
+			return skip(fmt.Sprintf("for %s, not bash (the comment above it)", m))
 		}
 	}
 	for _, s := range cmds {
@@ -868,6 +977,17 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			target = name
 		}
 		if dir != "" && dir != "." && !pl.repo.is(path.Base(dir)) && !strings.HasPrefix(dir, "-") {
+			if prev := pl.installedAny(pl.repo.Names); prev > 0 {
+				pl.notMade[strings.TrimSuffix(dir, "/")] = c.line
+				return skip(fmt.Sprintf("alternative: %s line %d already installs %s", pl.file, prev, strings.Join(pl.repo.Names, ", ")))
+			}
+			for _, t := range pl.repo.Names {
+				if pl.installed[t] == 0 {
+					pl.installed[t] = c.line
+					pl.cloned[t] = true
+				}
+			}
+			pl.mentioned[strings.TrimSuffix(strings.TrimPrefix(dir, "~/"), "/")] = true
 			e := pl.entry(b, c, true, fmt.Sprintf("clones this repository into %s: that directory is linked to the checkout under test instead", dir))
 			e.Step.LinkCheckout = dir
 			e.Step.Exec = chainRest(c.text, cmds, func(simple) bool { return false })
@@ -882,9 +1002,18 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		e.Step.Exec = rest
 		return e
 	}
+	for d, l := range pl.notMade {
+		if strings.Contains(c.text, d+"/") || strings.HasSuffix(strings.TrimSpace(firstLineOf(c.text)), " "+d) {
+			return skip(fmt.Sprintf("uses %s, which the clone at line %d (not run) would have made", d, l))
+		}
+	}
 	if len(cmds) == 1 && cmds[0].name() == "cd" {
-		if args := cmds[0].args(); len(args) == 1 && pl.cloneDirs[strings.TrimSuffix(args[0], "/")] {
-			return skip("enters the clone of this repository: the run already starts in its checkout")
+		if args := cmds[0].args(); len(args) == 1 {
+			d := strings.TrimSuffix(args[0], "/")
+			first := strings.SplitN(d, "/", 2)[0]
+			if pl.cloneDirs[d] || pl.repo.FilesKnown() && pl.repo.is(first) && !pl.repo.hasFile(d) && !pl.mentioned[first] {
+				return skip("enters the clone of this repository: the run already starts in its checkout")
+			}
 		}
 	}
 	for _, s := range cmds {
@@ -895,8 +1024,11 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			return skip(fmt.Sprintf("publishes or logs in (%s): not part of trying the README", what))
 		}
 	}
-	if prog := interactive(cmds); prog != "" {
+	if prog := interactive(head); prog != "" && !funcDef {
 		return skip(fmt.Sprintf("interactive: %s needs a terminal", prog))
+	}
+	if sh := forShell(head); sh != "" {
+		return skip(fmt.Sprintf("for %s, not bash", sh))
 	}
 	if what := follows(cmds); what != "" {
 		return skip(fmt.Sprintf("runs until interrupted (%s)", what))
@@ -906,31 +1038,45 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		ph, synopsis = placeholder(ws)
 	}
 	if ph != "" {
+		if k := angleRe.FindString(ph); k != "" && keyRe.MatchString(k) {
+			return skip(fmt.Sprintf("key press %s: shows an interactive completion, not a command to run", k))
+		}
 		if synopsis {
 			return skip(fmt.Sprintf("usage synopsis (%s), not a command to run", ph))
 		}
 		return skip(fmt.Sprintf("placeholder %s: a value to fill in", ph))
 	}
-	if f := pl.missingFile(cmds); f != "" {
-		return skip(fmt.Sprintf("example for a file that is not in the repository (%s) and that no earlier command creates", f))
+	if a := pl.exampleArg(head); a != "" && !funcDef {
+		return skip(fmt.Sprintf("example argument %s: an illustration, not a value for this run", a))
+	}
+	if f := pl.missingFile(head); f != "" && !funcDef {
+		return skip(fmt.Sprintf("refers to %s, which is not in the repository and which no earlier command creates: an example, not a step", f))
 	}
 	// Installs: the first that fits Linux runs, later alternatives do not.
 	var tools []string
+	selfInstall := false
 	for _, s := range cmds {
-		ts, _, ok := installs(s, pl.repo)
+		ts, self, ok := installs(s, pl.repo)
 		if ok {
 			tools = append(tools, ts...)
+			selfInstall = selfInstall || self
 		}
 	}
-	if url, ok := pipesToShell(ws); ok {
-		if n, slug := repoOfURL(url); pl.repo.is(n) || pl.repoSlugIn(url) || slug != "" && pl.repo.isClone(url) {
-			tools = append(tools, pl.repo.Names...)
+	tools = append(tools, binInstalls(cmds)...)
+	for _, s := range cmds[1:] {
+		if url, _, ok := clone(s); ok && pl.repo.isClone(url) {
+			tools = append(tools, pl.repo.Names...) // a manual install from a clone
 		}
+	}
+	if url, ok := pipesToShell(ws); ok && pl.urlNamesRepo(url) {
+		tools = append(tools, pl.repo.Names...) // the project's own installer
 	}
 	if len(tools) > 0 {
 		prev, all := 0, true
 		for _, t := range tools {
-			if l := pl.installed[t]; l > 0 {
+			if l := pl.installed[t]; l > 0 && !(selfInstall && pl.cloned[t]) {
+				// (The project's own installer after its clone is the
+				// clone's next step, not an alternative to it.)
 				prev = l
 			} else {
 				all = false
@@ -959,8 +1105,22 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 // redirection target, an -o argument, a directory it makes) exists for the
 // commands after it.
 func (pl *planner) remember(ws []word) {
+	input, cmdPos := false, true
 	for _, w := range ws {
-		if w.op == "" && w.text != "" {
+		if w.op != "" {
+			input = w.op == "<"
+			cmdPos = w.op[0] != '<' && w.op[0] != '>'
+			continue
+		}
+		if input {
+			input = false // what it reads, it does not create
+			continue
+		}
+		if cmdPos && !isAssignment(w.text) {
+			cmdPos = false // a command's name is not a file it makes
+			continue
+		}
+		if w.text != "" {
 			pl.mentioned[strings.TrimSuffix(strings.TrimPrefix(w.text, "./"), "/")] = true
 			if url, _, _ := strings.Cut(w.text, "?"); urlRe.MatchString(url) {
 				name, _ := repoOfURL(url)
@@ -968,6 +1128,31 @@ func (pl *planner) remember(ws []word) {
 			}
 		}
 	}
+}
+
+// installedAny returns the README line that installed one of the tools,
+// 0 when none was.
+func (pl *planner) installedAny(tools []string) int {
+	for _, t := range tools {
+		if l := pl.installed[t]; l > 0 {
+			return l
+		}
+	}
+	return 0
+}
+
+// urlNamesRepo reports a URL that names the project: its owner/name, or
+// one of its names as a word of the URL (https://pyenv.run).
+func (pl *planner) urlNamesRepo(url string) bool {
+	if pl.repoSlugIn(url) {
+		return true
+	}
+	for _, w := range regexp.MustCompile(`[^A-Za-z0-9_-]+`).Split(strings.ToLower(url), -1) {
+		if w != "" && pl.repo.is(w) {
+			return true
+		}
+	}
+	return false
 }
 
 func (pl *planner) repoSlugIn(url string) bool {

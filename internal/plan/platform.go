@@ -31,10 +31,15 @@ var platformWords = []struct {
 	{regexp.MustCompile(`(?i)\b(free|open|net|dragonfly)\s*bsd\b|\bbsd\b`), "BSD", false},
 	{regexp.MustCompile(`(?i)\b(android|termux)\b`), "Android", false},
 	{regexp.MustCompile(`(?i)\b(mac\s*os(\s*x)?|os\s*x|osx|macintosh|darwin|apple\s*silicon|mac)\b`), "macOS", false},
-	{regexp.MustCompile(`(?i)\b(windows|win32|win64|powershell|chocolatey|scoop|winget|cmd\.exe)\b`), "Windows", false},
+	// Homebrew and Snap run on Linux too: they name a platform in a
+	// heading ("Homebrew", "Snap notes") or in "installed with Homebrew",
+	// not in any sentence that mentions them.
+	{regexp.MustCompile(`(?i)^\W*(homebrew|macports)\b.{0,20}$|\binstalled\b.*\b(with|via|using)\s+(homebrew|macports)\b`), "macOS (Homebrew)", false},
+	{regexp.MustCompile(`(?i)^\W*(snap|snapcraft)\b.{0,20}$|\binstalled\b.*\b(with|via|using)\s+snap\b`), "Snap", false},
+	{regexp.MustCompile(`(?i)\b(windows|win32|win64|powershell|chocolatey|scoop|winget|cmd\.exe|wsl2?)\b`), "Windows", false},
 	{regexp.MustCompile(`(?i)\b(haiku|illumos|solaris|openindiana|aix|ios)\b`), "another operating system", false},
 	{regexp.MustCompile(`\bALT(\s*Linux)?\b`), "ALT Linux", false},
-	{regexp.MustCompile(`(?i)\b(linux|gnu/linux|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix|wsl)\b`), "Linux", true},
+	{regexp.MustCompile(`(?i)\b(linux|gnu/linux|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
 }
 
 // textPlatform returns the platform a short text is about: fits is true
@@ -92,7 +97,7 @@ var platformTools = map[string]string{
 	"iwr": "PowerShell", "irm": "PowerShell", "iex": "PowerShell", "setx": "Windows (cmd)",
 	"msiexec": "Windows", "powershell": "PowerShell", "pwsh": "PowerShell", "cmd": "Windows (cmd)",
 	"cmd.exe": "Windows (cmd)", "start": "Windows (cmd)", "wsl": "Windows (WSL)", "flox": "Flox (Nix)",
-	"pkgman": "pkgman (Haiku)", "pkg_info": "BSD", "devbox": "Devbox (Nix)", "webi": "webi",
+	"pkgman": "pkgman (Haiku)", "eselect": "Gentoo", "emaint": "Gentoo", "layman": "Gentoo", "equery": "Gentoo", "pkg_info": "BSD", "devbox": "Devbox (Nix)", "webi": "webi",
 }
 
 var (

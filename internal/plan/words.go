@@ -166,6 +166,8 @@ type simple struct {
 	argv   []word
 	sudo   bool // run through sudo or doas
 	assign []string
+	// inputs are the files of its `<` redirections.
+	inputs []string
 }
 
 // name is the command's first word, "" when there is none.
@@ -189,16 +191,22 @@ func (s simple) args() []string {
 func simples(ws []word) []simple {
 	var out []simple
 	var cur []word
+	var inputs []string
 	end := func() {
 		if len(cur) > 0 {
-			out = append(out, unwrap(cur))
+			s := unwrap(cur)
+			s.inputs = inputs
+			out = append(out, s)
 		}
-		cur = nil
+		cur, inputs = nil, nil
 	}
-	skipNext := false
+	skipNext, input := false, false
 	for _, w := range ws {
 		if skipNext {
 			skipNext = false
+			if input && w.op == "" {
+				inputs = append(inputs, w.text)
+			}
 			continue
 		}
 		switch {
@@ -206,6 +214,7 @@ func simples(ws []word) []simple {
 			cur = append(cur, w)
 		case w.op[0] == '<' || w.op[0] == '>':
 			skipNext = true // the redirection's target is not an argument
+			input = w.op == "<"
 		default:
 			end()
 		}

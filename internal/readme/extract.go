@@ -346,7 +346,7 @@ func newBlock(lang string, indented bool, segs *text.Segments, src []byte, idx l
 	if len(ls) > 0 {
 		b.Line, b.EndLine = ls[0].Line, ls[len(ls)-1].Line
 	}
-	hasPrompt, hasRoot := false, false
+	hasPrompt, hasRoot, hasGt := false, false, false
 	for _, l := range ls {
 		if _, ok := CutPrompt(l.Text); ok {
 			hasPrompt = true
@@ -355,6 +355,15 @@ func newBlock(lang string, indented bool, segs *text.Segments, src []byte, idx l
 		if _, ok := cutRootPrompt(l.Text); ok {
 			hasRoot = true
 		}
+		if gtPromptRe.MatchString(l.Text) {
+			hasGt = true
+		}
+	}
+	// `> cmd` is a prompt too, in a block with no other prompt whose first
+	// line has it (as some READMEs write sessions).
+	gt := !hasPrompt && hasGt && len(ls) > 0 && gtPromptRe.MatchString(firstText(ls)) && (shellLangs[lang] || consoleLangs[lang] || lang == "")
+	if gt {
+		hasPrompt = true
 	}
 	switch {
 	case consoleLangs[lang] && !hasPrompt && !hasRoot:
@@ -378,9 +387,21 @@ func newBlock(lang string, indented bool, segs *text.Segments, src []byte, idx l
 		b.Commands = scriptCommands(ls)
 	case ModeConsole:
 		root := consoleLangs[lang] && !hasPrompt
-		b.Commands = consoleCommands(ls, root)
+		b.Commands = consoleCommands(ls, root, gt)
 	}
 	return b
+}
+
+// gtPromptRe is a `> ` prompt in the first column followed by a word.
+var gtPromptRe = regexp.MustCompile(`^> +[A-Za-z./~$]`)
+
+func firstText(ls []Line) string {
+	for _, l := range ls {
+		if strings.TrimSpace(l.Text) != "" {
+			return l.Text
+		}
+	}
+	return ""
 }
 
 // scriptCommands splits script lines: every line that is not blank or a
@@ -421,10 +442,19 @@ func scriptCommands(ls []Line) []Command {
 // consoleCommands splits a console session: prompt lines start commands,
 // which continue while incomplete; the other lines are the output of the
 // command before them.
-func consoleCommands(ls []Line, rootPrompts bool) []Command {
+func consoleCommands(ls []Line, rootPrompts, gtPrompts bool) []Command {
 	var out []Command
 	var cur *Command
 	var sc Scanner
+	// When some prompt stands in the first column, an indented prompt is
+	// part of an output (a help text that shows examples).
+	anchored := false
+	for _, l := range ls {
+		if _, ok := CutPrompt(l.Text); ok && !strings.HasPrefix(l.Text, " ") && !strings.HasPrefix(l.Text, "\t") {
+			anchored = true
+			break
+		}
+	}
 	for _, l := range ls {
 		if cur != nil {
 			t := l.Text
@@ -443,8 +473,14 @@ func consoleCommands(ls []Line, rootPrompts bool) []Command {
 			continue
 		}
 		cmd, ok := CutPrompt(l.Text)
+		if ok && anchored && (strings.HasPrefix(l.Text, " ") || strings.HasPrefix(l.Text, "\t")) {
+			ok = false
+		}
 		if !ok && rootPrompts {
 			cmd, ok = cutRootPrompt(l.Text)
+		}
+		if !ok && gtPrompts && gtPromptRe.MatchString(l.Text) {
+			cmd, ok = strings.TrimLeft(l.Text[1:], " "), true
 		}
 		if !ok {
 			if len(out) > 0 {
@@ -478,8 +514,9 @@ func trimCommand(c Command) Command {
 
 // promptRe matches a shell prompt at the start of a console line: `$ `,
 // `% `, `❯ `, `▶ `, `(venv) $ `, `user@host:~/dir$ `. A bare prompt with
-// nothing after it matches too.
-var promptRe = regexp.MustCompile(`^\s*(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?(?:\$|%|❯|▶)(?:\s+|$)`)
+// nothing after it matches too. `%`, `❯` and `▶` count only in the first
+// column: an indented "  % Total" is curl's progress output.
+var promptRe = regexp.MustCompile(`^\s*(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?\$(?:\s+|$)|^(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?(?:%|❯|▶)(?:\s+|$)`)
 
 // CutPrompt returns the command after a shell prompt at the start of line.
 func CutPrompt(line string) (string, bool) {
