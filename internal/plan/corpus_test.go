@@ -130,3 +130,8 @@ func TestHeldOutAgreement(t *testing.T) {
 	assert.Assert(t, total >= 300, "labels went missing: %d", total)
 	assert.Assert(t, pct >= 89, "agreement fell to %.1f%%", pct)
 }
+
+func assertGolden(t *testing.T, got, name string) {
+	t.Helper()
+	golden.Assert(t, got, name)
+}

@@ -194,8 +194,8 @@ var shellNames = map[string]string{"zsh": "zsh", "fish": "fish", "powershell": "
 // is that shell's name (`fd --gen-completions zsh`), "" for none.
 func forShell(cmds []simple) string {
 	for _, s := range cmds {
-		if shellNames[path.Base(s.name())] != "" {
-			continue // running that shell is judged elsewhere
+		if shellNames[path.Base(s.name())] != "" || shellWords[s.name()] || s.name() == "printf" {
+			continue // running that shell is judged elsewhere; echo zsh prints a word
 		}
 		for _, a := range s.args() {
 			if n := shellNames[a]; n != "" {

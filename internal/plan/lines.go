@@ -67,6 +67,8 @@ func shapeOf(line string) lineShape {
 	switch {
 	case shellWords[first]:
 		return shapeCommand
+	case psVerbNoun.MatchString(first):
+		return shapeCommand // PowerShell: judged as another platform's command
 	case funcDefRe.MatchString(first):
 		return shapeCommand // a function definition: greet() {, :(){
 	case strings.HasPrefix(first, "{") || strings.HasPrefix(first, "["):

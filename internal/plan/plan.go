@@ -1327,11 +1327,7 @@ func WriteText(w io.Writer, p *Plan) error {
 	}
 	fmt.Fprintf(&b, "%s: %d of %d candidate commands run, %d code blocks, order %s\n", p.File, run, cmds, p.Blocks, p.Order)
 	for _, n := range p.Notes {
-		if n.Line > 0 {
-			fmt.Fprintf(&b, "note: line %d: %s\n", n.Line, n.Text)
-		} else {
-			fmt.Fprintf(&b, "note: %s\n", n.Text)
-		}
+		fmt.Fprintf(&b, "note: %s\n", n.Text) // the text names the hint's line
 	}
 	last := -1
 	for _, e := range p.Entries {
