@@ -75,12 +75,12 @@ service ping dig host nslookup whois ssh-keygen gpg openssl code vim vi nvim nan
 var (
 	fileArgRe = regexp.MustCompile(`^(\./)?\.?[\w][\w.+-]*(/[\w.+-]+)*/?$`)
 	// extRe is a file name extension people give files (not deps.get).
-	extRe     = regexp.MustCompile(`(?i)\.(md|markdown|rst|txt|json|jsonl|ya?ml|toml|ini|cfg|conf|env|lock|csv|tsv|xml|html?|css|s[ac]ss|js|mjs|cjs|jsx|tsx?|vue|svelte|py|ipynb|rb|go|mod|sum|rs|c|h|cc|cpp|hpp|cxx|java|kt|kts|scala|swift|dart|php|pl|lua|r|ex|exs|erl|hs|ml|sh|bash|zsh|fish|ps1|bats|sql|db|sqlite|log|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|bz2|xz|7z|deb|rpm|whl|gem|jar|war|apk|dmg|exe|msi|proto|graphql|tf|hcl|nix|patch|diff|pem|crt|key|pub|age|asc|gpg|mp4|mp3|wav|iso|img|bin|so|a|o|wasm|dockerfile|gradle|properties|in|am|ac|m4|cmake|mk)$`)
-	domainRe  = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|sh|cc|in|me|co|app|xyz|tld|local|gov|edu)/`)
+	extRe    = regexp.MustCompile(`(?i)\.(md|markdown|rst|txt|json|jsonl|ya?ml|toml|ini|cfg|conf|env|lock|csv|tsv|xml|html?|css|s[ac]ss|js|mjs|cjs|jsx|tsx?|vue|svelte|py|ipynb|rb|go|mod|sum|rs|c|h|cc|cpp|hpp|cxx|java|kt|kts|scala|swift|dart|php|pl|lua|r|ex|exs|erl|hs|ml|sh|bash|zsh|fish|ps1|bats|sql|db|sqlite|log|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|bz2|xz|7z|deb|rpm|whl|gem|jar|war|apk|dmg|exe|msi|proto|graphql|tf|hcl|nix|patch|diff|pem|crt|key|pub|age|asc|gpg|mp4|mp3|wav|iso|img|bin|so|a|o|wasm|dockerfile|gradle|properties|in|am|ac|m4|cmake|mk)$`)
+	domainRe = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|sh|cc|in|me|co|app|xyz|tld|local|gov|edu)/`)
 	// generatedRe names what builds and configure steps make: ./configure
 	// (autoreconf), Makefile, target/, build/, dist/, bin/ …
 	generatedRe = regexp.MustCompile(`^(configure|Makefile|config\.status|(target|build|_build|dist|out|bin|obj|release|debug|node_modules|\.venv|venv|vendor|pkg)(/.*)?)$`)
-	versionRe = regexp.MustCompile(`^v?\d+(\.\d+)+`)
+	versionRe   = regexp.MustCompile(`^v?\d+(\.\d+)+`)
 )
 
 // missingFile returns the first argument of a command that names a file

@@ -119,7 +119,7 @@ var (
 	quotedRe = regexp.MustCompile(`'[^']*'|"(?:[^"\\]|\\.)*"`)
 	// keyRe is a key to press, as READMEs write it: <TAB>, <SHIFT-TAB>,
 	// <CTRL-R>, <Enter>.
-	keyRe = regexp.MustCompile(`(?i)^<(tab|shift-tab|space|enter|return|esc|escape|up|down|left|right|backspace|(ctrl|control|alt|meta|shift|cmd|option)[-+][^>]+)>$`)
+	keyRe      = regexp.MustCompile(`(?i)^<(tab|shift-tab|space|enter|return|esc|escape|up|down|left|right|backspace|(ctrl|control|alt|meta|shift|cmd|option)[-+][^>]+)>$`)
 	fakeHostRe = regexp.MustCompile(`(?i)\b[\w.-]+\.tld\b|://(your|my)[-.]`)
 )
 
@@ -197,7 +197,7 @@ var (
 	templateRe = regexp.MustCompile(`\{\{.*\}\}`)
 	// exampleNameRe is a person's name that stands for the reader's.
 	exampleNameRe = regexp.MustCompile(`(?i)^(john|jane) (doe|smith)$|^(john|jane)\.?doe(@example\.\w+)?$|@example\.(com|org)$`)
-	capsRe     = regexp.MustCompile(`^[A-Z][A-Z0-9_]*[A-Z0-9](\.\.\.)?$`)
+	capsRe        = regexp.MustCompile(`^[A-Z][A-Z0-9_]*[A-Z0-9](\.\.\.)?$`)
 	// userHostRe matches USER@HOST placeholders.
 	userHostRe = regexp.MustCompile(`^[A-Z_]+@[A-Z_.]+$`)
 )
