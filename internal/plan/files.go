@@ -61,6 +61,10 @@ var patternOpts = map[string]bool{"-o": true, "--output": true, "--out": true, "
 	"-e": true, "--extension": true, "-name": true, "-iname": true, "--include": true, "--exclude": true, "-E": true,
 	"-t": true, "--type": true}
 
+// outputOptRe names long options whose value is a file the command writes:
+// --report-path, --output-file, --log-dir.
+var outputOptRe = regexp.MustCompile(`^--[\w-]*(out|output|report|log|cache|save|dest|target|export|write)[\w-]*$`)
+
 // notFileCommands take arguments that are not input files (package names,
 // targets, branch names, outputs) or create what they name.
 var notFileCommands = toSet(`
@@ -116,6 +120,9 @@ func (pl *planner) missingFile(cmds []simple) string {
 		for i, a := range args {
 			if i > 0 && patternOpts[args[i-1]] {
 				continue // an output to make, or a pattern to match, not a file to read
+			}
+			if i > 0 && outputOptRe.MatchString(args[i-1]) {
+				continue // the value of an option that names what the command writes
 			}
 			if !looksLikeFile(a) {
 				continue

@@ -36,10 +36,11 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		if sub != "install" && sub != "get" {
 			return nil, false, false
 		}
-		if ps := pkgs(1, nil); len(ps) == 0 && sub == "install" {
+		goVals := map[string]bool{"-tags": true, "-ldflags": true, "-gcflags": true, "-o": true, "-C": true, "-modfile": true, "-p": true, "-mod": true}
+		if ps := pkgs(1, goVals); len(ps) == 0 && sub == "install" {
 			return repo.Names, true, true // go install: the module in the current directory
 		}
-		for _, p := range pkgs(1, nil) {
+		for _, p := range pkgs(1, goVals) {
 			if p == "." || strings.HasPrefix(p, "./") {
 				return repo.Names, true, true
 			}

@@ -192,7 +192,7 @@ var (
 	angleRe    = regexp.MustCompile(`<[A-Za-z][^<>]*>`)
 	yourRe     = regexp.MustCompile(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
 	xxxRe      = regexp.MustCompile(`(?i)x{5,}|\*{4,}|\.\.\.\.+`)
-	pathToRe   = regexp.MustCompile(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/`)
+	pathToRe   = regexp.MustCompile(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/(home|Users)/[^/$]+/`)
 	bracketRe  = regexp.MustCompile(`^\[[^\[\]\s]*\|[^\[\]\s]*\]$|^\[-{0,2}[A-Za-z][\w-]*(\.\.\.)?\]$|^\[\.\.\.\]$`)
 	templateRe = regexp.MustCompile(`\{\{.*\}\}`)
 	// exampleNameRe is a person's name that stands for the reader's.

@@ -39,6 +39,9 @@ var platformWords = []struct {
 	{regexp.MustCompile(`(?i)\b(windows|win32|win64|powershell|chocolatey|scoop|winget|cmd\.exe|wsl2?)\b`), "Windows", false},
 	{regexp.MustCompile(`(?i)\b(haiku|illumos|solaris|openindiana|aix|ios)\b`), "another operating system", false},
 	{regexp.MustCompile(`\bALT(\s*Linux)?\b`), "ALT Linux", false},
+	// A "Docker" section or comment is the way to run it in a container:
+	// the sandbox has no Docker.
+	{regexp.MustCompile(`(?i)^\W*(docker|podman)\b.{0,30}$`), "Docker (the sandbox has none)", false},
 	{regexp.MustCompile(`(?i)\b(linux|gnu/linux|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
 }
 

@@ -513,10 +513,11 @@ func trimCommand(c Command) Command {
 }
 
 // promptRe matches a shell prompt at the start of a console line: `$ `,
-// `% `, `❯ `, `▶ `, `(venv) $ `, `user@host:~/dir$ `. A bare prompt with
-// nothing after it matches too. `%`, `❯` and `▶` count only in the first
-// column: an indented "  % Total" is curl's progress output.
-var promptRe = regexp.MustCompile(`^\s*(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?\$(?:\s+|$)|^(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?(?:%|❯|▶)(?:\s+|$)`)
+// `% `, `❯ `, `▶ `, `(venv) $ `, `user@host:~/dir$ `, oh-my-zsh's
+// `➜  ~/dir(branch) `. A bare prompt with nothing after it matches too.
+// `%`, `❯`, `▶` and `➜` count only in the first column: an indented
+// "  % Total" is curl's progress output.
+var promptRe = regexp.MustCompile(`^\s*(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?\$(?:\s+|$)|^(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?(?:%|❯|▶)(?:\s+|$)|^➜ +(?:[~/.][^\s(]*(?:\([^)\s]*\))? +)?`)
 
 // CutPrompt returns the command after a shell prompt at the start of line.
 func CutPrompt(line string) (string, bool) {
