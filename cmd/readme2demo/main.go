@@ -17,6 +17,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"syscall"
+
+	"github.com/readme2demo/readme2demo/internal/egress"
 )
 
 // env is what a verb gets from the world; tests pass their own.
@@ -43,6 +45,9 @@ const (
 )
 
 func main() {
+	if egress.IsProxy(os.Args[0]) {
+		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
+	}
 	// Parsing allocates many short-lived values while keeping little alive:
 	// collect less often, but never let the heap pass 192 MiB.
 	debug.SetGCPercent(400)

@@ -12,7 +12,18 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/egress"
 )
+
+// TestMain lets this test binary act as the egress proxy: the run tests
+// under network allowlist copy it into the proxy container, started as
+// egress.ProgramName.
+func TestMain(m *testing.M) {
+	if egress.IsProxy(os.Args[0]) {
+		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
