@@ -2,56 +2,40 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/htmlreport"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
 )
 
-// readmeDiffFile is the README diff the pipeline writes beside
-// command_log.json.
-const readmeDiffFile = "readme.diff"
-
-// htmlFlags are the demo verb's flags for report.html.
-type htmlFlags struct {
-	html *bool
-	diff *string
-}
-
-func addHTMLFlags(fs *flag.FlagSet) *htmlFlags {
-	return &htmlFlags{
-		html: fs.Bool("html", false, "also write report.html: the run as one self-contained page with a player for the demo"),
-		diff: fs.String("diff", "", "README diff to show in report.html; implies --html (default: "+readmeDiffFile+" beside COMMAND_LOG, if present)"),
+// writeHTML writes DIR/report.html when --html or --diff is set and
+// returns the exit code.
+func writeHTML(o demoOptions, e env, l *commandlog.Log, logPath string) int {
+	if !o.html && o.diff == "" {
+		return exitcode.OK
 	}
-}
-
-// writeHTML writes DIR/report.html when --html is set and returns the exit
-// code.
-func (h *htmlFlags) writeHTML(e env, l *commandlog.Log, logPath, dir, title string, width, height int) int {
-	if !*h.html && *h.diff == "" {
-		return exitOK
-	}
-	diffPath, explicit := *h.diff, *h.diff != ""
+	diffPath, explicit := o.diff, o.diff != ""
 	if !explicit {
-		diffPath = filepath.Join(filepath.Dir(logPath), readmeDiffFile)
+		diffPath = filepath.Join(filepath.Dir(logPath), pipeline.ReadmeDiffFile)
 	}
 	diff, err := os.ReadFile(diffPath)
 	if err != nil && (explicit || !errors.Is(err, fs.ErrNotExist)) {
 		fmt.Fprintf(e.stderr, "readme2demo demo: read README diff: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
-	path, err := htmlreport.WriteFile(dir, l, htmlreport.Options{
-		Title: title, Source: filepath.Base(logPath), ReadmeDiff: string(diff),
-		Secrets: credentialValues(e.getenv), Width: width, Height: height,
+	path, err := htmlreport.WriteFile(o.out, l, htmlreport.Options{
+		Title: o.title, Source: filepath.Base(logPath), ReadmeDiff: string(diff),
+		Secrets: credentialValues(e.getenv), Width: o.width, Height: o.height,
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo demo: %v\n", err)
-		return exitFailed
+		return exitcode.Failed
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", path)
-	return exitOK
+	return exitcode.OK
 }
