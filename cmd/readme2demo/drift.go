@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/drift"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghissue"
@@ -72,7 +73,7 @@ Exit status: 0 no drift, 1 drift (the first changed field is named),
 		},
 	}
 	f := cmd.Flags()
-	addEngineFlag(cmd, &o.engine, "claude-code", "the engine whose CLI to check (drivable by the mock: claude-code)")
+	addEngineFlag(cmd, &o.engine, engines.ClaudeCodeName, "the engine whose CLI to check (drivable by the mock: claude-code)")
 	f.StringVar(&o.version, "cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (npm view)`)
 	f.StringVar(&o.against, "against", "", `also run this version (usually "pinned") and diff the two command logs side by side`)
 	addOutFlag(cmd, &o.out, "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates and report.md")

@@ -14,9 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -363,13 +365,13 @@ func (s *step) fileCommand(envVar string, f func()) {
 func (s *step) setOutputs(o map[string]string) {
 	if s.getenv("GITHUB_OUTPUT") == "" {
 		if !s.actions {
-			for _, k := range sortedKeys(o) {
+			for _, k := range slices.Sorted(maps.Keys(o)) {
 				fmt.Fprintf(s.stderr, "readme2demo: output %s=%s\n", k, o[k])
 			}
 		}
 		return
 	}
-	for _, k := range sortedKeys(o) {
+	for _, k := range slices.Sorted(maps.Keys(o)) {
 		s.fileCommand("GITHUB_OUTPUT", func() { s.gh.SetOutput(k, o[k]) })
 	}
 }
@@ -403,19 +405,6 @@ func (s *step) noticef(format string, a ...any) {
 		return
 	}
 	fmt.Fprintf(s.stderr, format+"\n", a...)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }
 
 // unjoin splits an errors.Join error into its parts.
