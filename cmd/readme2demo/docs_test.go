@@ -2,9 +2,10 @@ package main
 
 // The docs cannot drift from the CLI: every readme2demo command line in
 // README.md, SECURITY.md and docs/ (code blocks and inline code, with
-// "go run ./cmd/readme2demo" forms too) goes through the real command tree
-// with each verb's work replaced by a stub. A verb, flag or flag value the
-// CLI does not accept fails the test, naming the file and line.
+// "go run ./cmd/readme2demo" forms too), scripts/ and the workflows goes
+// through the real command tree with each verb's work replaced by a stub.
+// A verb, flag or flag value the CLI does not accept fails the test,
+// naming the file and line.
 
 import (
 	"bytes"
@@ -51,16 +52,25 @@ func TestDocsCommandLinesParse(t *testing.T) {
 		assert.NilError(t, err)
 		lines = append(lines, docCommandLines(strings.TrimPrefix(f, "../../"), src)...)
 	}
+	// Scripts and workflows run the CLI too (the README's quickstart, the
+	// scheduled drift check).
+	for _, glob := range []string{"../../scripts/*.sh", "../../.github/workflows/*.yml"} {
+		more, err := filepath.Glob(glob)
+		assert.NilError(t, err)
+		for _, f := range more {
+			src, err := os.ReadFile(f)
+			assert.NilError(t, err)
+			lines = append(lines, scriptCommandLines(strings.TrimPrefix(f, "../../"), 1, strings.Split(string(src), "\n"))...)
+		}
+	}
 	// The README alone has a dozen; finding few means extraction broke.
 	assert.Assert(t, len(lines) >= 15, "found only %d readme2demo command lines", len(lines))
 	verbs := map[string]bool{}
 	for _, l := range lines {
 		for _, v := range expandDocLine(l) {
-			err := checkDocArgs(v, l.inline)
-			if err != nil {
+			if err := checkDocArgs(v, l.inline); err != nil {
 				t.Errorf("%s: readme2demo %s: %v", l.where, strings.Join(v, " "), err)
 			}
-			t.Logf("%s: readme2demo %s (inline %v): %v", l.where, strings.Join(v, " "), l.inline, err)
 			if len(v) > 0 {
 				verbs[v[0]] = true
 			}
@@ -128,30 +138,14 @@ func docCommandLines(name string, src []byte) []docLine {
 		}
 		switch n := n.(type) {
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
-			// Logical lines: a line ending in \ continues on the next, and
-			// so does a synopsis whose next line is indented "[--flag …]".
-			type logical struct {
-				line int
-				text string
-			}
-			var lines []logical
-			cont := false
 			segs := n.Lines()
+			var lines []string
 			for i := 0; i < segs.Len(); i++ {
-				s := segs.At(i)
-				l := strings.TrimRight(string(s.Value(src)), "\n")
-				synopsisCont := strings.HasPrefix(l, " ") && strings.HasPrefix(strings.TrimSpace(l), "[")
-				if (cont || synopsisCont) && len(lines) > 0 {
-					lines[len(lines)-1].text += " " + strings.TrimSpace(strings.TrimSuffix(l, "\\"))
-				} else {
-					lines = append(lines, logical{lineOf(s.Start), strings.TrimSuffix(l, "\\")})
-				}
-				cont = strings.HasSuffix(l, "\\")
+				seg := segs.At(i)
+				lines = append(lines, string(seg.Value(src)))
 			}
-			for _, l := range lines {
-				for _, args := range shellCommands(l.text) {
-					out = append(out, docLine{where: fmt.Sprintf("%s:%d", name, l.line), args: args})
-				}
+			if segs.Len() > 0 {
+				out = append(out, scriptCommandLines(name, lineOf(segs.At(0).Start), lines)...)
 			}
 			return ast.WalkSkipChildren, nil
 		case *ast.CodeSpan:
@@ -172,6 +166,34 @@ func docCommandLines(name string, src []byte) []docLine {
 		}
 		return ast.WalkContinue, nil
 	})
+	return out
+}
+
+// scriptCommandLines returns the readme2demo command lines in lines of
+// shell (a code block, a script, a workflow), the first being line first
+// of the file. A line ending in \ continues on the next, and so does a
+// synopsis whose next line is indented "[--flag …]".
+func scriptCommandLines(name string, first int, lines []string) []docLine {
+	var out []docLine
+	var cur strings.Builder
+	start, cont := 0, false
+	flush := func() {
+		for _, args := range shellCommands(cur.String()) {
+			out = append(out, docLine{where: fmt.Sprintf("%s:%d", name, start), args: args})
+		}
+		cur.Reset()
+	}
+	for i, l := range lines {
+		l = strings.TrimRight(l, "\r\n")
+		synopsisCont := strings.HasPrefix(l, " ") && strings.HasPrefix(strings.TrimSpace(l), "[")
+		if !cont && !synopsisCont {
+			flush()
+			start = first + i
+		}
+		cur.WriteString(" " + strings.TrimSpace(strings.TrimSuffix(l, "\\")))
+		cont = strings.HasSuffix(l, "\\")
+	}
+	flush()
 	return out
 }
 
