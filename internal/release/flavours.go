@@ -138,3 +138,53 @@ func (f Flavour) Labels(version, repository, commit string) map[string]string {
 	}
 	return l
 }
+
+// BuildJob is one image build of a release, as the release workflow's
+// matrix runs it (cmd/r2d-release matrix prints them as JSON).
+type BuildJob struct {
+	Flavour   string `json:"flavour"`
+	Image     string `json:"image"`      // repository name, no tag
+	Tags      string `json:"tags"`       // NAME:vX.Y.Z, one a line
+	BuildArgs string `json:"build-args"` // NAME=VALUE, one a line (docker/build-push-action)
+	Labels    string `json:"labels"`     // NAME=VALUE, one a line, sorted
+}
+
+// BuildJobs lists the image builds of a release under a registry
+// namespace (e.g. ghcr.io/readme2demo).
+func BuildJobs(namespace, version, repository, commit string) []BuildJob {
+	jobs := make([]BuildJob, 0, len(Flavours))
+	for _, f := range Flavours {
+		var args, labels []string
+		for _, a := range f.BuildArgs {
+			args = append(args, a.String())
+		}
+		l := f.Labels(version, repository, commit)
+		for _, k := range sortedKeys(l) {
+			labels = append(labels, k+"="+l[k])
+		}
+		name := f.ImageName(namespace)
+		jobs = append(jobs, BuildJob{
+			Flavour: f.Name, Image: name, Tags: name + ":" + version,
+			BuildArgs: strings.Join(args, "\n"), Labels: strings.Join(labels, "\n"),
+		})
+	}
+	return jobs
+}
+
+// NewManifest builds a release's manifest from each flavour's pushed image
+// (NAME@sha256:DIGEST by flavour name) and checks it is complete.
+func NewManifest(version, repository, commit string, refs map[string]string) (*Manifest, error) {
+	m := &Manifest{SchemaVersion: SchemaVersion, Version: version, Repository: repository, Commit: commit, Images: map[string]Image{}}
+	for name, ref := range refs {
+		f, ok := FlavourByName(name)
+		clis := map[string]string{}
+		if ok {
+			clis = f.CLIs
+		}
+		m.Images[name] = Image{Ref: ref, CLIs: clis}
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

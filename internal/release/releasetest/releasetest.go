@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -32,11 +33,27 @@ import (
 	"gotest.tools/v3/assert"
 )
 
+// DefaultImage is the sandbox image the release tests push unless
+// R2D_RELEASE_TEST_IMAGE names another: the keyless flavour (images/base
+// with no agent CLI), which .ci/run builds beside the test image.
+const DefaultImage = "readme2demo-sandbox-keyless:test"
+
+// Image is the name of the sandbox image the release tests push.
+func Image() string {
+	if img := os.Getenv("R2D_RELEASE_TEST_IMAGE"); img != "" {
+		return img
+	}
+	return DefaultImage
+}
+
 // Registry starts an in-process registry on 127.0.0.1 (blobs on disk under
 // the test's temporary directory) and returns its host:port.
 func Registry(t testing.TB) string {
 	t.Helper()
-	srv := httptest.NewServer(registry.New(registry.WithBlobHandler(registry.NewDiskBlobHandler(t.TempDir()))))
+	srv := httptest.NewServer(registry.New(
+		registry.WithBlobHandler(registry.NewDiskBlobHandler(t.TempDir())),
+		registry.Logger(log.New(io.Discard, "", 0)),
+	))
 	t.Cleanup(srv.Close)
 	return strings.TrimPrefix(srv.URL, "http://")
 }
