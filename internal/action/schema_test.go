@@ -10,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 )
 
 // actionSchema compiles SchemaStore's schema of action metadata
@@ -52,4 +53,39 @@ func TestActionYAMLMatchesTheSchema(t *testing.T) {
 	bad := strings.Replace(y, "      working-directory: ${{ github.action_path }}", "      workdir: ${{ github.action_path }}", 1)
 	assert.Assert(t, bad != y)
 	assert.ErrorContains(t, sch.Validate(yamlToJSONValue(t, bad)), "workdir")
+}
+
+// The validate step checks what the run will get: every input and
+// credential the run step reads reaches it too (the run adds only what the
+// setup found: the image, the artifact name, the output directory).
+func TestValidateStepGetsTheRunsInputs(t *testing.T) {
+	var doc struct {
+		Runs struct {
+			Steps []struct {
+				ID  string            `yaml:"id"`
+				Env map[string]string `yaml:"env"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	assert.NilError(t, yaml.Unmarshal([]byte(readFile(t, "../../action.yml")), &doc))
+	env := map[string]map[string]string{}
+	for _, s := range doc.Runs.Steps {
+		env[s.ID] = s.Env
+	}
+	run, validate := env["run"], env["validate"]
+	assert.Assert(t, len(run) > 0 && len(validate) > 0, "steps run and validate with env")
+	for k, v := range run {
+		switch k {
+		case "INPUT_IMAGE":
+			assert.Check(t, is.Equal(validate[k], "${{ inputs.image }}"))
+		case "INPUT_ARTIFACT_NAME", "INPUT_OUTPUT_DIR":
+			assert.Check(t, is.Equal(validate[k], ""), "%s is the setup's", k)
+		default:
+			assert.Check(t, is.Equal(validate[k], v), "the validate step's %s", k)
+		}
+	}
+	for k := range validate {
+		_, ok := run[k]
+		assert.Check(t, ok, "the validate step has %s, the run does not", k)
+	}
 }
