@@ -8,15 +8,17 @@
 //     setting; each -image FLAVOUR=LOCALIMAGE is copied from the Docker
 //     daemon into it as readme2demo-sandbox-FLAVOUR, gzip-compressed like a
 //     buildx push, inside a one-platform OCI index;
+//
 //   - sandbox-images.json for those images (flavours without an image get a
 //     placeholder digest that no registry has), written to -manifest so that
 //     `goreleaser release --snapshot` checksums it;
+//
 //   - a file server with the files of -dist and the manifest under
 //     /<version>/<name>: the layout of GitHub's releases/download URLs, so
 //     the Action takes it as R2D_RELEASE_URL.
 //
-//	go run ./scripts/releaseserve -image keyless=readme2demo-sandbox-keyless:test \
-//	    -manifest build/release/sandbox-images.json -dist dist
+//     go run ./scripts/releaseserve -image keyless=readme2demo-sandbox-keyless:test \
+//     -manifest build/release/sandbox-images.json -dist dist
 //
 // It runs until interrupted.
 package main
