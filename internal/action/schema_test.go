@@ -89,3 +89,24 @@ func TestValidateStepGetsTheRunsInputs(t *testing.T) {
 		assert.Check(t, ok, "the validate step has %s, the run does not", k)
 	}
 }
+
+// Step ids are unique: the runner does not say when two steps share one,
+// and the second silently takes the first's place in steps.<id>.
+func TestActionStepIDsAreUnique(t *testing.T) {
+	var doc struct {
+		Runs struct {
+			Steps []struct {
+				ID string `yaml:"id"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	assert.NilError(t, yaml.Unmarshal([]byte(readFile(t, "../../action.yml")), &doc))
+	seen := map[string]bool{}
+	for _, s := range doc.Runs.Steps {
+		if s.ID == "" {
+			continue
+		}
+		assert.Check(t, !seen[s.ID], "two steps have the id %s", s.ID)
+		seen[s.ID] = true
+	}
+}
