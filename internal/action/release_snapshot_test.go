@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,14 +30,21 @@ func TestSnapshotReleaseTakesTheReleasedPath(t *testing.T) {
 		}
 		t.Skip("no goreleaser snapshot (R2D_SNAPSHOT_DIST, R2D_SNAPSHOT_MANIFEST; .ci/run builds one): skipped outside CI")
 	}
-	files := map[string][]byte{}
-	entries, err := os.ReadDir(dist)
+	// What goreleaser would upload: the artifacts it lists (dist/artifacts.json,
+	// paths relative to the checkout) that checksums.txt covers, the SBOMs, and
+	// checksums.txt itself.
+	b, err := os.ReadFile(filepath.Join(dist, "artifacts.json"))
 	assert.NilError(t, err)
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			b, err := os.ReadFile(filepath.Join(dist, e.Name()))
+	var artifacts []struct{ Name, Path, Type string }
+	assert.NilError(t, json.Unmarshal(b, &artifacts))
+	sumsText, err := os.ReadFile(filepath.Join(dist, "checksums.txt"))
+	assert.NilError(t, err)
+	files := map[string][]byte{}
+	for _, a := range artifacts {
+		if a.Type == "Checksum" || a.Type == "SBOM" || strings.Contains(string(sumsText), "  "+a.Name+"\n") {
+			b, err := os.ReadFile(filepath.Join(filepath.Dir(dist), a.Path))
 			assert.NilError(t, err)
-			files[e.Name()] = b
+			files[a.Name] = b
 		}
 	}
 	m, err := os.ReadFile(manifest)

@@ -14,7 +14,8 @@
 //     placeholder digest that no registry has), written to -manifest so that
 //     `goreleaser release --snapshot` checksums it;
 //
-//   - a file server with the files of -dist and the manifest under
+//   - a file server with the release's files (goreleaser's -dist, found
+//     through its artifacts.json) and the manifest under
 //     /<version>/<name>: the layout of GitHub's releases/download URLs, so
 //     the Action takes it as R2D_RELEASE_URL.
 //
@@ -28,6 +29,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -140,8 +142,8 @@ func run(ctx context.Context, imgs images, regAddr, assetsAddr, version, reposit
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("/"+version+"/", func(w http.ResponseWriter, r *http.Request) {
-		name := strings.TrimPrefix(r.URL.Path, "/"+version+"/")
-		path := filepath.Join(dist, filepath.Base(name))
+		name := filepath.Base(strings.TrimPrefix(r.URL.Path, "/"+version+"/"))
+		path := assetPath(dist, name)
 		if name == release.ManifestFile {
 			path = manifestPath
 		}
@@ -155,6 +157,23 @@ func run(ctx context.Context, imgs images, regAddr, assetsAddr, version, reposit
 		return err
 	}
 	return nil
+}
+
+// assetPath finds a release asset: by its name in goreleaser's
+// dist/artifacts.json (the Action's binary lives in a build directory under
+// another name), else the file of that name in dist.
+func assetPath(dist, name string) string {
+	if b, err := os.ReadFile(filepath.Join(dist, "artifacts.json")); err == nil {
+		var artifacts []struct{ Name, Path string }
+		if json.Unmarshal(b, &artifacts) == nil {
+			for _, a := range artifacts {
+				if a.Name == name && filepath.Base(a.Path) != "" {
+					return filepath.Join(filepath.Dir(dist), a.Path)
+				}
+			}
+		}
+	}
+	return filepath.Join(dist, name)
 }
 
 // push copies a local image to repo:version as a one-platform OCI index with
