@@ -175,6 +175,9 @@ type trajectory struct {
 	state      string      // last agent_state / execution_status
 	evalError  string
 	events     int
+	tsMin      time.Time // the trajectory's time span
+	tsMax      time.Time
+	tsCount    int
 }
 
 func newTrajectory(prefix string) *trajectory {
@@ -201,9 +204,7 @@ type openHandsParser struct {
 	responses map[string]bool
 	turns     int
 	sawAgent  bool
-	tsMin     time.Time
-	tsMax     time.Time
-	tsCount   int
+	pages     []*jsonv.Value // events of V1 event pages, ordered at the end
 }
 
 func newOpenHandsParser(b *logBuilder) *openHandsParser {
@@ -217,7 +218,7 @@ func (p *openHandsParser) event(t *trajectory, e *jsonv.Value) {
 		return
 	}
 	t.events++
-	p.timestamp(e.Get("timestamp").Str())
+	t.timestamp(e.Get("timestamp").Str())
 	switch {
 	case e.Get("kind").IsString():
 		p.v1(t, e)
@@ -230,27 +231,33 @@ func (p *openHandsParser) event(t *trajectory, e *jsonv.Value) {
 	}
 }
 
-func (p *openHandsParser) timestamp(s string) {
-	if s == "" {
+// timestamp widens the trajectory's time span by an event's timestamp.
+func (t *trajectory) timestamp(s string) {
+	ts, ok := parseEventTime(s)
+	if !ok {
 		return
 	}
-	var ts time.Time
-	var err error
+	if t.tsCount == 0 || ts.Before(t.tsMin) {
+		t.tsMin = ts
+	}
+	if t.tsCount == 0 || ts.After(t.tsMax) {
+		t.tsMax = ts
+	}
+	t.tsCount++
+}
+
+// parseEventTime reads an OpenHands timestamp: ISO 8601, with or without a
+// zone (V0 and V1 write none).
+func parseEventTime(s string) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, false
+	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
-		if ts, err = time.Parse(layout, s); err == nil {
-			break
+		if ts, err := time.Parse(layout, s); err == nil {
+			return ts, true
 		}
 	}
-	if err != nil {
-		return
-	}
-	if p.tsCount == 0 || ts.Before(p.tsMin) {
-		p.tsMin = ts
-	}
-	if p.tsCount == 0 || ts.After(p.tsMax) {
-		p.tsMax = ts
-	}
-	p.tsCount++
+	return time.Time{}, false
 }
 
 // turn counts one LLM response; actions of one response share respID.
@@ -366,6 +373,7 @@ func (p *openHandsParser) agentText(texts ...string) {
 
 // finish sums what the trajectories state and decides the outcome.
 func (p *openHandsParser) finish() *commandlog.Log {
+	p.flushPages()
 	l := &p.b.log
 	var total float64
 	var known bool
@@ -399,8 +407,18 @@ func (p *openHandsParser) finish() *commandlog.Log {
 	if p.sawAgent {
 		l.Turns = intPtr(p.turns)
 	}
-	if p.tsCount >= 2 {
-		l.DurationMS = int64Ptr(p.tsMax.Sub(p.tsMin).Milliseconds())
+	// Each trajectory's own span; an evaluation file's instances ran apart
+	// (or side by side), so the span across them is no one's duration.
+	var duration int64
+	spans := 0
+	for _, t := range p.trajs {
+		if t.tsCount >= 2 {
+			duration += t.tsMax.Sub(t.tsMin).Milliseconds()
+			spans++
+		}
+	}
+	if spans > 0 {
+		l.DurationMS = int64Ptr(duration)
 	}
 	if reason == "" && l.ParseStats.Lines == 0 {
 		reason = "the transcript holds no OpenHands events (the agent did not start, or its output was lost)"

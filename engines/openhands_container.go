@@ -10,7 +10,9 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"sort"
 	"strconv"
+	"time"
 
 	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
@@ -168,15 +170,21 @@ func (f *jsonLineFilter) dropLine() error {
 // wrapper or an evaluation line.
 func (p *openHandsParser) topLevel(v *jsonv.Value) {
 	switch {
-	case v.Kind == jsonv.Array: // an [action, observation] pair on its own line
+	case v.Kind == jsonv.Array: // an [action, observation] pair on its own line, or a list of pages
 		for _, e := range v.Items() {
+			if isEventPage(e) {
+				p.page(e)
+				continue
+			}
 			p.b.record()
 			p.event(p.main, e)
 		}
+	case isEventPage(v):
+		p.page(v)
 	case isOpenHandsEvent(v):
 		p.b.record()
 		p.event(p.main, v)
-	case v.Get("history") != nil && v.Get("history").Kind == jsonv.Array:
+	case isHistoryLine(v):
 		p.history(v)
 	case wrappedEventList(v) != nil:
 		for _, e := range wrappedEventList(v).Items() {
@@ -220,17 +228,35 @@ func (p *openHandsParser) element(t *trajectory, e *jsonv.Value) {
 // history handles an evaluation or resolver output line.
 func (p *openHandsParser) history(v *jsonv.Value) {
 	p.histories++
-	prefix := v.Get("instance_id").Str()
-	if prefix == "" {
-		if n, ok := v.Get("instance_id").Int(); ok {
-			prefix = strconv.FormatInt(n, 10)
+	t := newTrajectory(instanceID(v, p.histories) + "/")
+	p.trajs = append(p.trajs, t)
+	p.readHistory(t, v)
+}
+
+// isHistoryLine reports whether v is an evaluation or resolver output line.
+func isHistoryLine(v *jsonv.Value) bool {
+	h := v.Get("history")
+	return v.Kind == jsonv.Object && h != nil && h.Kind == jsonv.Array
+}
+
+// instanceID names the n-th evaluation line: its instance_id, else
+// "history-n".
+func instanceID(v *jsonv.Value, n int) string {
+	id := v.Get("instance_id").Str()
+	if id == "" {
+		if i, ok := v.Get("instance_id").Int(); ok {
+			id = strconv.FormatInt(i, 10)
 		}
 	}
-	if prefix == "" {
-		prefix = "history-" + strconv.Itoa(p.histories)
+	if id == "" {
+		id = "history-" + strconv.Itoa(n)
 	}
-	t := newTrajectory(prefix + "/")
-	p.trajs = append(p.trajs, t)
+	return id
+}
+
+// readHistory reads an evaluation line into t: its cost and error, and the
+// events of its history.
+func (p *openHandsParser) readHistory(t *trajectory, v *jsonv.Value) {
 	if f, ok := v.Path("metrics", "accumulated_cost").Float(); ok {
 		t.evalCost = float64Ptr(f)
 	}
@@ -239,5 +265,63 @@ func (p *openHandsParser) history(v *jsonv.Value) {
 	}
 	for _, e := range v.Get("history").Items() {
 		p.element(t, e)
+	}
+}
+
+// isEventPage reports whether v is a page of the V1 event search API
+// (GET /api/v1/conversation/{id}/events/search, the agent server's
+// /events/search): {"items": [...], "next_page_id": …}.
+func isEventPage(v *jsonv.Value) bool {
+	items := v.Get("items")
+	if v.Kind != jsonv.Object || items == nil || items.Kind != jsonv.Array {
+		return false
+	}
+	if v.Has("next_page_id") {
+		return true
+	}
+	for _, e := range items.Items() {
+		if !isOpenHandsEvent(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// page keeps a page's events; flushPages reads them once every page is in.
+func (p *openHandsParser) page(v *jsonv.Value) {
+	p.pages = append(p.pages, v.Get("items").Items()...)
+}
+
+// flushPages reads the events of every page, ordered by timestamp: pages
+// come newest first when asked with sort_order TIMESTAMP_DESC, and the files
+// of a directory of pages in whatever order their names give. Events
+// without a readable timestamp keep the order they came in.
+func (p *openHandsParser) flushPages() {
+	events := p.pages
+	p.pages = nil
+	ordered := true
+	times := make([]time.Time, len(events))
+	for i, e := range events {
+		ts, ok := parseEventTime(e.Get("timestamp").Str())
+		if !ok {
+			ordered = false
+			break
+		}
+		times[i] = ts
+	}
+	if ordered {
+		idx := make([]int, len(events))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return times[idx[a]].Before(times[idx[b]]) })
+		sorted := make([]*jsonv.Value, len(events))
+		for i, j := range idx {
+			sorted[i] = events[j]
+		}
+		events = sorted
+	}
+	for _, e := range events {
+		p.element(p.main, e)
 	}
 }
