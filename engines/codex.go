@@ -245,7 +245,7 @@ func (p *codexParser) event(v *jsonv.Value) {
 		p.rolloutLine(typ, payload)
 		return
 	}
-	if codexResponseItemTypes[typ] {
+	if isBareResponseItem(v) {
 		p.responseItem(v) // a rollout line of the first generation: the bare item
 		return
 	}

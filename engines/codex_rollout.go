@@ -144,6 +144,26 @@ func (p *codexParser) responseItem(it *jsonv.Value) {
 	}
 }
 
+// isBareResponseItem reports whether v is a Responses API item as the first
+// rollout generation writes it, bare on its line: a message with a content
+// list (not another CLI's message event with a string), a call or output
+// with its call_id, a reasoning item.
+func isBareResponseItem(v *jsonv.Value) bool {
+	switch v.Get("type").Str() {
+	case "message":
+		return v.Has("role") && isArray(v.Get("content"))
+	case "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call_output":
+		return v.Has("call_id")
+	case "local_shell_call":
+		return isObject(v.Get("action"))
+	case "reasoning":
+		return v.Has("summary") || v.Has("encrypted_content")
+	case "web_search_call", "ghost_snapshot", "compaction", "compaction_summary", "image_generation_call":
+		return true
+	}
+	return false
+}
+
 // codexArguments decodes a function call's arguments: a JSON string, or
 // (in some serializations) the object itself.
 func codexArguments(v *jsonv.Value) *jsonv.Value {

@@ -146,6 +146,9 @@ const GeminiSettings = `{"security":{"auth":{"selectedType":"%s"},"folderTrust":
 // --yolo (without it the shell and edit tools are not offered), the prompt
 // as the -p argument, and a private GEMINI_CLI_HOME holding GeminiSettings
 // (HOME is left alone, so the commands the agent runs see the usual one).
+// When gemini ends, the chat session file it wrote is copied to
+// SessionContainerPath (MergeSession reads it) and the command exits with
+// gemini's status.
 func (*gemini) BuildCommand(l Limits) string {
 	turns := l.MaxTurns
 	if turns <= 0 {
@@ -161,7 +164,11 @@ func (*gemini) BuildCommand(l Limits) string {
 		`printf '%s\n' "` + strings.ReplaceAll(settings, `"`, `\"`) + `" > "$gh/.gemini/settings.json" && ` +
 		`GEMINI_CLI_HOME="$gh" GEMINI_CLI_TRUST_WORKSPACE=true ` + shellJoin(args) +
 		` -p "$(cat ` + ShellQuote(PromptContainerPath) + `)"` +
-		" < /dev/null > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
+		" < /dev/null > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath) +
+		// Keep the chat session file (it states every shell command's exit
+		// code) where the runner collects it, and exit as gemini did.
+		`; rc=$?; s=$(ls -t "$gh"/.gemini/tmp/*/chats/session-*.json* 2>/dev/null | head -n 1); ` +
+		`[ -z "$s" ] || cp "$s" ` + ShellQuote(SessionContainerPath) + `; exit $rc`
 }
 
 func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
@@ -186,11 +193,15 @@ type geminiParser struct {
 	result   *jsonv.Value
 	stopped  string // the message of an error event that stopped the run
 	fatalErr string // result.error.message
+	session  geminiSession
 }
 
 func (p *geminiParser) event(v *jsonv.Value) {
 	if !isObject(v) {
 		p.b.unknownEvent()
+		return
+	}
+	if p.sessionRecord(v) {
 		return
 	}
 	typ := v.Get("type").Str()
@@ -311,6 +322,18 @@ func (p *geminiParser) toolResult(v *jsonv.Value) {
 	if out := v.Get("output"); out.IsString() {
 		res.Output, res.Omitted = out.Text()
 	}
+	geminiDisplayResult(&res)
+	if isError && res.Output == "" {
+		res.Output = v.Path("error", "message").Str()
+	}
+	p.b.result(id, res)
+}
+
+// geminiDisplayResult reads what the shell tool showed the user (its
+// returnDisplay, the stream's tool_result output): a command that printed
+// nothing is shown as "Command exited with code: N" (the only exit code the
+// stream states), "Command terminated by signal: S" or "Command failed: …".
+func geminiDisplayResult(res *cmdResult) {
 	trimmed := strings.TrimSpace(res.Output)
 	switch {
 	case geminiExitCode.MatchString(trimmed):
@@ -320,14 +343,14 @@ func (p *geminiParser) toolResult(v *jsonv.Value) {
 	case geminiFailed.MatchString(trimmed):
 		res.Failed = true
 	}
-	if isError && res.Output == "" {
-		res.Output = v.Path("error", "message").Str()
-	}
-	p.b.result(id, res)
 }
 
 func (p *geminiParser) finish() *commandlog.Log {
 	p.flushText()
+	sessionEnded := false
+	if p.session.seen {
+		sessionEnded = p.finishSession()
+	}
 	l := &p.b.log
 	if p.turns > 0 {
 		l.Turns = intPtr(p.turns)
@@ -338,6 +361,10 @@ func (p *geminiParser) finish() *commandlog.Log {
 		reason = "gemini stopped the run: " + firstLine(p.stopped)
 	case p.fatalErr != "":
 		reason = "gemini reported an error: " + firstLine(p.fatalErr)
+	case p.session.seen && p.result == nil:
+		if !sessionEnded {
+			reason = "the session ends in the middle of a turn (the agent was killed or cut off) and no marker decides"
+		}
 	case p.result == nil:
 		reason = "the transcript ends without a result event (the agent was killed or cut off) and no marker decides"
 	case p.result.Get("status").Str() == "error":

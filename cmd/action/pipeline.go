@@ -31,6 +31,9 @@ type pipelineResult struct {
 	TranscriptPath string // redacted raw transcript, when kept
 	StderrPath     string
 	ReadmeDiffPath string // unified diff of the agent's README edits, when any
+	// NotUnderstood is set when the engine did not understand the agent's
+	// transcript (parser drift); the run then fails whatever fail-on says.
+	NotUnderstood error
 }
 
 // pipelineFunc runs the shared pipeline; tests inject a fake.

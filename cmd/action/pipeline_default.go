@@ -46,6 +46,9 @@ func defaultPipeline(ctx context.Context, cfg pipelineConfig) (*pipelineResult, 
 		return nil, err
 	}
 	out := &pipelineResult{Log: res.Log, CommandLogPath: res.CommandLog, TranscriptPath: res.Transcript, StderrPath: res.Stderr}
+	if res.NotUnderstood != nil {
+		out.NotUnderstood = res.NotUnderstood
+	}
 	if diff := filepath.Join(cfg.OutDir, ReadmeDiffFile); fileExists(diff) {
 		out.ReadmeDiffPath = diff
 	}
