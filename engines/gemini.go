@@ -1,6 +1,7 @@
 package engines
 
-// Gemini engine: Gemini CLI, `gemini -p … --output-format stream-json`.
+// Gemini engine: Gemini CLI, `gemini -p … --output-format stream-json`, and
+// the chat session files Gemini CLI keeps for every session.
 //
 // Transcript format assumed (TRANSCRIPT-FORMATS.md, section 4): JSONL of
 // events with "type" and "timestamp" — init {session_id, model}, message
@@ -22,6 +23,35 @@ package engines
 // "FatalTurnLimitedError"}, stats.duration_ms: 0} and exit status 53, with
 // no error event (the vendor's snapshots show an error event and a
 // "success" result instead; both are handled).
+//
+// Chat session files (~/.gemini/tmp/<project hash or name>/chats/session-*;
+// read in gemini_session.go; packages/core/src/services/chatRecordingService
+// and chatRecordingTypes.ts), tested with real files of 0.61.0, 0.35.0 and
+// 0.20.2 written beside the stream of the same run:
+//   - up to about 0.4x one JSON document {sessionId, projectHash, startTime,
+//     lastUpdated, messages[]}; since then JSONL: a metadata line, message
+//     records (a later record with the same id replaces the earlier one),
+//     {"$set": {…}} updates (a "messages" list is a checkpoint the messages
+//     are rebuilt from) and {"$rewindTo": id} (that message and the later
+//     ones are dropped), read as the CLI's own loader reads them;
+//   - messages {id, timestamp, type: user|gemini|info|error|warning,
+//     content (a string or parts), toolCalls[] on gemini messages: {id, name,
+//     args, status: success|error|cancelled, result (functionResponse
+//     parts), resultDisplay}}. A tool call is recorded once it finished: a
+//     call in flight when the CLI was killed is not in the file;
+//   - the shell's result tells the model "Exit Code: N" (the older report
+//     always, with Command/Directory/Output|Stdout/Stderr/Error/Signal lines;
+//     the newer "Output: …" report only when N is not 0, so no Exit Code,
+//     Signal or Error line there states 0), "Signal: S" (failed, no code),
+//     0.6x wraps it in <untrusted_context>; a cancelled, timed-out or
+//     backgrounded command is a sentence with no code. The output shown is
+//     resultDisplay, as in the stream.
+// A session file parses on its own (duration: lastUpdated − startTime; it
+// does not record turn limits or loop stops), and MergeSession merges it
+// into the stream's log of the same run by tool call id: the exit codes the
+// stream does not state, the status of a signal, an output the stream left
+// out. A call the session does not cover stays as the stream says; nothing
+// is invented.
 //
 // Drift tolerance:
 //   - Records are decoded with internal/jsonv: malformed records (banners and

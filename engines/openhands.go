@@ -19,6 +19,12 @@ package engines
 //
 // Containers, detected from the content and never from the file name: a JSON
 // array of events; {"events": [...], "has_more": …}; {"trajectory": [...]};
+// V1 event search pages {"items": [...], "next_page_id": …} (the app
+// server's /api/v1/conversation/{id}/events/search and the agent server's
+// /events/search: one page, pages one after another, a JSON array of pages;
+// `readme2demo parse` reads a directory of page files as pages one after
+// another), whose events are read in timestamp order whatever order the
+// pages came in (sort_order=TIMESTAMP_DESC gives them newest first);
 // JSONL of events; evaluation/resolver JSONL whose lines carry "history" (a
 // list of events or of [action, observation] pairs; each line is its own
 // trajectory and its ids are prefixed "<instance_id>/" or "history-N/" so
@@ -64,8 +70,12 @@ package engines
 //     eval/resolver line, else the V1 "stats" state update (summed over usage
 //     ids), else the last V0 llm_metrics.accumulated_cost; summed over
 //     trajectories; null when no trajectory states one (a stated 0.0 stays
-//     0.0). Turns: agent actions, one per LLM response id. Duration: latest
-//     minus earliest timestamp, null without two timestamps.
+//     0.0). Turns: agent actions, one per LLM response id. Duration: each
+//     trajectory's latest minus earliest timestamp, summed over trajectories
+//     (an evaluation file's instances ran apart: the span across them is no
+//     one's duration), null without two timestamps in a trajectory.
+//   - ParseInstances (engines.InstanceParser) gives each evaluation line its
+//     own log: its own commands, cost, turns and duration.
 //
 // The parser is split by what it reads: this file holds the engine, the
 // state shared by both generations (trajectories, pairing, commands) and the
