@@ -250,7 +250,8 @@ func classifyRecord(v *jsonv.Value) Format {
 		v.Has("model") && (v.Has("sandbox") || v.Has("approval"))):
 		return FormatCodexLegacy
 	// Gemini
-	case v.Get("sessionId").IsString() && v.Has("projectHash"), isObject(v.Get("$set")), v.Get("$rewindTo").IsString():
+	case v.Get("sessionId").IsString() && (v.Has("projectHash") || isArray(v.Get("messages"))) && !v.Has("uuid"),
+		isObject(v.Get("$set")), v.Get("$rewindTo").IsString():
 		return FormatGeminiSession
 	case v.Get("id").IsString() && v.Has("timestamp") && v.Has("content") && !v.Has("uuid") &&
 		(typ == "gemini" || geminiMessageTypes[typ] && !v.Has("severity") && !v.Has("message")):

@@ -116,7 +116,7 @@ func (p *geminiParser) sessionRecord(v *jsonv.Value) bool {
 	case v.Get("$rewindTo").IsString():
 		s.init()
 		s.rewind(v.Get("$rewindTo").Str())
-	case v.Get("sessionId").IsString() && v.Has("projectHash"):
+	case v.Get("sessionId").IsString() && (v.Has("projectHash") || isArray(v.Get("messages"))):
 		// the first line of a JSONL session, or a whole legacy .json session
 		s.init()
 		s.meta(v)
