@@ -2,29 +2,32 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/transcript"
 )
 
-// exitNotUnderstood is parse's status for a transcript the engine did not
-// understand (most records unknown, or none recognised).
-const exitNotUnderstood = 4
-
-func init() {
-	verbs["parse"] = verb{summary: "turn an agent transcript into command_log.json (re-parse an artifact after a parser fix)", run: runParse}
+// parseOptions are the parse verb's flags.
+type parseOptions struct {
+	engine, out, instance, session string
+	force                          bool
 }
 
-const parseUsage = `Usage: readme2demo parse [--engine auto|E] [-o OUT] [--instance ID] [--session FILE] [--force] TRANSCRIPT
-
-Parses a transcript an agent CLI wrote (for example the transcript.jsonl
+func newParseCmd(e env) *cobra.Command {
+	var o parseOptions
+	cmd := &cobra.Command{
+		Use:   "parse [flags] TRANSCRIPT",
+		Short: "turn an agent transcript into command_log.json (re-parse an artifact, or read a session file an agent CLI left)",
+		Long: `Parses a transcript an agent CLI wrote (for example the transcript.jsonl
 artifact of a run) into command_log.json, schema v1. Known secret shapes are
 redacted. TRANSCRIPT is a file, or a directory whose files are read as one
 in natural order of their names (page-2 before page-10), as when OpenHands
@@ -73,33 +76,25 @@ Exit status: 0 parsed; 2 bad flags, unknown engine, unreadable file, engines
 that match equally, a file of several runs without --instance or an -o
 directory; 4 the transcript was not understood (the log is written only
 with --force, and the status is still 4).
+`,
+		Args: oneArg("transcript file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return exitWith(runParse(o, args[0], e))
+		},
+	}
+	addEngineFlag(cmd, &o.engine, transcript.Auto, "the engine that wrote the transcript: auto (detect it from the content), "+strings.Join(engines.Names(), ", "))
+	addOutFlag(cmd, &o.out, "", "write the command log to this file (for a file of several runs: one log per run into this directory) instead of standard output")
+	cmd.Flags().StringVar(&o.instance, "instance", "", "the run to parse, for a file holding several (OpenHands evaluation output: the instance_id)")
+	cmd.Flags().StringVar(&o.session, "session", "", "a Gemini CLI chat session `file` of the same run to merge (exact exit codes)")
+	cmd.Flags().BoolVar(&o.force, "force", false, "write the command log even when the transcript was not understood (the exit status stays 4)")
+	return cmd
+}
 
-Flags:
-`
-
-func runParse(_ context.Context, args []string, e env) int {
-	fs := newFlagSet("parse", e)
-	engine := fs.String("engine", transcript.Auto, "the engine that wrote the transcript: auto (detect it), "+strings.Join(engines.Names(), ", "))
-	out := fs.String("o", "", "write the command log to this file (or, for a file of several runs, one log per run into this directory) instead of standard output")
-	instance := fs.String("instance", "", "the run to parse, for a file holding several (OpenHands evaluation output: the instance_id)")
-	session := fs.String("session", "", "a Gemini CLI chat session file of the same run to merge (exact exit codes)")
-	force := fs.Bool("force", false, "write the command log even when the transcript was not understood (exit status stays 4)")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, parseUsage)
-		fs.PrintDefaults()
-	}
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(e.stderr, "readme2demo parse: give exactly one transcript file (see --help)")
-		return exitUsage
-	}
-	path := fs.Arg(0)
-	res, err := transcript.Parse(path, transcript.Options{Engine: *engine, Instance: *instance, Session: *session})
+func runParse(o parseOptions, path string, e env) int {
+	res, err := transcript.Parse(path, transcript.Options{Engine: o.engine, Instance: o.instance, Session: o.session})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	if res.Detected != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %s: detected %s\n", path, res.Detected)
@@ -108,35 +103,35 @@ func runParse(_ context.Context, args []string, e env) int {
 		// A parser bug, not the user's: say so, but still print what we have.
 		fmt.Fprintf(e.stderr, "readme2demo parse: warning: %s\n", w)
 	}
-	code := exitOK
+	code := exitcode.OK
 	if res.NotUnderstood != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", res.NotUnderstood)
-		code = exitNotUnderstood
+		code = exitcode.NotUnderstood
 		switch {
 		case len(res.Logs) == 0:
 			fmt.Fprintln(e.stderr, "readme2demo parse: no command log written: name the engine with --engine (and --force) to parse it anyway")
 			return code
-		case !*force:
+		case !o.force:
 			fmt.Fprintln(e.stderr, "readme2demo parse: no command log written (pass --force to write it anyway)")
 			return code
 		}
 	}
-	if len(res.Logs) > 1 && !isDirTarget(*out) {
+	if len(res.Logs) > 1 && !isDirTarget(o.out) {
 		_, err := res.OneLog(path)
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	if len(res.Logs) > 1 {
-		if err := writeRunLogs(*out, res.Logs); err != nil {
+		if err := writeRunLogs(o.out, res.Logs); err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-			return exitFailed
+			return exitcode.Failed
 		}
-		fmt.Fprintf(e.stderr, "readme2demo parse: wrote %d command logs (one per run) to %s\n", len(res.Logs), *out)
+		fmt.Fprintf(e.stderr, "readme2demo parse: wrote %d command logs (one per run) to %s\n", len(res.Logs), o.out)
 		return code
 	}
-	if err := writeLog(e, *out, res.Logs[0].Log); err != nil {
+	if err := writeLog(e, o.out, res.Logs[0].Log); err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-		return exitFailed
+		return exitcode.Failed
 	}
 	return code
 }

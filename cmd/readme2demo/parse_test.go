@@ -10,6 +10,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 )
 
 const fixtures = "../../testdata/fixtures/"
@@ -31,7 +32,7 @@ func TestParseAutoDetects(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			code, out, errOut := runCLI(t, "parse", fixtures+tc.file)
-			assert.Equal(t, code, exitOK, errOut)
+			assert.Equal(t, code, exitcode.OK, errOut)
 			assert.Check(t, is.Contains(errOut, "detected "+tc.format+" (engine "+tc.engine+")"))
 			l, err := commandlog.Decode(strings.NewReader(out))
 			assert.NilError(t, err)
@@ -47,7 +48,7 @@ func TestParseRefusesWhatItDoesNotUnderstand(t *testing.T) {
 	rollout := fixtures + "codex/real-0.171.0-success.rollout.jsonl"
 	dst := filepath.Join(t.TempDir(), "command_log.json")
 	code, out, errOut := runCLI(t, "parse", "--engine", "gemini", "-o", dst, rollout)
-	assert.Equal(t, code, exitNotUnderstood)
+	assert.Equal(t, code, exitcode.NotUnderstood)
 	assert.Equal(t, out, "")
 	assert.Check(t, is.Contains(errOut, rollout+" does not look like a gemini transcript: 0 of 41 records understood; it looks like a Codex session rollout (engine codex)"))
 	assert.Check(t, is.Contains(errOut, "pass --force"))
@@ -55,14 +56,14 @@ func TestParseRefusesWhatItDoesNotUnderstand(t *testing.T) {
 	assert.Check(t, os.IsNotExist(err), "no log without --force")
 
 	code, _, _ = runCLI(t, "parse", "--engine", "gemini", "--force", "-o", dst, rollout)
-	assert.Equal(t, code, exitNotUnderstood, "--force writes the log; the status still says it was not understood")
+	assert.Equal(t, code, exitcode.NotUnderstood, "--force writes the log; the status still says it was not understood")
 	_, err = os.Stat(dst)
 	assert.NilError(t, err)
 
 	text := filepath.Join(t.TempDir(), "notes.txt")
 	assert.NilError(t, os.WriteFile(text, []byte("just some text\nnot a transcript\n"), 0o644))
 	code, out, errOut = runCLI(t, "parse", text)
-	assert.Equal(t, code, exitNotUnderstood)
+	assert.Equal(t, code, exitcode.NotUnderstood)
 	assert.Equal(t, out, "")
 	assert.Check(t, is.Contains(errOut, text+" does not look like a transcript of any engine"))
 	assert.Check(t, is.Contains(errOut, "it looks like nothing: it holds no JSON record"))
@@ -77,7 +78,7 @@ func TestParseAmbiguous(t *testing.T) {
 	mixed := filepath.Join(t.TempDir(), "mixed.jsonl")
 	assert.NilError(t, os.WriteFile(mixed, append(a, b...), 0o644))
 	code, out, errOut := runCLI(t, "parse", mixed)
-	assert.Equal(t, code, exitUsage)
+	assert.Equal(t, code, exitcode.Usage)
 	assert.Equal(t, out, "")
 	assert.Check(t, is.Contains(errOut, "cannot tell which agent wrote it"))
 	assert.Check(t, is.Contains(errOut, "(engine codex)"))
@@ -90,25 +91,25 @@ func TestParseAmbiguous(t *testing.T) {
 func TestParseInstances(t *testing.T) {
 	file := fixtures + "openhands/eval-two-instances.history.jsonl"
 	code, out, errOut := runCLI(t, "parse", file)
-	assert.Equal(t, code, exitUsage)
+	assert.Equal(t, code, exitcode.Usage)
 	assert.Equal(t, out, "")
 	assert.Check(t, is.Contains(errOut, "holds 2 runs"))
 	assert.Check(t, is.Contains(errOut, "runs: demo__app-1, demo__app-2"))
 
 	code, out, errOut = runCLI(t, "parse", "--instance", "demo__app-2", file)
-	assert.Equal(t, code, exitOK, errOut)
+	assert.Equal(t, code, exitcode.OK, errOut)
 	l, err := commandlog.Decode(strings.NewReader(out))
 	assert.NilError(t, err)
 	// its own first to last event (72.2 s); the two instances started 90 minutes apart
 	assert.Check(t, l.DurationMS != nil && *l.DurationMS == 72_200, "the instance's own duration, not a span across instances: %v", l.DurationMS)
 
 	code, _, errOut = runCLI(t, "parse", "--instance", "nope", file)
-	assert.Equal(t, code, exitUsage)
+	assert.Equal(t, code, exitcode.Usage)
 	assert.Check(t, is.Contains(errOut, `holds no run "nope"; runs: demo__app-1, demo__app-2`))
 
 	dir := filepath.Join(t.TempDir(), "logs") + "/"
 	code, out, errOut = runCLI(t, "parse", "-o", dir, file)
-	assert.Equal(t, code, exitOK, errOut)
+	assert.Equal(t, code, exitcode.OK, errOut)
 	assert.Equal(t, out, "")
 	for _, id := range []string{"demo__app-1", "demo__app-2"} {
 		b, err := os.ReadFile(filepath.Join(dir, id+".json"))
@@ -123,13 +124,13 @@ func TestParseInstances(t *testing.T) {
 func TestParseGeminiSession(t *testing.T) {
 	stream := fixtures + "gemini/real-0.61.0-success.jsonl"
 	code, out, errOut := runCLI(t, "parse", stream)
-	assert.Equal(t, code, exitOK, errOut)
+	assert.Equal(t, code, exitcode.OK, errOut)
 	before, err := commandlog.Decode(strings.NewReader(out))
 	assert.NilError(t, err)
 	assert.Check(t, before.Commands[0].ExitCode == nil, "the stream states no exit code for a command that printed something")
 
 	code, out, errOut = runCLI(t, "parse", "--session", fixtures+"gemini/real-0.61.0-success.session.jsonl", stream)
-	assert.Equal(t, code, exitOK, errOut)
+	assert.Equal(t, code, exitcode.OK, errOut)
 	after, err := commandlog.Decode(strings.NewReader(out))
 	assert.NilError(t, err)
 	for _, c := range after.Commands {
@@ -137,16 +138,16 @@ func TestParseGeminiSession(t *testing.T) {
 	}
 
 	code, _, errOut = runCLI(t, "parse", "--engine", "codex", "--session", fixtures+"gemini/real-0.61.0-success.session.jsonl", fixtures+"codex/real-0.171.0-success.jsonl")
-	assert.Equal(t, code, exitUsage)
+	assert.Equal(t, code, exitcode.Usage)
 	assert.Check(t, is.Contains(errOut, "the codex engine reads no session file"))
 }
 
 // parse --help documents the formats, auto-detection and every exit status.
 func TestParseHelp(t *testing.T) {
-	code, _, errOut := runCLI(t, "parse", "--help")
-	assert.Equal(t, code, exitOK)
+	code, out, _ := runCLI(t, "parse", "--help")
+	assert.Equal(t, code, exitcode.OK)
 	for _, want := range []string{"--engine auto", "rollout-*.jsonl", "chats/session-", `{"items": [...], "next_page_id"}`,
 		"a directory of", "--instance", "--session", "--force", "exits 4", "Exit status: 0 parsed; 2", "4 the transcript was not understood"} {
-		assert.Check(t, is.Contains(errOut, want))
+		assert.Check(t, is.Contains(out, want))
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package action
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
 )
 
 // A run whose transcript the engine did not understand (parser drift) fails
@@ -18,13 +20,13 @@ func TestTranscriptNotUnderstoodFailsTheStep(t *testing.T) {
 	h.env["INPUT_FAIL_ON"] = "never"
 	h.env["INPUT_COMMENT"] = "never"
 	inner := h.pipeline
-	h.pipeline = func(ctx context.Context, cfg pipelineConfig) (*pipelineResult, error) {
+	h.pipeline = func(ctx context.Context, cfg pipeline.Config) (*pipeline.Result, error) {
 		res, err := inner(ctx, cfg)
 		res.NotUnderstood = &engines.NotUnderstoodError{File: "transcript.jsonl", Engine: "codex", Understood: 2, Total: 40,
 			LooksLike: "output of a codex CLI this readme2demo does not know"}
 		return res, err
 	}
 	r := h.run()
-	assert.Check(t, is.Equal(r.code, exitFailed))
+	assert.Check(t, is.Equal(r.code, exitcode.Failed))
 	assert.Check(t, is.Contains(r.stdout, "::error::readme2demo: transcript.jsonl does not look like a codex transcript: 2 of 40 records understood"))
 }
