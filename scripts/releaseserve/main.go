@@ -22,7 +22,7 @@
 //     go run ./scripts/releaseserve -image keyless=readme2demo-sandbox-keyless:test \
 //     -manifest build/release/sandbox-images.json -dist dist
 //
-// It runs until interrupted.
+// It runs until interrupted (SIGINT or SIGTERM), then removes its registry's blobs.
 package main
 
 import (
@@ -40,6 +40,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -81,7 +82,7 @@ func main() {
 	manifestPath := flag.String("manifest", "build/release/sandbox-images.json", "where to write sandbox-images.json")
 	dist := flag.String("dist", "dist", "directory of release assets to serve (goreleaser's dist)")
 	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, imgs, *regAddr, *assetsAddr, *version, *repository, *commit, *manifestPath, *dist); err != nil {
 		log.Fatalf("releaseserve: %v", err)
