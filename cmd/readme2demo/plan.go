@@ -1,27 +1,28 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/plan"
 )
 
-func init() {
-	verbs["plan"] = verb{summary: "list the README commands the keyless markdown engine would run or skip, and why (a dry run)", run: runPlan}
+// planOptions are the plan verb's flags.
+type planOptions struct {
+	readme, format, order string
 }
 
-func runPlan(_ context.Context, args []string, e env) int {
-	fs := newFlagSet("plan", e)
-	readmePath := fs.String("readme", pipeline.DefaultReadme, "the README to plan, relative to REPO_DIR")
-	format := fs.String("format", "text", "the output format: text (for people) or json (an array of {file, line, command, run, reason, block_line, language})")
-	order := fs.String("order", "", "the run order: readme (README order) or install-first (the install sections first); default: the README's order hint, else readme")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: readme2demo plan [flags] [REPO_DIR]
-
-Reads the README of REPO_DIR (default: the current directory) and lists every
+func newPlanCmd(e env) *cobra.Command {
+	var o planOptions
+	cmd := &cobra.Command{
+		Use:   "plan [flags] [REPO_DIR]",
+		Short: "list the README commands the keyless markdown engine would run or skip, and why (a dry run)",
+		Long: `Reads the README of REPO_DIR (default: the current directory) and lists every
 code block and every candidate command with its README line, the decision
 (run or skip) and the reason in words: "other platform: Homebrew", "output or
 text, not a command", "placeholder <your-token>: a value to fill in",
@@ -34,50 +35,57 @@ reason, block_line and language, in run order; it is stable for scripts. A
 code block with no candidate command has one entry with an empty command.
 
 Exit status: 0 the plan runs at least one command, 1 nothing to run,
-2 bad flags or no readable README.
+2 bad flags or no readable README.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return errors.New("give at most one repository directory")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo := "."
+			if len(args) == 1 {
+				repo = args[0]
+			}
+			return exitWith(runPlan(o, repo, e))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to plan, relative to REPO_DIR")
+	f.StringVar(&o.format, "format", "text", "the output format: text (for people) or json (an array of {file, line, command, run, reason, block_line, language})")
+	f.StringVar(&o.order, "order", "", "the run order: readme (README order) or install-first (the install sections first); default: the README's order hint, else readme")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("order", cobra.FixedCompletions(plan.Orders, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
 
-Flags:
-`)
-		fs.PrintDefaults()
+func runPlan(o planOptions, repo string, e env) int {
+	if o.format != "text" && o.format != "json" {
+		fmt.Fprintf(e.stderr, "readme2demo plan: --format %q: use text or json\n", o.format)
+		return exitcode.Usage
 	}
-	if code, done := parseFlags(fs, args); done {
-		return code
+	if o.order != "" && !validOrder(o.order) {
+		fmt.Fprintf(e.stderr, "readme2demo plan: --order %q: use %s\n", o.order, strings.Join(plan.Orders, " or "))
+		return exitcode.Usage
 	}
-	repo := "."
-	switch fs.NArg() {
-	case 0:
-	case 1:
-		repo = fs.Arg(0)
-	default:
-		fmt.Fprintln(e.stderr, "readme2demo plan: give at most one repository directory (see --help)")
-		return exitUsage
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(e.stderr, "readme2demo plan: --format %q: use text or json\n", *format)
-		return exitUsage
-	}
-	if *order != "" && !validOrder(*order) {
-		fmt.Fprintf(e.stderr, "readme2demo plan: --order %q: use %s\n", *order, strings.Join(plan.Orders, " or "))
-		return exitUsage
-	}
-	src, name, err := plan.ReadREADME(repo, *readmePath)
+	src, name, err := plan.ReadREADME(repo, o.readme)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo plan: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
-	p := plan.Make(src, plan.Options{File: name, Repo: plan.RepoFromDir(repo, e.getenv("GITHUB_REPOSITORY")), Order: *order})
+	p := plan.Make(src, plan.Options{File: name, Repo: plan.RepoFromDir(repo, e.getenv("GITHUB_REPOSITORY")), Order: o.order})
 	write := plan.WriteText
-	if *format == "json" {
+	if o.format == "json" {
 		write = plan.WriteJSON
 	}
 	if err := write(e.stdout, p); err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo plan: write plan: %v\n", err)
-		return exitFailed
+		return exitcode.Failed
 	}
 	if len(p.Run()) == 0 {
-		return exitFailed
+		return exitcode.Failed
 	}
-	return exitOK
+	return exitcode.OK
 }
 
 func validOrder(o string) bool {

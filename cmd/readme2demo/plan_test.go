@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 )
 
 func TestPlanVerb(t *testing.T) {
@@ -19,7 +21,7 @@ func TestPlanVerb(t *testing.T) {
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, ".git", "config"), []byte("[remote \"origin\"]\n\turl = git@github.com:acme/tool.git\n"), 0o644))
 
 	code, out, errOut := runCLI(t, "plan", "--format", "json", dir)
-	assert.Equal(t, code, exitOK, errOut)
+	assert.Equal(t, code, exitcode.OK, errOut)
 	// The JSON form is stable: exactly these keys, in this order.
 	assert.Assert(t, strings.HasPrefix(out, "[\n  {\n    \"file\": \"README.md\",\n    \"line\": 6,\n    \"command\": \"brew install tool\",\n    \"run\": false,\n    \"reason\": \"other platform: Homebrew\",\n    \"block_line\": 6,\n    \"language\": \"sh\"\n  },"), out)
 	var entries []map[string]any
@@ -45,13 +47,13 @@ func TestPlanVerb(t *testing.T) {
 	})
 
 	code, out, _ = runCLI(t, "plan", dir)
-	assert.Equal(t, code, exitOK)
+	assert.Equal(t, code, exitcode.OK)
 	assert.Assert(t, strings.HasPrefix(out, "README.md: 2 of 6 candidate commands run, 2 code blocks, order readme\n"), out)
 	assert.Assert(t, strings.Contains(out, "  skip    6  brew install tool\n         other platform: Homebrew\n"), out)
 
 	// --order install-first puts the install section first (here it already is).
 	code, out, _ = runCLI(t, "plan", "--order", "install-first", dir)
-	assert.Equal(t, code, exitOK)
+	assert.Equal(t, code, exitcode.OK)
 	assert.Assert(t, strings.Contains(out, "order install-first"), out)
 }
 
@@ -63,11 +65,11 @@ func TestPlanVerbErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no readme", []string{"plan", dir}, exitUsage, "not found in"},
-		{"bad format", []string{"plan", "--format", "yaml", dir}, exitUsage, `--format "yaml": use text or json`},
-		{"bad order", []string{"plan", "--order", "random", dir}, exitUsage, `--order "random": use readme or install-first`},
-		{"outside", []string{"plan", "--readme", "../x.md", dir}, exitUsage, "give a path inside the repository"},
-		{"two dirs", []string{"plan", dir, dir}, exitUsage, "at most one repository directory"},
+		{"no readme", []string{"plan", dir}, exitcode.Usage, "not found in"},
+		{"bad format", []string{"plan", "--format", "yaml", dir}, exitcode.Usage, `--format "yaml": use text or json`},
+		{"bad order", []string{"plan", "--order", "random", dir}, exitcode.Usage, `--order "random": use readme or install-first`},
+		{"outside", []string{"plan", "--readme", "../x.md", dir}, exitcode.Usage, "give a path inside the repository"},
+		{"two dirs", []string{"plan", dir, dir}, exitcode.Usage, "at most one repository directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,16 +81,16 @@ func TestPlanVerbErrors(t *testing.T) {
 	// Nothing to run: exit 1 and the reason.
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("# lib\n\n```go\nx := 1\n```\n"), 0o644))
 	code, out, _ := runCLI(t, "plan", dir)
-	assert.Equal(t, code, exitFailed)
+	assert.Equal(t, code, exitcode.Failed)
 	assert.Assert(t, strings.Contains(out, "nothing to run: none of the 1 code blocks of README.md has a command to run on Linux (line 4: go code, not shell)"), out)
 	code, out, _ = runCLI(t, "plan", "--format", "json", dir)
-	assert.Equal(t, code, exitFailed)
+	assert.Equal(t, code, exitcode.Failed)
 	assert.Equal(t, out, "[\n  {\n    \"file\": \"README.md\",\n    \"line\": 4,\n    \"command\": \"\",\n    \"run\": false,\n    \"reason\": \"go code, not shell\",\n    \"block_line\": 4,\n    \"language\": \"go\"\n  }\n]\n")
 
 	// A README that links outside the repository is refused.
 	assert.NilError(t, os.Remove(filepath.Join(dir, "README.md")))
 	assert.NilError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "README.md")))
 	code, _, errOut := runCLI(t, "plan", dir)
-	assert.Equal(t, code, exitUsage)
+	assert.Equal(t, code, exitcode.Usage)
 	assert.Assert(t, strings.Contains(errOut, "it links outside the repository"), errOut)
 }
