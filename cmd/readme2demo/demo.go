@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/demo"
+	"github.com/readme2demo/readme2demo/internal/secrets"
 )
 
 func init() {
@@ -78,21 +78,6 @@ Flags:
 	return htmlOut.writeHTML(e, log, path, *out, *title, *width, *height)
 }
 
-// credentialValues returns the values of every engine's credential
-// variables that are set, so that a secret the log somehow kept is still
-// redacted from the demo.
-func credentialValues(getenv func(string) string) []string {
-	var out []string
-	for _, name := range engines.Names() {
-		eng, err := engines.Lookup(name)
-		if err != nil {
-			continue
-		}
-		for _, v := range eng.RequiredEnv() {
-			if val := getenv(v); val != "" {
-				out = append(out, val)
-			}
-		}
-	}
-	return out
-}
+// credentialValues returns the secret values in the environment
+// (internal/secrets decides which).
+func credentialValues(getenv func(string) string) []string { return secrets.Values(getenv, nil) }
