@@ -126,19 +126,26 @@ func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result) error
 		// permissions at agent start never reaches the container. The host
 		// checkout is only read.
 		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(tarDir(pw, s.RepoDir, uid, gid)) }()
+		skippedc := make(chan []repoconfig.Finding, 1)
+		go func() {
+			skipped, err := tarDir(pw, s.RepoDir, uid, gid)
+			skippedc <- skipped
+			pw.CloseWithError(err)
+		}()
 		fr, fw := io.Pipe()
 		done := make(chan struct{})
+		var findings []repoconfig.Finding
 		go func() {
 			defer close(done)
-			findings, err := repoconfig.FilterTar(fw, pr)
-			res.RepoConfig = findings
+			var err error
+			findings, err = repoconfig.FilterTar(fw, pr)
 			pr.CloseWithError(err)
 			fw.CloseWithError(err)
 		}()
 		err := d.CopyToContainer(ctx, id, s.Workdir, fr, container.CopyToContainerOptions{})
 		fr.CloseWithError(errors.New("copy aborted"))
 		<-done
+		res.RepoConfig = repoconfig.Merge(findings, <-skippedc)
 		if err != nil {
 			return fmt.Errorf("copy repository into container: %w", err)
 		}
