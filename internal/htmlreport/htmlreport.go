@@ -398,41 +398,10 @@ func redactor(o Options) func(string) string {
 	}
 }
 
-// redactedCopy returns a deep copy of l with f applied to every string.
+// redactedCopy returns a deep copy of l with f applied to every string
+// (commandlog's one traversal: a field added to the schema is covered).
 func redactedCopy(l *commandlog.Log, f func(string) string) *commandlog.Log {
-	c := *l
-	c.Commands = append([]commandlog.Command(nil), l.Commands...)
-	for i := range c.Commands {
-		if s := c.Commands[i].Source; s != nil {
-			cp := *s
-			c.Commands[i].Source = &cp
-		}
-	}
-	c.Markers = append([]commandlog.Marker(nil), l.Markers...)
-	c.FileEdits = append([]commandlog.FileEdit(nil), l.FileEdits...)
-	applyAll(&c, f)
-	return &c
-}
-
-// applyAll runs f over every string of l, as redact.Log does.
-func applyAll(l *commandlog.Log, f func(string) string) {
-	l.Engine = f(l.Engine)
-	if l.AgentVersion != nil {
-		v := f(*l.AgentVersion)
-		l.AgentVersion = &v
-	}
-	l.OutcomeReason = f(l.OutcomeReason)
-	for i := range l.Markers {
-		l.Markers[i].Text = f(l.Markers[i].Text)
-	}
-	for i := range l.Commands {
-		c := &l.Commands[i]
-		c.ID, c.Command, c.Output, c.ParentID = f(c.ID), f(c.Command), f(c.Output), f(c.ParentID)
-		if c.Source != nil {
-			c.Source.File = f(c.Source.File)
-		}
-	}
-	for i := range l.FileEdits {
-		l.FileEdits[i].Path, l.FileEdits[i].Tool = f(l.FileEdits[i].Path), f(l.FileEdits[i].Tool)
-	}
+	c := commandlog.Clone(l)
+	commandlog.MapStrings(c, func(_ commandlog.Field, s string) string { return f(s) })
+	return c
 }
