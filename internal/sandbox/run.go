@@ -88,19 +88,23 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		perFile = cancelCopyOut
 	}
 	if s.TranscriptPath != "" {
-		res.Transcript, err = copyOut(d, created.ID, s.TranscriptPath, perFile)
+		res.Transcript, err = copyOut(d, created.ID, s.TranscriptPath, perFile, MaxCopyOut)
 		if err != nil {
 			res.CopyErrors = append(res.CopyErrors, err)
 		}
 	}
 	if s.StderrPath != "" {
-		res.Stderr, err = copyOut(d, created.ID, s.StderrPath, perFile)
+		res.Stderr, err = copyOut(d, created.ID, s.StderrPath, perFile, MaxCopyOut)
 		if err != nil {
 			res.CopyErrors = append(res.CopyErrors, err)
 		}
 	}
+	collectLimit := s.CollectLimit
+	if collectLimit <= 0 {
+		collectLimit = MaxCopyOut
+	}
 	for _, p := range s.Collect {
-		data, err := copyOut(d, created.ID, p, perFile)
+		data, err := copyOut(d, created.ID, p, perFile, collectLimit)
 		if err != nil {
 			res.CopyErrors = append(res.CopyErrors, err)
 			continue
@@ -302,8 +306,9 @@ func readFrom(ctx context.Context, d Docker, id string, s Spec, off int64) []byt
 	return buf.Bytes()
 }
 
-// copyOut reads one file out of the container (running or stopped).
-func copyOut(d Docker, id, p string, timeout time.Duration) ([]byte, error) {
+// copyOut reads one regular file out of the container (running or
+// stopped), at most limit bytes of it.
+func copyOut(d Docker, id, p string, timeout time.Duration, limit int64) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	rc, _, err := d.CopyFromContainer(ctx, id, p)
@@ -311,7 +316,7 @@ func copyOut(d Docker, id, p string, timeout time.Duration) ([]byte, error) {
 		return nil, fmt.Errorf("copy %s out of container: %w", p, err)
 	}
 	defer rc.Close()
-	data, err := readTarFile(rc, MaxCopyOut)
+	data, err := readTarFile(rc, limit)
 	if err != nil {
 		return data, fmt.Errorf("copy %s out of container: %w", p, err)
 	}

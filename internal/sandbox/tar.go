@@ -98,8 +98,9 @@ func tarFiles(w io.Writer, files map[string]File, uid, gid int, now time.Time) e
 	return tw.Close()
 }
 
-// errTooLarge is returned with the first limit bytes of a file copied out.
-var errTooLarge = errors.New("file too large")
+// ErrTooLarge is wrapped by the error of a file copied out that is larger
+// than its limit (Result.CopyErrors).
+var ErrTooLarge = errors.New("file too large")
 
 // readTarFile returns the contents of the first regular file in a tar
 // stream, at most limit bytes.
@@ -118,7 +119,7 @@ func readTarFile(r io.Reader, limit int64) ([]byte, error) {
 			return data, fmt.Errorf("read %s: %w", path.Base(hdr.Name), err)
 		}
 		if hdr.Size > limit {
-			return data, fmt.Errorf("%s: %w (%d bytes, kept %d)", path.Base(hdr.Name), errTooLarge, hdr.Size, limit)
+			return data, fmt.Errorf("%s: %w (%d bytes, kept %d)", path.Base(hdr.Name), ErrTooLarge, hdr.Size, limit)
 		}
 		return data, nil
 	}
