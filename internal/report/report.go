@@ -100,6 +100,7 @@ func (r *renderer) render() string {
 	head.WriteString(r.metrics())
 	head.WriteString(r.fixes())
 	head.WriteString(r.readmeFix())
+	head.WriteString(r.repoFiles())
 	footer := r.footer()
 
 	budget := r.o.MaxBytes - footerReserve - len(footer)

@@ -219,3 +219,24 @@ func renderHTML(t *testing.T, md string) string {
 	assert.NilError(t, goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(md), &b))
 	return b.String()
 }
+
+// The report lists the flagged instruction files and what was left out of
+// the sandbox, as SECURITY.md promises; git's routine files stay in the log.
+func TestReportListsRepositoryFindings(t *testing.T) {
+	l := &commandlog.Log{SchemaVersion: 1, Engine: "claude-code", Outcome: commandlog.OutcomeSuccess,
+		RepoFindings: []commandlog.RepoFinding{
+			{Path: "CLAUDE.md", Action: "flag", Reason: "r"},
+			{Path: "docs/AGENTS.md", Action: "flag", Reason: "r"},
+			{Path: ".claude/settings.json", Action: "remove", Reason: "r"},
+			{Path: "notes.md", Action: "skip", Reason: "a hard link"},
+			{Path: ".git/config", Action: "scrub", Reason: "r"},
+			{Path: ".git/hooks/pre-commit", Action: "remove", Reason: "r"},
+		}}
+	out := Render(l, Options{Readme: "README.md"})
+	for _, want := range []string{"Agent instruction files in the repository", "` CLAUDE.md `", "` docs/AGENTS.md `",
+		"Left out of the sandbox", "` .claude/settings.json `", "` notes.md `"} {
+		assert.Check(t, strings.Contains(out, want), "missing %q in:\n%s", want, out)
+	}
+	assert.Check(t, !strings.Contains(out, ".git/"), out)
+	assert.Check(t, !strings.Contains(Render(&commandlog.Log{SchemaVersion: 1, Engine: "x", Outcome: commandlog.OutcomeSuccess}, Options{}), "instruction files"))
+}
