@@ -1,12 +1,13 @@
 package security
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
+	"runtime/debug"
 	"syscall"
 	"testing"
 	"time"
@@ -81,8 +82,20 @@ func TestHostileReadmeBombMemoryIsBounded(t *testing.T) {
 	}
 	t.Run("already large in the repository", func(t *testing.T) {
 		repo := t.TempDir()
-		big := strings.Repeat("# big readme line\n", (64<<20)/18)
-		assert.NilError(t, os.WriteFile(filepath.Join(repo, "README.md"), []byte(big), 0o644))
+		// Written line by line: this process's own memory counts in the
+		// child's peak (Linux accounts the forking process's pages at
+		// exec), so the test must not hold the README itself.
+		f, err := os.Create(filepath.Join(repo, "README.md"))
+		assert.NilError(t, err)
+		w := bufio.NewWriter(f)
+		line := []byte("# big readme line\n")
+		for i := 0; i < (64<<20)/len(line); i++ {
+			_, err = w.Write(line)
+			assert.NilError(t, err)
+		}
+		assert.NilError(t, w.Flush())
+		assert.NilError(t, f.Close())
+		debug.FreeOSMemory()
 		code, stderr, rss := runCLI(t, bin, "run", "--engine", "markdown", "--network", "none", "--out", filepath.Join(t.TempDir(), "out"), repo)
 		t.Logf("exit %d, peak RSS %d MiB\n%s", code, rss>>20, tail(stderr, 2000))
 		assert.Check(t, is.Equal(code, 2), "a configuration error")

@@ -350,6 +350,23 @@ func TestRecoverableOracle(t *testing.T) {
 	assert.Check(t, !recoverable("[REDACTED:secret] nothing here "+body[:11], body))
 }
 
+// shift moves every letter and digit one place on (a→b, z→a, 9→0).
+func shift(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r < 'z', r >= 'A' && r < 'Z', r >= '0' && r < '9':
+			return r + 1
+		case r == 'z':
+			return 'a'
+		case r == 'Z':
+			return 'A'
+		case r == '9':
+			return '0'
+		}
+		return r
+	}, s)
+}
+
 func wrap(s string, n int) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i += n {
@@ -379,15 +396,17 @@ func TestHostileTokenShapesAreRedacted(t *testing.T) {
 	}
 	awsSecret := randFrom(t, alnum+"/+", 40)
 	password := "Pw-" + randFrom(t, alnum, 14)
-	// Each command prints its token from the reversed text, so the README
-	// (and the command text) never holds it.
+	// Each command prints its token from a shifted text (every letter and
+	// digit one place on), so the README and the command text never hold
+	// it in any form the oracle decodes.
 	var sb strings.Builder
 	sb.WriteString("# Tokens\n\n```bash\n")
+	unshift := " | tr 'b-zaB-ZA1-90' 'a-zA-Z0-9'\n"
 	for _, tok := range tokens {
-		sb.WriteString("echo 'token: " + reverseString(tok) + "' | rev\n")
+		sb.WriteString("echo 'token: " + shift(tok) + "'" + unshift)
 	}
-	sb.WriteString("printf '%s\\n' '" + reverseString("aws_secret_access_key = "+awsSecret) + "' '" + reverseString(`{"SecretAccessKey": "`+awsSecret+`"}`) + "' | rev\n")
-	sb.WriteString("printf 'database:\\n  user: app\\n'; echo '" + reverseString("  password: "+password) + "' | rev\n")
+	sb.WriteString("printf '%s\\n' '" + shift("aws_secret_access_key = "+awsSecret) + "' '" + shift(`{"SecretAccessKey": "`+awsSecret+`"}`) + "'" + unshift)
+	sb.WriteString("printf 'database:\\n  user: app\\n'; echo '" + shift("  password: "+password) + "'" + unshift)
 	sb.WriteString("```\n")
 	res, out, progress, err := runMarkdown(t, writeRepo(t, sb.String()))
 	assert.NilError(t, err)
