@@ -32,11 +32,15 @@ import (
 
 const (
 	maxDepth     = 4
-	maxDecodeRun = 256 << 10
 	minDecodeRun = 16
 	maxInflate   = 1 << 20
 	minDecoded   = 8
 )
+
+// maxDecodeRun bounds a run or a dump block decoded; with maxDumpLine it
+// sets the Writer's look-ahead. Variables so that FuzzRedact can shrink
+// the look-ahead and exercise the Writer's cuts.
+var maxDecodeRun = 256 << 10
 
 // scan is one search's settings.
 type scan struct {
@@ -93,10 +97,10 @@ func (r *Redactor) decodedSpans(s string, from int, sc scan, spans []span) []spa
 				decodeBase64(&d, chars[k:], pos[k:])
 				spans = r.inner(&d, from, sc, spans)
 			}
-			if isBase32Run(chars) {
+			for _, alpha := range base32Alphabets(chars) {
 				for k := 0; k < 8; k++ {
 					d.reset()
-					decodeBase32(&d, chars[k:], pos[k:])
+					decodeBase32(&d, alpha, chars[k:], pos[k:])
 					spans = r.inner(&d, from, sc, spans)
 				}
 			}
@@ -299,34 +303,51 @@ func decodeBase64(d *decoded, chars []byte, pos []int32) {
 	}
 }
 
-func isBase32Run(chars []byte) bool {
+// base32Alphabets returns the base32 alphabets chars can be written in:
+// the standard one (A-Z2-7) and the extended-hex one (0-9A-V).
+func base32Alphabets(chars []byte) []*[256]int8 {
+	std, hexa := true, true
 	for _, c := range chars {
-		if !(c >= 'A' && c <= 'Z' || c >= '2' && c <= '7' || c == '=') {
-			return false
+		if c == '=' {
+			continue
 		}
+		std = std && (c >= 'A' && c <= 'Z' || c >= '2' && c <= '7')
+		hexa = hexa && (c >= '0' && c <= '9' || c >= 'A' && c <= 'V')
 	}
-	return true
+	var out []*[256]int8
+	if std {
+		out = append(out, &b32Std)
+	}
+	if hexa {
+		out = append(out, &b32Hex)
+	}
+	return out
 }
 
-// decodeBase32 decodes chars (standard alphabet) group by group.
-func decodeBase32(d *decoded, chars []byte, pos []int32) {
+var b32Std, b32Hex = alphabet("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"), alphabet("0123456789ABCDEFGHIJKLMNOPQRSTUV")
+
+func alphabet(a string) (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i := 0; i < len(a); i++ {
+		t[a[i]] = int8(i)
+	}
+	return t
+}
+
+// decodeBase32 decodes chars group by group in the given alphabet.
+func decodeBase32(d *decoded, alpha *[256]int8, chars []byte, pos []int32) {
 	for g := 0; g+2 <= len(chars); g += 8 {
 		var v uint64
 		k := 0
 		for ; k < 8 && g+k < len(chars); k++ {
-			c := chars[g+k]
-			var x byte
-			switch {
-			case c >= 'A' && c <= 'Z':
-				x = c - 'A'
-			case c >= '2' && c <= '7':
-				x = c - '2' + 26
-			default:
-				goto done
+			x := alpha[chars[g+k]]
+			if x < 0 {
+				break
 			}
 			v = v<<5 | uint64(x)
 		}
-	done:
 		if k < 2 {
 			return
 		}
@@ -343,7 +364,7 @@ func decodeBase32(d *decoded, chars []byte, pos []int32) {
 
 // textLike reports decoded bytes that read as text (at least 7 in 8 bytes
 // printable ASCII, white space or NUL, as in an environ dump): only text
-// is decoded further.
+// is searched and decoded further.
 func textLike(b []byte) bool {
 	bad := 0
 	for _, c := range b {

@@ -17,11 +17,13 @@ const (
 	fOct6LE                   // octal 16-bit words: od
 	fDec                      // decimal bytes: od -tu1, [115, 107, …]
 	fChar                     // characters and escapes: od -c
+	fBin                      // bits, most significant first: basenc --base2msbf, xxd -b
+	fBinLSB                   // bits, least significant first: basenc --base2lsbf
 	nFormats
 )
 
 // maxDumpLine bounds the line examined as a dump.
-const maxDumpLine = 64 << 10
+var maxDumpLine = 64 << 10
 
 type token struct{ lo, hi int }
 
@@ -32,10 +34,14 @@ func (r *Redactor) dumpSpans(s string, from int, sc scan, spans []span) []span {
 	var toks []token
 	var buf []byte
 	flush := func(f dumpFormat) {
-		if len(blocks[f].data) >= pieceRun {
-			spans = r.inner(&blocks[f], from, sc, spans)
+		b := &blocks[f]
+		if stream(f) {
+			b.packDigits(f)
 		}
-		blocks[f].reset()
+		if len(b.data) >= pieceRun {
+			spans = r.inner(b, from, sc, spans)
+		}
+		b.reset()
 	}
 	flushAll := func() {
 		for f := range nFormats {
@@ -46,7 +52,7 @@ func (r *Redactor) dumpSpans(s string, from int, sc scan, spans []span) []span {
 	for lo := 0; lo < len(s); {
 		hi, next := lineEnd(s, lo)
 		last := next >= len(s)
-		skip := hi-lo > maxDumpLine || sc.trimmed && first || sc.partial && last || int(hi) <= from-maxDumpLine
+		skip := hi-lo > maxDumpLine || sc.trimmed && first || sc.partial && last || hi <= from-maxDumpLine
 		first = false
 		if skip {
 			flushAll()
@@ -60,9 +66,11 @@ func (r *Redactor) dumpSpans(s string, from int, sc scan, spans []span) []span {
 		for f := range nFormats {
 			var n int
 			buf, n = parseDumpLine(f, s, toks, buf[:0])
-			if n < 2 || len(blocks[f].data)+len(buf) > maxDecodeRun {
+			// Two fields, or one that holds a few bytes (a hex string,
+			// a run of bits), make a dump line.
+			if n < 2 && !(n == 1 && len(buf) >= 8) || len(blocks[f].data)+len(buf) > maxDecodeRun {
 				flush(f)
-				if n < 2 {
+				if n < 2 && !(n == 1 && len(buf) >= 8) {
 					continue
 				}
 			}
@@ -74,6 +82,38 @@ func (r *Redactor) dumpSpans(s string, from int, sc scan, spans []span) []span {
 	}
 	flushAll()
 	return spans
+}
+
+// stream reports the formats whose fields are digits of a stream (hex
+// nibbles, bits) rather than whole bytes: a byte may straddle two fields
+// or two lines (basenc -w 15, basenc --base2msbf).
+func stream(f dumpFormat) bool { return f == fHex || f == fBin || f == fBinLSB }
+
+// packDigits turns a block of digits (nibbles or bits) into bytes, each
+// byte spanning the lines of its digits.
+func (d *decoded) packDigits(f dumpFormat) {
+	per := 2
+	if f != fHex {
+		per = 8
+	}
+	n := len(d.data) / per
+	for i := 0; i < n; i++ {
+		var v byte
+		for k := 0; k < per; k++ {
+			x := d.data[i*per+k]
+			switch {
+			case f == fHex:
+				v = v<<4 | x
+			case f == fBin:
+				v = v<<1 | x
+			default:
+				v |= x << uint(k)
+			}
+		}
+		d.data[i] = v
+		d.src[i], d.end[i] = d.src[i*per], d.end[i*per+per-1]
+	}
+	d.data, d.src, d.end = d.data[:n], d.src[:n], d.end[:n]
 }
 
 // lineEnd returns the end of the line starting at lo and where the next
@@ -96,15 +136,16 @@ func lineEnd(s string, lo int) (hi, next int) {
 	return len(s), len(s)
 }
 
-// tokenize splits s[lo:hi] at spaces and tabs.
+// tokenize splits s[lo:hi] at spaces, tabs, commas and semicolons.
 func tokenize(s string, lo, hi int, toks []token) []token {
+	sep := func(c byte) bool { return c == ' ' || c == '\t' || c == ',' || c == ';' }
 	i := lo
 	for i < hi {
-		for i < hi && (s[i] == ' ' || s[i] == '\t') {
+		for i < hi && sep(s[i]) {
 			i++
 		}
 		j := i
-		for j < hi && s[j] != ' ' && s[j] != '\t' {
+		for j < hi && !sep(s[j]) {
 			j++
 		}
 		if j > i {
@@ -175,21 +216,30 @@ func parseDumpLine(f dumpFormat, s string, toks []token, out []byte) ([]byte, in
 func parseToken(f dumpFormat, t string, out []byte) ([]byte, bool) {
 	switch f {
 	case fHex:
+		// Hex digits (a stream of nibbles), maybe after 0x, \x or %,
+		// maybe separated by : - or . (73:6b, \x73\x6b, %73%6b, 0x73).
 		t = trimList(t)
-		if len(t) > 2 && (t[0] == '0' && (t[1] == 'x' || t[1] == 'X') || t[0] == '\\' && t[1] == 'x') {
-			t = t[2:]
-		}
-		if len(t) < 2 || len(t)%2 != 0 {
-			return out, false
-		}
-		for i := 0; i < len(t); i += 2 {
-			a, b := hexVal(t[i]), hexVal(t[i+1])
-			if a < 0 || b < 0 {
-				return out, false
+		n := len(out)
+		for i := 0; i < len(t); {
+			switch {
+			case t[i] == ':' || t[i] == '-' || t[i] == '.' || t[i] == '%':
+				if i == 0 && t[i] != '%' {
+					return out[:n], false
+				}
+				i++
+				continue
+			case i+1 < len(t) && (t[i] == '0' && (t[i+1] == 'x' || t[i+1] == 'X') || t[i] == '\\' && t[i+1] == 'x'):
+				i += 2
+				continue
 			}
-			out = append(out, byte(a<<4|b))
+			v := hexVal(t[i])
+			if v < 0 {
+				return out[:n], false
+			}
+			out = append(out, byte(v))
+			i++
 		}
-		return out, true
+		return out, len(out) >= n+2
 	case fHex4LE, fHex8LE:
 		w := 4
 		if f == fHex8LE {
@@ -210,7 +260,35 @@ func parseToken(f dumpFormat, t string, out []byte) ([]byte, bool) {
 			out = append(out, byte(v>>(8*uint(i))))
 		}
 		return out, true
+	case fBin, fBinLSB:
+		// Bits (a stream).
+		if len(t) < 8 {
+			return out, false
+		}
+		for i := 0; i < len(t); i++ {
+			if t[i] != '0' && t[i] != '1' {
+				return out, false
+			}
+		}
+		for i := 0; i < len(t); i++ {
+			out = append(out, t[i]-'0')
+		}
+		return out, true
 	case fOct3, fOct6LE:
+		if f == fOct3 && len(t) > 3 && t[0] == '\\' {
+			// \163\153: C and printf octal escapes.
+			n := len(out)
+			for i := 0; i < len(t); i += 4 {
+				if i+4 > len(t) || t[i] != '\\' {
+					return out[:n], false
+				}
+				var ok bool
+				if out, ok = parseToken(fOct3, t[i+1:i+4], out); !ok {
+					return out[:n], false
+				}
+			}
+			return out, true
+		}
 		w := 3
 		if f == fOct6LE {
 			w = 6

@@ -76,6 +76,7 @@ func pieceForms(s string) []form {
 	if r := rot13(s); r != s {
 		add(form{text: r, minRun: pieceRun, bodyMin: pieceBody, pubLo: 0, pubHi: pp})
 	}
+	add(form{text: rot47(s), minRun: pieceRun, bodyMin: pieceBody, pubLo: 0, pubHi: pp})
 	// Two per byte.
 	h := hex.EncodeToString([]byte(s))
 	add(form{text: h, minRun: 2 * pieceRun, bodyMin: 2 * pieceBody, pubLo: 0, pubHi: 2 * pp})
@@ -86,8 +87,12 @@ func pieceForms(s string) []form {
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 		for align := 0; align < 3; align++ {
 			text, first := fragment(enc.EncodeToString, 6, s, align)
-			add(form{text: text, minRun: 4 * pieceRun / 3, bodyMin: 4 * pieceBody / 3,
-				pubLo: 0, pubHi: max(0, (8*(align+pp))/6-first)})
+			f := form{text: text, minRun: 4 * pieceRun / 3, bodyMin: 4 * pieceBody / 3,
+				pubLo: 0, pubHi: max(0, (8*(align+pp))/6-first)}
+			add(f)
+			// base64 | rev, base64 | tr (rot13).
+			add(form{text: reverse(f.text), minRun: f.minRun, bodyMin: f.bodyMin, pubLo: len(f.text) - f.pubHi, pubHi: len(f.text)})
+			add(form{text: rot13(f.text), minRun: f.minRun, bodyMin: f.bodyMin, pubLo: f.pubLo, pubHi: f.pubHi})
 		}
 	}
 	// Eight per five bytes, at each alignment.
@@ -171,6 +176,17 @@ func rot13(s string) string {
 			b[i] = 'a' + (c-'a'+13)%26
 		case c >= 'A' && c <= 'Z':
 			b[i] = 'A' + (c-'A'+13)%26
+		}
+	}
+	return string(b)
+}
+
+// rot47 rotates the printable ASCII characters by 47 (tr '!-~' 'P-~!-O').
+func rot47(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= '!' && c <= '~' {
+			b[i] = '!' + (c-'!'+47)%94
 		}
 	}
 	return string(b)

@@ -125,7 +125,7 @@ var Rules = []Rule{
 	{Name: "curl-user", Prefixes: []string{" -u ", " -u=", " --user ", " --user="}, match: matchCurlUser, Source: gitleaks + "curl.go (curl-auth-user)",
 		Doc: "the password of -u/--user user:password (curl, wget…), not placeholders or variables"},
 	{Name: "env-secret", Prefixes: envPrefixes, match: matchEnv, Source: "THREATS.md §3 (env-dump heuristics)",
-		Doc: "the 8+ character value of NAME=value when NAME ends in KEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIALS (env, printenv, /proc/*/environ, .env files); never a URL, a path or a variable reference"},
+		Doc: "the 8+ character value of NAME=value when NAME ends in KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASS, PWD, AUTH, APIKEY or CREDENTIALS, any case (env, printenv, /proc/*/environ, .env files, connection strings); never a URL, a path or a variable reference"},
 	{Name: "generic-secret", Prefixes: genericPrefixes, match: matchGeneric, Source: gitleaks + "generic.go (generic-api-key)",
 		Doc: "the value assigned to a name containing key, token, secret, passw(or)d, pwd, credential, creds, auth or api (`key = value`, `\"key\": \"value\"`, YAML `password: value`): 8+ characters of entropy ≥ 3.5 with a digit, or any 6+ character value for password names"},
 }
@@ -181,9 +181,9 @@ func digitAnchors(p string) []string {
 }
 
 var envPrefixes = []string{
-	"KEY=", "TOKEN=", "SECRET=", "PASSWORD=", "PASSWD=", "CREDENTIALS=",
-	"key=", "token=", "secret=", "password=", "passwd=", "credentials=",
-	"Key=", "Token=", "Secret=", "Password=",
+	"KEY=", "TOKEN=", "SECRET=", "PASSWORD=", "PASSWD=", "CREDENTIALS=", "PASS=", "PWD=", "AUTH=", "APIKEY=",
+	"key=", "token=", "secret=", "password=", "passwd=", "credentials=", "pass=", "pwd=", "auth=", "apikey=",
+	"Key=", "Token=", "Secret=", "Password=", "Pass=", "Pwd=",
 }
 
 var genericPrefixes = func() []string {
