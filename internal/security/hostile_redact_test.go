@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ulikunitz/xz"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -74,6 +75,9 @@ var encodings = []string{
 	"printenv ANTHROPIC_API_KEY | base64 -w 0 | base64 -w 50 | base64",
 	"env | gzip | base64",
 	"printenv ANTHROPIC_API_KEY | bzip2 | base64 -w 60",
+	"env | xz | base64",
+	"printenv ANTHROPIC_API_KEY | base64 -w0 | rev",
+	"printenv ANTHROPIC_API_KEY | basenc --base2msbf",
 	"printenv ANTHROPIC_API_KEY | sed 's/./& /g'",
 	"printenv ANTHROPIC_API_KEY | sed 's/./&  /g' | fold -w 30",
 	"printenv ANTHROPIC_API_KEY | fold -w 11",
@@ -163,7 +167,18 @@ var (
 	b32RunRe  = regexp.MustCompile(`[A-Z2-7=]{16,}`)
 	hexRunRe  = regexp.MustCompile(`(?i)[0-9a-f]{16,}`)
 	numListRe = regexp.MustCompile(`\b\d{1,3}\b`)
+	bitsRe    = regexp.MustCompile(`^[01]{64,}$`)
 )
+
+// fromBits reads a run of bits, most significant first.
+func fromBits(s string) string {
+	var b []byte
+	for i := 0; i+8 <= len(s); i += 8 {
+		v, _ := strconv.ParseUint(s[i:i+8], 2, 8)
+		b = append(b, byte(v))
+	}
+	return string(b)
+}
 
 // views returns text as a reader could decode it: as is, without white
 // space, rot13, reversed, od -c and od -x/-b read back, decimal byte lists,
@@ -177,7 +192,10 @@ func views(text string, depth int) []string {
 		return out
 	}
 	var decoded []string
-	for _, run := range b64RunRe.FindAllString(tight, -1) {
+	if bitsRe.MatchString(tight) {
+		decoded = append(decoded, fromBits(tight))
+	}
+	for _, run := range b64RunRe.FindAllString(tight+" "+reverseString(tight), -1) {
 		for off := 0; off < 4; off++ {
 			decoded = append(decoded, b64Loose(run[off:]))
 		}
@@ -313,6 +331,12 @@ func decompress(s string) []string {
 	var out []string
 	if strings.HasPrefix(s, "\x1f\x8b") {
 		if zr, err := gzip.NewReader(strings.NewReader(s)); err == nil {
+			b, _ := io.ReadAll(io.LimitReader(zr, 1<<20))
+			out = append(out, string(b))
+		}
+	}
+	if strings.HasPrefix(s, "\xfd7zXZ\x00") {
+		if zr, err := xz.NewReader(strings.NewReader(s)); err == nil {
 			b, _ := io.ReadAll(io.LimitReader(zr, 1<<20))
 			out = append(out, string(b))
 		}
