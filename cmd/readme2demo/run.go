@@ -13,6 +13,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/prompt"
+	"github.com/readme2demo/readme2demo/internal/repofs"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
@@ -31,7 +32,7 @@ func runRun(ctx context.Context, args []string, e env) int {
 		image = v
 	}
 	engine := fs.String("engine", engines.ClaudeCodeName, "the agent engine: "+strings.Join(engines.Names(), ", "))
-	readmePath := fs.String("readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR")
+	readmePath := fs.String("readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes))
 	fs.StringVar(&image, "image", image, "the sandbox image (default from R2D_IMAGE when set)")
 	maxTurns := fs.Int("max-turns", 0, "the agent's turn limit (0: the engine's default)")
 	maxCost := fs.Float64("max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")
@@ -51,9 +52,10 @@ command_log.json (every command with its output and exit code, the outcome
 and the cost), the raw transcript, the agent's stderr and the prompt to --out,
 with report.md, report.html (the whole run on one offline page with a demo
 player), demo.cast (asciicast v2), demo.sh (the successful path) and,
-when the agent edited the README, readme.diff. The checkout itself is only
-read. Progress goes to standard error, one line
-per command the agent runs.
+when the agent edited the README, readme.diff (a note instead when it changed
+too much to diff). The checkout itself is only read, and never through a
+symlink that leaves it. Progress goes to standard error, one line per command
+the agent runs, with terminal control characters shown, never sent.
 
 Credentials come from the environment: claude-code needs ANTHROPIC_API_KEY or
 CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README's

@@ -148,7 +148,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if _, err := prompt.Render(cfg.Readme, cfg.Limits); err != nil {
 		return nil, err
 	}
-	readmeText, err := checkRepo(cfg.RepoDir, cfg.Readme)
+	readmeText, err := ReadReadme(cfg.RepoDir, cfg.Readme)
 	if err != nil {
 		return nil, err
 	}
@@ -338,11 +338,12 @@ func input(eng engines.AgentEngine, cfg Config, readmeText []byte) (string, erro
 	return string(b), nil
 }
 
-// checkRepo makes sure the repository and its README exist and returns the
-// README's text, read through repofs: never through a symlink out of the
-// repository, never a hard link, FIFO or device, never more than
-// MaxReadmeBytes.
-func checkRepo(dir, readmePath string) ([]byte, error) {
+// ReadReadme makes sure the repository and its README exist and returns
+// the README's text, read through repofs: never through a symlink out of
+// the repository, never a hard link, FIFO or device, never more than
+// MaxReadmeBytes. Its errors are *ConfigError saying what to fix. Every
+// host-side reader of a repository's README uses it.
+func ReadReadme(dir, readmePath string) ([]byte, error) {
 	if dir == "" {
 		return nil, &ConfigError{"no repository directory given"}
 	}
