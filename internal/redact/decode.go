@@ -92,13 +92,26 @@ func (r *Redactor) decodedSpans(s string, from int, sc scan, spans []span) []spa
 		case sc.trimmed && i == 0, sc.partial && j == len(s):
 		case int(pos[len(pos)-1])+1 <= from:
 		default:
+			// Each alignment is probed on its first characters: only one
+			// that decodes to text or to a compressed stream is decoded
+			// whole (a wrong alignment, a hash or a path decodes to noise).
 			for k := 0; k < 4; k++ {
+				d.reset()
+				decodeBase64(&d, chars[k:min(len(chars), k+probeChars)], pos[k:])
+				if !promising(d.data) {
+					continue
+				}
 				d.reset()
 				decodeBase64(&d, chars[k:], pos[k:])
 				spans = r.inner(&d, from, sc, spans)
 			}
 			for _, alpha := range base32Alphabets(chars) {
 				for k := 0; k < 8; k++ {
+					d.reset()
+					decodeBase32(&d, alpha, chars[k:min(len(chars), k+probeChars)], pos[k:])
+					if !promising(d.data) {
+						continue
+					}
 					d.reset()
 					decodeBase32(&d, alpha, chars[k:], pos[k:])
 					spans = r.inner(&d, from, sc, spans)
@@ -153,10 +166,48 @@ func (r *Redactor) inner(d *decoded, from int, sc scan, spans []span) []span {
 	return spans
 }
 
+// probeChars is how much of a run is decoded to judge an alignment.
+const probeChars = 96
+
+// promising reports decoded bytes worth decoding whole: text, or a
+// compressed stream near the start.
+func promising(b []byte) bool {
+	if textLike(b) {
+		return true
+	}
+	for m := 0; m < min(8, len(b)); m++ {
+		if magic(b[m:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// magic reports the start of a gzip, zlib, bzip2 or xz stream.
+func magic(b []byte) bool {
+	if len(b) < 3 {
+		return false
+	}
+	switch b[0] {
+	case 0x1f:
+		return b[1] == 0x8b && b[2] == 8
+	case 0x78:
+		return (uint16(b[0])<<8|uint16(b[1]))%31 == 0
+	case 'B':
+		return len(b) > 10 && b[1] == 'Z' && b[2] == 'h' && b[3] >= '1' && b[3] <= '9' && b[4] == 0x31 && b[5] == 0x41
+	case 0xfd:
+		return len(b) > 6 && b[1] == '7' && b[2] == 'z' && b[3] == 'X' && b[4] == 'Z' && b[5] == 0
+	}
+	return false
+}
+
 // inflate decompresses a gzip, zlib, bzip2 or xz stream starting at b[0]
 // (at most maxInflate bytes; a damaged or cut stream gives what it gave),
 // or returns nil.
 func inflate(b []byte) []byte {
+	if !magic(b) {
+		return nil
+	}
 	var rd io.Reader
 	var err error
 	switch {
@@ -308,6 +359,9 @@ func decodeBase64(d *decoded, chars []byte, pos []int32) {
 func base32Alphabets(chars []byte) []*[256]int8 {
 	std, hexa := true, true
 	for _, c := range chars {
+		if !std && !hexa {
+			return nil
+		}
 		if c == '=' {
 			continue
 		}
