@@ -99,12 +99,12 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 			res.CopyErrors = append(res.CopyErrors, err)
 		}
 	}
-	collectLimit := s.CollectLimit
-	if collectLimit <= 0 {
-		collectLimit = MaxCopyOut
-	}
 	for _, p := range s.Collect {
-		data, err := copyOut(d, created.ID, p, perFile, collectLimit)
+		limit := s.CollectLimits[p]
+		if limit <= 0 {
+			limit = MaxCopyOut
+		}
+		data, err := copyOut(d, created.ID, p, perFile, limit)
 		if err != nil {
 			res.CopyErrors = append(res.CopyErrors, err)
 			continue
