@@ -17,6 +17,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/prompt"
 	"github.com/readme2demo/readme2demo/internal/repofs"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // runOptions are the run verb's flags.
@@ -121,14 +122,16 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 		Now:        time.Now,
 	})
 	if res == nil {
-		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
+		// Errors can quote repository paths and commands: shown, never
+		// sent to the terminal as control sequences.
+		fmt.Fprintf(e.stderr, "readme2demo run: %s\n", termtext.Visible(err.Error()))
 		if isConfigError(err) {
 			return exitcode.Usage
 		}
 		return exitcode.Failed
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo run: %v (partial results written)\n", err)
+		fmt.Fprintf(e.stderr, "readme2demo run: %s (partial results written)\n", termtext.Visible(err.Error()))
 	}
 	fmt.Fprintf(e.stderr, "readme2demo: wrote %s\n", res.CommandLog)
 	fmt.Fprintf(e.stderr, "readme2demo: report %s (open %s in a browser), demo %s (asciinema play) and %s\n", res.Report, res.HTMLReport, res.DemoCast, res.DemoScript)

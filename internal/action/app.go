@@ -31,6 +31,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/report"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // maxAnnotations bounds the error annotations per run (GitHub shows ten
@@ -388,28 +389,34 @@ func (s *step) summary(md string) {
 	s.fileCommand("GITHUB_STEP_SUMMARY", func() { s.gh.AddStepSummary(md) })
 }
 
+// errorf, warningf and noticef print a message whose arguments may quote
+// the repository (paths, commands): control characters are shown, never
+// sent to a terminal or the job log.
 func (s *step) errorf(format string, a ...any) {
+	msg := termtext.Visible(fmt.Sprintf(format, a...))
 	if s.actions {
-		s.gh.Errorf(format, a...)
+		s.gh.Errorf("%s", msg)
 		return
 	}
-	fmt.Fprintf(s.stderr, "error: "+format+"\n", a...)
+	fmt.Fprintf(s.stderr, "error: %s\n", msg)
 }
 
 func (s *step) warningf(format string, a ...any) {
+	msg := termtext.Visible(fmt.Sprintf(format, a...))
 	if s.actions {
-		s.gh.Warningf(format, a...)
+		s.gh.Warningf("%s", msg)
 		return
 	}
-	fmt.Fprintf(s.stderr, "warning: "+format+"\n", a...)
+	fmt.Fprintf(s.stderr, "warning: %s\n", msg)
 }
 
 func (s *step) noticef(format string, a ...any) {
+	msg := termtext.Visible(fmt.Sprintf(format, a...))
 	if s.actions {
-		s.gh.Noticef(format, a...)
+		s.gh.Noticef("%s", msg)
 		return
 	}
-	fmt.Fprintf(s.stderr, format+"\n", a...)
+	fmt.Fprintf(s.stderr, "%s\n", msg)
 }
 
 // unjoin splits an errors.Join error into its parts.
