@@ -142,8 +142,9 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		s.summary(fmt.Sprintf("## readme2demo: 💥 the run did not complete\n\n%s\n", report.Text(msg)))
 		return exitcode.Failed
 	}
-	log := res.Log
-	redact.Log(log, s.red) // the pipeline redacted already; this is defence in depth
+	// The pipeline redacted already; this is defence in depth (README
+	// commands keep their text but for forwarded values).
+	log := redact.Copy(res.Log, s.red)
 
 	ropts := report.Options{
 		Readme:       filepath.ToSlash(cfg.Readme),
@@ -152,6 +153,7 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		BlobURL:      blobURL(getenv, ev, cfg.WorkDir),
 		ReadmeDiff:   readDiff(res.ReadmeDiff),
 		Redact:       s.red.String,
+		RedactValues: s.red.Values,
 	}
 	outputs := outputsFor(log, res.CommandLog)
 	s.annotate(log, cfg)

@@ -31,6 +31,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -68,6 +69,10 @@ type Options struct {
 	// Redact, when set, is applied to every string from the log or the diff
 	// before the built-in redaction (pass the run's redactor).
 	Redact func(string) string
+	// RedactValues, when set, is all the redaction the text of a command
+	// mapped to a README line gets (with the secret values): the pipeline
+	// redacted it already, and shape rules never rewrite a README command.
+	RedactValues func(string) string
 	// Width and Height size the player's terminal; 0 gives the demo
 	// defaults.
 	Width, Height int
@@ -115,7 +120,7 @@ func Render(w io.Writer, l *commandlog.Log, o Options) error {
 		return fmt.Errorf("render html report: no command log")
 	}
 	red := redactor(o)
-	l = redactedCopy(l, red)
+	l = redactedCopy(l, red, valuesRedactor(o))
 	o.ReadmeDiff, o.Readme, o.Source, o.Title = red(o.ReadmeDiff), red(o.Readme), red(o.Source), red(o.Title)
 	p, err := build(l, o)
 	if err != nil {
@@ -398,10 +403,32 @@ func redactor(o Options) func(string) string {
 	}
 }
 
+// valuesRedactor is the redaction of README-mapped commands, or nil.
+func valuesRedactor(o Options) func(string) string {
+	if o.RedactValues == nil {
+		return nil
+	}
+	r := redact.New(o.Secrets)
+	return func(v string) string { return r.Values(o.RedactValues(v)) }
+}
+
 // redactedCopy returns a deep copy of l with f applied to every string
-// (commandlog's one traversal: a field added to the schema is covered).
-func redactedCopy(l *commandlog.Log, f func(string) string) *commandlog.Log {
+// (commandlog's one traversal: a field added to the schema is covered);
+// the text of a command mapped to a README line gets values instead, when
+// set.
+func redactedCopy(l *commandlog.Log, f, values func(string) string) *commandlog.Log {
 	c := commandlog.Clone(l)
-	commandlog.MapStrings(c, func(_ commandlog.Field, s string) string { return f(s) })
+	sourced := map[string]bool{}
+	for i := range c.Commands {
+		if c.Commands[i].Source != nil {
+			sourced["commands["+strconv.Itoa(i)+"].command"] = true
+		}
+	}
+	commandlog.MapStrings(c, func(fd commandlog.Field, s string) string {
+		if values != nil && sourced[fd.Path] {
+			return values(s)
+		}
+		return f(s)
+	})
 	return c
 }

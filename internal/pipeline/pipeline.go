@@ -297,7 +297,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		files = append(files, outFile{out.ReadmeDiff, []byte(diff)})
 	}
 	out.Report = filepath.Join(cfg.OutDir, ReportFile)
-	rep := report.Render(log, report.Options{Readme: cfg.Readme, ReadmeDiff: diff, Redact: red.String})
+	rep := report.Render(log, report.Options{Readme: cfg.Readme, ReadmeDiff: diff, Redact: red.String, RedactValues: red.Values})
 	files = append(files, outFile{out.Report, []byte(rep)})
 	for _, f := range files {
 		if err := os.WriteFile(f.path, f.data, 0o644); err != nil {
@@ -310,7 +310,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	out.DemoCast, out.DemoScript = cast, script
 	out.HTMLReport, err = htmlreport.WriteFile(cfg.OutDir, log, htmlreport.Options{
-		Readme: cfg.Readme, Source: CommandLogFile, ReadmeDiff: diff, Secrets: secretValues, Redact: red.String,
+		Readme: cfg.Readme, Source: CommandLogFile, ReadmeDiff: diff, Secrets: secretValues, Redact: red.String, RedactValues: red.Values,
 	})
 	if err != nil {
 		return nil, errors.Join(runErr, fmt.Errorf("write html report: %w", err))

@@ -159,8 +159,11 @@ func (r *Redactor) String(s string) string {
 	return render(s, spans, len(s))
 }
 
-// values returns s with the forwarded values replaced, and nothing else:
-// for text that is public already (a README command).
+// Values returns s with the forwarded values replaced, and nothing else:
+// for text that is public already (a README command). A nil Redactor
+// changes nothing.
+func (r *Redactor) Values(s string) string { return r.values(s) }
+
 func (r *Redactor) values(s string) string {
 	if r == nil || len(s) < 3 {
 		return s

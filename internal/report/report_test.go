@@ -12,6 +12,7 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/redact"
 )
 
 func ip(i int) *int                { return &i }
@@ -239,4 +240,20 @@ func TestReportListsRepositoryFindings(t *testing.T) {
 	}
 	assert.Check(t, !strings.Contains(out, ".git/"), out)
 	assert.Check(t, !strings.Contains(Render(&commandlog.Log{SchemaVersion: 1, Engine: "x", Outcome: commandlog.OutcomeSuccess}, Options{}), "instruction files"))
+}
+
+// A README command keeps its text in the report (only forwarded values are
+// redacted from it); a command the agent made up gets the shape rules.
+func TestReportKeepsReadmeCommandsVerbatim(t *testing.T) {
+	zero := 0
+	readmeCmd := "export API_TOKEN=docs-example-" + "Zk9xQ2mP7rLw"
+	agentCmd := "export API_TOKEN=agent-secret-" + "Zk9xQ2mP7rLw"
+	l := &commandlog.Log{SchemaVersion: 1, Engine: "markdown", Outcome: commandlog.OutcomeFailed, Commands: []commandlog.Command{
+		{ID: "1", Command: readmeCmd, ExitCode: &zero, Status: commandlog.StatusOK, Source: &commandlog.Source{File: "README.md", Line: 3}},
+		{ID: "2", Command: agentCmd, ExitCode: &zero, Status: commandlog.StatusOK},
+	}}
+	r := redact.New([]string{"forwarded-Secret-9value"})
+	out := Render(l, Options{Redact: r.String, RedactValues: r.Values})
+	assert.Check(t, strings.Contains(out, readmeCmd), out)
+	assert.Check(t, !strings.Contains(out, agentCmd), out)
 }

@@ -469,9 +469,13 @@ func TestHostileReadmeCommandsStayVerbatim(t *testing.T) {
 	for i, c := range commands {
 		assert.Check(t, is.Equal(res.Log.Commands[i].Command, c), "the README command was altered")
 	}
-	script := string(readAll(t, out)[pipeline.DemoScriptFile])
+	published := readAll(t, out)
+	script := string(published[pipeline.DemoScriptFile])
 	for _, c := range commands {
 		assert.Check(t, is.Contains(script, c))
+	}
+	for _, f := range []string{pipeline.ReportFile, pipeline.DemoCastFile} {
+		assert.Check(t, is.Contains(string(published[f]), "API_KEY=not-a-secret-just-docs"), "%s altered a README command", f)
 	}
 
 	// Replay of that log: the same commands run again.
