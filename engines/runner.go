@@ -598,7 +598,10 @@ func outputDiff(st *runnerStart, c commandlog.Command) string {
 	if st.expectLine > 0 {
 		name = fmt.Sprintf("README (line %d on; a line \"...\" matches any lines)", st.expectLine)
 	}
-	d := textdiff.Unified(name, "output", exp, got)
+	d, err := textdiff.Unified(name, "output", exp, got)
+	if err != nil {
+		return "the output differs from the README's; too large to show the difference: " + err.Error()
+	}
 	lines := strings.Split(strings.TrimRight(d, "\n"), "\n")
 	if len(lines) > maxDiffLines {
 		lines = append(lines[:maxDiffLines], fmt.Sprintf("… %d more diff lines", len(lines)-maxDiffLines))

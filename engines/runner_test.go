@@ -113,7 +113,7 @@ func TestMarkdownCheckOutput(t *testing.T) {
 	})
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
 	assert.Equal(t, l.OutcomeReason, "README.md line 7: `echo ${FOO-nope}` printed other output than the README shows (check-output); 1 of 3 planned commands was not reached:\n"+
-		"--- README (line 8 on; a line \"...\" matches any lines)\n+++ output\n@@ -1,1 +1,1 @@\n-foo\n+nope")
+		"--- README (line 8 on; a line \"...\" matches any lines)\n+++ output\n@@ -1 +1 @@\n-foo\n+nope")
 
 	// Without the hint, the output is not compared.
 	l, _ = runLocal(t, MarkdownName, readmePlan(strings.TrimPrefix(md, "<!-- readme2demo: check-output -->\n")), nil)

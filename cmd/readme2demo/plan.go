@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -10,6 +12,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/plan"
+	"github.com/readme2demo/readme2demo/internal/repofs"
 )
 
 // planOptions are the plan verb's flags.
@@ -51,7 +54,7 @@ Exit status: 0 the plan runs at least one command, 1 nothing to run,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to plan, relative to REPO_DIR")
+	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to plan, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes))
 	f.StringVar(&o.format, "format", "text", "the output format: text (for people) or json (an array of {file, line, command, run, reason, block_line, language})")
 	f.StringVar(&o.order, "order", "", "the run order: readme (README order) or install-first (the install sections first); default: the README's order hint, else readme")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
@@ -68,11 +71,12 @@ func runPlan(o planOptions, repo string, e env) int {
 		fmt.Fprintf(e.stderr, "readme2demo plan: --order %q: use %s\n", o.order, strings.Join(plan.Orders, " or "))
 		return exitcode.Usage
 	}
-	src, name, err := plan.ReadREADME(repo, o.readme)
+	src, err := pipeline.ReadReadme(repo, o.readme)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo plan: %v\n", err)
 		return exitcode.Usage
 	}
+	name := path.Clean(filepath.ToSlash(o.readme))
 	p := plan.Make(src, plan.Options{File: name, Repo: plan.RepoFromDir(repo, e.getenv("GITHUB_REPOSITORY")), Order: o.order})
 	write := plan.WriteText
 	if o.format == "json" {

@@ -68,7 +68,7 @@ func TestPlanVerbErrors(t *testing.T) {
 		{"no readme", []string{"plan", dir}, exitcode.Usage, "not found in"},
 		{"bad format", []string{"plan", "--format", "yaml", dir}, exitcode.Usage, `--format "yaml": use text or json`},
 		{"bad order", []string{"plan", "--order", "random", dir}, exitcode.Usage, `--order "random": use readme or install-first`},
-		{"outside", []string{"plan", "--readme", "../x.md", dir}, exitcode.Usage, "give a path inside the repository"},
+		{"outside", []string{"plan", "--readme", "../x.md", dir}, exitcode.Usage, "leads out of the repository"},
 		{"two dirs", []string{"plan", dir, dir}, exitcode.Usage, "at most one repository directory"},
 	}
 	for _, tt := range tests {
@@ -92,5 +92,5 @@ func TestPlanVerbErrors(t *testing.T) {
 	assert.NilError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "README.md")))
 	code, _, errOut := runCLI(t, "plan", dir)
 	assert.Equal(t, code, exitcode.Usage)
-	assert.Assert(t, strings.Contains(errOut, "it links outside the repository"), errOut)
+	assert.Assert(t, strings.Contains(errOut, "which leads out of the repository"), errOut)
 }

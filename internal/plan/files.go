@@ -29,7 +29,9 @@ func follows(cmds []simple) string {
 				}
 			}
 		case "yes":
-			return "yes"
+			if !s.piped { // `yes | installer`, `yes | head`: the reader ends it
+				return "yes"
+			}
 		}
 	}
 	return ""

@@ -280,6 +280,24 @@ func TestOrderAndSelf(t *testing.T) {
 		skip(2, "clones this repository"), skip(3, "enters the clone"))
 }
 
+// Programs that do not end are skipped; `yes` feeding another program is
+// ended by it (a README that answers an installer's prompts, or writes a
+// large file with `yes | head -c`).
+func TestProgramsThatDoNotEnd(t *testing.T) {
+	md := "```sh\ntail -f log.txt\njournalctl -u tool --follow\ndocker logs -f tool\nyes\nyes 'y' > answers.txt\n" +
+		"yes | ./install.sh\nyes 'line' | head -c 8M > big.txt\ntail -n 5 log.txt\n```\n"
+	checkPlan(t, md, Repo{},
+		skip(2, "runs until interrupted (tail -f)"),
+		skip(3, "runs until interrupted (journalctl --follow)"),
+		skip(4, "runs until interrupted (docker logs -f)"),
+		skip(5, "runs until interrupted (yes)"),
+		skip(6, "runs until interrupted (yes)"),
+		run(7, ""),
+		run(8, ""),
+		run(9, ""),
+	)
+}
+
 func TestInstallFirstOrder(t *testing.T) {
 	md := "# x\n\n## Usage\n\n```sh\ntool run\n```\n\n## Installation\n\n```sh\nmake install\n```\n\n<!-- readme2demo: order=install-first -->\n"
 	p := Make([]byte(md), Options{})

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/repofs"
 )
 
 // Repo is what the plan knows about the repository under test: the names
@@ -151,9 +151,10 @@ const maxManifest = 256 << 10
 // RepoFromDir learns the repository's names from its checkout: the
 // directory name, the remotes in .git/config, the module line of go.mod,
 // the name in package.json, Cargo.toml and pyproject.toml. slug is the
-// "owner/name" the caller knows (GITHUB_REPOSITORY), "" when none. Only
-// regular files are read (never through a symlink), each up to 256 KiB;
-// a file that cannot be read is passed over. Nothing read here is run.
+// "owner/name" the caller knows (GITHUB_REPOSITORY), "" when none. Files
+// are read through internal/repofs (inside the repository only, regular
+// files with one link), each up to 256 KiB; a file that cannot be read is
+// passed over. Nothing read here is run.
 func RepoFromDir(dir, slug string) Repo {
 	var r Repo
 	if slug != "" {
@@ -162,7 +163,7 @@ func RepoFromDir(dir, slug string) Repo {
 	if abs, err := filepath.Abs(dir); err == nil {
 		r.add(&r.Names, filepath.Base(abs))
 	}
-	if b := readSmall(filepath.Join(dir, ".git", "config")); b != nil {
+	if b := readSmall(dir, ".git/config"); b != nil {
 		for _, m := range remoteURLRe.FindAllSubmatch(b, -1) {
 			name, s := repoOfURL(string(m[1]))
 			if s != "" {
@@ -171,13 +172,13 @@ func RepoFromDir(dir, slug string) Repo {
 			r.add(&r.Names, name)
 		}
 	}
-	if b := readSmall(filepath.Join(dir, "go.mod")); b != nil {
+	if b := readSmall(dir, "go.mod"); b != nil {
 		if m := goModuleRe.FindSubmatch(b); m != nil {
 			mod := strings.Trim(string(m[1]), `"`)
 			r.add(&r.Modules, mod)
 		}
 	}
-	if b := readSmall(filepath.Join(dir, "package.json")); b != nil {
+	if b := readSmall(dir, "package.json"); b != nil {
 		var pj struct {
 			Name string          `json:"name"`
 			Bin  json.RawMessage `json:"bin"`
@@ -195,7 +196,7 @@ func RepoFromDir(dir, slug string) Repo {
 	}
 	r.AddFiles(listFiles(dir, maxFiles)...)
 	for _, f := range []string{"Cargo.toml", "pyproject.toml"} {
-		if b := readSmall(filepath.Join(dir, f)); b != nil {
+		if b := readSmall(dir, f); b != nil {
 			if name := tomlName(b); name != "" {
 				r.add(&r.Packages, name)
 				r.add(&r.Names, name)
@@ -259,66 +260,13 @@ func listFiles(dir string, limit int) []string {
 	return out
 }
 
-// readSmall reads a regular file (not a symlink, not a device) of at most
-// maxManifest bytes; nil otherwise.
-func readSmall(p string) []byte {
-	st, err := os.Lstat(p)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxManifest {
-		return nil
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollow, 0)
+// readSmall reads a manifest (rel is slash-separated, relative to dir)
+// under repofs' rules, at most maxManifest bytes; nil when it is missing,
+// refused or larger.
+func readSmall(dir, rel string) []byte {
+	b, err := repofs.ReadFile(dir, rel, maxManifest)
 	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
-	if err != nil || len(b) > maxManifest {
 		return nil
 	}
 	return b
-}
-
-// MaxREADME caps the README ReadREADME reads.
-const MaxREADME = 4 << 20
-
-// ReadREADME reads the README at rel (slash-separated, relative to dir) and
-// returns it with its clean name ("docs/README.md"). It refuses a path that
-// leaves the repository, a symlink whose target is outside it, anything
-// but a regular file, and a file over MaxREADME.
-func ReadREADME(dir, rel string) ([]byte, string, error) {
-	name := path.Clean("/" + filepath.ToSlash(rel))[1:]
-	if name == "" || filepath.IsAbs(rel) || strings.HasPrefix(path.Clean(filepath.ToSlash(rel)), "../") {
-		return nil, "", fmt.Errorf("read README %s: give a path inside the repository", rel)
-	}
-	root, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return nil, "", fmt.Errorf("read README: repository directory %s: %w", dir, err)
-	}
-	p, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(name)))
-	if err != nil {
-		return nil, "", fmt.Errorf("read README %s: not found in %s: pass --readme with its path relative to the repository", rel, dir)
-	}
-	if r, err := filepath.Rel(root, p); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return nil, "", fmt.Errorf("read README %s: it links outside the repository", rel)
-	}
-	st, err := os.Stat(p)
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, "", fmt.Errorf("read README %s: not a regular file", rel)
-	}
-	if st.Size() > MaxREADME {
-		return nil, "", fmt.Errorf("read README %s: %d bytes is over the %d-byte limit", rel, st.Size(), MaxREADME)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, "", fmt.Errorf("read README %s: %w", rel, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxREADME+1))
-	if err != nil {
-		return nil, "", fmt.Errorf("read README %s: %w", rel, err)
-	}
-	if len(b) > MaxREADME {
-		return nil, "", fmt.Errorf("read README %s: over the %d-byte limit", rel, MaxREADME)
-	}
-	return b, name, nil
 }

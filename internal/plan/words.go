@@ -168,6 +168,8 @@ type simple struct {
 	assign []string
 	// inputs are the files of its `<` redirections.
 	inputs []string
+	// piped says its output goes into a pipe (`yes | cmd`).
+	piped bool
 }
 
 // name is the command's first word, "" when there is none.
@@ -192,10 +194,11 @@ func simples(ws []word) []simple {
 	var out []simple
 	var cur []word
 	var inputs []string
-	end := func() {
+	end := func(op string) {
 		if len(cur) > 0 {
 			s := unwrap(cur)
 			s.inputs = inputs
+			s.piped = op == "|" || op == "|&"
 			out = append(out, s)
 		}
 		cur, inputs = nil, nil
@@ -216,10 +219,10 @@ func simples(ws []word) []simple {
 			skipNext = true // the redirection's target is not an argument
 			input = w.op == "<"
 		default:
-			end()
+			end(w.op)
 		}
 	}
-	end()
+	end("")
 	return out
 }
 
