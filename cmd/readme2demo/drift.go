@@ -2,13 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/drift"
 	"github.com/readme2demo/readme2demo/internal/ghissue"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
@@ -20,7 +22,9 @@ func init() {
 // replace them.
 var driftDeps = struct {
 	docker  func(ctx context.Context) (drift.Docker, string, func(), error)
-	command drift.Commander
+	command agentcli.Commander
+	// parser returns the engine whose parser reads the transcripts.
+	parser func(name string) (engines.AgentEngine, error)
 }{
 	docker: func(ctx context.Context) (drift.Docker, string, func(), error) {
 		cli, err := sandbox.NewClient(ctx)
@@ -34,24 +38,26 @@ var driftDeps = struct {
 		}
 		return cli, gw, func() { cli.Close() }, nil
 	},
-	command: drift.ExecCommander,
+	command: agentcli.ExecCommander,
+	parser:  engines.Lookup,
 }
 
 func runDrift(ctx context.Context, args []string, e env) int {
 	fs := newFlagSet("drift", e)
-	engine := fs.String("engine", "claude-code", "the engine whose CLI to check (drivable by the mock: claude-code)")
-	version := fs.String("cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (npm view)`)
+	engine := fs.String("engine", "claude-code", fmt.Sprintf("the engine whose CLI to check: %s, or %q for %s",
+		strings.Join(agentcli.Engines(), ", "), drift.All, strings.Join(drift.ExpandEngines(drift.All), ", ")))
+	version := fs.String("cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (the registry's newest)`)
 	against := fs.String("against", "", `also run this version (usually "pinned") and diff the two command logs side by side`)
-	out := fs.String("out", "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates and report.md")
+	out := fs.String("out", "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates, report.md and drift.json")
 	image := defaultImage
 	if v := e.getenv("R2D_IMAGE"); v != "" {
 		image = v
 	}
 	fs.StringVar(&image, "image", image, "the base image a CLI version is layered on (default from R2D_IMAGE when set)")
-	host := fs.Bool("host", false, "run the CLI on the host (npm prefix under --cli-dir, mock on 127.0.0.1) instead of the Docker sandbox")
+	host := fs.Bool("host", false, "run the CLI on the host (installed under --cli-dir, mock on 127.0.0.1) instead of the Docker sandbox")
 	cliDir := fs.String("cli-dir", "", "host mode: where CLI versions are installed (default $R2D_CLI_DIR or .cache/cli)")
-	install := fs.Bool("install", true, "host mode: npm install a missing CLI version under --cli-dir")
-	issue := fs.String("issue", "", "on drift, open or update ONE issue in OWNER/REPO (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
+	install := fs.Bool("install", true, "host mode: install a missing CLI version under --cli-dir (npm; pip for PyPI CLIs)")
+	issue := fs.String("issue", "", "on drift, open or update ONE issue per engine in OWNER/REPO (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, `Usage: readme2demo drift [flags]
 
@@ -61,11 +67,16 @@ with known exit codes, print huge output, edit files, print markers, and a run
 killed mid-command) against a local mock LLM, in the Docker sandbox (an image
 %s:<engine>-<version> is built once FROM --image) or with --host on
 this machine. Each transcript is parsed and checked against what the scenario
-makes true; a table per scenario shows every field. A CLI that states no exit
-codes at all is reported as such ("exit codes not stated").
+makes true, as far as the engine's CLI states it; a table per scenario shows
+every field. A CLI that states no exit codes at all is reported as such
+("exit codes not stated").
+
+"latest" asks the package registry (npm_config_registry, or
+https://registry.npmjs.org/; PyPI for openhands, R2D_PYPI_URL).
 
 Drifted scenarios' transcripts are saved as fixture candidates under
---out/fixture-candidates/ (see docs/drift.md for bumping a pinned CLI).
+--out/fixture-candidates/; --out/drift.json says what was checked (it feeds
+"readme2demo pin --fixtures"). See docs/drift.md.
 
 Exit status: 0 no drift, 1 drift (the first changed field is named),
 2 bad flags or nothing could be run (no Docker, no image, no CLI).
@@ -79,6 +90,10 @@ Flags:
 	}
 	if fs.NArg() != 0 {
 		fmt.Fprintf(e.stderr, "readme2demo drift: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *engine == drift.All && (!isKeyword(*version) || (*against != "" && !isKeyword(*against))) {
+		fmt.Fprintln(e.stderr, `readme2demo drift: --engine all takes --cli-version and --against "pinned" or "latest" only (a version number belongs to one CLI)`)
 		return exitUsage
 	}
 	var owner, repo string
@@ -95,15 +110,16 @@ Flags:
 		}
 	}
 	if *cliDir == "" {
-		*cliDir = mockllm.CLIDir(e.getenv, ".")
+		*cliDir = agentcli.CLIDir(e.getenv, ".")
 	}
 	if abs, err := filepath.Abs(*cliDir); err == nil {
 		*cliDir = abs
 	}
 	opts := drift.Options{
-		Engine: *engine, Version: *version, Against: *against, OutDir: *out,
+		Version: *version, Against: *against, OutDir: *out,
 		Image: image, Host: *host, CLIDir: *cliDir, Install: *install,
-		Run: driftDeps.command, Progress: e.stderr,
+		Run: driftDeps.command, Registries: agentcli.RegistriesFromEnv(e.getenv), Parser: driftDeps.parser,
+		Progress: e.stderr,
 	}
 	if !*host {
 		d, gw, closeFn, err := driftDeps.docker(ctx)
@@ -114,31 +130,49 @@ Flags:
 		defer closeFn()
 		opts.Docker, opts.Gateway = d, gw
 	}
-	res, err := drift.RunCheck(ctx, opts)
+	checks, err := drift.RunChecks(ctx, opts, drift.ExpandEngines(*engine))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
-		if res == nil {
-			return exitUsage
+	}
+	code := exitOK
+	for _, c := range checks {
+		if c.Outcome == nil {
+			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", c.Err)
+			code = max(code, exitUsage)
+			continue
+		}
+		if c.Err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", c.Err)
+		}
+		res := c.Outcome
+		res.Write(e.stdout)
+		if !res.Drifted() {
+			continue
+		}
+		if code == exitOK || code == exitUsage {
+			code = exitFailed // drift outranks an engine that could not run
+		}
+		for _, r := range []*drift.Report{res.Report, res.Against} {
+			if r != nil && r.Drifted() {
+				fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", r.Engine, r.Version, r.FirstLine())
+			}
+		}
+		if *out != "" {
+			fmt.Fprintf(e.stderr, "readme2demo drift: fixture candidates under %s\n", filepath.Join(*out, "fixture-candidates"))
+		}
+		if *issue != "" {
+			if err := openDriftIssue(ctx, e, owner, repo, res); err != nil {
+				fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
+			}
 		}
 	}
-	res.Write(e.stdout)
-	if !res.Drifted() {
-		return exitOK
+	if errors.Is(err, context.Canceled) && code == exitOK {
+		code = exitUsage
 	}
-	fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", res.Report.Engine, res.Report.Version, res.Report.FirstLine())
-	if res.Against != nil && res.Against.Drifted() {
-		fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", res.Against.Engine, res.Against.Version, res.Against.FirstLine())
-	}
-	if *out != "" {
-		fmt.Fprintf(e.stderr, "readme2demo drift: fixture candidates under %s\n", filepath.Join(*out, "fixture-candidates"))
-	}
-	if *issue != "" {
-		if err := openDriftIssue(ctx, e, owner, repo, res); err != nil {
-			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
-		}
-	}
-	return exitFailed
+	return code
 }
+
+func isKeyword(v string) bool { return v == "pinned" || v == "latest" || v == "" }
 
 // openDriftIssue opens or updates the one drift issue of the engine.
 func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.Outcome) error {
@@ -146,17 +180,13 @@ func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.O
 	if err != nil {
 		return fmt.Errorf("open drift issue: %w", err)
 	}
-	body := drift.Markdown(res)
+	var runURL string
 	if server, r, id := e.getenv("GITHUB_SERVER_URL"), e.getenv("GITHUB_REPOSITORY"), e.getenv("GITHUB_RUN_ID"); server != "" && r != "" && id != "" {
-		body += fmt.Sprintf("\nWorkflow run (transcripts and fixture candidates in its artifact): %s/%s/actions/runs/%s\n", server, r, id)
+		runURL = fmt.Sprintf("%s/%s/actions/runs/%s", server, r, id)
 	}
-	title := fmt.Sprintf("Agent CLI drift: %s %s", res.Report.Engine, res.Report.Version)
-	if !res.Report.Drifted() && res.Against != nil {
-		title = fmt.Sprintf("Agent CLI drift: %s %s", res.Against.Engine, res.Against.Version)
-	}
-	is, err := svc.Upsert(ctx, ghissue.Target{Owner: owner, Repo: repo, Key: "drift " + res.Report.Engine}, title, body, nil)
+	is, err := drift.OpenIssue(ctx, svc, owner, repo, res, runURL)
 	if err != nil {
-		return fmt.Errorf("open drift issue: %w", err)
+		return err
 	}
 	verb := "updated"
 	if is.Created {

@@ -2,6 +2,8 @@ package drift_test
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,30 +14,44 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/drift"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 )
 
-var fixtureDir = filepath.Join("..", "..", "testdata", "fixtures", "claude-code")
-
-func readFixture(t *testing.T, version, scenario string) []byte {
+func readFixture(t *testing.T, engine, version, scenario string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtureDir, "real-"+version+"-"+scenario+".jsonl"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "fixtures", engine, "real-"+version+"-"+scenario+".jsonl"))
 	assert.NilError(t, err)
 	return b
 }
 
+// The committed real host captures (mockllm.Capture runs) drift is checked
+// against: the Claude Code pin of their time and the versions around it.
+const (
+	claudeCaptured = "2.1.332"
+	codexCaptured  = "0.171.0"
+	geminiCaptured = "0.61.0"
+)
+
 // fixtureReport checks the committed real captures of one Claude Code
-// version (mockllm CaptureClaude runs) exactly as drift checks a fresh host run.
+// version exactly as drift checks a fresh host run.
 func fixtureReport(t *testing.T, version string, edit func(scenario string, tr []byte) []byte) (*drift.Report, drift.Capabilities) {
 	t.Helper()
-	eng, err := engines.Lookup("claude-code")
+	return engineFixtureReport(t, "claude-code", version, edit)
+}
+
+// engineFixtureReport checks the committed real captures of one version of
+// an engine's CLI exactly as drift checks a fresh host run.
+func engineFixtureReport(t *testing.T, engine, version string, edit func(scenario string, tr []byte) []byte) (*drift.Report, drift.Capabilities) {
+	t.Helper()
+	eng, err := engines.Lookup(engine)
 	assert.NilError(t, err)
-	scs, err := drift.Scenarios("claude-code", path.Join(mockllm.CaptureRoot, "project"), version)
+	scs, err := drift.Scenarios(engine, path.Join(mockllm.CaptureRoot, "project"), version)
 	assert.NilError(t, err)
-	rep := &drift.Report{Engine: "claude-code", Version: version, Mode: "fixtures"}
+	rep := &drift.Report{Engine: engine, Version: version, Mode: "fixtures"}
 	for _, sc := range scs {
-		tr := readFixture(t, version, sc.Name)
+		tr := readFixture(t, engine, version, sc.Name)
 		if edit != nil {
 			tr = edit(sc.Name, tr)
 		}
@@ -45,7 +61,7 @@ func fixtureReport(t *testing.T, version string, edit func(scenario string, tr [
 }
 
 func TestScenariosCoverTheCapturesOfEveryVersion(t *testing.T) {
-	for _, v := range []string{mockllm.ClaudePinnedVersion, "2.0.77"} {
+	for _, v := range []string{claudeCaptured, "2.0.77"} {
 		t.Run(v, func(t *testing.T) {
 			rep, caps := fixtureReport(t, v, nil)
 			var out bytes.Buffer
@@ -139,7 +155,7 @@ func TestChangedTranscriptsNameTheFirstChangedField(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, caps := fixtureReport(t, mockllm.ClaudePinnedVersion, tc.edit)
+			rep, caps := fixtureReport(t, claudeCaptured, tc.edit)
 			assert.Check(t, rep.Drifted())
 			assert.Check(t, is.Equal(rep.FirstLine(), tc.first))
 			assert.Check(t, is.DeepEqual(caps, tc.caps))
@@ -162,7 +178,7 @@ func TestUnrunnableScenarioIsDriftNotACrash(t *testing.T) {
 }
 
 func TestDiffShowsWhatChangedBetweenVersions(t *testing.T) {
-	pinned, _ := fixtureReport(t, mockllm.ClaudePinnedVersion, nil)
+	pinned, _ := fixtureReport(t, claudeCaptured, nil)
 	old, _ := fixtureReport(t, "1.0.128", nil)
 	rows := drift.Diff(pinned.Results[1].Log, old.Results[1].Log) // failures
 	got := map[string][2]string{}
@@ -170,10 +186,11 @@ func TestDiffShowsWhatChangedBetweenVersions(t *testing.T) {
 		got[r.Field] = [2]string{r.A, r.B}
 	}
 	assert.Check(t, is.DeepEqual(got["agent_version"], [2]string{`"2.1.332"`, "null"}))
-	assert.Check(t, is.DeepEqual(got["commands[toolu_mock_t02_c01].exit_code"], [2]string{"3", "null"}))
-	assert.Check(t, is.DeepEqual(got["commands[toolu_mock_t01_c01].output"], [2]string{`""`, `"Error"`}))
+	assert.Check(t, is.DeepEqual(got["commands[exit 3].exit_code"], [2]string{"3", "null"}))
+	assert.Check(t, is.DeepEqual(got["commands[false].output"], [2]string{`""`, `"Error"`}))
+	assert.Check(t, is.DeepEqual(got["commands[false#2].output"], [2]string{`""`, `"Error"`}), "a repeated command is keyed by its run")
 	assert.Check(t, is.DeepEqual(got["turns"], [2]string{"7", "15"}))
-	_, same := got["commands[toolu_mock_t05_c02].status"]
+	_, same := got["commands[echo after-parallel].status"]
 	assert.Check(t, !same, "an unchanged field is not listed")
 	assert.Check(t, is.Len(drift.Diff(pinned.Results[1].Log, pinned.Results[1].Log), 0))
 
@@ -181,4 +198,149 @@ func TestDiffShowsWhatChangedBetweenVersions(t *testing.T) {
 	drift.WriteDiff(&out, pinned, old)
 	assert.Check(t, is.Contains(out.String(), "== command logs side by side: claude-code 2.1.332 | 1.0.128"))
 	assert.Check(t, is.Contains(out.String(), "-- scenario failures: "))
+}
+
+// Every engine's committed real captures of its CLI pass drift as they
+// are: the expectations match what each CLI states, and no more.
+func TestScenariosCoverTheCapturesOfEveryEngine(t *testing.T) {
+	for _, tc := range []struct {
+		engine, version string
+		whys            []string // notes on rows the profile explains
+	}{
+		{"claude-code", claudeCaptured, nil},
+		{"codex", codexCaptured, []string{"codex does not name its version in the transcript", "codex states no cost", "codex states no duration"}},
+		{"gemini", geminiCaptured, []string{"gemini does not name its version in the transcript", "gemini states no cost",
+			"gemini states an exit code only for a command that printed nothing"}},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			rep, _ := engineFixtureReport(t, tc.engine, tc.version, nil)
+			var out bytes.Buffer
+			rep.WriteTables(&out)
+			assert.Assert(t, !rep.Drifted(), out.String())
+			assert.Check(t, is.Len(rep.Results, 4))
+			for _, why := range tc.whys {
+				assert.Check(t, is.Contains(out.String(), "ok ("+why+")"))
+			}
+		})
+	}
+}
+
+// What each CLI states is checked, not assumed: the same transcript edits
+// that a new CLI version might bring name the first changed field.
+func TestChangedCodexAndGeminiTranscriptsNameTheFirstChangedField(t *testing.T) {
+	replaceIn := func(scenario, old, new string) func(string, []byte) []byte {
+		return func(name string, tr []byte) []byte {
+			if name != scenario {
+				return tr
+			}
+			out := bytes.Replace(tr, []byte(old), []byte(new), 1)
+			assert.Assert(t, !bytes.Equal(out, tr), "%q not in the %s capture", old, scenario)
+			return out
+		}
+	}
+	for _, tc := range []struct {
+		name, engine, version string
+		edit                  func(string, []byte) []byte
+		first                 string
+	}{
+		{
+			name: "codex renames exit_code", engine: "codex", version: codexCaptured,
+			edit:  replaceIn("failures", `"exit_code":3`, `"exitCode":3`),
+			first: "first changed field: commands[1].exit_code in scenario failures (exit 3): want 3, got null",
+		},
+		{
+			name: "codex renames the completed item event", engine: "codex", version: codexCaptured,
+			edit:  replaceIn("success", `"type":"turn.completed"`, `"type":"turn.done"`),
+			first: "first changed field: parse_stats.unknown_events in scenario success: want 0, got 1",
+		},
+		{
+			name: "gemini rewords the silent exit code", engine: "gemini", version: geminiCaptured,
+			edit:  replaceIn("failures", "Command exited with code: 1", "Exit status 1"),
+			first: "first changed field: commands[0].status in scenario failures (false): want failed, got unknown",
+		},
+		{
+			name: "gemini starts reporting errors as status", engine: "gemini", version: geminiCaptured,
+			edit:  replaceIn("success", `"status":"success","output":"hi"`, `"status":"error","output":"hi"`),
+			first: "first changed field: commands[1].status in scenario success (echo hi): want unknown, got failed",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, _ := engineFixtureReport(t, tc.engine, tc.version, tc.edit)
+			assert.Check(t, rep.Drifted())
+			assert.Check(t, is.Equal(rep.FirstLine(), tc.first))
+		})
+	}
+}
+
+// alteredParser is the engine's real parser with one deliberate change: a
+// test double standing in for a parser that no longer reads a CLI right.
+type alteredParser struct {
+	engines.AgentEngine
+	alter func(*commandlog.Log)
+}
+
+func (a alteredParser) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	l, err := a.AgentEngine.ParseTranscript(r)
+	if err == nil {
+		a.alter(l)
+	}
+	return l, err
+}
+
+func TestAlteredParserIsDrift(t *testing.T) {
+	for _, engine := range []string{"codex", "gemini"} {
+		t.Run(engine, func(t *testing.T) {
+			real, err := engines.Lookup(engine)
+			assert.NilError(t, err)
+			version := map[string]string{"codex": codexCaptured, "gemini": geminiCaptured}[engine]
+			// A parser that loses the exit code of every failed command.
+			eng := alteredParser{real, func(l *commandlog.Log) {
+				for i := range l.Commands {
+					if c := &l.Commands[i]; c.ExitCode != nil && *c.ExitCode != 0 {
+						c.ExitCode = nil
+					}
+				}
+			}}
+			scs, err := drift.Scenarios(engine, path.Join(mockllm.CaptureRoot, "project"), version)
+			assert.NilError(t, err)
+			rep := &drift.Report{Engine: engine, Version: version}
+			for _, sc := range scs {
+				rep.Results = append(rep.Results, drift.Evaluate(eng, sc, readFixture(t, engine, version, sc.Name), nil))
+			}
+			rep.Classify()
+			assert.Check(t, is.Equal(rep.FirstLine(),
+				"first changed field: commands[0].exit_code in scenario failures (false): want 1, got null [exit codes not stated]"))
+		})
+	}
+}
+
+func TestScenariosOfEveryCLI(t *testing.T) {
+	for _, engine := range []string{"claude-code", "codex", "gemini", "openhands"} {
+		t.Run(engine, func(t *testing.T) {
+			scs, err := drift.Scenarios(engine, "/workspace", "1.2.3")
+			assert.NilError(t, err)
+			assert.Assert(t, is.Len(scs, 4))
+			for _, sc := range scs {
+				assert.Check(t, is.Equal(sc.Kill, sc.Name == "killed"))
+				assert.Check(t, len(sc.Expect.Commands) > 0, sc.Name)
+			}
+			success := scs[0].Expect
+			assert.Check(t, is.Len(success.FileEdits, 2))
+			assert.Check(t, is.Equal(success.FileEdits[0].Path, "/workspace/NOTES.md"))
+			assert.Check(t, is.Equal(success.FileEdits[0].Tool, drift.Profiles[engine].WriteTool))
+			killed := scs[3].Expect
+			assert.Check(t, killed.Commands[0].Exit == nil)
+			assert.Check(t, !killed.Cost, "a killed run has no final cost")
+		})
+	}
+	// Gemini states an exit code only for a silent command.
+	scs, err := drift.Scenarios("gemini", "/workspace", "0.61.0")
+	assert.NilError(t, err)
+	for _, c := range scs[1].Expect.Commands {
+		silent := c.Command == "false" || c.Command == "exit 3"
+		assert.Check(t, is.Equal(c.Exit != nil, silent), c.Command)
+		assert.Check(t, is.Equal(c.Unknown, !silent), c.Command)
+	}
+	_, err = drift.Scenarios("markdown", "/workspace", "1.2.3")
+	assert.Check(t, errors.Is(err, drift.ErrNotDrivable))
 }

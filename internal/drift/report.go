@@ -228,6 +228,9 @@ func (rep *Report) WriteTables(w io.Writer) {
 				field += " " + Clip(r.Subject, 24)
 			}
 			verdict := "ok"
+			if r.Why != "" {
+				verdict += " (" + r.Why + ")"
+			}
 			if !r.OK {
 				verdict = "DIFF"
 				if r.Note != "" {

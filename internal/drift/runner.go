@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
@@ -29,10 +30,11 @@ type Runner interface {
 // RunTimeout bounds one scenario run.
 const RunTimeout = 3 * time.Minute
 
-// HostRunner runs an npm-installed Claude Code binary on the host with the
-// mock on 127.0.0.1 (mockllm.CaptureClaude): fast, no Docker, no sandbox.
-// Transcripts have their temporary root rewritten to mockllm.CaptureRoot.
+// HostRunner runs an installed CLI binary on the host with the mock on
+// 127.0.0.1 (mockllm.Capture): fast, no Docker, no sandbox. Transcripts have
+// their temporary root rewritten to mockllm.CaptureRoot.
 type HostRunner struct {
+	CLI    agentcli.CLI
 	Binary string
 }
 
@@ -46,7 +48,12 @@ func (h *HostRunner) Mode() string { return "host" }
 func (h *HostRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
-	c, err := mockllm.CaptureClaude(ctx, h.Binary, sc.Name)
+	engine := h.CLI.Engine
+	c, err := mockllm.Capture(ctx, mockllm.CaptureRun{
+		CLI: h.CLI, Binary: h.Binary, Kill: sc.Kill, MaxTurns: maxTurns,
+		// The same scenario, for the capture's own temporary project.
+		Scenario: func(dir string) (mockllm.Scenario, error) { return mockllm.CaptureScenario(engine, sc.Name, dir) },
+	})
 	if c == nil {
 		return nil, nil, fmt.Errorf("run %s on the host: %w", sc.Name, err)
 	}
@@ -59,11 +66,14 @@ func (h *HostRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, erro
 	return c.Transcript, c.Stderr, nil
 }
 
+// maxTurns is the turn limit of a scenario run: more than any scenario has.
+const maxTurns = 20
+
 // DockerRunner runs the engine in the hardened sandbox through the same
 // pipeline as `readme2demo run`, in an image holding the CLI version, with
 // the mock listening on the Docker bridge gateway.
 type DockerRunner struct {
-	Engine  string
+	CLI     agentcli.CLI
 	Docker  sandbox.Docker
 	Image   string
 	Gateway string // the bridge gateway address (sandbox.BridgeGateway)
@@ -117,15 +127,12 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, er
 			}
 		}()
 	}
-	env := map[string]string{
-		"ANTHROPIC_API_KEY":  mockllm.DummyAPIKey,
-		"ANTHROPIC_BASE_URL": srv.URL(),
-	}
+	env := d.CLI.APIEnv(srv.URL(), mockllm.DummyAPIKey)
 	res, runErr := pipeline.Run(runCtx, pipeline.Config{
-		Engine:   d.Engine,
+		Engine:   d.CLI.Engine,
 		RepoDir:  repo,
 		Image:    d.Image,
-		Limits:   engines.Limits{MaxTurns: 10, Timeout: RunTimeout - 10*time.Second},
+		Limits:   engines.Limits{MaxTurns: maxTurns, Timeout: RunTimeout - 10*time.Second},
 		OutDir:   out,
 		Getenv:   func(k string) string { return env[k] },
 		Progress: d.Progress,
@@ -156,14 +163,11 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, er
 	return tr, stderr, nil
 }
 
-// RunAll runs every scenario with r and checks it against the engine's
-// parser. A scenario that cannot run is recorded in its Result; the error
-// is only for a context that ended.
-func RunAll(ctx context.Context, engineName, version string, r Runner, progress io.Writer) (*Report, error) {
-	eng, err := engines.Lookup(engineName)
-	if err != nil {
-		return nil, fmt.Errorf("run drift: %w", err)
-	}
+// RunAll runs every scenario with r and checks it with the parser eng. A
+// scenario that cannot run is recorded in its Result; the error is only for
+// a context that ended.
+func RunAll(ctx context.Context, eng engines.AgentEngine, version string, r Runner, progress io.Writer) (*Report, error) {
+	engineName := eng.Name()
 	scs, err := Scenarios(engineName, r.ProjectDir(), version)
 	if err != nil {
 		return nil, err

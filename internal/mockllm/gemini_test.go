@@ -3,13 +3,9 @@ package mockllm
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +14,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
 
@@ -232,39 +229,6 @@ func TestGeminiSideRequests(t *testing.T) {
 	assert.Check(t, is.DeepEqual(kinds, []RequestKind{KindSide, KindSide, KindSide, KindSide, KindCountTokens, KindUnknown}))
 }
 
-// The harness's settings are the engine's: the capture tests what BuildCommand sets up.
-func TestGeminiSettingsMatchEngine(t *testing.T) {
-	assert.Equal(t, fmt.Sprintf(GeminiSettings, 7), fmt.Sprintf(engines.GeminiSettings, GeminiAuthType, 7))
-	assert.Equal(t, GeminiPinnedVersion, engines.GeminiVersion, "the mock harness and the engine pin different gemini versions")
-	assert.Check(t, json.Valid([]byte(fmt.Sprintf(GeminiSettings, 7))))
-	eng, err := engines.Lookup(engines.GeminiName)
-	assert.NilError(t, err)
-	cmd := eng.BuildCommand(engines.Limits{})
-	for _, a := range GeminiArgs("", "") {
-		if a != "" {
-			assert.Check(t, is.Contains(cmd, a), "BuildCommand lacks the harness's %s", a)
-		}
-	}
-}
-
-var geminiFixtureDir = filepath.Join(repoRoot, "testdata", "fixtures", "gemini")
-
-// geminiBinaryOrSkip finds the npm-installed pinned gemini. Missing: FAIL in CI, skip elsewhere.
-func geminiBinaryOrSkip(t *testing.T) string {
-	t.Helper()
-	dir := CLIDir(os.Getenv, repoRoot)
-	bin := GeminiBinary(dir, GeminiPinnedVersion)
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("gemini-cli %s not installed at %s; install it with: %s",
-			GeminiPinnedVersion, bin, GeminiInstallCommand(dir, GeminiPinnedVersion))
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
-
 // geminiCaptureModel is the model the "model-" capture asks for with --model (no routing).
 const geminiCaptureModel = "gemini-2.5-flash"
 
@@ -276,23 +240,24 @@ func TestRealGeminiCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real CLI; skipped with -short")
 	}
-	bin := geminiBinaryOrSkip(t)
-	capture := *captureFlag || os.Getenv("R2D_CAPTURE") == "1"
+	cli, bin := cliOrSkip(t, engines.GeminiName, agentcli.GeminiCLIVersion)
 	eng, err := engines.Lookup(engines.GeminiName)
 	assert.NilError(t, err)
 	type run struct{ name, scenario, model string }
 	var runs []run
-	for _, n := range GeminiScenarioNames {
+	for _, n := range []string{ScenarioSuccess, ScenarioFailures, ScenarioEdit, ScenarioSignals,
+		ScenarioMaxTurns, ScenarioBigOut, ScenarioKilled} {
 		runs = append(runs, run{n, n, ""})
 	}
 	runs = append(runs, run{"model-success", ScenarioSuccess, geminiCaptureModel})
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
 			t.Parallel() // the CLI mostly waits: its startup, the mock, the commands
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-			defer cancel()
-			c, err := CaptureGemini(ctx, bin, r.scenario, r.model)
-			assert.NilError(t, err)
+			turns := 20
+			if r.scenario == ScenarioMaxTurns {
+				turns = CaptureMaxTurns
+			}
+			c := captureRun(t, CaptureRun{CLI: cli, Binary: bin, Model: r.model, MaxTurns: turns}, r.scenario, 4*time.Minute)
 			l, err := eng.ParseTranscript(bytes.NewReader(c.Transcript))
 			assert.NilError(t, err)
 			assert.NilError(t, commandlog.Validate(l))
@@ -300,15 +265,15 @@ func TestRealGeminiCLI(t *testing.T) {
 				t.Logf("exit %d, stderr:\n%s\ntranscript:\n%s", c.ExitCode, c.Stderr, c.Transcript)
 				return
 			}
-			if capture {
-				writeGeminiFixture(t, r.name, c)
+			if capturing() {
+				writeEngineFixture(t, engines.GeminiName, agentcli.GeminiCLIVersion, r.name, c)
 			}
 		})
 	}
 }
 
 // checkGeminiRun checks what the mock saw and how the CLI ended.
-func checkGeminiRun(t *testing.T, c *GeminiCapture, model string) bool {
+func checkGeminiRun(t *testing.T, c *Captured, model string) bool {
 	t.Helper()
 	turns := 0
 	for i, r := range c.Requests {
@@ -354,7 +319,7 @@ func slicesContain(s []string, v string) bool {
 // checkGeminiLog asserts the command log of a scenario, as a reader of the transcript would
 // list it; it reports success. Gemini states an exit code only for a command that printed
 // nothing, so every other command is unknown (or failed, for a signal) with no exit code.
-func checkGeminiLog(t *testing.T, c *GeminiCapture, l *commandlog.Log) bool {
+func checkGeminiLog(t *testing.T, c *Captured, l *commandlog.Log) bool {
 	t.Helper()
 	assert.Check(t, is.Equal(l.Engine, "gemini"))
 	assert.Check(t, l.CostUSD == nil, "gemini reports tokens, not dollars")
@@ -423,13 +388,4 @@ func checkGeminiLog(t *testing.T, c *GeminiCapture, l *commandlog.Log) bool {
 		assert.Check(t, is.DeepEqual(l.FileEdits, edits))
 	}
 	return !t.Failed()
-}
-
-func writeGeminiFixture(t *testing.T, name string, c *GeminiCapture) {
-	t.Helper()
-	assert.NilError(t, os.MkdirAll(geminiFixtureDir, 0o755))
-	base := filepath.Join(geminiFixtureDir, fmt.Sprintf("real-%s-%s", GeminiPinnedVersion, name))
-	assert.Assert(t, !bytes.Contains(c.Transcript, []byte("/root")), "transcript holds a home path")
-	assert.NilError(t, os.WriteFile(base+".jsonl", c.Transcript, 0o644))
-	t.Logf("wrote %s.jsonl (%d bytes)", base, len(c.Transcript))
 }

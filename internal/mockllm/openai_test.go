@@ -3,7 +3,6 @@ package mockllm
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
 
@@ -209,48 +209,27 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-var codexFixtureDir = filepath.Join(repoRoot, "testdata", "fixtures", "codex")
-
-// codexBinaryOrSkip finds the npm-installed pinned codex. Missing: FAIL in CI, skip elsewhere.
-func codexBinaryOrSkip(t *testing.T) string {
-	t.Helper()
-	dir := CLIDir(os.Getenv, repoRoot)
-	bin := CodexBinary(dir, CodexPinnedVersion)
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("codex %s not installed at %s; install it with: %s",
-			CodexPinnedVersion, bin, CodexInstallCommand(dir, CodexPinnedVersion))
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
-
 // TestRealCodexCLI runs the pinned REAL codex CLI against the mock for every capture scenario
-// (and once on codex's default model, which is driven through its JavaScript exec tool),
-// parses each transcript with the codex engine and checks the command log a user would read.
-// With -capture (or R2D_CAPTURE=1) it rewrites testdata/fixtures/codex/real-*.
+// (with -m CodexModel, which codex offers exec_command and apply_patch directly, and once on
+// codex's default model, which is driven through its JavaScript exec tool), parses each
+// transcript with the codex engine and checks the command log a user would read. With -capture
+// (or R2D_CAPTURE=1) it rewrites testdata/fixtures/codex/real-<pin>-*.
 func TestRealCodexCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real CLI; skipped with -short")
 	}
-	assert.Equal(t, CodexPinnedVersion, engines.CodexVersion, "the mock harness and the engine pin different codex versions")
-	bin := codexBinaryOrSkip(t)
-	capture := *captureFlag || os.Getenv("R2D_CAPTURE") == "1"
+	cli, bin := cliOrSkip(t, engines.CodexName, agentcli.CodexVersion)
 	eng, err := engines.Lookup(engines.CodexName)
 	assert.NilError(t, err)
-	runs := []struct{ name, scenario string }{}
-	for _, n := range CodexScenarioNames {
-		runs = append(runs, struct{ name, scenario string }{n, n})
+	type run struct{ name, scenario, model string }
+	var runs []run
+	for _, n := range []string{ScenarioSuccess, ScenarioFailures, ScenarioEdit, ScenarioAbandoned, ScenarioBigOut, ScenarioKilled} {
+		runs = append(runs, run{n, n, CodexModel})
 	}
-	runs = append(runs, struct{ name, scenario string }{"codemode-success", ScenarioSuccess})
+	runs = append(runs, run{"codemode-success", ScenarioSuccess, ""})
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			c, err := CaptureCodex(ctx, bin, r.scenario, strings.HasPrefix(r.name, "codemode-"))
-			assert.NilError(t, err)
+			c := captureRun(t, CaptureRun{CLI: cli, Binary: bin, Model: r.model}, r.scenario, 3*time.Minute)
 			l, err := eng.ParseTranscript(bytes.NewReader(c.Transcript))
 			assert.NilError(t, err)
 			assert.NilError(t, commandlog.Validate(l))
@@ -258,8 +237,8 @@ func TestRealCodexCLI(t *testing.T) {
 				t.Logf("stderr:\n%s\ntranscript:\n%s", c.Stderr, c.Transcript)
 				return
 			}
-			if capture {
-				writeCodexFixture(t, r.name, c)
+			if capturing() {
+				writeEngineFixture(t, engines.CodexName, agentcli.CodexVersion, r.name, c)
 			}
 		})
 	}
@@ -275,7 +254,7 @@ type cmdWant struct {
 func ip(n int) *int { return &n }
 
 // checkCodexLog asserts the command log of a scenario; it reports success.
-func checkCodexLog(t *testing.T, c *CodexCapture, l *commandlog.Log) bool {
+func checkCodexLog(t *testing.T, c *Captured, l *commandlog.Log) bool {
 	t.Helper()
 	assert.Check(t, is.Equal(l.Engine, "codex"))
 	assert.Check(t, l.CostUSD == nil, "codex reports tokens, not dollars")
@@ -315,6 +294,14 @@ func checkCodexLog(t *testing.T, c *CodexCapture, l *commandlog.Log) bool {
 		// still running when the turn ended: no exit code, never a fabricated 0
 		want = []cmdWant{{"echo server starting; sleep 20; echo server stopped", nil, "unknown", ""}}
 		assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeSuccess))
+	case ScenarioBigOut:
+		// codex carries the whole output; the parser keeps head and tail
+		want = []cmdWant{{"echo SUCCESS", ip(0), "ok", "SUCCESS"}, {"seq 1 20000", ip(0), "ok", "1\n2\n3\n"}}
+		assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeFailed), "SUCCESS printed by a command is not the agent's marker")
+		assert.Check(t, is.Len(l.Markers, 0))
+		for _, cmd := range l.Commands {
+			assert.Check(t, is.Equal(cmd.Truncated, cmd.Command == "seq 1 20000"), cmd.Command)
+		}
 	case ScenarioKilled:
 		assert.Check(t, c.Killed, "the harness did not kill the CLI")
 		want = []cmdWant{{"echo waiting for the server; sleep 60; echo done", nil, "unknown", ""}}
@@ -340,10 +327,13 @@ func checkCodexLog(t *testing.T, c *CodexCapture, l *commandlog.Log) bool {
 	return !t.Failed()
 }
 
-func writeCodexFixture(t *testing.T, name string, c *CodexCapture) {
+// writeEngineFixture writes a capture as testdata/fixtures/<engine>/real-<version>-<name>.jsonl.
+func writeEngineFixture(t *testing.T, engine, version, name string, c *Captured) {
 	t.Helper()
-	assert.NilError(t, os.MkdirAll(codexFixtureDir, 0o755))
-	base := filepath.Join(codexFixtureDir, fmt.Sprintf("real-%s-%s", CodexPinnedVersion, name))
+	dir := filepath.Join(repoRoot, "testdata", "fixtures", engine)
+	assert.NilError(t, os.MkdirAll(dir, 0o755))
+	base := filepath.Join(dir, fmt.Sprintf("real-%s-%s", version, name))
+	assert.Assert(t, !bytes.Contains(c.Transcript, []byte(DummyAPIKey)), "transcript leaks the API key")
 	assert.Assert(t, !bytes.Contains(c.Transcript, []byte("/root")), "transcript holds a home path")
 	assert.NilError(t, os.WriteFile(base+".jsonl", c.Transcript, 0o644))
 	t.Logf("wrote %s.jsonl (%d bytes)", base, len(c.Transcript))
