@@ -72,7 +72,9 @@ every field. A CLI that states no exit codes at all is reported as such
 ("exit codes not stated").
 
 "latest" asks the package registry (npm_config_registry, or
-https://registry.npmjs.org/; PyPI for openhands, R2D_PYPI_URL).
+https://registry.npmjs.org/; PyPI for openhands, R2D_PYPI_URL). The openhands
+driver is tested against a fake CLI only (PyPI is out of reach of this
+project's CI): its results are unverified, see docs/drift.md.
 
 Drifted scenarios' transcripts are saved as fixture candidates under
 --out/fixture-candidates/; --out/drift.json says what was checked (it feeds

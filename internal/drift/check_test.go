@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -330,7 +332,8 @@ func TestScenariosOfEveryCLI(t *testing.T) {
 			assert.Check(t, is.Equal(success.FileEdits[0].Tool, drift.Profiles[engine].WriteTool))
 			killed := scs[3].Expect
 			assert.Check(t, killed.Commands[0].Exit == nil)
-			assert.Check(t, !killed.Cost, "a killed run has no final cost")
+			assert.Check(t, is.Equal(killed.Cost, drift.Profiles[engine].Cost == drift.Always), "a killed run has no final record")
+			assert.Check(t, is.Equal(killed.Turns, drift.Profiles[engine].Turns == drift.Always))
 		})
 	}
 	// Gemini states an exit code only for a silent command.
@@ -343,4 +346,31 @@ func TestScenariosOfEveryCLI(t *testing.T) {
 	}
 	_, err = drift.Scenarios("markdown", "/workspace", "1.2.3")
 	assert.Check(t, errors.Is(err, drift.ErrNotDrivable))
+}
+
+// The weekly workflow checks exactly the scheduled CLIs (OpenHands, whose
+// CLI cannot be installed in CI, stays out), bumps with `readme2demo pin`
+// after a check without drift, and keeps one issue per engine on drift.
+func TestWorkflowMatrixIsTheSchedule(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "drift.yml"))
+	assert.NilError(t, err)
+	wf := string(b)
+	m := regexp.MustCompile(`(?m)^\s+engine: \[([^\]]*)\]`).FindStringSubmatch(wf)
+	assert.Assert(t, m != nil, "no engine matrix in drift.yml")
+	var matrix []string
+	for _, e := range strings.Split(m[1], ",") {
+		matrix = append(matrix, strings.TrimSpace(e))
+	}
+	assert.Check(t, is.DeepEqual(matrix, drift.ExpandEngines(drift.All)))
+	assert.Check(t, !slices.Contains(matrix, "openhands"))
+	for _, want := range []string{
+		`drift --engine "$ENGINE" --cli-version "$CLI_VERSION" --against pinned`,
+		`--issue "$GITHUB_REPOSITORY"`,
+		`if: steps.drift.outputs.result == 'no-drift'`,
+		`pin --engine "$ENGINE" --version "$version" --fixtures drift-out`,
+		`--pull-request "$GITHUB_REPOSITORY"`,
+		"pull-requests: write", "contents: write", "issues: write",
+	} {
+		assert.Check(t, is.Contains(wf, want))
+	}
 }

@@ -63,8 +63,10 @@ var Profiles = map[string]Profile{
 	// counts the model's answers.
 	"gemini": {SilentExitCodesOnly: true, Cost: Never, Turns: Always, Duration: Final, WriteTool: "write_file", EditTool: "replace"},
 	// Not verified against the real CLI (PyPI is not reachable here): the
-	// V1 event stream as engines/openhands.go reads it.
-	"openhands": {Cost: Final, Turns: Always, Duration: Always, WriteTool: "create", EditTool: "str_replace"},
+	// V1 event stream as engines/openhands.go reads it, with the "stats"
+	// state updates the CLI prints during a run (the committed
+	// v1-*.cli.log); turns and duration come from the events.
+	"openhands": {Cost: Always, Turns: Always, Duration: Always, WriteTool: "create", EditTool: "str_replace"},
 }
 
 // Scenarios returns the engine's fixed scenarios for a project at dir (as

@@ -47,10 +47,10 @@ func CaptureScenario(engine, name, dir string) (Scenario, error) {
 		}, FinalText: "The demo cannot run here.\nBLOCKED: needs a database"}
 	case ScenarioBigOut:
 		lines := 200000 // 1.2 MB: Claude Code moves such an output into a file
-		if engine == engines.GeminiName || engine == engines.CodexName {
+		if engine != engines.ClaudeCodeName {
 			// Gemini CLI's stream-json and codex's item.completed carry a command's whole
-			// output (200000 lines gave 1.2 to 1.5 MB transcripts); a tenth of it is big
-			// enough to be truncated.
+			// output (200000 lines gave 1.2 to 1.5 MB transcripts), and so may OpenHands'
+			// observations; a tenth of it is big enough to be truncated.
 			lines = 20000
 		}
 		sc = Scenario{Name: name, Turns: []Turn{
