@@ -136,11 +136,11 @@ Flags:
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
 	}
-	code := exitOK
+	drifted, notRun := false, errors.Is(err, context.Canceled)
 	for _, c := range checks {
 		if c.Outcome == nil {
 			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", c.Err)
-			code = max(code, exitUsage)
+			notRun = true
 			continue
 		}
 		if c.Err != nil {
@@ -151,9 +151,7 @@ Flags:
 		if !res.Drifted() {
 			continue
 		}
-		if code == exitOK || code == exitUsage {
-			code = exitFailed // drift outranks an engine that could not run
-		}
+		drifted = true
 		for _, r := range []*drift.Report{res.Report, res.Against} {
 			if r != nil && r.Drifted() {
 				fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", r.Engine, r.Version, r.FirstLine())
@@ -168,10 +166,13 @@ Flags:
 			}
 		}
 	}
-	if errors.Is(err, context.Canceled) && code == exitOK {
-		code = exitUsage
+	switch {
+	case drifted: // drift outranks an engine that could not run
+		return exitFailed
+	case notRun:
+		return exitUsage
 	}
-	return code
+	return exitOK
 }
 
 func isKeyword(v string) bool { return v == "pinned" || v == "latest" || v == "" }

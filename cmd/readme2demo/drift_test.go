@@ -331,3 +331,53 @@ func TestDriftPinnedCodexAndGemini(t *testing.T) {
 		}
 	}
 }
+
+// installReplayCLI installs, as version of engine's CLI, a program that
+// ignores the mock and prints a committed capture of scenario: a CLI whose
+// every run looks the same.
+func installReplayCLI(t *testing.T, dir, engine, version, fixture string) {
+	t.Helper()
+	cli, err := agentcli.Lookup(engine)
+	assert.NilError(t, err)
+	bin := cli.Binary(dir, version)
+	assert.NilError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
+	abs, err := filepath.Abs(filepath.Join("..", "..", "testdata", "fixtures", engine, fixture))
+	assert.NilError(t, err)
+	assert.NilError(t, os.WriteFile(bin, []byte("#!/bin/sh\ncat '"+abs+"'\n"), 0o755))
+}
+
+// --engine all checks every scheduled engine in turn, reports each, and
+// one that cannot run does not stop the others.
+func TestDriftAllEngines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs (fake) CLIs against the mock; skipped with -short")
+	}
+	cliDir := t.TempDir()
+	installReplayCLI(t, cliDir, "claude-code", agentcli.ClaudeCodeVersion, "real-2.1.332-success.jsonl")
+	installReplayCLI(t, cliDir, "codex", agentcli.CodexVersion, "real-0.171.0-success.jsonl")
+	// gemini is not installed
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, errOut := runDriftCLI(t, nil, "--engine", "all", "--host", "--install=false", "--cli-dir", cliDir, "--out", out)
+	assert.Check(t, is.Equal(code, exitFailed), errOut)
+	assert.Check(t, is.Contains(stdout, "DRIFT: claude-code "+agentcli.ClaudeCodeVersion))
+	assert.Check(t, is.Contains(stdout, "DRIFT: codex "+agentcli.CodexVersion))
+	assert.Check(t, is.Contains(errOut, "readme2demo drift: find gemini "+agentcli.GeminiCLIVersion+": not installed"))
+	// a replayed success transcript is right for success and wrong for failures
+	assert.Check(t, is.Contains(errOut, "readme2demo drift: codex "+agentcli.CodexVersion+": first changed field: commands in scenario failures: want 6, got 3"))
+	sum, err := drift.ReadSummary(out)
+	assert.NilError(t, err)
+	assert.Assert(t, is.Len(sum.Checks, 3))
+	var engines []string
+	for _, c := range sum.Checks {
+		engines = append(engines, c.Engine)
+	}
+	assert.Check(t, is.DeepEqual(engines, []string{"claude-code", "codex", "gemini"}))
+	assert.Check(t, sum.Checks[1].Drifted)
+	assert.Check(t, is.DeepEqual(sum.Checks[1].Versions[0].DriftedScenarios, []string{"bigoutput", "failures", "killed"}))
+	assert.Check(t, is.Contains(sum.Checks[2].Error, "not installed"))
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	assert.NilError(t, err)
+	for _, want := range []string{"## readme2demo drift: claude-code", "## readme2demo drift: codex", "## readme2demo drift: gemini\n\n**Not checked:** find gemini"} {
+		assert.Check(t, is.Contains(string(report), want))
+	}
+}
