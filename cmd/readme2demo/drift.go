@@ -7,16 +7,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/drift"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghissue"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
-
-func init() {
-	verbs["drift"] = verb{summary: "check an agent CLI version against the parser with scripted scenarios (no LLM, no cost)", run: runDrift}
-}
 
 // driftDeps are what the drift verb reaches outside the process; tests
 // replace them.
@@ -42,26 +41,18 @@ var driftDeps = struct {
 	parser:  engines.Lookup,
 }
 
-func runDrift(ctx context.Context, args []string, e env) int {
-	fs := newFlagSet("drift", e)
-	engine := fs.String("engine", "claude-code", fmt.Sprintf("the engine whose CLI to check: %s, or %q for %s",
-		strings.Join(agentcli.Engines(), ", "), drift.All, strings.Join(drift.ExpandEngines(drift.All), ", ")))
-	version := fs.String("cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (the registry's newest)`)
-	against := fs.String("against", "", `also run this version (usually "pinned") and diff the two command logs side by side`)
-	out := fs.String("out", "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates, report.md and drift.json")
-	image := defaultImage
-	if v := e.getenv("R2D_IMAGE"); v != "" {
-		image = v
-	}
-	fs.StringVar(&image, "image", image, "the base image a CLI version is layered on (default from R2D_IMAGE when set)")
-	host := fs.Bool("host", false, "run the CLI on the host (installed under --cli-dir, mock on 127.0.0.1) instead of the Docker sandbox")
-	cliDir := fs.String("cli-dir", "", "host mode: where CLI versions are installed (default $R2D_CLI_DIR or .cache/cli)")
-	install := fs.Bool("install", true, "host mode: install a missing CLI version under --cli-dir (npm; pip for PyPI CLIs)")
-	issue := fs.String("issue", "", "on drift, open or update ONE issue per engine in OWNER/REPO (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: readme2demo drift [flags]
+// driftOptions are the drift verb's flags.
+type driftOptions struct {
+	engine, version, against, out, image, cliDir, issue string
+	host, install                                       bool
+}
 
-Checks an agent CLI version against readme2demo's transcript parser at no LLM
+func newDriftCmd(e env) *cobra.Command {
+	var o driftOptions
+	cmd := &cobra.Command{
+		Use:   "drift [flags]",
+		Short: "check an agent CLI version against the parser with scripted scenarios (no LLM, no cost)",
+		Long: fmt.Sprintf(`Checks an agent CLI version against readme2demo's transcript parser at no LLM
 cost: the REAL CLI runs fixed scripted scenarios (commands that succeed, fail
 with known exit codes, print huge output, edit files, print markers, and a run
 killed mid-command) against a local mock LLM, in the Docker sandbox (an image
@@ -78,61 +69,75 @@ project's CI): its results are unverified, see docs/drift.md.
 
 Drifted scenarios' transcripts are saved as fixture candidates under
 --out/fixture-candidates/; --out/drift.json says what was checked (it feeds
-"readme2demo pin --fixtures"). See docs/drift.md.
+"readme2demo pin --fixtures DIR"). See docs/drift.md.
 
 Exit status: 0 no drift, 1 drift (the first changed field is named),
-2 bad flags or nothing could be run (no Docker, no image, no CLI).
+2 bad flags or nothing could be run (no Docker, no image, no CLI).`, drift.ImageRepo),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return exitWith(runDrift(cmd.Context(), o, e))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.engine, "engine", engines.ClaudeCodeName, fmt.Sprintf("the engine whose CLI to check: %s, or %q for %s",
+		strings.Join(agentcli.Engines(), ", "), drift.All, strings.Join(drift.ExpandEngines(drift.All), ", ")))
+	_ = cmd.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions(append(agentcli.Engines(), drift.All), cobra.ShellCompDirectiveNoFileComp))
+	f.StringVar(&o.version, "cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (the registry's newest)`)
+	f.StringVar(&o.against, "against", "", `also run this version (usually "pinned") and diff the two command logs side by side`)
+	addOutFlag(cmd, &o.out, "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates, report.md and drift.json")
+	addImageFlag(cmd, &o.image, e, "the base image a CLI version is layered on")
+	f.BoolVar(&o.host, "host", false, "run the CLI on the host (installed under --cli-dir, mock on 127.0.0.1) instead of the Docker sandbox")
+	f.StringVar(&o.cliDir, "cli-dir", "", "host mode: where CLI versions are installed (default $R2D_CLI_DIR or .cache/cli)")
+	f.BoolVar(&o.install, "install", true, "host mode: install a missing CLI version under --cli-dir (npm; pip for PyPI CLIs)")
+	f.StringVar(&o.issue, "issue", "", "on drift, open or update ONE issue per engine in OWNER/REPO (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
+	return cmd
+}
 
-Flags:
-`, drift.ImageRepo)
-		fs.PrintDefaults()
-	}
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(e.stderr, "readme2demo drift: unexpected argument %q (see --help)\n", fs.Arg(0))
-		return exitUsage
-	}
-	if *engine == drift.All && (!isKeyword(*version) || (*against != "" && !isKeyword(*against))) {
+func runDrift(ctx context.Context, o driftOptions, e env) int {
+	if o.engine == drift.All && (!isKeyword(o.version) || (o.against != "" && !isKeyword(o.against))) {
 		fmt.Fprintln(e.stderr, `readme2demo drift: --engine all takes --cli-version and --against "pinned" or "latest" only (a version number belongs to one CLI)`)
-		return exitUsage
+		return exitcode.Usage
 	}
 	var owner, repo string
-	if *issue != "" {
+	if o.issue != "" {
 		var ok bool
-		owner, repo, ok = strings.Cut(*issue, "/")
+		owner, repo, ok = strings.Cut(o.issue, "/")
 		if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
-			fmt.Fprintf(e.stderr, "readme2demo drift: --issue wants OWNER/REPO, got %q\n", *issue)
-			return exitUsage
+			fmt.Fprintf(e.stderr, "readme2demo drift: --issue wants OWNER/REPO, got %q\n", o.issue)
+			return exitcode.Usage
 		}
 		if e.getenv("GITHUB_TOKEN") == "" {
 			fmt.Fprintln(e.stderr, "readme2demo drift: --issue needs GITHUB_TOKEN in the environment")
-			return exitUsage
+			return exitcode.Usage
 		}
 	}
-	if *cliDir == "" {
-		*cliDir = agentcli.CLIDir(e.getenv, ".")
+	if o.cliDir == "" {
+		o.cliDir = agentcli.CLIDir(e.getenv, ".")
 	}
-	if abs, err := filepath.Abs(*cliDir); err == nil {
-		*cliDir = abs
+	if abs, err := filepath.Abs(o.cliDir); err == nil {
+		o.cliDir = abs
 	}
 	opts := drift.Options{
-		Version: *version, Against: *against, OutDir: *out,
-		Image: image, Host: *host, CLIDir: *cliDir, Install: *install,
+		Version: o.version, Against: o.against, OutDir: o.out,
+		Image: o.image, Host: o.host, CLIDir: o.cliDir, Install: o.install,
 		Run: driftDeps.command, Registries: agentcli.RegistriesFromEnv(e.getenv), Parser: driftDeps.parser,
 		Progress: e.stderr,
 	}
-	if !*host {
+	if !o.host {
 		d, gw, closeFn, err := driftDeps.docker(ctx)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo drift: %v (or use --host)\n", err)
-			return exitUsage
+			return exitcode.Usage
 		}
 		defer closeFn()
 		opts.Docker, opts.Gateway = d, gw
 	}
-	checks, err := drift.RunChecks(ctx, opts, drift.ExpandEngines(*engine))
+	checks, err := drift.RunChecks(ctx, opts, drift.ExpandEngines(o.engine))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
 	}
@@ -157,10 +162,10 @@ Flags:
 				fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", r.Engine, r.Version, r.FirstLine())
 			}
 		}
-		if *out != "" {
-			fmt.Fprintf(e.stderr, "readme2demo drift: fixture candidates under %s\n", filepath.Join(*out, "fixture-candidates"))
+		if o.out != "" {
+			fmt.Fprintf(e.stderr, "readme2demo drift: fixture candidates under %s\n", filepath.Join(o.out, "fixture-candidates"))
 		}
-		if *issue != "" {
+		if o.issue != "" {
 			if err := openDriftIssue(ctx, e, owner, repo, res); err != nil {
 				fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
 			}
@@ -168,11 +173,11 @@ Flags:
 	}
 	switch {
 	case drifted: // drift outranks an engine that could not run
-		return exitFailed
+		return exitcode.Failed
 	case notRun:
-		return exitUsage
+		return exitcode.Usage
 	}
-	return exitOK
+	return exitcode.OK
 }
 
 func isKeyword(v string) bool { return v == "pinned" || v == "latest" || v == "" }
@@ -183,11 +188,7 @@ func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.O
 	if err != nil {
 		return fmt.Errorf("open drift issue: %w", err)
 	}
-	var runURL string
-	if server, r, id := e.getenv("GITHUB_SERVER_URL"), e.getenv("GITHUB_REPOSITORY"), e.getenv("GITHUB_RUN_ID"); server != "" && r != "" && id != "" {
-		runURL = fmt.Sprintf("%s/%s/actions/runs/%s", server, r, id)
-	}
-	is, err := drift.OpenIssue(ctx, svc, owner, repo, res, runURL)
+	is, err := drift.OpenIssue(ctx, svc, owner, repo, res, runURL(e))
 	if err != nil {
 		return err
 	}
@@ -197,4 +198,13 @@ func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.O
 	}
 	fmt.Fprintf(e.stderr, "readme2demo drift: %s issue #%d %s\n", verb, is.Number, is.URL)
 	return nil
+}
+
+// runURL is the URL of the workflow run this runs in, or "".
+func runURL(e env) string {
+	server, repo, id := e.getenv("GITHUB_SERVER_URL"), e.getenv("GITHUB_REPOSITORY"), e.getenv("GITHUB_RUN_ID")
+	if server == "" || repo == "" || id == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/actions/runs/%s", server, repo, id)
 }

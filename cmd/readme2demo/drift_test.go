@@ -21,6 +21,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/drift"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghissue"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
@@ -64,7 +65,7 @@ func TestDriftUsageErrors(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			code, stdout, errOut := runDriftCLI(t, tc.vars, append(tc.args, "--out", out)...)
-			assert.Check(t, is.Equal(code, exitUsage))
+			assert.Check(t, is.Equal(code, exitcode.Usage))
 			assert.Check(t, is.Contains(errOut, tc.want))
 			assert.Check(t, is.Equal(stdout, ""))
 			_, err := os.Stat(out)
@@ -83,7 +84,7 @@ func TestDriftLatestResolvesThroughTheRegistry(t *testing.T) {
 	code, _, errOut := runDriftCLI(t, map[string]string{"npm_config_registry": npm.URL},
 		"--host", "--install=false", "--cli-dir", "/nonexistent", "--cli-version", "latest", "--engine", "codex",
 		"--out", filepath.Join(t.TempDir(), "out"))
-	assert.Check(t, is.Equal(code, exitUsage))
+	assert.Check(t, is.Equal(code, exitcode.Usage))
 	assert.Check(t, is.Contains(errOut, "find codex 3.4.5: not installed at /nonexistent/codex-3.4.5/node_modules/.bin/codex"))
 	assert.Check(t, is.DeepEqual(paths, []string{"/@openai%2fcodex"}))
 }
@@ -144,7 +145,7 @@ func TestDriftSavesCandidatesAndOpensTheIssue(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, errOut := runDriftCLI(t, map[string]string{"GITHUB_TOKEN": "tok", "GITHUB_API_URL": srv.URL},
 		"--host", "--install=false", "--cli-dir", cliDir, "--cli-version", "7.7.7", "--against", "7.7.8", "--out", out, "--issue", "o/r")
-	assert.Check(t, is.Equal(code, exitFailed), errOut)
+	assert.Check(t, is.Equal(code, exitcode.Failed), errOut)
 	assert.Check(t, is.Contains(errOut, `readme2demo drift: claude-code 7.7.7: first changed field: agent_version in scenario success: want "7.7.7", got "2.1.332"`))
 	assert.Check(t, is.Contains(errOut, "opened issue #7 https://github.test/o/r/issues/7"))
 	assert.Check(t, is.Contains(stdout, "DRIFT: claude-code 7.7.7 differs from what the parser expects"))
@@ -204,7 +205,7 @@ func TestDriftRealClaudeCodeOnHost(t *testing.T) {
 	code, stdout, errOut := runDriftCLI(t, nil, "--host", "--install=false", "--cli-dir", cliDir,
 		"--cli-version", old, "--against", "pinned", "--out", out)
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
-	assert.Check(t, is.Equal(code, exitFailed))
+	assert.Check(t, is.Equal(code, exitcode.Failed))
 	for _, want := range []string{
 		"no drift: claude-code " + pin + " matches every expectation in 4 scenarios",
 		"DRIFT: claude-code 1.0.128 differs from what the parser expects",
@@ -239,7 +240,7 @@ func TestDriftPinnedClaudeCodeInDocker(t *testing.T) {
 	pin := agentcli.ClaudeCodeVersion
 	code, stdout, errOut := runDriftCLI(t, nil, "--image", img, "--out", out)
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
-	assert.Check(t, is.Equal(code, exitOK))
+	assert.Check(t, is.Equal(code, exitcode.OK))
 	assert.Check(t, is.Contains(stdout, "no drift: claude-code "+pin+" matches every expectation in 4 scenarios"))
 	assert.Check(t, is.Contains(stdout, "scenario killed (docker "+img+"): 16 fields, 0 differ"))
 	assert.Check(t, fileExists(filepath.Join(out, "claude-code-"+pin, "failures.jsonl")))
@@ -310,14 +311,14 @@ func TestDriftPinnedCodexAndGemini(t *testing.T) {
 				assert.NilError(t, err)
 				_, _, verr := sum.Verified(engine, pin)
 				if altered {
-					assert.Check(t, is.Equal(code, exitFailed))
+					assert.Check(t, is.Equal(code, exitcode.Failed))
 					assert.Check(t, is.Contains(errOut, "readme2demo drift: "+engine+" "+pin+
 						": first changed field: commands[0].exit_code in scenario failures (false): want 1, got null [exit codes not stated]"))
 					assert.Check(t, errors.Is(verr, drift.ErrNotVerified))
 					assert.Check(t, fileExists(drift.CandidatePath(out, engine, pin, "failures")))
 					return
 				}
-				assert.Check(t, is.Equal(code, exitOK))
+				assert.Check(t, is.Equal(code, exitcode.OK))
 				assert.Check(t, is.Contains(stdout, "no drift: "+engine+" "+pin+" matches every expectation in 4 scenarios"))
 				assert.Check(t, verr)
 				for _, sc := range mockllm.CaptureScenarioNames {
@@ -358,7 +359,7 @@ func TestDriftAllEngines(t *testing.T) {
 	// gemini is not installed
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, errOut := runDriftCLI(t, nil, "--engine", "all", "--host", "--install=false", "--cli-dir", cliDir, "--out", out)
-	assert.Check(t, is.Equal(code, exitFailed), errOut)
+	assert.Check(t, is.Equal(code, exitcode.Failed), errOut)
 	assert.Check(t, is.Contains(stdout, "DRIFT: claude-code "+agentcli.ClaudeCodeVersion))
 	assert.Check(t, is.Contains(stdout, "DRIFT: codex "+agentcli.CodexVersion))
 	assert.Check(t, is.Contains(errOut, "readme2demo drift: find gemini "+agentcli.GeminiCLIVersion+": not installed"))

@@ -5,30 +5,26 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/readme2demo/readme2demo/internal/agentcli"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghpull"
 	"github.com/readme2demo/readme2demo/internal/pinbump"
 )
 
-func init() {
-	verbs["pin"] = verb{summary: "move an agent CLI's pin everywhere it lives (and open the bump pull request)", run: runPin}
+// pinOptions are the pin verb's flags.
+type pinOptions struct {
+	engine, version, root, fixtures, pr, base, parent string
+	check                                             bool
 }
 
-func runPin(ctx context.Context, args []string, e env) int {
-	fs := newFlagSet("pin", e)
-	engine := fs.String("engine", "", "the engine whose CLI pin moves: "+strings.Join(agentcli.Engines(), ", "))
-	version := fs.String("version", "", `the version to pin, or "latest" (the registry's newest)`)
-	root := fs.String("root", ".", "the repository checkout to edit")
-	fixtures := fs.String("fixtures", "", "a readme2demo drift output directory whose drift.json shows --version without drift: its transcripts are added as fixtures with golden command logs")
-	pr := fs.String("pull-request", "", "push the bump to the branch readme2demo/pin-<engine> of OWNER/REPO and open or update its ONE pull request (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
-	base := fs.String("base", "main", "the branch the pull request goes into")
-	parent := fs.String("parent", "", "the commit the checkout is at, which the bump commit goes on top of (default $GITHUB_SHA, else the head of --base)")
-	check := fs.Bool("check", false, "only check that every copy of every pin agrees with internal/agentcli/pins.go")
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, `Usage: readme2demo pin --engine E --version V [--fixtures DRIFT_OUT] [--pull-request OWNER/REPO]
-       readme2demo pin --check
-
-Moves an agent CLI's pin in every place it lives: internal/agentcli/pins.go (the
+func newPinCmd(e env) *cobra.Command {
+	var o pinOptions
+	cmd := &cobra.Command{
+		Use:   "pin --engine E --version V [--fixtures DRIFT_OUT] [--pull-request OWNER/REPO]",
+		Short: "move an agent CLI's pin everywhere it lives (and open the bump pull request)",
+		Long: `Moves an agent CLI's pin in every place it lives: internal/agentcli/pins.go (the
 one home of each pin) and its copies (the images/base Dockerfile build arg,
 .ci/run, action.yml, scripts/build-test-image.sh, the README and the engine
 docs). With --fixtures, the transcripts of a drift run that checked the version
@@ -40,68 +36,79 @@ engine's one bump pull request is opened or updated (found by a hidden marker),
 its body carrying the drift report. The scheduled drift workflow runs this
 after a check without drift; see docs/drift.md.
 
-Exit status: 0 done (or already pinned), 1 --check found copies that disagree,
-2 bad flags, a version drift did not verify, or a failed edit or GitHub call.
+"readme2demo pin --check" only checks that every copy of every pin agrees.
 
-Flags:
-`)
-		fs.PrintDefaults()
+Exit status: 0 done (or already pinned), 1 --check found copies that disagree,
+2 bad flags, a version drift did not verify, or a failed edit or GitHub call.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return exitWith(runPin(cmd.Context(), o, e))
+		},
 	}
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(e.stderr, "readme2demo pin: unexpected argument %q (see --help)\n", fs.Arg(0))
-		return exitUsage
-	}
-	if *parent == "" {
-		*parent = e.getenv("GITHUB_SHA")
-	}
-	if *check {
-		if err := pinbump.Check(*root); err != nil {
+	f := cmd.Flags()
+	f.StringVar(&o.engine, "engine", "", "the engine whose CLI pin moves: "+strings.Join(agentcli.Engines(), ", "))
+	_ = cmd.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions(agentcli.Engines(), cobra.ShellCompDirectiveNoFileComp))
+	f.StringVar(&o.version, "version", "", `the version to pin, or "latest" (the registry's newest)`)
+	f.StringVar(&o.root, "root", ".", "the repository checkout to edit")
+	f.StringVar(&o.fixtures, "fixtures", "", "a readme2demo drift output directory whose drift.json shows --version without drift: its transcripts are added as fixtures with golden command logs")
+	f.StringVar(&o.pr, "pull-request", "", "push the bump to the branch readme2demo/pin-<engine> of OWNER/REPO and open or update its ONE pull request (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
+	f.StringVar(&o.base, "base", "main", "the branch the pull request goes into")
+	f.StringVar(&o.parent, "parent", "", "the commit the checkout is at, which the bump commit goes on top of (default $GITHUB_SHA, else the head of --base)")
+	f.BoolVar(&o.check, "check", false, "only check that every copy of every pin agrees with internal/agentcli/pins.go")
+	return cmd
+}
+
+func runPin(ctx context.Context, o pinOptions, e env) int {
+	if o.check {
+		if err := pinbump.Check(o.root); err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo pin: the pins disagree:\n%v\n", err)
-			return exitFailed
+			return exitcode.Failed
 		}
 		fmt.Fprintln(e.stdout, "every copy of every pin agrees with internal/agentcli/pins.go")
-		return exitOK
+		return exitcode.OK
 	}
-	cli, err := agentcli.Lookup(*engine)
+	cli, err := agentcli.Lookup(o.engine)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo pin: --engine: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	var owner, repo, token string
-	if *pr != "" {
+	if o.pr != "" {
 		var ok bool
-		owner, repo, ok = strings.Cut(*pr, "/")
+		owner, repo, ok = strings.Cut(o.pr, "/")
 		if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
-			fmt.Fprintf(e.stderr, "readme2demo pin: --pull-request wants OWNER/REPO, got %q\n", *pr)
-			return exitUsage
+			fmt.Fprintf(e.stderr, "readme2demo pin: --pull-request wants OWNER/REPO, got %q\n", o.pr)
+			return exitcode.Usage
 		}
 		if token = e.getenv("GITHUB_TOKEN"); token == "" {
 			fmt.Fprintln(e.stderr, "readme2demo pin: --pull-request needs GITHUB_TOKEN in the environment")
-			return exitUsage
+			return exitcode.Usage
 		}
 	}
-	v := *version
+	v := o.version
 	if v == "latest" {
 		if v, err = agentcli.RegistriesFromEnv(e.getenv).Latest(ctx, cli); err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)
-			return exitUsage
+			return exitcode.Usage
 		}
 	}
 	if !agentcli.ValidVersion(v) {
-		fmt.Fprintf(e.stderr, "readme2demo pin: --version wants a version like 1.2.3 or \"latest\", got %q\n", *version)
-		return exitUsage
+		fmt.Fprintf(e.stderr, "readme2demo pin: --version wants a version like 1.2.3 or \"latest\", got %q\n", o.version)
+		return exitcode.Usage
 	}
-	b, err := pinbump.Local(*root, cli.Engine, v, *fixtures)
+	b, err := pinbump.Local(o.root, cli.Engine, v, o.fixtures)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	if b.From == b.To {
 		fmt.Fprintf(e.stdout, "%s is already pinned to %s: nothing to do\n", cli.Engine, b.To)
-		return exitOK
+		return exitcode.OK
 	}
 	fmt.Fprintf(e.stdout, "%s: pin %s -> %s\n", cli.Engine, b.From, b.To)
 	for _, f := range b.Changed {
@@ -110,30 +117,30 @@ Flags:
 	for _, f := range b.Fixtures {
 		fmt.Fprintf(e.stdout, "  fixture %s\n", f)
 	}
-	if *pr == "" {
+	if o.pr == "" {
 		if len(b.Fixtures) == 0 {
 			fmt.Fprintln(e.stdout, "next: capture fixtures of the new version and review the goldens (docs/drift.md)")
 		}
-		return exitOK
+		return exitcode.OK
 	}
 	svc, err := ghpull.New(ghpull.Config{APIURL: e.getenv("GITHUB_API_URL"), Token: token})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
-	var runURL string
-	if server, r, id := e.getenv("GITHUB_SERVER_URL"), e.getenv("GITHUB_REPOSITORY"), e.getenv("GITHUB_RUN_ID"); server != "" && r != "" && id != "" {
-		runURL = fmt.Sprintf("%s/%s/actions/runs/%s", server, r, id)
+	parent := o.parent
+	if parent == "" {
+		parent = e.getenv("GITHUB_SHA")
 	}
-	res, err := pinbump.OpenPR(ctx, svc, ghpull.Target{Owner: owner, Repo: repo, Base: *base}, *root, *parent, b, runURL)
+	res, err := pinbump.OpenPR(ctx, svc, ghpull.Target{Owner: owner, Repo: repo, Base: o.base}, o.root, parent, b, runURL(e))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	verb := "updated"
 	if res.Created {
 		verb = "opened"
 	}
 	fmt.Fprintf(e.stdout, "%s pull request #%d %s (branch %s at %s)\n", verb, res.Number, res.URL, pinbump.Branch(cli.Engine), res.Commit)
-	return exitOK
+	return exitcode.OK
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/drift"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghcomment/fakegithub"
 	"github.com/readme2demo/readme2demo/internal/ghpull"
 	"github.com/readme2demo/readme2demo/internal/pinbump"
@@ -44,7 +45,7 @@ func pinRepo(t *testing.T) string {
 
 func TestPinCheck(t *testing.T) {
 	code, stdout, _ := runPinCLI(t, nil, "--check", "--root", "../..")
-	assert.Check(t, is.Equal(code, exitOK))
+	assert.Check(t, is.Equal(code, exitcode.OK))
 	assert.Check(t, is.Contains(stdout, "every copy of every pin agrees"))
 
 	root := pinRepo(t)
@@ -53,7 +54,7 @@ func TestPinCheck(t *testing.T) {
 	assert.NilError(t, err)
 	assert.NilError(t, os.WriteFile(ci, bytes.Replace(b, []byte("R2D_CODEX_VERSION="+agentcli.CodexVersion), []byte("R2D_CODEX_VERSION=0.170.0"), 1), 0o644))
 	code, _, errOut := runPinCLI(t, nil, "--check", "--root", root)
-	assert.Check(t, is.Equal(code, exitFailed))
+	assert.Check(t, is.Equal(code, exitcode.Failed))
 	assert.Check(t, is.Contains(errOut, ".ci/run: the codex pin is 0.170.0, internal/agentcli/pins.go says "+agentcli.CodexVersion))
 }
 
@@ -73,7 +74,7 @@ func TestPinUsageErrors(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			root := pinRepo(t)
 			code, stdout, errOut := runPinCLI(t, tc.vars, append(tc.args, "--root", root)...)
-			assert.Check(t, is.Equal(code, exitUsage))
+			assert.Check(t, is.Equal(code, exitcode.Usage))
 			assert.Check(t, is.Contains(errOut, tc.want))
 			assert.Check(t, is.Equal(stdout, ""))
 			assert.NilError(t, pinbump.Check(root), "nothing was edited")
@@ -88,7 +89,7 @@ func TestPinLatestEditsEveryCopy(t *testing.T) {
 	defer npm.Close()
 	root := pinRepo(t)
 	code, stdout, errOut := runPinCLI(t, map[string]string{"npm_config_registry": npm.URL}, "--engine", "gemini", "--version", "latest", "--root", root)
-	assert.Check(t, is.Equal(code, exitOK), errOut)
+	assert.Check(t, is.Equal(code, exitcode.OK), errOut)
 	assert.Check(t, is.Contains(stdout, "gemini: pin "+agentcli.GeminiCLIVersion+" -> 0.99.0"))
 	for _, f := range []string{"internal/agentcli/pins.go", ".ci/run", "action.yml", "README.md", "docs/engines/gemini.md"} {
 		assert.Check(t, is.Contains(stdout, "  pin     "+f+"\n"))
@@ -100,7 +101,7 @@ func TestPinLatestEditsEveryCopy(t *testing.T) {
 		assert.Check(t, is.DeepEqual(f.Versions, []string{"0.99.0"}), f.File)
 	}
 	code, stdout, _ = runPinCLI(t, nil, "--engine", "gemini", "--version", "0.99.0", "--root", root)
-	assert.Check(t, is.Equal(code, exitOK))
+	assert.Check(t, is.Equal(code, exitcode.OK))
 	assert.Check(t, is.Equal(stdout, "gemini is already pinned to 0.99.0: nothing to do\n"))
 }
 
@@ -129,7 +130,7 @@ func TestPinOpensThenUpdatesTheBumpPullRequest(t *testing.T) {
 		"GITHUB_SERVER_URL": "https://github.example", "GITHUB_REPOSITORY": "o/r", "GITHUB_RUN_ID": "42"}
 	args := []string{"--engine", "codex", "--version", "0.172.0", "--fixtures", out, "--pull-request", "o/r"}
 	code, stdout, errOut := runPinCLI(t, vars, append(args, "--root", root)...)
-	assert.Check(t, is.Equal(code, exitOK), errOut)
+	assert.Check(t, is.Equal(code, exitcode.OK), errOut)
 	assert.Check(t, is.Contains(stdout, "  fixture testdata/golden/codex/real-0.172.0-killed.json\n"))
 	assert.Check(t, is.Contains(stdout, "opened pull request #"))
 	pulls := gh.Pulls("o", "r")
@@ -146,10 +147,10 @@ func TestPinOpensThenUpdatesTheBumpPullRequest(t *testing.T) {
 	// The next week's run of the same version, from a fresh checkout: the same PR, updated.
 	root = pinRepo(t)
 	code, _, errOut = runPinCLI(t, vars, args...) // without --root: the working directory is no checkout
-	assert.Check(t, is.Equal(code, exitUsage))
+	assert.Check(t, is.Equal(code, exitcode.Usage))
 	assert.Check(t, is.Contains(errOut, "read pin copies"))
 	code, stdout, errOut = runPinCLI(t, vars, append(args, "--root", root)...)
-	assert.Check(t, is.Equal(code, exitOK), errOut)
+	assert.Check(t, is.Equal(code, exitcode.OK), errOut)
 	assert.Check(t, is.Contains(stdout, "updated pull request #"))
 	assert.Check(t, is.Len(gh.Pulls("o", "r"), 1))
 }

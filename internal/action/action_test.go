@@ -1,4 +1,4 @@
-package main
+package action
 
 import (
 	"bufio"
@@ -17,7 +17,9 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghcomment/fakegithub"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
 )
 
 // Canary secrets in the real shapes; they must never leave the process
@@ -66,7 +68,7 @@ func newHarness(t *testing.T, eventFile string) *harness {
 		assert.NilError(t, err)
 		h.env["GITHUB_EVENT_PATH"] = abs
 	}
-	h.pipeline = func(ctx context.Context, cfg pipelineConfig) (*pipelineResult, error) {
+	h.pipeline = func(ctx context.Context, cfg pipeline.Config) (*pipeline.Result, error) {
 		h.calls.Add(1)
 		// The container must never see the GitHub token.
 		assert.Check(t, is.Equal(cfg.Getenv("INPUT_GITHUB_TOKEN"), ""))
@@ -86,7 +88,7 @@ func newHarness(t *testing.T, eventFile string) *harness {
 		var buf bytes.Buffer
 		assert.NilError(t, commandlog.Encode(&buf, log))
 		assert.NilError(t, os.WriteFile(path, buf.Bytes(), 0o644))
-		return &pipelineResult{Log: log, CommandLogPath: path}, nil
+		return &pipeline.Result{Log: log, CommandLog: path}, nil
 	}
 	return h
 }
@@ -162,7 +164,7 @@ func TestAcceptanceThreeRunsOneComment(t *testing.T) {
 			}
 		}
 		r := h.run()
-		assert.Equal(t, r.code, exitOK, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+		assert.Equal(t, r.code, exitcode.OK, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
 		for _, k := range allOutputs {
 			_, ok := r.outputs[k]
 			assert.Check(t, ok, "output %s not set", k)
@@ -240,15 +242,15 @@ func TestExitPolicy(t *testing.T) {
 		failOn   string
 		want     int
 	}{
-		{"failed, default", commandlog.OutcomeFailed, false, false, "", exitFailed},
-		{"blocked, default", commandlog.OutcomeBlocked, false, false, "", exitBlocked},
-		{"success, default", commandlog.OutcomeSuccess, false, false, "", exitOK},
-		{"adjusted, default", commandlog.OutcomeSuccess, true, false, "", exitOK},
-		{"adjusted, fail-on adjusted", commandlog.OutcomeSuccess, true, false, "failed,adjusted", exitFailed},
-		{"success without commands, default", commandlog.OutcomeSuccess, false, true, "", exitFailed},
-		{"success without commands, fail-on failed", commandlog.OutcomeSuccess, false, true, "failed", exitOK},
-		{"blocked, fail-on failed", commandlog.OutcomeBlocked, false, false, "failed", exitOK},
-		{"failed, never", commandlog.OutcomeFailed, false, false, "never", exitOK},
+		{"failed, default", commandlog.OutcomeFailed, false, false, "", exitcode.Failed},
+		{"blocked, default", commandlog.OutcomeBlocked, false, false, "", exitcode.Blocked},
+		{"success, default", commandlog.OutcomeSuccess, false, false, "", exitcode.OK},
+		{"adjusted, default", commandlog.OutcomeSuccess, true, false, "", exitcode.OK},
+		{"adjusted, fail-on adjusted", commandlog.OutcomeSuccess, true, false, "failed,adjusted", exitcode.Failed},
+		{"success without commands, default", commandlog.OutcomeSuccess, false, true, "", exitcode.Failed},
+		{"success without commands, fail-on failed", commandlog.OutcomeSuccess, false, true, "failed", exitcode.OK},
+		{"blocked, fail-on failed", commandlog.OutcomeBlocked, false, false, "failed", exitcode.OK},
+		{"failed, never", commandlog.OutcomeFailed, false, false, "never", exitcode.OK},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -274,7 +276,7 @@ func TestForkPullRequestIsSkipped(t *testing.T) {
 	delete(h.env, "ANTHROPIC_API_KEY") // GitHub withholds secrets from fork PRs
 	h.env["INPUT_GITHUB_TOKEN"] = "ghs_readonlyreadonlyreadonlyreadonly00"
 	r := h.run()
-	assert.Check(t, is.Equal(r.code, exitOK))
+	assert.Check(t, is.Equal(r.code, exitcode.OK))
 	assert.Check(t, is.Equal(r.outputs["outcome"], "skipped"))
 	for _, k := range allOutputs {
 		_, ok := r.outputs[k]
@@ -293,7 +295,7 @@ func TestMissingCredentialOnOwnPRFails(t *testing.T) {
 	h := newHarness(t, "event_pull_request.json")
 	delete(h.env, "ANTHROPIC_API_KEY")
 	r := h.run()
-	assert.Check(t, is.Equal(r.code, exitUsage))
+	assert.Check(t, is.Equal(r.code, exitcode.Usage))
 	assert.Check(t, is.Contains(r.stdout, "::error::engine claude-code"))
 	assert.Check(t, is.Equal(r.outputs["outcome"], "error"))
 	assert.Check(t, is.Equal(h.calls.Load(), int32(0)))
@@ -306,7 +308,7 @@ func TestCLIModeUsesNoActionsCommands(t *testing.T) {
 	}
 	h.env["INPUT_OUTPUT_DIR"] = t.TempDir()
 	r := h.run()
-	assert.Check(t, is.Equal(r.code, exitFailed))
+	assert.Check(t, is.Equal(r.code, exitcode.Failed))
 	assert.Check(t, !strings.Contains(r.stdout, "::"), "a workflow command in CLI mode:\n%s", r.stdout)
 	assert.Check(t, !strings.Contains(r.stdout+r.stderr, canaryAnthropic))
 	assert.Check(t, is.Contains(r.stdout, "## readme2demo: ❌ The README did not work"))
@@ -323,7 +325,7 @@ func TestBadInputsAreAllReported(t *testing.T) {
 	h.env["INPUT_FAIL_ON"] = "failed,bored"
 	h.env["INPUT_NETWORK"] = "wide"
 	r := h.run()
-	assert.Check(t, is.Equal(r.code, exitUsage))
+	assert.Check(t, is.Equal(r.code, exitcode.Usage))
 	for _, in := range []string{"max-turns", "max-cost-usd", "comment", "fail-on", "network"} {
 		assert.Check(t, is.Contains(r.stdout, "::error::input "+in+":"))
 	}
@@ -334,7 +336,7 @@ func TestUnknownEngine(t *testing.T) {
 	h := newHarness(t, "event_pull_request.json")
 	h.env["INPUT_ENGINE"] = "nonesuch"
 	r := h.run()
-	assert.Check(t, is.Equal(r.code, exitUsage))
+	assert.Check(t, is.Equal(r.code, exitcode.Usage))
 	assert.Check(t, is.Contains(r.stdout, `unknown engine "nonesuch"`))
 }
 
@@ -345,7 +347,7 @@ func TestCommentPermissionDeniedIsAWarning(t *testing.T) {
 		return &fakegithub.Failure{Status: 403, Body: `{"message":"Resource not accessible by integration"}`}
 	}
 	r := h.run()
-	assert.Check(t, is.Equal(r.code, exitOK))
+	assert.Check(t, is.Equal(r.code, exitcode.OK))
 	assert.Check(t, is.Contains(r.stdout, "::warning::readme2demo: could not comment on the PR"))
 	assert.Check(t, is.Contains(r.stdout, "pull-requests: write"))
 	assert.Check(t, is.Equal(r.outputs["comment-url"], ""))
@@ -362,12 +364,12 @@ func TestCommentOnFailureMode(t *testing.T) {
 	}
 	h.mutate = succeed
 	r := h.run()
-	assert.Check(t, is.Equal(r.code, exitOK))
+	assert.Check(t, is.Equal(r.code, exitcode.OK))
 	assert.Check(t, is.Len(h.gh.Comments("acme", "demo", 7), 0), "on-failure posted on success")
 
 	h.mutate = nil
 	r = h.run()
-	assert.Check(t, is.Equal(r.code, exitFailed))
+	assert.Check(t, is.Equal(r.code, exitcode.Failed))
 	assert.Check(t, is.Len(h.gh.Comments("acme", "demo", 7), 1))
 
 	h.mutate = succeed // fixed: the earlier comment is updated, not left stale
@@ -380,11 +382,11 @@ func TestCommentOnFailureMode(t *testing.T) {
 
 func TestPipelineErrorFailsTheStep(t *testing.T) {
 	h := newHarness(t, "event_pull_request.json")
-	h.pipeline = func(context.Context, pipelineConfig) (*pipelineResult, error) {
+	h.pipeline = func(context.Context, pipeline.Config) (*pipeline.Result, error) {
 		return nil, errors.New("start container: no such image (token " + canaryAnthropic + ")")
 	}
 	r := h.run()
-	assert.Check(t, is.Equal(r.code, exitFailed))
+	assert.Check(t, is.Equal(r.code, exitcode.Failed))
 	assert.Check(t, is.Equal(r.outputs["outcome"], "error"))
 	assert.Check(t, is.Contains(r.stdout, "::error::readme2demo could not run: start container: no such image"))
 	assert.Check(t, !strings.Contains(r.stdout[strings.LastIndex(r.stdout, "::add-mask::"):], canaryAnthropic+")"))
@@ -395,24 +397,24 @@ func TestPipelineErrorFailsTheStep(t *testing.T) {
 // still only talks on stdout/stderr.
 func TestRunHelp(t *testing.T) {
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"--help"}, func(string) string { return "" }, &out, &errb)
-	assert.Check(t, is.Equal(code, exitOK))
+	code := Run(context.Background(), []string{"--help"}, func(string) string { return "" }, &out, &errb)
+	assert.Check(t, is.Equal(code, exitcode.OK))
 	assert.Check(t, is.Contains(out.String(), "INPUT_*"))
-	code = run(context.Background(), []string{"extra"}, func(string) string { return "" }, &out, &errb)
-	assert.Check(t, is.Equal(code, exitUsage))
+	code = Run(context.Background(), []string{"extra"}, func(string) string { return "" }, &out, &errb)
+	assert.Check(t, is.Equal(code, exitcode.Usage))
 }
 
 // A run cancelled mid-way still reports the partial log it produced.
 func TestCancelledRunReportsPartialLog(t *testing.T) {
 	h := newHarness(t, "event_pull_request.json")
 	full := h.pipeline
-	h.pipeline = func(ctx context.Context, cfg pipelineConfig) (*pipelineResult, error) {
+	h.pipeline = func(ctx context.Context, cfg pipeline.Config) (*pipeline.Result, error) {
 		res, err := full(ctx, cfg)
 		assert.NilError(t, err)
 		return res, errors.New("run canceled: context canceled")
 	}
 	r := h.run()
-	assert.Check(t, is.Equal(r.code, exitFailed))
+	assert.Check(t, is.Equal(r.code, exitcode.Failed))
 	assert.Check(t, is.Contains(r.stdout, "::warning::readme2demo: run canceled: context canceled; reporting what the agent did until then"))
 	assert.Check(t, is.Equal(r.outputs["outcome"], "failed"))
 	assert.Check(t, is.Contains(r.summary, "make build"))

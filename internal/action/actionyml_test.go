@@ -1,4 +1,4 @@
-package main
+package action
 
 import (
 	"os"
@@ -39,7 +39,7 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-// action.yml and cmd/action must agree: every input reaches the binary,
+// action.yml and the Action must agree: every input reaches the binary,
 // every output the binary sets is declared, and the reverse.
 func TestActionYAMLMatchesTheBinary(t *testing.T) {
 	y := readFile(t, "../../action.yml")
@@ -61,7 +61,7 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 		}
 		env := "INPUT_" + strings.ToUpper(strings.ReplaceAll(in, "-", "_"))
 		assert.Check(t, is.Contains(y, env+": ${{ inputs."+in+" }}"), "input %s", in)
-		assert.Check(t, is.Contains(usageText+readFile(t, "inputs.go"), `"`+in+`"`), "input %s is not read by cmd/action", in)
+		assert.Check(t, is.Contains(usageText+readFile(t, "inputs.go"), `"`+in+`"`), "input %s is not read by the Action", in)
 	}
 	outs := topKeys(t, y, "outputs")
 	sort.Strings(outs)

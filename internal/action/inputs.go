@@ -1,4 +1,4 @@
-package main
+package action
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
 )
 
 // Comment modes (input `comment`).
@@ -28,7 +29,8 @@ type config struct {
 	MaxCostUSD   float64
 	Timeout      time.Duration
 	Image        string
-	Network      string
+	Network      string   // a pipeline.Network* policy
+	AllowHosts   []string // under allowlist: the allow-hosts input, parsed
 	Comment      string
 	FailOn       failOn
 	GitHubToken  string
@@ -77,7 +79,6 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		Readme:       orDefault(in("readme"), "README.md"),
 		Model:        in("model"),
 		Image:        in("image"),
-		Network:      orDefault(in("network"), "allowlist"),
 		Comment:      orDefault(in("comment"), commentAlways),
 		GitHubToken:  in("github-token"),
 		ArtifactName: orDefault(in("artifact-name"), "readme2demo"),
@@ -118,13 +119,17 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		}
 		c.Timeout = time.Duration(f * float64(time.Minute))
 	}
-	switch c.Network {
-	case "open", "none", "allowlist":
-	default:
-		bad("network", "%q is not open, none or allowlist", c.Network)
+	network, err := pipeline.ParseNetwork(orDefault(in("network"), pipeline.NetworkAllowlist), c.Engine)
+	if err != nil {
+		bad("network", "%v", err)
 	}
-	if _, err := egress.ParseHosts(in("allow-hosts")); err != nil {
+	c.Network = network
+	hosts, err := egress.ParseHosts(in("allow-hosts"))
+	if err != nil {
 		bad("allow-hosts", "%v", err)
+	}
+	if network == pipeline.NetworkAllowlist {
+		c.AllowHosts = hosts
 	}
 	switch c.Comment {
 	case commentAlways, commentOnFailure, commentNever:

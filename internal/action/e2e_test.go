@@ -1,4 +1,4 @@
-package main
+package action
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghcomment/fakegithub"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
@@ -80,10 +81,10 @@ func TestActionEndToEndInContainer(t *testing.T) {
 				env["ANTHROPIC_BASE_URL"] = srv.URL()
 			}
 			var stdout, stderr bytes.Buffer
-			code := run(ctx, nil, func(k string) string { return env[k] }, &stdout, &stderr)
+			code := Run(ctx, nil, func(k string) string { return env[k] }, &stdout, &stderr)
 			t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 
-			assert.Check(t, is.Equal(code, exitFailed))
+			assert.Check(t, is.Equal(code, exitcode.Failed))
 			outputs := readOutputs(t, env["GITHUB_OUTPUT"])
 			for _, k := range allOutputs {
 				assert.Check(t, outputs[k] != "" || k == "cost-usd" || k == "turns" || k == "duration-ms", "output %s empty: %v", k, outputs)

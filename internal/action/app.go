@@ -1,13 +1,24 @@
-package main
+// Package action is the readme2demo GitHub Action (cmd/action is its
+// main): it reads the Action's inputs (INPUT_* variables), masks every
+// secret, runs the shared pipeline (engine → sandbox → parse → redact →
+// command_log.json), then sets the step outputs, writes the job summary,
+// annotates failed README commands, keeps one PR comment up to date, and
+// exits by the fail-on policy.
+//
+// Run outside Actions (no GITHUB_OUTPUT / GITHUB_STEP_SUMMARY) it is a CLI:
+// it prints the report to stdout and never touches the Actions files.
+package action
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +26,9 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghcomment"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/report"
 )
@@ -23,6 +36,9 @@ import (
 // maxAnnotations bounds the error annotations per run (GitHub shows ten
 // per step anyway).
 const maxAnnotations = 10
+
+// pipelineFunc runs the shared pipeline; tests inject a fake.
+type pipelineFunc func(ctx context.Context, cfg pipeline.Config) (*pipeline.Result, error)
 
 // app holds what the Action needs from outside, so tests can swap it.
 type app struct {
@@ -32,7 +48,7 @@ type app struct {
 }
 
 func defaultApp() *app {
-	return &app{pipeline: defaultPipeline, httpClient: http.DefaultClient, sleep: ghcomment.Sleep}
+	return &app{pipeline: pipeline.Run, httpClient: http.DefaultClient, sleep: ghcomment.Sleep}
 }
 
 // step is one invocation: the Actions toolkit plus what it learned so far.
@@ -43,6 +59,12 @@ type step struct {
 	stderr  io.Writer
 	actions bool // running inside GitHub Actions
 	red     *redact.Redactor
+}
+
+// Run runs the Action with the world passed in and returns its exit status
+// (internal/exitcode).
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	return defaultApp().run(ctx, args, getenv, stdout, stderr)
 }
 
 func (a *app) run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -65,10 +87,10 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 	if len(args) > 0 {
 		if args[0] == "-h" || args[0] == "--help" {
 			fmt.Fprint(stdout, usageText)
-			return exitOK
+			return exitcode.OK
 		}
 		s.errorf("unexpected arguments %q: the Action reads its inputs from INPUT_* variables (see --help)", args)
-		return exitUsage
+		return exitcode.Usage
 	}
 
 	cfg, err := parseConfig(newInputReader(getenv), getenv)
@@ -76,12 +98,12 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		for _, e := range unjoin(err) {
 			s.errorf("%v", e)
 		}
-		return exitUsage
+		return exitcode.Usage
 	}
 	eng, err := engines.Lookup(cfg.Engine)
 	if err != nil {
 		s.errorf("input engine: %v", err)
-		return exitUsage
+		return exitcode.Usage
 	}
 	ev, err := loadEvent(getenv)
 	if err != nil {
@@ -95,13 +117,13 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		}
 		s.errorf("%v. Pass the credential as the Action's input (for example `anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}`)", err)
 		s.setOutputs(map[string]string{"outcome": "error"})
-		return exitUsage
+		return exitcode.Usage
 	}
 
-	res, err := a.pipeline(ctx, pipelineConfig{
-		Engine: cfg.Engine, Readme: cfg.Readme, RepoDir: cfg.WorkDir, Model: cfg.Model,
-		MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout,
-		Image: cfg.Image, Network: cfg.Network, OutDir: cfg.OutDir,
+	res, err := a.pipeline(ctx, pipeline.Config{
+		Engine: cfg.Engine, Readme: cfg.Readme, RepoDir: cfg.WorkDir, Image: cfg.Image,
+		Limits:  engines.Limits{MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout, Model: cfg.Model},
+		Network: cfg.Network, AllowHosts: cfg.AllowHosts, OutDir: cfg.OutDir,
 		Getenv: pipelineEnv(getenv), Progress: stderr,
 	})
 	if err != nil && res != nil && res.Log != nil {
@@ -117,7 +139,7 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		s.errorf("readme2demo could not run: %s", msg)
 		s.setOutputs(map[string]string{"outcome": "error"})
 		s.summary(fmt.Sprintf("## readme2demo: 💥 the run did not complete\n\n%s\n", report.Text(msg)))
-		return exitFailed
+		return exitcode.Failed
 	}
 	log := res.Log
 	redact.Log(log, s.red) // the pipeline redacted already; this is defence in depth
@@ -127,10 +149,10 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		RunURL:       runURL(getenv),
 		ArtifactName: cfg.ArtifactName,
 		BlobURL:      blobURL(getenv, ev, cfg.WorkDir),
-		ReadmeDiff:   readDiff(res.ReadmeDiffPath),
+		ReadmeDiff:   readDiff(res.ReadmeDiff),
 		Redact:       s.red.String,
 	}
-	outputs := outputsFor(log, res.CommandLogPath)
+	outputs := outputsFor(log, res.CommandLog)
 	s.annotate(log, cfg)
 	if s.actions || getenv("GITHUB_STEP_SUMMARY") != "" {
 		s.summary(report.Render(log, ropts))
@@ -141,7 +163,7 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 	code, why := cfg.FailOn.verdict(log)
 	outputs["comment-url"] = a.comment(ctx, s, cfg, ev, log, ropts, log.Outcome != commandlog.OutcomeSuccess)
 	s.setOutputs(outputs)
-	if code != exitOK {
+	if code != exitcode.OK {
 		s.errorf("readme2demo: %s (outcome %s; fail-on: %s)", why, log.Outcome, cfg.FailOn)
 	} else {
 		s.noticef("readme2demo: %s", strings.TrimSpace(report.Verdict(log)))
@@ -159,7 +181,7 @@ func (s *step) skipForFork(cfg config, ee *engines.EngineError) int {
 	s.setOutputs(map[string]string{"outcome": "skipped", "adjusted": "false", "cost-usd": "", "turns": "", "duration-ms": "",
 		"commands": "0", "failed-commands": "0", "command-log": "", "comment-url": ""})
 	s.summary(fmt.Sprintf("## readme2demo: ⏭️ skipped\n\n%s\n\n%s\n", why, how))
-	return exitOK
+	return exitcode.OK
 }
 
 func outputsFor(l *commandlog.Log, logPath string) map[string]string {
@@ -343,13 +365,13 @@ func (s *step) fileCommand(envVar string, f func()) {
 func (s *step) setOutputs(o map[string]string) {
 	if s.getenv("GITHUB_OUTPUT") == "" {
 		if !s.actions {
-			for _, k := range sortedKeys(o) {
+			for _, k := range slices.Sorted(maps.Keys(o)) {
 				fmt.Fprintf(s.stderr, "readme2demo: output %s=%s\n", k, o[k])
 			}
 		}
 		return
 	}
-	for _, k := range sortedKeys(o) {
+	for _, k := range slices.Sorted(maps.Keys(o)) {
 		s.fileCommand("GITHUB_OUTPUT", func() { s.gh.SetOutput(k, o[k]) })
 	}
 }
@@ -383,19 +405,6 @@ func (s *step) noticef(format string, a ...any) {
 		return
 	}
 	fmt.Fprintf(s.stderr, format+"\n", a...)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
 }
 
 // unjoin splits an errors.Join error into its parts.

@@ -1,4 +1,4 @@
-package main
+package action
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 )
 
 // The fail-on conditions.
@@ -54,21 +55,13 @@ func (f failOn) String() string {
 func (f failOn) verdict(l *commandlog.Log) (int, string) {
 	switch {
 	case l.Outcome == commandlog.OutcomeBlocked && f[failBlocked]:
-		return exitBlocked, "the agent was blocked"
+		return exitcode.Blocked, "the agent was blocked"
 	case l.Outcome == commandlog.OutcomeFailed && f[failFailed]:
-		return exitFailed, "the README did not work"
+		return exitcode.Failed, "the README did not work"
 	case l.Outcome == commandlog.OutcomeSuccess && l.Adjusted && f[failAdjusted]:
-		return exitFailed, "the README worked only after adjustments"
+		return exitcode.Failed, "the README worked only after adjustments"
 	case len(l.Commands) == 0 && f[failNoCommands]:
-		return exitFailed, "the agent ran no commands"
+		return exitcode.Failed, "the agent ran no commands"
 	}
-	return exitOK, ""
+	return exitcode.OK, ""
 }
-
-// Exit codes, the same as the readme2demo CLI's.
-const (
-	exitOK      = 0
-	exitFailed  = 1
-	exitUsage   = 2
-	exitBlocked = 3
-)
