@@ -2,6 +2,7 @@ package drift_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -373,4 +374,24 @@ func TestWorkflowMatrixIsTheSchedule(t *testing.T) {
 	} {
 		assert.Check(t, is.Contains(wf, want))
 	}
+}
+
+// --against the version under test runs it once, not twice side by side.
+func TestAgainstTheSameVersionRunsOnce(t *testing.T) {
+	cliDir := t.TempDir()
+	cli, err := drift.LookupCLI("claude-code")
+	assert.NilError(t, err)
+	bin := cli.Binary(cliDir, "7.7.7")
+	assert.NilError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
+	log := filepath.Join(t.TempDir(), "runs")
+	assert.NilError(t, os.WriteFile(bin, []byte("#!/bin/sh\necho run >> '"+log+"'\n"), 0o755))
+	var progress bytes.Buffer
+	res, err := drift.RunCheck(context.Background(), drift.Options{Engine: "claude-code", Version: "7.7.7", Against: "7.7.7",
+		Host: true, CLIDir: cliDir, Progress: &progress})
+	assert.NilError(t, err)
+	assert.Check(t, res.Against == nil)
+	assert.Check(t, is.Contains(progress.String(), "--against 7.7.7 is 7.7.7, the version under test: checked once"))
+	runs, err := os.ReadFile(log)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(strings.Count(string(runs), "run"), 4), "four scenarios, one version")
 }

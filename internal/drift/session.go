@@ -102,6 +102,10 @@ func RunCheck(ctx context.Context, o Options) (*Outcome, error) {
 		if against, err = ResolveVersion(ctx, o.Registries, cli, o.Against); err != nil {
 			return nil, &SetupError{err}
 		}
+		if against == version {
+			fmt.Fprintf(o.Progress, "drift: %s: --against %s is %s, the version under test: checked once\n", cli.Engine, o.Against, version)
+			against = ""
+		}
 	}
 	// Get every CLI before running anything, so a setup error costs no runs.
 	runners := map[string]Runner{}
