@@ -155,13 +155,15 @@ func GeminiArgs(model string) []string {
 	return args
 }
 
-// Kill says when Supervise kills a run on purpose: After has passed since
-// When was closed (e.g. a mock served its last scripted turn), so the kill
-// lands mid-command however long the CLI took to start. A zero Kill never
-// fires.
+// Kill says when Supervise kills a run on purpose: When has been closed
+// (e.g. a mock served its last scripted turn), then a process of the run
+// whose command line contains Running has started (when Running is set),
+// then After has passed. So the kill lands mid-command however slowly the
+// CLI starts the command on a loaded machine. A zero Kill never fires.
 type Kill struct {
-	When  <-chan struct{}
-	After time.Duration
+	When    <-chan struct{}
+	Running string // e.g. "sleep 60"
+	After   time.Duration
 }
 
 // Result is what a supervised run produced.
@@ -199,7 +201,13 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, kill Kill) (*Result, error) {
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	res := &Result{}
-	var timer <-chan time.Time
+	var timer, poll <-chan time.Time
+	var ticker *time.Ticker
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
 	when := kill.When
 	if kill.After <= 0 {
 		when = nil
@@ -213,7 +221,17 @@ loop:
 			break loop
 		case <-when:
 			when = nil
-			timer = time.After(kill.After)
+			if kill.Running == "" {
+				timer = time.After(kill.After)
+				continue
+			}
+			ticker = time.NewTicker(100 * time.Millisecond)
+			poll = ticker.C
+		case <-poll:
+			if running(cmd.Process.Pid, kill.Running) {
+				ticker.Stop()
+				poll, timer = nil, time.After(kill.After)
+			}
 		case <-timer:
 			res.Killed = true
 			killTree()
@@ -233,6 +251,18 @@ loop:
 		return res, fmt.Errorf("wait %s: %w", name, werr)
 	}
 	return res, nil
+}
+
+// running reports whether a descendant of pid has a command line that
+// contains fragment (arguments joined by spaces).
+func running(pid int, fragment string) bool {
+	for _, p := range descendants(pid) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "cmdline"))
+		if err == nil && strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), fragment) {
+			return true
+		}
+	}
+	return false
 }
 
 // descendants lists the pids of every live descendant of pid (Linux /proc;

@@ -85,3 +85,18 @@ func TestSuperviseStopsWithTheContext(t *testing.T) {
 	assert.Assert(t, res != nil, "what the CLI wrote so far comes back")
 	assert.Check(t, is.Equal(string(res.Stdout), "partial\n"))
 }
+
+// With Running, the kill waits for the command itself, however late the
+// CLI starts it, and then lets it run After.
+func TestSuperviseWaitsForTheCommandToRun(t *testing.T) {
+	when := make(chan struct{})
+	close(when) // the last call was served long ago
+	start := time.Now()
+	cmd := exec.Command("sh", "-c", "sleep 1; echo started; sleep 61")
+	res, err := agentcli.Supervise(context.Background(), cmd, agentcli.Kill{When: when, Running: "sleep 61", After: 200 * time.Millisecond})
+	assert.NilError(t, err)
+	assert.Check(t, res.Killed)
+	assert.Check(t, is.Equal(string(res.Stdout), "started\n"), "killed while the command ran, not before it started")
+	assert.Check(t, time.Since(start) >= 1200*time.Millisecond)
+	assert.Check(t, time.Since(start) < 30*time.Second)
+}

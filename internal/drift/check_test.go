@@ -350,30 +350,43 @@ func TestScenariosOfEveryCLI(t *testing.T) {
 }
 
 // The weekly workflow checks exactly the scheduled CLIs (OpenHands, whose
-// CLI cannot be installed in CI, stays out), bumps with `readme2demo pin`
-// after a check without drift, and keeps one issue per engine on drift.
+// CLI cannot be installed in CI, stays out), keeps one issue per engine on
+// drift, and bumps with `readme2demo pin` after a check without drift, in a
+// separate job: the job that runs the new CLI cannot write to the
+// repository, the job that can runs no CLI.
 func TestWorkflowMatrixIsTheSchedule(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "drift.yml"))
 	assert.NilError(t, err)
 	wf := string(b)
-	m := regexp.MustCompile(`(?m)^\s+engine: \[([^\]]*)\]`).FindStringSubmatch(wf)
-	assert.Assert(t, m != nil, "no engine matrix in drift.yml")
-	var matrix []string
-	for _, e := range strings.Split(m[1], ",") {
-		matrix = append(matrix, strings.TrimSpace(e))
+	jobs := strings.SplitN(wf, "\n  bump:\n", 2)
+	assert.Assert(t, is.Len(jobs, 2), "no bump job in drift.yml")
+	driftJob, bumpJob := jobs[0], jobs[1]
+	for _, job := range jobs {
+		m := regexp.MustCompile(`(?m)^\s+engine: \[([^\]]*)\]`).FindStringSubmatch(job)
+		assert.Assert(t, m != nil, "no engine matrix")
+		var matrix []string
+		for _, e := range strings.Split(m[1], ",") {
+			matrix = append(matrix, strings.TrimSpace(e))
+		}
+		assert.Check(t, is.DeepEqual(matrix, drift.ExpandEngines(drift.All)))
+		assert.Check(t, !slices.Contains(matrix, "openhands"))
 	}
-	assert.Check(t, is.DeepEqual(matrix, drift.ExpandEngines(drift.All)))
-	assert.Check(t, !slices.Contains(matrix, "openhands"))
+	assert.Check(t, is.Contains(wf, "permissions: {}"))
 	for _, want := range []string{
 		`drift --engine "$ENGINE" --cli-version "$CLI_VERSION" --against pinned`,
-		`--issue "$GITHUB_REPOSITORY"`,
-		`if: steps.drift.outputs.result == 'no-drift'`,
-		`pin --engine "$ENGINE" --version "$version" --fixtures drift-out`,
-		`--pull-request "$GITHUB_REPOSITORY"`,
-		"pull-requests: write", "contents: write", "issues: write",
+		`--issue "$GITHUB_REPOSITORY"`, "contents: read\n", "issues: write",
 	} {
-		assert.Check(t, is.Contains(wf, want))
+		assert.Check(t, is.Contains(driftJob, want))
 	}
+	assert.Check(t, !strings.Contains(driftJob, "contents: write") && !strings.Contains(driftJob, "pull-requests: write"),
+		"the job that runs the new CLI must not be able to write to the repository")
+	for _, want := range []string{
+		"needs: drift", `pin --engine "$ENGINE" --version "$version" --fixtures drift-artifact/drift-out`,
+		`--pull-request "$GITHUB_REPOSITORY"`, "pull-requests: write", "contents: write",
+	} {
+		assert.Check(t, is.Contains(bumpJob, want))
+	}
+	assert.Check(t, !strings.Contains(bumpJob, "readme2demo\" drift"), "the bump job runs no CLI")
 }
 
 // --against the version under test runs it once, not twice side by side.

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
@@ -111,13 +113,26 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, er
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	runID := sandbox.NewRunID()
 	killed := make(chan struct{})
 	if sc.Kill {
 		go func() {
+			// Once the last call was served and its command runs in the
+			// container (a loaded machine may take a while to start it),
+			// let it run CaptureKillAfter, then kill the run.
 			select {
 			case <-srv.Exhausted():
 			case <-runCtx.Done():
 				return
+			}
+			tick := time.NewTicker(250 * time.Millisecond)
+			defer tick.Stop()
+			for !d.containerRuns(runCtx, sandbox.ContainerName(runID), mockllm.KilledCommandRunning) {
+				select {
+				case <-tick.C:
+				case <-runCtx.Done():
+					return
+				}
 			}
 			select {
 			case <-time.After(mockllm.CaptureKillAfter):
@@ -130,6 +145,7 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, er
 	env := d.CLI.APIEnv(srv.URL(), mockllm.DummyAPIKey)
 	res, runErr := pipeline.Run(runCtx, pipeline.Config{
 		Engine:   d.CLI.Engine,
+		RunID:    runID,
 		RepoDir:  repo,
 		Image:    d.Image,
 		Limits:   engines.Limits{MaxTurns: maxTurns, Timeout: RunTimeout - 10*time.Second},
@@ -161,6 +177,33 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, er
 		return tr, stderr, fmt.Errorf("run %s in docker: timed out", sc.Name)
 	}
 	return tr, stderr, nil
+}
+
+// containerRuns reports whether a process in the container has a command
+// line that contains fragment.
+func (d *DockerRunner) containerRuns(ctx context.Context, name, fragment string) bool {
+	top, ok := d.Docker.(interface {
+		ContainerTop(ctx context.Context, containerID string, arguments []string) (container.TopResponse, error)
+	})
+	if !ok {
+		return true // no way to look: kill on the timer alone
+	}
+	procs, err := top.ContainerTop(ctx, name, nil)
+	if err != nil {
+		return false // not started yet
+	}
+	col := len(procs.Titles) - 1 // ps puts the command line last
+	for i, t := range procs.Titles {
+		if t == "CMD" || t == "COMMAND" {
+			col = i
+		}
+	}
+	for _, p := range procs.Processes {
+		if col >= 0 && col < len(p) && strings.Contains(p[col], fragment) {
+			return true
+		}
+	}
+	return false
 }
 
 // RunAll runs every scenario with r and checks it with the parser eng. A

@@ -35,8 +35,15 @@ const CapturePrompt = "Follow README.md from a fresh checkout as a new user woul
 	"End with exactly one line: SUCCESS, ADJUSTED_SUCCESS or BLOCKED: <reason>; " +
 	"report each deviation as a line FIX: <what and why>.\n"
 
-// CaptureKillAfter is how long the killed scenario's command runs before the CLI is SIGKILLed.
+// CaptureKillAfter is how long the killed scenario's command runs before the CLI is SIGKILLed:
+// measured from when a process running KilledCommandRunning has started, not from when the mock
+// served the call, so a CLI slow to start the command on a loaded machine is still killed
+// mid-command.
 const CaptureKillAfter = 3 * time.Second
+
+// KilledCommandRunning is what the command line of the killed scenario's command holds while
+// it runs.
+const KilledCommandRunning = "sleep 60"
 
 // CaptureRun configures Capture.
 type CaptureRun struct {
@@ -45,8 +52,8 @@ type CaptureRun struct {
 	// Scenario builds the scenario for the project directory the CLI runs in (file tools need
 	// absolute paths), e.g. func(dir string) (Scenario, error) { return CaptureScenario(e, n, dir) }.
 	Scenario func(dir string) (Scenario, error)
-	// Kill, when true, SIGKILLs the CLI's process tree CaptureKillAfter after the mock served
-	// the scenario's last scripted turn, so the kill lands mid-command.
+	// Kill, when true, SIGKILLs the CLI's process tree once the mock served the scenario's last
+	// scripted turn and KilledCommandRunning has run for CaptureKillAfter: mid-command.
 	Kill     bool
 	Model    string // "" leaves the CLI on its default model
 	MaxTurns int    // 0: the engine's default
@@ -69,6 +76,9 @@ type Captured struct {
 // a result, not an error; an error with a non-nil result carries what the CLI wrote.
 func Capture(ctx context.Context, o CaptureRun) (*Captured, error) {
 	name := o.CLI.Engine
+	if o.Scenario == nil {
+		return nil, fmt.Errorf("capture %s: no scenario", name)
+	}
 	root, project, home, err := captureDirs()
 	if err != nil {
 		return nil, err
@@ -92,7 +102,7 @@ func Capture(ctx context.Context, o CaptureRun) (*Captured, error) {
 	}
 	var kill agentcli.Kill
 	if o.Kill {
-		kill = agentcli.Kill{When: srv.Exhausted(), After: CaptureKillAfter}
+		kill = agentcli.Kill{When: srv.Exhausted(), Running: KilledCommandRunning, After: CaptureKillAfter}
 	}
 	res, runErr := agentcli.Supervise(ctx, cmd, kill)
 	closeErr := srv.Close()
