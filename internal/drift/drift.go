@@ -12,8 +12,11 @@
 //   - report.go: capabilities, the per-scenario tables and the summary.
 //   - diff.go: the side-by-side diff of two versions' command logs.
 //   - runner.go: running the scenarios (on the host or in the Docker sandbox).
-//   - session.go: a whole check of one engine (RunCheck), its artifacts and
-//     the machine-readable summary drift.json.
+//   - session.go: a whole check of one engine (RunCheck) or several
+//     (RunChecks), and the artifacts of each version.
+//   - summary.go: drift.json (what was checked, read by pin) and the
+//     markdown report.
+//   - issue.go: the one drift issue per engine.
 //   - image.go: the image holding a given CLI version, and `latest`.
 package drift
 
