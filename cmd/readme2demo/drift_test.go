@@ -269,6 +269,27 @@ func (a alteredParser) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	return l, err
 }
 
+// alteredMerger is an alteredParser of an engine that merges session files:
+// the merged log is altered too.
+type alteredMerger struct{ alteredParser }
+
+func (a alteredMerger) MergeSession(l *commandlog.Log, session io.Reader) (int, error) {
+	n, err := a.AgentEngine.(engines.SessionMerger).MergeSession(l, session)
+	if err == nil {
+		a.alter(l)
+	}
+	return n, err
+}
+
+// alter wraps eng's parser with a deliberate change.
+func alter(eng engines.AgentEngine, change func(*commandlog.Log)) engines.AgentEngine {
+	a := alteredParser{eng, change}
+	if _, ok := eng.(engines.SessionMerger); ok {
+		return alteredMerger{a}
+	}
+	return a
+}
+
 // The acceptance runs of codex and gemini: the pinned REAL CLI passes every
 // scenario on the host and in the sandbox (through the same pipeline as
 // `readme2demo run`); with a deliberately altered parser the same check
@@ -296,13 +317,16 @@ func TestDriftPinnedCodexAndGemini(t *testing.T) {
 					// The parser loses the exit code of every failed command.
 					withParser(t, func(name string) (engines.AgentEngine, error) {
 						real, err := engines.Lookup(name)
-						return alteredParser{real, func(l *commandlog.Log) {
+						if err != nil {
+							return nil, err
+						}
+						return alter(real, func(l *commandlog.Log) {
 							for i := range l.Commands {
 								if c := &l.Commands[i]; c.ExitCode != nil && *c.ExitCode != 0 {
 									c.ExitCode = nil
 								}
 							}
-						}}, err
+						}), nil
 					})
 				}
 				code, stdout, errOut := runDriftCLI(t, nil, args...)

@@ -111,9 +111,15 @@ func TestParseFixture(t *testing.T) {
 	assert.Assert(t, json.Valid(b))
 }
 
+// An empty transcript holds no record any engine understands: refused with
+// exit status 4, and written (still status 4) only with --force.
 func TestParseEmptyTranscript(t *testing.T) {
-	code, out, _ := runCLI(t, "parse", "--engine", "claude-code", os.DevNull)
-	assert.Equal(t, code, exitcode.OK)
+	code, out, errOut := runCLI(t, "parse", "--engine", "claude-code", os.DevNull)
+	assert.Equal(t, code, exitcode.NotUnderstood)
+	assert.Equal(t, out, "")
+	assert.Assert(t, strings.Contains(errOut, os.DevNull+" does not look like a claude-code transcript: 0 of 0 records understood"), errOut)
+	code, out, _ = runCLI(t, "parse", "--engine", "claude-code", "--force", os.DevNull)
+	assert.Equal(t, code, exitcode.NotUnderstood)
 	l, err := commandlog.Decode(strings.NewReader(out))
 	assert.NilError(t, err)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)

@@ -161,6 +161,11 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 	}
 
 	code, why := cfg.FailOn.verdict(log)
+	if res.NotUnderstood != nil {
+		// Parser drift: the log says little about the README, so the run
+		// fails whatever fail-on says.
+		code, why = exitcode.Failed, s.red.String(res.NotUnderstood.Error())
+	}
 	outputs["comment-url"] = a.comment(ctx, s, cfg, ev, log, ropts, log.Outcome != commandlog.OutcomeSuccess)
 	s.setOutputs(outputs)
 	if code != exitcode.OK {

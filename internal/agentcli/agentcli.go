@@ -19,6 +19,7 @@
 package agentcli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -53,6 +54,11 @@ type CLI struct {
 	Scheduled bool
 	// NodeMajor is the oldest Node.js major the CLI runs on (0: any).
 	NodeMajor int
+	// SessionFiles are where, relative to HOME, the CLI writes its own
+	// session file beside the stream (filepath.Match patterns, one per
+	// directory level; the newest match is the run's): Codex's rollout,
+	// Gemini CLI's chat session. Empty when it writes none we read.
+	SessionFiles []string
 }
 
 // BuildArg is the images/base Dockerfile build argument that installs a
@@ -73,9 +79,11 @@ var table = []CLI{
 	{Engine: engines.ClaudeCodeName, Name: "claude-code", Registry: NPM, Package: "@anthropic-ai/claude-code",
 		Bin: "claude", Pinned: ClaudeCodeVersion, Scheduled: true},
 	{Engine: engines.CodexName, Name: "codex", Registry: NPM, Package: "@openai/codex",
-		Bin: "codex", Pinned: CodexVersion, Scheduled: true},
+		Bin: "codex", Pinned: CodexVersion, Scheduled: true,
+		SessionFiles: []string{".codex/sessions/*/*/*/rollout-*.jsonl", ".codex/sessions/rollout-*.json*"}},
 	{Engine: engines.GeminiName, Name: "gemini-cli", Registry: NPM, Package: "@google/gemini-cli",
-		Bin: "gemini", Pinned: GeminiCLIVersion, Scheduled: true, NodeMajor: 20},
+		Bin: "gemini", Pinned: GeminiCLIVersion, Scheduled: true, NodeMajor: 20,
+		SessionFiles: []string{".gemini/tmp/*/chats/session-*.json", ".gemini/tmp/*/chats/session-*.jsonl"}},
 	// PyPI is not reachable from this project's CI: the driver is tested
 	// against a fake CLI only, and the weekly workflow leaves it out.
 	{Engine: engines.OpenHandsName, Name: "openhands", Registry: PyPI, Package: "openhands",
@@ -130,3 +138,17 @@ var versionRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
 // ValidVersion reports whether v is a plain semver version such as 1.2.3 or
 // 1.2.3-rc.1.
 func ValidVersion(v string) bool { return versionRe.MatchString(v) }
+
+// SessionSuffix is the suffix a session file of this CLI is kept under
+// beside its transcript <name>.jsonl (artifacts and fixtures):
+// ".rollout.jsonl" for Codex; ".session.json" for a Gemini CLI session
+// written as one JSON document (older versions), else ".session.jsonl".
+func (c CLI) SessionSuffix(session []byte) string {
+	switch {
+	case c.Engine == engines.CodexName:
+		return ".rollout.jsonl"
+	case bytes.HasPrefix(bytes.TrimSpace(session), []byte("{\n")):
+		return ".session.json"
+	}
+	return ".session.jsonl"
+}

@@ -29,6 +29,18 @@ func readFixture(t *testing.T, engine, version, scenario string) []byte {
 	return b
 }
 
+// readSession reads the session file committed beside a capture, or nil.
+func readSession(t *testing.T, engine, version, scenario string) []byte {
+	t.Helper()
+	for _, suffix := range []string{".session.jsonl", ".session.json", ".rollout.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "fixtures", engine, "real-"+version+"-"+scenario+suffix))
+		if err == nil {
+			return b
+		}
+	}
+	return nil
+}
+
 // The committed real host captures (mockllm.Capture runs) drift is checked
 // against: the Claude Code pin of their time and the versions around it.
 const (
@@ -45,8 +57,16 @@ func fixtureReport(t *testing.T, version string, edit func(scenario string, tr [
 }
 
 // engineFixtureReport checks the committed real captures of one version of
-// an engine's CLI exactly as drift checks a fresh host run.
+// an engine's CLI (and the session files beside them) exactly as drift
+// checks a fresh host run.
 func engineFixtureReport(t *testing.T, engine, version string, edit func(scenario string, tr []byte) []byte) (*drift.Report, drift.Capabilities) {
+	t.Helper()
+	return sessionFixtureReport(t, engine, version, edit, nil)
+}
+
+// sessionFixtureReport is engineFixtureReport that can also edit the
+// session files.
+func sessionFixtureReport(t *testing.T, engine, version string, edit, editSession func(scenario string, b []byte) []byte) (*drift.Report, drift.Capabilities) {
 	t.Helper()
 	eng, err := engines.Lookup(engine)
 	assert.NilError(t, err)
@@ -58,7 +78,11 @@ func engineFixtureReport(t *testing.T, engine, version string, edit func(scenari
 		if edit != nil {
 			tr = edit(sc.Name, tr)
 		}
-		rep.Results = append(rep.Results, drift.Evaluate(eng, sc, tr, nil))
+		session := readSession(t, engine, version, sc.Name)
+		if editSession != nil {
+			session = editSession(sc.Name, session)
+		}
+		rep.Results = append(rep.Results, drift.Evaluate(eng, sc, drift.Output{Transcript: tr, Session: session}))
 	}
 	return rep, rep.Classify()
 }
@@ -151,6 +175,16 @@ func TestChangedTranscriptsNameTheFirstChangedField(t *testing.T) {
 			caps:  drift.Capabilities{ExitCodes: true, AgentVersion: true},
 		},
 		{
+			// A format this parser does not know at all: what `parse`
+			// refuses with exit status 4 is drift, named first.
+			name: "every record renamed",
+			edit: func(_ string, tr []byte) []byte {
+				return bytes.ReplaceAll(tr, []byte(`{"type":"`), []byte(`{"event":"`))
+			},
+			first: "first changed field: transcript in scenario success (claude-code): want understood by the claude-code parser, got 1 of 15 records understood",
+			caps:  drift.Capabilities{ExitCodes: true, AgentVersion: false},
+		},
+		{
 			name:  "the result line renamed",
 			edit:  replaceIn("bigoutput", `"type":"result","duration`, `"type":"final_result","duration`),
 			first: "first changed field: parse_stats.unknown_events in scenario bigoutput: want 0, got 1",
@@ -171,7 +205,7 @@ func TestUnrunnableScenarioIsDriftNotACrash(t *testing.T) {
 	assert.NilError(t, err)
 	scs, err := drift.Scenarios("claude-code", "/workspace", "9.9.9")
 	assert.NilError(t, err)
-	res := drift.Evaluate(eng, scs[0], nil, nil)
+	res := drift.Evaluate(eng, scs[0], drift.Output{})
 	assert.NilError(t, res.Err)
 	assert.Check(t, res.Drifted(), "an empty transcript matches nothing")
 	rep := &drift.Report{Engine: "claude-code", Version: "9.9.9", Results: []drift.Result{res}}
@@ -212,8 +246,7 @@ func TestScenariosCoverTheCapturesOfEveryEngine(t *testing.T) {
 	}{
 		{"claude-code", claudeCaptured, nil},
 		{"codex", codexCaptured, []string{"codex does not name its version in the transcript", "codex states no cost", "codex states no duration"}},
-		{"gemini", geminiCaptured, []string{"gemini does not name its version in the transcript", "gemini states no cost",
-			"gemini states an exit code only for a command that printed nothing"}},
+		{"gemini", geminiCaptured, []string{"gemini does not name its version in the transcript", "gemini states no cost"}},
 	} {
 		t.Run(tc.engine, func(t *testing.T) {
 			rep, _ := engineFixtureReport(t, tc.engine, tc.version, nil)
@@ -243,7 +276,7 @@ func TestChangedCodexAndGeminiTranscriptsNameTheFirstChangedField(t *testing.T) 
 	}
 	for _, tc := range []struct {
 		name, engine, version string
-		edit                  func(string, []byte) []byte
+		edit, editSession     func(string, []byte) []byte
 		first                 string
 	}{
 		{
@@ -257,18 +290,22 @@ func TestChangedCodexAndGeminiTranscriptsNameTheFirstChangedField(t *testing.T) 
 			first: "first changed field: parse_stats.unknown_events in scenario success: want 0, got 1",
 		},
 		{
-			name: "gemini rewords the silent exit code", engine: "gemini", version: geminiCaptured,
-			edit:  replaceIn("failures", "Command exited with code: 1", "Exit status 1"),
-			first: "first changed field: commands[0].status in scenario failures (false): want failed, got unknown",
-		},
-		{
-			name: "gemini starts reporting errors as status", engine: "gemini", version: geminiCaptured,
-			edit:  replaceIn("success", `"status":"success","output":"hi"`, `"status":"error","output":"hi"`),
-			first: "first changed field: commands[1].status in scenario success (echo hi): want unknown, got failed",
+			// The exit codes come from gemini's chat session file: a
+			// reworded report there loses them.
+			name: "gemini rewords the exit code in its session file", engine: "gemini", version: geminiCaptured,
+			editSession: func(name string, b []byte) []byte {
+				if name != "failures" {
+					return b
+				}
+				out := bytes.ReplaceAll(b, []byte("Exit Code: "), []byte("Exit status: "))
+				assert.Assert(t, !bytes.Equal(out, b))
+				return out
+			},
+			first: "first changed field: commands[0].status in scenario failures (false): want failed, got ok",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, _ := engineFixtureReport(t, tc.engine, tc.version, tc.edit)
+			rep, _ := sessionFixtureReport(t, tc.engine, tc.version, tc.edit, tc.editSession)
 			assert.Check(t, rep.Drifted())
 			assert.Check(t, is.Equal(rep.FirstLine(), tc.first))
 		})
@@ -290,6 +327,27 @@ func (a alteredParser) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	return l, err
 }
 
+// alteredMerger is an alteredParser of an engine that merges session files:
+// the merged log is altered too.
+type alteredMerger struct{ alteredParser }
+
+func (a alteredMerger) MergeSession(l *commandlog.Log, session io.Reader) (int, error) {
+	n, err := a.AgentEngine.(engines.SessionMerger).MergeSession(l, session)
+	if err == nil {
+		a.alter(l)
+	}
+	return n, err
+}
+
+// alter wraps eng's parser with a deliberate change.
+func alter(eng engines.AgentEngine, change func(*commandlog.Log)) engines.AgentEngine {
+	a := alteredParser{eng, change}
+	if _, ok := eng.(engines.SessionMerger); ok {
+		return alteredMerger{a}
+	}
+	return a
+}
+
 func TestAlteredParserIsDrift(t *testing.T) {
 	for _, engine := range []string{"codex", "gemini"} {
 		t.Run(engine, func(t *testing.T) {
@@ -297,18 +355,19 @@ func TestAlteredParserIsDrift(t *testing.T) {
 			assert.NilError(t, err)
 			version := map[string]string{"codex": codexCaptured, "gemini": geminiCaptured}[engine]
 			// A parser that loses the exit code of every failed command.
-			eng := alteredParser{real, func(l *commandlog.Log) {
+			eng := alter(real, func(l *commandlog.Log) {
 				for i := range l.Commands {
 					if c := &l.Commands[i]; c.ExitCode != nil && *c.ExitCode != 0 {
 						c.ExitCode = nil
 					}
 				}
-			}}
+			})
 			scs, err := drift.Scenarios(engine, path.Join(mockllm.CaptureRoot, "project"), version)
 			assert.NilError(t, err)
 			rep := &drift.Report{Engine: engine, Version: version}
 			for _, sc := range scs {
-				rep.Results = append(rep.Results, drift.Evaluate(eng, sc, readFixture(t, engine, version, sc.Name), nil))
+				rep.Results = append(rep.Results, drift.Evaluate(eng, sc, drift.Output{
+					Transcript: readFixture(t, engine, version, sc.Name), Session: readSession(t, engine, version, sc.Name)}))
 			}
 			rep.Classify()
 			assert.Check(t, is.Equal(rep.FirstLine(),
@@ -337,15 +396,17 @@ func TestScenariosOfEveryCLI(t *testing.T) {
 			assert.Check(t, is.Equal(killed.Turns, drift.Profiles[engine].Turns == drift.Always))
 		})
 	}
-	// Gemini states an exit code only for a silent command.
-	scs, err := drift.Scenarios("gemini", "/workspace", "0.61.0")
-	assert.NilError(t, err)
-	for _, c := range scs[1].Expect.Commands {
-		silent := c.Command == "false" || c.Command == "exit 3"
-		assert.Check(t, is.Equal(c.Exit != nil, silent), c.Command)
-		assert.Check(t, is.Equal(c.Unknown, !silent), c.Command)
+	// The ground truth of the failures scenario is the shell's, for every engine.
+	for _, engine := range []string{"claude-code", "codex", "gemini"} {
+		scs, err := drift.Scenarios(engine, "/workspace", "1.2.3")
+		assert.NilError(t, err)
+		var exits []int
+		for _, c := range scs[1].Expect.Commands {
+			exits = append(exits, *c.Exit)
+		}
+		assert.Check(t, is.DeepEqual(exits, []int{1, 3, 127, 2, 1, 0}), engine)
 	}
-	_, err = drift.Scenarios("markdown", "/workspace", "1.2.3")
+	_, err := drift.Scenarios("markdown", "/workspace", "1.2.3")
 	assert.Check(t, errors.Is(err, drift.ErrNotDrivable))
 }
 
@@ -375,13 +436,15 @@ func TestWorkflowMatrixIsTheSchedule(t *testing.T) {
 	for _, want := range []string{
 		`drift --engine "$ENGINE" --cli-version "$CLI_VERSION" --against pinned`,
 		`--issue "$GITHUB_REPOSITORY"`, "contents: read\n", "issues: write",
+		// the fixtures of a new version come from a host capture (with the CLIs' session files)
+		`drift --engine "$ENGINE" --cli-version "$version" --host`, "--out drift-host",
 	} {
 		assert.Check(t, is.Contains(driftJob, want))
 	}
 	assert.Check(t, !strings.Contains(driftJob, "contents: write") && !strings.Contains(driftJob, "pull-requests: write"),
 		"the job that runs the new CLI must not be able to write to the repository")
 	for _, want := range []string{
-		"needs: drift", `pin --engine "$ENGINE" --version "$version" --fixtures drift-artifact/drift-out`,
+		"needs: drift", `pin --engine "$ENGINE" --version "$version" --fixtures drift-artifact/drift-host`,
 		`--pull-request "$GITHUB_REPOSITORY"`, "pull-requests: write", "contents: write",
 	} {
 		assert.Check(t, is.Contains(bumpJob, want))

@@ -26,7 +26,17 @@ type Runner interface {
 	ProjectDir() string
 	// Mode describes where the CLI runs, e.g. "host" or "docker image X".
 	Mode() string
-	Run(ctx context.Context, sc Scenario) (transcript, stderr []byte, err error)
+	// Run runs the scenario; an error comes with what the CLI wrote so far.
+	Run(ctx context.Context, sc Scenario) (Output, error)
+}
+
+// Output is what a CLI wrote in one scenario run.
+type Output struct {
+	Transcript []byte // its stdout: the stream the engine parses
+	Stderr     []byte
+	// Session is the CLI's own session file of the run (Codex's rollout,
+	// Gemini CLI's chat session), nil when there is none.
+	Session []byte
 }
 
 // RunTimeout bounds one scenario run.
@@ -47,7 +57,7 @@ func (h *HostRunner) ProjectDir() string { return filepath.Join(mockllm.CaptureR
 func (h *HostRunner) Mode() string { return "host" }
 
 // Run implements Runner.
-func (h *HostRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, error) {
+func (h *HostRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
 	engine := h.CLI.Engine
@@ -57,15 +67,16 @@ func (h *HostRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, erro
 		Scenario: func(dir string) (mockllm.Scenario, error) { return mockllm.CaptureScenario(engine, sc.Name, dir) },
 	})
 	if c == nil {
-		return nil, nil, fmt.Errorf("run %s on the host: %w", sc.Name, err)
+		return Output{}, fmt.Errorf("run %s on the host: %w", sc.Name, err)
 	}
+	out := Output{Transcript: c.Transcript, Stderr: c.Stderr, Session: c.Session}
 	if err != nil {
-		return c.Transcript, c.Stderr, fmt.Errorf("run %s on the host: %w", sc.Name, err)
+		return out, fmt.Errorf("run %s on the host: %w", sc.Name, err)
 	}
 	if sc.Kill && !c.Killed {
-		return c.Transcript, c.Stderr, fmt.Errorf("run %s on the host: the CLI ended before it could be killed mid-command (exit %d)", sc.Name, c.ExitCode)
+		return out, fmt.Errorf("run %s on the host: the CLI ended before it could be killed mid-command (exit %d)", sc.Name, c.ExitCode)
 	}
-	return c.Transcript, c.Stderr, nil
+	return out, nil
 }
 
 // maxTurns is the turn limit of a scenario run: more than any scenario has.
@@ -90,25 +101,25 @@ func (d *DockerRunner) ProjectDir() string { return engines.WorkspaceContainerPa
 func (d *DockerRunner) Mode() string { return "docker " + d.Image }
 
 // Run implements Runner.
-func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, error) {
+func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
 	srv, err := mockllm.Start(d.Gateway+":0", sc.Mock)
 	if err != nil {
-		return nil, nil, fmt.Errorf("run %s in docker: %w", sc.Name, err)
+		return Output{}, fmt.Errorf("run %s in docker: %w", sc.Name, err)
 	}
 	defer srv.Close()
 	tmp, err := os.MkdirTemp("", "r2d-drift-")
 	if err != nil {
-		return nil, nil, fmt.Errorf("create drift dir: %w", err)
+		return Output{}, fmt.Errorf("create drift dir: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	repo, out := filepath.Join(tmp, "repo"), filepath.Join(tmp, "out")
 	if err := os.Mkdir(repo, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("create drift repo: %w", err)
+		return Output{}, fmt.Errorf("create drift repo: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte(mockllm.CaptureReadme), 0o644); err != nil {
-		return nil, nil, fmt.Errorf("write drift readme: %w", err)
+		return Output{}, fmt.Errorf("write drift readme: %w", err)
 	}
 
 	runCtx, stop := context.WithCancel(ctx)
@@ -161,22 +172,26 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, er
 	default:
 	}
 	if res == nil {
-		return nil, nil, fmt.Errorf("run %s in docker: %w", sc.Name, runErr)
+		return Output{}, fmt.Errorf("run %s in docker: %w", sc.Name, runErr)
 	}
 	tr, err := os.ReadFile(res.Transcript)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read transcript: %w", err)
+		return Output{}, fmt.Errorf("read transcript: %w", err)
 	}
-	stderr, _ := os.ReadFile(res.Stderr)
+	got := Output{Transcript: tr}
+	got.Stderr, _ = os.ReadFile(res.Stderr)
+	if res.Session != "" { // the session file the run copied out (pipeline.SessionFile)
+		got.Session, _ = os.ReadFile(res.Session)
+	}
 	switch {
 	case runErr != nil && !(wasKilled && errors.Is(runErr, context.Canceled)):
-		return tr, stderr, fmt.Errorf("run %s in docker: %w", sc.Name, runErr)
+		return got, fmt.Errorf("run %s in docker: %w", sc.Name, runErr)
 	case sc.Kill && !wasKilled:
-		return tr, stderr, fmt.Errorf("run %s in docker: the CLI ended before it could be killed mid-command", sc.Name)
+		return got, fmt.Errorf("run %s in docker: the CLI ended before it could be killed mid-command", sc.Name)
 	case res.TimedOut:
-		return tr, stderr, fmt.Errorf("run %s in docker: timed out", sc.Name)
+		return got, fmt.Errorf("run %s in docker: timed out", sc.Name)
 	}
-	return tr, stderr, nil
+	return got, nil
 }
 
 // containerRuns reports whether a process in the container has a command
@@ -221,8 +236,8 @@ func RunAll(ctx context.Context, eng engines.AgentEngine, version string, r Runn
 			fmt.Fprintf(progress, "drift: %s %s: scenario %s (%s)\n", engineName, version, sc.Name, r.Mode())
 		}
 		start := time.Now()
-		tr, stderr, runErr := r.Run(ctx, sc)
-		res := Evaluate(eng, sc, tr, stderr)
+		out, runErr := r.Run(ctx, sc)
+		res := Evaluate(eng, sc, out)
 		if runErr != nil {
 			res.Err = runErr
 		}

@@ -42,10 +42,7 @@ const (
 // or unknown, never a guess. A CLI that starts stating more shows up as a
 // difference too, so the profile is updated with the parser.
 type Profile struct {
-	AgentVersion bool // the transcript names the CLI version
-	// SilentExitCodesOnly: an exit code is stated only for a command that
-	// printed nothing; any other command is "unknown" with a null exit code.
-	SilentExitCodesOnly   bool
+	AgentVersion          bool // the transcript names the CLI version
 	Cost, Turns, Duration Presence
 	// WriteTool and EditTool are the file_edits tool names of a file
 	// written whole and of a text replaced in it.
@@ -58,10 +55,11 @@ var Profiles = map[string]Profile{
 	// codex reports tokens, not dollars, and no duration; turns counts
 	// turn.completed.
 	"codex": {Cost: Never, Turns: Final, Duration: Never, WriteTool: "apply_patch:add", EditTool: "apply_patch:update"},
-	// gemini's shell tool reports "success" whatever the exit code and
-	// states a code only as the whole output of a silent command; turns
-	// counts the model's answers.
-	"gemini": {SilentExitCodesOnly: true, Cost: Never, Turns: Always, Duration: Final, WriteTool: "write_file", EditTool: "replace"},
+	// gemini's stream states an exit code only as the whole output of a
+	// silent command, but its chat session file, merged into the log as
+	// `readme2demo run` does, states every one; turns counts the model's
+	// answers.
+	"gemini": {Cost: Never, Turns: Always, Duration: Final, WriteTool: "write_file", EditTool: "replace"},
 	// Not verified against the real CLI (PyPI is not reachable here): the
 	// V1 event stream as engines/openhands.go reads it, with the "stats"
 	// state updates the CLI prints during a run (the committed
@@ -183,12 +181,7 @@ func expect(engine string, prof Profile, sc mockllm.Scenario, version string) (E
 				if !ok {
 					return Expect{}, fmt.Errorf("build expectations: scenario %s runs %q, which has no ground truth", sc.Name, cmd)
 				}
-				c := ExpectCommand{Command: cmd, Exit: t.exit, Output: t.output, Match: t.match, Truncated: t.truncated}
-				if prof.SilentExitCodesOnly && t.exit != nil && !(t.output == "" && t.match == MatchExact) {
-					c.Exit, c.Unknown = nil, true
-					c.Why = engine + " states an exit code only for a command that printed nothing"
-				}
-				e.Commands = append(e.Commands, c)
+				e.Commands = append(e.Commands, ExpectCommand{Command: cmd, Exit: t.exit, Output: t.output, Match: t.match, Truncated: t.truncated})
 			case "write":
 				e.FileEdits = append(e.FileEdits, commandlog.FileEdit{Path: path, Tool: prof.WriteTool, OK: true})
 			case "edit":

@@ -185,7 +185,8 @@ func runnerFor(ctx context.Context, o Options, cli agentcli.CLI, version string)
 }
 
 // Save writes a version's artifacts: <dir>/<engine>-<version>/<scenario>.jsonl,
-// .stderr and .command_log.json for every scenario, and each drifted
+// .stderr, the CLI's session file (.rollout.jsonl, .session.jsonl) and
+// .command_log.json for every scenario, and each drifted
 // scenario's transcript as a fixture candidate
 // <dir>/fixture-candidates/<engine>/real-<version>-<scenario>.jsonl (the
 // name testdata/fixtures/<engine>/ uses).
@@ -202,6 +203,12 @@ func Save(dir string, rep *Report) error {
 		if len(bytes.TrimSpace(res.Stderr)) > 0 {
 			if err := os.WriteFile(base+".stderr", res.Stderr, 0o644); err != nil {
 				return fmt.Errorf("write stderr: %w", err)
+			}
+		}
+		if len(bytes.TrimSpace(res.Session)) > 0 {
+			cli, _ := agentcli.Lookup(rep.Engine)
+			if err := os.WriteFile(base+cli.SessionSuffix(res.Session), res.Session, 0o644); err != nil {
+				return fmt.Errorf("write session file: %w", err)
 			}
 		}
 		if res.Log != nil {

@@ -15,4 +15,7 @@ const (
 	// Blocked: the agent could not proceed (for example it needs a
 	// credential it was not given).
 	Blocked = 3
+	// NotUnderstood: `readme2demo parse` refused a transcript the engine did
+	// not understand (no record recognised, or more than half unknown).
+	NotUnderstood = 4
 )

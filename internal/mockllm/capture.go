@@ -68,6 +68,9 @@ type Captured struct {
 	Duration   time.Duration
 	Scenario   Scenario  // as built for the temporary project
 	Requests   []Request // what the mock received
+	// Session is the session file the CLI wrote under its HOME (agentcli.CLI.SessionFiles:
+	// Codex's rollout, Gemini CLI's chat session), CaptureRoot substituted; nil when none.
+	Session []byte
 }
 
 // Capture runs a scenario with a real CLI against a fresh mock on 127.0.0.1, in a fresh project
@@ -114,10 +117,45 @@ func Capture(ctx context.Context, o CaptureRun) (*Captured, error) {
 		ExitCode: res.ExitCode, Killed: res.Killed, Duration: res.Duration,
 		Scenario: sc, Requests: srv.Requests(),
 	}
-	if err := errors.Join(runErr, closeErr); err != nil {
+	session, sessionErr := sessionFile(home, o.CLI.SessionFiles...)
+	if session != nil {
+		c.Session = sanitizePaths(session, root)
+	}
+	if err := errors.Join(runErr, closeErr, sessionErr); err != nil {
 		return c, fmt.Errorf("capture %s: %w", name, err)
 	}
 	return c, nil
+}
+
+// sessionFile returns the newest file under home whose path, relative to home, matches one of
+// patterns (filepath.Match syntax, one pattern per directory level): the session file the CLI
+// wrote beside its stream. nil when there is none.
+func sessionFile(home string, patterns ...string) ([]byte, error) {
+	var newest string
+	var newestMod int64
+	for _, p := range patterns {
+		matches, err := filepath.Glob(filepath.Join(home, p))
+		if err != nil {
+			return nil, fmt.Errorf("find session file: %w", err)
+		}
+		for _, m := range matches {
+			st, err := os.Stat(m)
+			if err != nil || !st.Mode().IsRegular() {
+				continue
+			}
+			if mod := st.ModTime().UnixNano(); newest == "" || mod > newestMod {
+				newest, newestMod = m, mod
+			}
+		}
+	}
+	if newest == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(newest)
+	if err != nil {
+		return nil, fmt.Errorf("read session file: %w", err)
+	}
+	return b, nil
 }
 
 // captureDirs makes the fresh directories of one capture run: a project holding CaptureReadme

@@ -14,8 +14,9 @@ package mockllm
 //   - Bash(cmd) becomes exec_command {cmd} (codex ≥ 0.1xx with gpt-5.x models),
 //     shell_command {command} (0.5x–0.9x), or shell {command: ["bash","-lc",cmd]} (older);
 //   - Write(path, content) and Edit(path, old, new) become an apply_patch patch, sent as a
-//     freeform custom_tool_call when apply_patch is offered as a custom tool, else as a
-//     function_call {"input": patch};
+//     freeform custom_tool_call when apply_patch is offered as a custom tool, as a
+//     function_call {"input": patch} when it is offered as a function, else through the shell
+//     tool as {command: ["apply_patch", patch]} (what older codex expects of its models);
 //   - any other ToolCall is sent verbatim as a function_call named ToolCall.Name whose
 //     arguments are Input (a custom tool gets Input["input"] as its raw input).
 
@@ -210,8 +211,14 @@ func openaiToolItem(callID string, tc ToolCall, tools map[string]string) map[str
 		}
 	case "Write", "Edit":
 		name, args = "apply_patch", map[string]any{"input": patchFor(tc)}
-		if tools["apply_patch"] == "" && tools["exec"] == "custom" {
+		switch {
+		case tools["apply_patch"] != "":
+		case tools["exec"] == "custom":
 			name, args = "exec", map[string]any{"input": "const r = await tools.apply_patch(" + js(patchFor(tc)) + ");\ntext(r);\n"}
+		case tools["shell"] != "":
+			// no apply_patch tool (codex ≤ 0.8x): models run it through the shell, and codex
+			// intercepts it as a patch
+			name, args = "shell", map[string]any{"command": []string{"apply_patch", patchFor(tc)}}
 		}
 	}
 	if tools[name] == "custom" {

@@ -89,7 +89,7 @@ func TestOpenAIResponsesStream(t *testing.T) {
 			patchName: "apply_patch", patchKind: "function_call", patchBody: mustJSON(map[string]any{"input": patch})},
 		{name: "shell argv (older codex)", tools: []any{fn("shell")},
 			bashName: "shell", bashKind: "function_call", bashArgs: `{"command":["bash","-lc","ls -la"]}`,
-			patchName: "apply_patch", patchKind: "function_call", patchBody: mustJSON(map[string]any{"input": patch})},
+			patchName: "shell", patchKind: "function_call", patchBody: mustJSON(map[string]any{"command": []string{"apply_patch", patch}})},
 		{name: "code mode exec (codex default model)",
 			extra: []any{map[string]any{"type": "additional_tools", "role": "developer", "tools": []any{
 				map[string]any{"type": "namespace", "name": "functions", "tools": []any{custom("exec"), fn("wait")}}}}},
@@ -209,39 +209,94 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
+var codexFixtureDir = filepath.Join(repoRoot, "testdata", "fixtures", "codex")
+
+// codexCaptureVersions are the versions whose real-* fixtures (the exec --json stream and the
+// session rollout of the same run) are committed, newest first: one per rollout generation.
+var codexCaptureVersions = []string{agentcli.CodexVersion, "0.125.0", "0.80.0", "0.45.0", "0.39.0", "0.20.0"}
+
 // TestRealCodexCLI runs the pinned REAL codex CLI against the mock for every capture scenario
 // (with -m CodexModel, which codex offers exec_command and apply_patch directly, and once on
 // codex's default model, which is driven through its JavaScript exec tool), parses each
-// transcript with the codex engine and checks the command log a user would read. With -capture
-// (or R2D_CAPTURE=1) it rewrites testdata/fixtures/codex/real-<pin>-*.
+// transcript with the codex engine and checks the command log a user would read, and checks
+// that the session rollout the CLI wrote for the same run gives the same commands. With
+// -capture (or R2D_CAPTURE=1) it runs every codexCaptureVersions CLI and rewrites
+// testdata/fixtures/codex/real-* (stream and rollout).
 func TestRealCodexCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real CLI; skipped with -short")
 	}
-	cli, bin := cliOrSkip(t, engines.CodexName, agentcli.CodexVersion)
+	versions := []string{agentcli.CodexVersion}
+	if capturing() {
+		versions = codexCaptureVersions
+	}
 	eng, err := engines.Lookup(engines.CodexName)
 	assert.NilError(t, err)
-	type run struct{ name, scenario, model string }
-	var runs []run
-	for _, n := range []string{ScenarioSuccess, ScenarioFailures, ScenarioEdit, ScenarioAbandoned, ScenarioBigOut, ScenarioKilled} {
-		runs = append(runs, run{n, n, CodexModel})
-	}
-	runs = append(runs, run{"codemode-success", ScenarioSuccess, ""})
-	for _, r := range runs {
-		t.Run(r.name, func(t *testing.T) {
-			c := captureRun(t, CaptureRun{CLI: cli, Binary: bin, Model: r.model}, r.scenario, 3*time.Minute)
-			l, err := eng.ParseTranscript(bytes.NewReader(c.Transcript))
-			assert.NilError(t, err)
-			assert.NilError(t, commandlog.Validate(l))
-			if !checkCodexLog(t, c, l) {
-				t.Logf("stderr:\n%s\ntranscript:\n%s", c.Stderr, c.Transcript)
-				return
+	for _, version := range versions {
+		t.Run(version, func(t *testing.T) {
+			cli, bin := cliOrSkip(t, engines.CodexName, version)
+			pinned := version == agentcli.CodexVersion
+			type run struct{ name, scenario, model string }
+			var runs []run
+			for _, n := range []string{ScenarioSuccess, ScenarioFailures, ScenarioEdit, ScenarioAbandoned, ScenarioKilled} {
+				runs = append(runs, run{n, n, CodexModel})
 			}
-			if capturing() {
-				writeEngineFixture(t, engines.CodexName, agentcli.CodexVersion, r.name, c)
+			if pinned {
+				runs = append(runs, run{ScenarioBigOut, ScenarioBigOut, CodexModel}, run{"codemode-success", ScenarioSuccess, ""})
+			}
+			for _, r := range runs {
+				t.Run(r.name, func(t *testing.T) {
+					c := captureRun(t, CaptureRun{CLI: cli, Binary: bin, Model: r.model}, r.scenario, 3*time.Minute)
+					l, err := eng.ParseTranscript(bytes.NewReader(c.Transcript))
+					assert.NilError(t, err)
+					assert.NilError(t, commandlog.Validate(l))
+					if pinned && !checkCodexLog(t, c, l) || !checkCodexRollout(t, c, l) {
+						t.Logf("stderr:\n%s\ntranscript:\n%s\nrollout:\n%s", c.Stderr, c.Transcript, c.Session)
+						return
+					}
+					if capturing() {
+						writeCodexFixture(t, version, r.name, c)
+					}
+				})
 			}
 		})
 	}
+}
+
+// checkCodexRollout checks that the rollout of the run gives the stream's commands and exit
+// codes (engines' TestCodexRolloutMatchesStream compares the committed pairs in full).
+func checkCodexRollout(t *testing.T, c *Captured, stream *commandlog.Log) bool {
+	t.Helper()
+	if !assert.Check(t, len(c.Session) > 0, "codex wrote no session rollout under its HOME") {
+		return false
+	}
+	assert.Check(t, !bytes.Contains(c.Session, []byte(DummyAPIKey)), "rollout leaks the API key")
+	eng, _ := engines.Lookup(engines.CodexName)
+	l, err := eng.ParseTranscript(bytes.NewReader(c.Session))
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(l.ParseStats.UnknownEvents, 0))
+	key := func(l *commandlog.Log) []string {
+		var out []string
+		for _, c := range l.Commands {
+			if c.Status == commandlog.StatusUnknown && c.ExitCode == nil && c.Output == "" {
+				continue // never completed in the stream; the rollout may not have recorded it yet
+			}
+			out = append(out, fmt.Sprintf("%s → %v %s", c.Command, deref(c.ExitCode), c.Status))
+		}
+		sort.Strings(out)
+		return out
+	}
+	if c.Scenario.Name != ScenarioKilled && c.Scenario.Name != ScenarioAbandoned {
+		assert.Check(t, is.DeepEqual(key(l), key(stream)))
+	}
+	return !t.Failed()
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 type cmdWant struct {
@@ -327,14 +382,20 @@ func checkCodexLog(t *testing.T, c *Captured, l *commandlog.Log) bool {
 	return !t.Failed()
 }
 
-// writeEngineFixture writes a capture as testdata/fixtures/<engine>/real-<version>-<name>.jsonl.
-func writeEngineFixture(t *testing.T, engine, version, name string, c *Captured) {
+func writeCodexFixture(t *testing.T, version, name string, c *Captured) {
 	t.Helper()
-	dir := filepath.Join(repoRoot, "testdata", "fixtures", engine)
-	assert.NilError(t, os.MkdirAll(dir, 0o755))
-	base := filepath.Join(dir, fmt.Sprintf("real-%s-%s", version, name))
-	assert.Assert(t, !bytes.Contains(c.Transcript, []byte(DummyAPIKey)), "transcript leaks the API key")
-	assert.Assert(t, !bytes.Contains(c.Transcript, []byte("/root")), "transcript holds a home path")
+	assert.NilError(t, os.MkdirAll(codexFixtureDir, 0o755))
+	base := filepath.Join(codexFixtureDir, fmt.Sprintf("real-%s-%s", version, name))
+	for _, b := range [][]byte{c.Transcript, c.Session} {
+		// the capture's temporary root is rewritten to CaptureRoot; nothing of the host's
+		// home may remain (codex's own tool descriptions mention "/root/task1": not a path)
+		assert.Assert(t, !bytes.Contains(b, []byte("r2d-capture-")), "capture holds its temporary directory")
+		if home := os.Getenv("HOME"); len(home) > 1 {
+			assert.Assert(t, !bytes.Contains(b, []byte(home+"/.")), "capture holds a path under the host's home")
+		}
+		assert.Assert(t, !bytes.Contains(b, []byte(DummyAPIKey)), "capture leaks the API key")
+	}
 	assert.NilError(t, os.WriteFile(base+".jsonl", c.Transcript, 0o644))
-	t.Logf("wrote %s.jsonl (%d bytes)", base, len(c.Transcript))
+	assert.NilError(t, os.WriteFile(base+".rollout.jsonl", c.Session, 0o644))
+	t.Logf("wrote %s.jsonl (%d bytes) and .rollout.jsonl (%d bytes)", base, len(c.Transcript), len(c.Session))
 }

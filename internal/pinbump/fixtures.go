@@ -2,7 +2,9 @@ package pinbump
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +52,9 @@ func Golden(engine string, transcript []byte) ([]byte, error) {
 
 // AddFixtures adds the transcripts of a drift run (its output directory
 // driftDir, drift.json included) for engine at version as fixtures under
-// root, each with its golden command log, and returns the files written
+// root, each with its golden command log, and the CLI's session file of
+// each run (Codex's rollout, Gemini CLI's chat session) when drift kept one,
+// with its own golden, and returns the files written
 // (relative to root). The run must have checked that version and found no
 // drift (drift.Summary.Verified), and no transcript may hold anything that
 // looks like a credential; nothing is written otherwise.
@@ -103,9 +107,37 @@ func prepareFixtures(engine, version, driftDir string) (*fixtures, error) {
 		f, g := FixturePath(engine, version, sc), GoldenPath(engine, version, sc)
 		fx.files[f], fx.files[g] = tr, golden
 		fx.order = append(fx.order, f, g)
+		// The CLI's session file of the same run, when drift kept one: a
+		// fixture of its own (the engines read both), with its golden.
+		for _, suffix := range sessionSuffixes {
+			src := filepath.Join(driftDir, run.Dir, sc+suffix)
+			b, err := os.ReadFile(src)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("add fixtures: %w", err)
+			}
+			if found := scan.Found(string(b)); len(found) > 0 {
+				return nil, fmt.Errorf("add fixtures: %s holds what looks like a credential (%s); not committing it", src, strings.Join(found, ", "))
+			}
+			golden, err := Golden(engine, b)
+			if err != nil {
+				return nil, fmt.Errorf("add fixtures: %s: %w", src, err)
+			}
+			base := "real-" + version + "-" + sc + suffix
+			f := "testdata/fixtures/" + engine + "/" + base
+			g := "testdata/golden/" + engine + "/" + strings.TrimSuffix(base, filepath.Ext(base)) + ".json"
+			fx.files[f], fx.files[g] = b, golden
+			fx.order = append(fx.order, f, g)
+		}
 	}
 	return fx, nil
 }
+
+// sessionSuffixes are the names drift keeps CLI session files under
+// (agentcli.CLI.SessionSuffix).
+var sessionSuffixes = []string{".rollout.jsonl", ".session.jsonl", ".session.json"}
 
 func (fx *fixtures) write(root string) ([]string, error) {
 	for _, rel := range fx.order {

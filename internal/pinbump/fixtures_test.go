@@ -48,6 +48,9 @@ func driftOut(t *testing.T, version string, drifted bool) string {
 	for _, sc := range scenarios {
 		b := must(os.ReadFile(filepath.Join(repoRoot, "testdata", "fixtures", "codex", "real-0.171.0-"+sc+".jsonl")))
 		assert.NilError(t, os.WriteFile(filepath.Join(vdir, sc+".jsonl"), b, 0o644))
+		// and the rollout codex wrote beside it (a host capture keeps it)
+		ro := must(os.ReadFile(filepath.Join(repoRoot, "testdata", "fixtures", "codex", "real-0.171.0-"+sc+".rollout.jsonl")))
+		assert.NilError(t, os.WriteFile(filepath.Join(vdir, sc+".rollout.jsonl"), ro, 0o644))
 	}
 	first := "no drift"
 	if drifted {
@@ -73,7 +76,15 @@ func TestLocalBumpAddsTheVerifiedRunsFixtures(t *testing.T) {
 	assert.Check(t, is.Equal(b.To, "0.172.0"))
 	assert.Check(t, is.Contains(b.Changed, "internal/agentcli/pins.go"))
 	assert.Check(t, is.Contains(b.Changed, "action.yml"))
-	assert.Check(t, is.Len(b.Fixtures, 8))
+	// four transcripts and the four rollouts beside them, each with its golden
+	assert.Check(t, is.Len(b.Fixtures, 16))
+	for _, sc := range []string{"success", "failures", "bigoutput", "killed"} {
+		fx := "testdata/fixtures/codex/real-0.172.0-" + sc + ".rollout.jsonl"
+		gd := "testdata/golden/codex/real-0.172.0-" + sc + ".rollout.json"
+		assert.Check(t, is.Contains(b.Fixtures, fx))
+		assert.Check(t, is.Equal(string(must(os.ReadFile(filepath.Join(root, gd)))),
+			string(must(os.ReadFile(filepath.Join(repoRoot, "testdata", "golden", "codex", "real-0.171.0-"+sc+".rollout.json"))))))
+	}
 	for _, sc := range []string{"success", "failures", "bigoutput", "killed"} {
 		fx := pinbump.FixturePath("codex", "0.172.0", sc)
 		gd := pinbump.GoldenPath("codex", "0.172.0", sc)
