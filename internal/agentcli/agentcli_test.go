@@ -251,3 +251,12 @@ func TestAPIEnvIsWhatTheEnginesForward(t *testing.T) {
 		})
 	}
 }
+
+func TestSessionSuffix(t *testing.T) {
+	assert.Check(t, is.Equal(lookup(t, "codex").SessionSuffix([]byte(`{"timestamp":"x"}`+"\n")), ".rollout.jsonl"))
+	assert.Check(t, is.Equal(lookup(t, "gemini").SessionSuffix([]byte(`{"sessionId":"s"}`+"\n"+`{"$set":{}}`+"\n")), ".session.jsonl"))
+	assert.Check(t, is.Equal(lookup(t, "gemini").SessionSuffix([]byte("{\n  \"sessionId\": \"s\",\n  \"messages\": []\n}\n")), ".session.json"),
+		"older Gemini CLIs write one JSON document")
+	assert.Check(t, is.Len(lookup(t, "claude-code").SessionFiles, 0))
+	assert.Check(t, len(lookup(t, "gemini").SessionFiles) > 0)
+}
