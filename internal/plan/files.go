@@ -105,6 +105,15 @@ func (pl *planner) missingFile(cmds []simple) string {
 		}
 	}
 	for _, s := range cmds {
+		for _, a := range s.assign {
+			// FOO_PATH=./.env.local: a file the command will read.
+			_, v, _ := strings.Cut(a, "=")
+			v = strings.Trim(v, `"'`)
+			if clean := strings.TrimSuffix(strings.TrimPrefix(v, "./"), "/"); strings.HasPrefix(v, "./") && looksLikeFile(v) &&
+				!generatedRe.MatchString(clean) && !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+				return v
+			}
+		}
 		name := s.name()
 		if (name == "cd" || name == "pushd") && len(s.argv) == 2 {
 			// cd into a directory of the README's example project.
@@ -153,8 +162,12 @@ func looksLikeFile(a string) bool {
 		domainRe.MatchString(a) || versionRe.MatchString(a) || strings.Contains(a, "...") {
 		return false
 	}
-	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./")
+	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./") || dotFileRe.MatchString(a)
 }
+
+// dotFileRe is an env or rc file with a suffix: .env.local, .eslintrc.json
+// (not .a.b, a jq path).
+var dotFileRe = regexp.MustCompile(`^\.(env|[\w-]*rc)(\.[\w-]+)+$`)
 
 // metasyntactic are the words READMEs use for "any value": foo, bar.
 var metasyntactic = map[string]bool{"foo": true, "bar": true, "baz": true, "qux": true, "foobar": true,

@@ -317,7 +317,7 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 	sub := args[0]
 	var cands []string
 	switch name {
-	case "npm", "pnpm", "bun", "yarn":
+	case "npm", "pnpm", "bun", "yarn", "deno":
 		if sub != "install" && sub != "i" && sub != "add" {
 			return "", false
 		}
@@ -330,6 +330,7 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 			}
 		}
 		for _, c := range cands {
+			c = strings.TrimPrefix(strings.TrimPrefix(c, "npm:"), "jsr:")
 			if repo.is(npmTool(c)) || repo.isPackage(c) {
 				return c, true
 			}
@@ -410,6 +411,8 @@ func interactive(cmds []simple) string {
 		}
 	}
 	switch name {
+	case "$EDITOR", "${EDITOR}", "$VISUAL", "${VISUAL}":
+		return "an editor (" + name + ")"
 	case "vim", "vi", "nvim", "nano", "emacs", "less", "more", "most", "top", "htop", "btop", "atop", "man",
 		"mc", "ranger", "nnn", "tig", "lazygit", "ncdu", "screen", "watch":
 		return name

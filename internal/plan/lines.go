@@ -189,10 +189,12 @@ func assignments(cmds []simple) []string {
 }
 
 var (
-	angleRe    = regexp.MustCompile(`<[A-Za-z][^<>]*>`)
-	yourRe     = regexp.MustCompile(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
-	xxxRe      = regexp.MustCompile(`(?i)x{5,}|\*{4,}|\.\.\.\.+`)
-	pathToRe   = regexp.MustCompile(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/(home|Users)/[^/$]+/`)
+	angleRe  = regexp.MustCompile(`<[A-Za-z.][^<>]*>`)
+	yourRe   = regexp.MustCompile(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
+	xxxRe    = regexp.MustCompile(`(?i)x{5,}|\*{3,}|\.\.\.\.+`)
+	pathToRe = regexp.MustCompile(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/some/|^/(home|Users)/[^/$]+/`)
+	// numberedRe is a numbered stand-in: command1, cmd2, file1, arg1.
+	numberedRe = regexp.MustCompile(`^(command|cmd|arg|argument|file|dir|folder|task|script|program|host|server)[-_]?\d$`)
 	bracketRe  = regexp.MustCompile(`^\[[^\[\]\s]*\|[^\[\]\s]*\]$|^\[-{0,2}[A-Za-z][\w-]*(\.\.\.)?\]$|^\[\.\.\.\]$`)
 	templateRe = regexp.MustCompile(`\{\{.*\}\}`)
 	// exampleNameRe is a person's name that stands for the reader's.
@@ -233,7 +235,9 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 		return t, false
 	case pathToRe.MatchString(t):
 		return t, false
-	case templateRe.MatchString(t):
+	case templateRe.MatchString(bare):
+		return bare, false // quoted, {{ … }} is a template the command reads (--format '{{.Name}}')
+	case i > 0 && numberedRe.MatchString(firstField(t)):
 		return t, false
 	case exampleNameRe.MatchString(t):
 		return t, false
@@ -260,4 +264,12 @@ func looksLikeSynopsis(s simple) bool {
 		}
 	}
 	return n >= 2
+}
+
+// firstField is the first white-space separated word of s.
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }

@@ -230,7 +230,8 @@ func Make(src []byte, o Options) *Plan {
 		p.Notes = append(p.Notes, Note{Text: "readme2demo hint: " + pr})
 	}
 	pl := planner{repo: o.Repo, file: file, installed: map[string]int{}, cloneDirs: map[string]bool{}, plan: p,
-		images: map[string]bool{}, mentioned: map[string]bool{}, cloned: map[string]bool{}, notMade: map[string]int{}}
+		images: map[string]bool{}, mentioned: map[string]bool{}, cloned: map[string]bool{}, notMade: map[string]int{},
+		uses: shellWordsByLine(&doc)}
 	var groups [][]Entry
 	var install []bool
 	for _, b := range doc.Blocks {
@@ -262,6 +263,19 @@ func Make(src []byte, o Options) *Plan {
 
 // troubleRe matches a section of fixes for problems a reader may have.
 var troubleRe = regexp.MustCompile(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
+
+// troubleHeading returns the heading of a troubleshooting or FAQ section
+// the block stands in (at any depth), "" for none. Deeper in such a
+// section (a question of its own), installs are fixes for that problem and
+// are skipped; other commands are examples.
+func troubleHeading(hs []string) string {
+	for i := len(hs) - 1; i >= 0; i-- {
+		if troubleRe.MatchString(hs[i]) {
+			return hs[i]
+		}
+	}
+	return ""
+}
 
 // innermost is the heading a block stands right under, "" for none.
 func innermost(hs []string) string {
@@ -296,10 +310,11 @@ type planner struct {
 	installed map[string]int  // tool -> README line of the run command that installs it
 	cloneDirs map[string]bool // where a skipped clone of this repository would have gone
 	plan      *Plan
-	cloned    map[string]bool // tools "installed" by a clone of this repository linked to the checkout
-	notMade   map[string]int  // clone directories not made (the clone was an alternative), by line
-	images    map[string]bool // Docker images of this project built by a skipped command
-	mentioned map[string]bool // words of the commands that run so far
+	cloned    map[string]bool  // tools "installed" by a clone of this repository linked to the checkout
+	notMade   map[string]int   // clone directories not made (the clone was an alternative), by line
+	images    map[string]bool  // Docker images of this project built by a skipped command
+	mentioned map[string]bool  // words of the commands that run so far
+	uses      map[string][]int // words of the README's shell lines, by line
 }
 
 // candidate is one would-be command of a block.
@@ -371,7 +386,7 @@ func (pl *planner) block(b readme.Block) []Entry {
 			return pl.blockEntry(b, label+": no command after its prompts")
 		}
 	case readme.IsShellLang(lang) || h.Run:
-		cands = scriptCandidates(b.Lines)
+		cands = pl.scriptCandidates(b.Lines)
 		base = label
 		if h.Run && !readme.IsShellLang(lang) {
 			base = label + ": run hint"
@@ -389,11 +404,17 @@ func (pl *planner) block(b readme.Block) []Entry {
 		}
 		return pl.blockEntry(b, fmt.Sprintf("%s syntax, not bash", what))
 	case lang == "" && !h.Skip:
-		cands = scriptCandidates(b.Lines)
+		cands = pl.scriptCandidates(b.Lines)
 		if why := pl.notCommands(cands); why != "" {
 			return pl.blockEntry(b, label+": "+why)
 		}
 		base = label + ": every line is a command"
+		for _, c := range cands {
+			if c.shape != shapeCommand {
+				base = label + ": commands and their output"
+				break
+			}
+		}
 	case lang == "":
 		return pl.blockEntry(b, label+": skip hint")
 	case textLangs[lang]:
@@ -418,6 +439,14 @@ func (pl *planner) block(b readme.Block) []Entry {
 		skipAll = fmt.Sprintf("upgrades an earlier install (section %q): not part of trying the README", innermost(b.Headings))
 	case troubleRe.MatchString(innermost(b.Headings)):
 		skipAll = fmt.Sprintf("troubleshooting (section %q): only when that problem occurs", innermost(b.Headings))
+	case uninstallCueRe.MatchString(proseOnly(lastSentence(b.Before))):
+		skipAll = "uninstalls or reinstalls (the text before the block): not part of trying the README"
+	case blockCue(b, packagingRe) != "":
+		skipAll = fmt.Sprintf("for packagers of a distribution (%q): not part of trying the README", blockCue(b, packagingRe))
+	case b.Mode != readme.ModeConsole && nameList(cands):
+		skipAll = "a list of program names, not commands to run"
+	case blockCue(b, otherMachineRe) != "":
+		skipAll = fmt.Sprintf("runs on another machine (%q): the sandbox is one machine", blockCue(b, otherMachineRe))
 	default:
 		if name, where := blockPlatform(b); name != "" {
 			skipAll = fmt.Sprintf("other platform: %s (%s)", name, where)
@@ -467,8 +496,53 @@ func (pl *planner) block(b readme.Block) []Entry {
 			out = append(out, e)
 		}
 	}
+	pl.withSkippedGoal(out)
 	pl.applyHints(b, &out)
 	return out
+}
+
+// withSkippedGoal skips the commands of a block that only prepare a
+// skipped step after them: fetching and bootstrapping another platform's
+// package manager (`git clone …/vcpkg`, `cd vcpkg`, `./bootstrap-vcpkg.sh`
+// before `./vcpkg install x`), or committing what a skipped `git push`
+// would publish.
+func (pl *planner) withSkippedGoal(es []Entry) {
+	for i, goal := range es {
+		if goal.Run || goal.Command == "" {
+			continue
+		}
+		var prepares func(simple) bool
+		switch {
+		case strings.HasPrefix(goal.Reason, "other platform: "):
+			prepares = func(s simple) bool {
+				_, _, isClone := clone(s)
+				return isClone || s.name() == "cd" || strings.HasPrefix(s.name(), "./")
+			}
+		case strings.HasPrefix(goal.Reason, "publishes or logs in (git push"):
+			prepares = func(s simple) bool {
+				args := s.args()
+				return s.name() == "git" && len(args) > 0 && (args[0] == "add" || args[0] == "commit" || args[0] == "tag")
+			}
+		default:
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			e := &es[j]
+			if !e.Run {
+				continue
+			}
+			ss := simples(lex(e.Command))
+			all := len(ss) > 0
+			for _, s := range ss {
+				all = all && prepares(s)
+			}
+			if !all || e.Step.WriteFile != "" || e.Step.LinkCheckout != "" {
+				break
+			}
+			e.Run = false
+			e.Reason = fmt.Sprintf("prepares line %d, which is not run (%s)", goal.Line, goal.Reason)
+		}
+	}
 }
 
 // applyHints sets the block's hints on its run entries, and joins a
@@ -610,6 +684,9 @@ func shellQuote(s string) string {
 }
 
 var (
+	// fileNameCommentRe is a comment line holding only a file name:
+	// "// index.js", "# app/main.py", "<!-- index.html -->".
+	fileNameCommentRe = regexp.MustCompile(`^\s*(?://|#|--|;|/\*|<!--)\s*((?:\./)?[\w.][\w./-]*)\s*(?:\*/|-->)?\s*$`)
 	// createFileRe is a sentence that asks the reader to create a file.
 	createFileRe = regexp.MustCompile(`(?i)\b(create|creating|save|saving|put|write|add|update|edit|make|paste)\b`)
 	// saveAsCommentRe is a first line like "# save this as app.py".
@@ -628,6 +705,15 @@ func (pl *planner) namedFile(b readme.Block) (string, string) {
 		if m := saveAsCommentRe.FindStringSubmatch(b.Lines[0].Text); m != nil && looksLikeFile(m[1]) {
 			return m[1], fmt.Sprintf("file content: its first line says to save it as %s, so it is written there, as a person would", m[1])
 		}
+		// A first line that is only a file's name ("// index.js"), for a
+		// file the repository lacks, no earlier command made and a later
+		// command uses (`node index.js`).
+		if m := fileNameCommentRe.FindStringSubmatch(b.Lines[0].Text); m != nil && looksLikeFile(m[1]) {
+			f := strings.TrimPrefix(m[1], "./")
+			if !pl.repo.hasFile(f) && !pl.mentioned[f] && pl.usedAfter(f, b.EndLine) > 0 {
+				return f, fmt.Sprintf("file content: its first line names %s, which line %d uses, so it is written there, as a person would", f, pl.usedAfter(f, b.EndLine))
+			}
+		}
 	}
 	sentence := lastSentence(b.Before)
 	if sentence == "" || !createFileRe.MatchString(sentence) {
@@ -643,6 +729,41 @@ func (pl *planner) namedFile(b readme.Block) (string, string) {
 		return "", ""
 	}
 	return names[0], fmt.Sprintf("file content: the text before the block says to put it in %s, so it is written there, as a person would", names[0])
+}
+
+// usedAfter returns the first README line after line whose shell command
+// names file as a word (`node index.js`, `./run.sh`), 0 when none does.
+func (pl *planner) usedAfter(file string, line int) int {
+	for _, u := range pl.uses[file] {
+		if u > line {
+			return u
+		}
+	}
+	return 0
+}
+
+// shellWordsByLine indexes the words of the README's shell lines, for
+// usedAfter: word (without quotes and a leading ./) to the lines using it.
+func shellWordsByLine(doc *readme.Doc) map[string][]int {
+	out := map[string][]int{}
+	for _, b := range doc.Blocks {
+		if !b.Shell {
+			continue
+		}
+		for _, l := range b.Lines {
+			t, ok := readme.CutPrompt(l.Text)
+			if !ok {
+				t = l.Text
+			}
+			for _, w := range lex(t) {
+				if w.op == "" && w.text != "" {
+					k := strings.TrimPrefix(w.text, "./")
+					out[k] = append(out[k], l.Line)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // fileEntry is the entry that writes a block to a file.
@@ -686,6 +807,17 @@ func firstNonBlank(ls []readme.Line) string {
 // shaped like a command starts one, which runs on while it is incomplete
 // (readme.Scanner); other lines are text candidates of their own; comment
 // lines are kept as the context of the command below them.
+func (pl *planner) scriptCandidates(ls []readme.Line) []candidate {
+	cands := scriptCandidates(ls)
+	markHelpText(cands, ls)
+	for i, c := range cands {
+		if c.shape == shapeCommand && c.endLine == c.line && pl.isProse(stripComment(c.text)) {
+			cands[i].shape = shapeText
+		}
+	}
+	return cands
+}
+
 func scriptCandidates(ls []readme.Line) []candidate {
 	var out []candidate
 	var cur *candidate
@@ -747,10 +879,11 @@ func (pl *planner) notCommands(cands []candidate) string {
 	if len(cands) == 0 {
 		return "no commands"
 	}
-	known := false
-	for _, c := range cands {
+	known, firstKnown, texts := false, false, 0
+	for i, c := range cands {
 		if c.shape != shapeCommand {
-			return fmt.Sprintf("line %d is not a command (%s)", c.line, firstLine(c.text))
+			texts++
+			continue
 		}
 		ss := simples(lex(c.text))
 		if len(ss) > 0 {
@@ -758,6 +891,17 @@ func (pl *planner) notCommands(cands []candidate) string {
 			if knownCommands[path.Base(n)] || platformTools[path.Base(n)] != "" || pl.repo.is(path.Base(n)) || pl.installed[strings.ToLower(path.Base(n))] > 0 ||
 				strings.HasPrefix(n, "./") || strings.HasPrefix(n, "$") {
 				known = true
+				firstKnown = firstKnown || i == 0
+			}
+		}
+	}
+	// Text lines may be the output of the commands above them: a block
+	// that starts with a command the plan knows and has at least as many
+	// commands as lines of text (`spark 1 5 22` over `▁▂█`).
+	if texts > 0 && !(firstKnown && len(cands)-texts >= texts) {
+		for _, c := range cands {
+			if c.shape != shapeCommand {
+				return fmt.Sprintf("line %d is not a command (%s)", c.line, firstLine(c.text))
 			}
 		}
 	}
@@ -1024,8 +1168,17 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			return skip(fmt.Sprintf("publishes or logs in (%s): not part of trying the README", what))
 		}
 	}
+	if svc := needsAccount(cmds); svc != "" {
+		return skip(fmt.Sprintf("needs a %s account: the sandbox has no login", svc))
+	}
+	if uninstalls(cmds, pl.repo.is) {
+		return skip("uninstalls or reinstalls: not part of trying the README")
+	}
 	if prog := interactive(head); prog != "" && !funcDef {
 		return skip(fmt.Sprintf("interactive: %s needs a terminal", prog))
+	}
+	if cue := blockCue(b, interactiveCueRe); cue != "" && !funcDef && !onlyInfo(cmds) && pl.usesProject(c.text) {
+		return skip(fmt.Sprintf("interactive: the text presents it so (%q), and nobody is at the terminal", cue))
 	}
 	if sh := forShell(head); sh != "" {
 		return skip(fmt.Sprintf("for %s, not bash", sh))
@@ -1070,6 +1223,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	}
 	if url, ok := pipesToShell(ws); ok && pl.urlNamesRepo(url) {
 		tools = append(tools, pl.repo.Names...) // the project's own installer
+	}
+	if th := troubleHeading(b.Headings); len(tools) > 0 && th != "" {
+		return skip(fmt.Sprintf("installs a fix from a troubleshooting section (%q): only when that problem occurs", th))
 	}
 	if len(tools) > 0 {
 		prev, all := 0, true
@@ -1150,6 +1306,12 @@ func (pl *planner) urlNamesRepo(url string) bool {
 	for _, w := range regexp.MustCompile(`[^A-Za-z0-9_-]+`).Split(strings.ToLower(url), -1) {
 		if w != "" && pl.repo.is(w) {
 			return true
+		}
+		// A host or file named after the project: getcroc.com, install-tool.sh.
+		for _, n := range pl.repo.Names {
+			if len(n) >= 4 && len(w) <= len(n)+8 && strings.Contains(w, n) {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
@@ -100,6 +101,7 @@ var platformTools = map[string]string{
 	"iwr": "PowerShell", "irm": "PowerShell", "iex": "PowerShell", "setx": "Windows (cmd)",
 	"msiexec": "Windows", "powershell": "PowerShell", "pwsh": "PowerShell", "cmd": "Windows (cmd)",
 	"cmd.exe": "Windows (cmd)", "start": "Windows (cmd)", "wsl": "Windows (WSL)", "flox": "Flox (Nix)",
+	"vcpkg": "vcpkg (a C/C++ package manager)", "conan": "Conan (a C/C++ package manager)", "pixi": "pixi (conda)",
 	"pkgman": "pkgman (Haiku)", "eselect": "Gentoo", "emaint": "Gentoo", "layman": "Gentoo", "equery": "Gentoo", "pkg_info": "BSD", "devbox": "Devbox (Nix)", "webi": "webi",
 }
 
@@ -136,6 +138,9 @@ func commandPlatform(s simple, raw string) string {
 	}
 	if name == "sudo" {
 		return ""
+	}
+	if strings.HasPrefix(name, "./") && (path.Base(name) == "vcpkg" || path.Base(name) == "conan") {
+		name = path.Base(name) // the package manager a README just bootstrapped
 	}
 	if p, ok := platformTools[name]; ok {
 		// `pkg` and `port` are also ordinary words; only their install
