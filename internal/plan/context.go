@@ -167,6 +167,7 @@ var accountTools = map[string]string{
 	"firebase": "Firebase", "wrangler": "Cloudflare", "railway": "Railway", "doctl": "DigitalOcean",
 	"gh": "GitHub", "aws": "AWS", "gcloud": "Google Cloud", "az": "Azure", "supabase": "Supabase",
 	"surge": "Surge", "render": "Render", "disco": "Disco", "ngrok": "ngrok",
+	"claude": "Anthropic (Claude Code)", "codex": "OpenAI (Codex)", "gemini": "Google (Gemini CLI)",
 }
 
 // needsAccount names the hosted service a command needs an account of,
@@ -207,4 +208,169 @@ func uninstalls(cmds []simple, own func(string) bool) bool {
 		}
 	}
 	return false
+}
+
+var (
+	// interactiveDefaultRe is a README saying its program is interactive
+	// unless told otherwise: "three modes: interactive (default), …".
+	interactiveDefaultRe = regexp.MustCompile(`(?i)\binteractive( mode)? \((the )?default\)|\binteractive (mode )?by default\b|\bdefaults? to (the )?interactive\b`)
+	// nonInteractiveFlagRe is a documented option that turns it off, with
+	// its short form when the README gives one ("-n, --non-interactive").
+	nonInteractiveFlagRe = regexp.MustCompile(`(?:(-[A-Za-z]),\s+)?(--non-?interactive|--no-interactive|-noninteractive)\b`)
+)
+
+// interactiveDefault returns the options that make the project's program
+// non-interactive when the README says it is interactive by default or
+// documents such an option; ok is false otherwise.
+func interactiveDefault(src []byte) (flags []string, ok bool) {
+	for _, m := range nonInteractiveFlagRe.FindAllSubmatch(src, -1) {
+		for _, f := range m[1:] {
+			if len(f) > 0 {
+				flags = append(flags, string(f))
+			}
+		}
+	}
+	return flags, len(flags) > 0 || interactiveDefaultRe.Match(src)
+}
+
+// startsTUI reports a command that runs the project's program on the
+// terminal when the README says the program is interactive by default: not
+// with a non-interactive option, its output piped or redirected, or only
+// its version or help.
+func (pl *planner) startsTUI(cmds []simple) bool {
+	if !pl.tui {
+		return false
+	}
+	for _, s := range cmds {
+		if !pl.repo.is(path.Base(s.name())) {
+			continue
+		}
+		args := s.args()
+		for _, a := range args {
+			if a == "--interactive" || a == "-interactive" {
+				return true
+			}
+		}
+		if s.piped || s.redirected || onlyInfo([]simple{s}) {
+			return false
+		}
+		for _, a := range args {
+			for _, f := range pl.tuiOff {
+				if a == f || strings.HasPrefix(a, f+"=") ||
+					len(f) == 2 && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(f[1])) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// projectLines returns the commands of a text-labelled block that run the
+// project's own program: its `$ tool …` prompt lines, or, in a block with
+// no prompt, its lines when every one is such a command. Authors label
+// sessions "text" too; nil when the block is text.
+func (pl *planner) projectLines(b readme.Block) []candidate {
+	own := func(cmd string) bool {
+		ss := simples(lex(cmd))
+		return len(ss) > 0 && pl.repo.is(path.Base(ss[0].name())) && shapeOf(cmd) == shapeCommand
+	}
+	var out []candidate
+	prompted := false
+	for _, l := range b.Lines {
+		if strings.TrimSpace(l.Text) == "" || l.Text[0] == ' ' || l.Text[0] == '\t' {
+			continue
+		}
+		if cmd, ok := readme.CutPrompt(l.Text); ok {
+			prompted = true
+			if cmd = strings.TrimSpace(cmd); own(cmd) {
+				out = append(out, candidate{text: cmd, line: l.Line, endLine: l.Line, shape: shapeCommand})
+			}
+		}
+	}
+	if prompted {
+		return out
+	}
+	for _, l := range b.Lines {
+		t := strings.TrimSpace(l.Text)
+		if t == "" {
+			continue
+		}
+		if !own(t) {
+			return nil
+		}
+		out = append(out, candidate{text: t, line: l.Line, endLine: l.Line, shape: shapeCommand})
+	}
+	return out
+}
+
+// cwdUnknown is planner.cwd when the session's directory is not known: a
+// directory of the checkout that the repository does not have (one a build
+// made), or above the checkout.
+const cwdUnknown = "\x00"
+
+// follow tracks the session's directory through the `cd` commands that run,
+// so that later commands' files are looked up where they run.
+func (pl *planner) follow(cmds []simple) {
+	for _, s := range cmds {
+		if s.name() != "cd" && s.name() != "pushd" {
+			continue
+		}
+		args := s.args()
+		switch {
+		case pl.cwd == cwdUnknown:
+		case len(args) != 1 || strings.HasPrefix(args[0], "/") || strings.HasPrefix(args[0], "~") || strings.HasPrefix(args[0], "$") || args[0] == "-":
+			// Out of the checkout: later examples are still judged against
+			// its files, as a reader reads them.
+			pl.cwd = ""
+		default:
+			d := path.Clean(path.Join(pl.cwd, args[0]))
+			switch {
+			case d == ".":
+				pl.cwd = ""
+			case strings.HasPrefix(d, ".."):
+				pl.cwd = cwdUnknown
+			case pl.repo.hasFile(d):
+				pl.cwd = d
+			default:
+				pl.cwd = cwdUnknown // a directory an earlier command made
+			}
+		}
+	}
+}
+
+// inRepo reports a path (relative to the session's directory) the
+// repository has; true when the directory is not known.
+func (pl *planner) inRepo(p string) bool {
+	if pl.cwd == cwdUnknown {
+		return true
+	}
+	return pl.repo.hasFile(path.Clean(path.Join(pl.cwd, p)))
+}
+
+// remoteClient names the host a network client (nc, telnet) connects to
+// when it is not this machine, "" otherwise.
+func remoteClient(cmds []simple) string {
+	for _, s := range cmds {
+		switch path.Base(s.name()) {
+		case "nc", "netcat", "ncat", "telnet":
+		default:
+			continue
+		}
+		for _, a := range s.args() {
+			if strings.HasPrefix(a, "-") {
+				if a == "-l" || strings.Contains(a, "l") && len(a) > 1 && a[1] != '-' {
+					return "" // listening: a server here
+				}
+				continue
+			}
+			switch a {
+			case "localhost", "127.0.0.1", "::1", "0.0.0.0", "0":
+				return ""
+			}
+			return a
+		}
+	}
+	return ""
 }

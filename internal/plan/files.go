@@ -74,7 +74,7 @@ git gh npm npx yarn pnpm bun pip pip3 pipx uv poetry go cargo rustup gem bundle 
 docker podman kubectl helm curl wget ssh scp rsync make cmake ninja meson mkdir touch cp mv ln rm rmdir
 echo printf export unset alias cd pushd kill pkill chmod chown tar unzip zip sudo mise asdf
 sdk conda mamba open xdg-open man which type command help complete source . eval exec
-test [ [[ set shopt git-lfs hub mvn gradle ./mvnw ./gradlew dotnet composer nix nix-env snap systemctl
+test [ [[ set shopt sqlite3 duckdb git-lfs hub mvn gradle ./mvnw ./gradlew dotnet composer nix nix-env snap systemctl
 service ping dig host nslookup whois ssh-keygen gpg openssl code vim vi nvim nano emacs less more
 `)
 
@@ -99,7 +99,7 @@ func (pl *planner) missingFile(cmds []simple) string {
 	for _, f := range s_inputs(cmds) {
 		if looksLikeFile(f) {
 			clean := strings.TrimSuffix(strings.TrimPrefix(f, "./"), "/")
-			if !generatedRe.MatchString(clean) && !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+			if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
 				return f
 			}
 		}
@@ -110,7 +110,7 @@ func (pl *planner) missingFile(cmds []simple) string {
 			_, v, _ := strings.Cut(a, "=")
 			v = strings.Trim(v, `"'`)
 			if clean := strings.TrimSuffix(strings.TrimPrefix(v, "./"), "/"); strings.HasPrefix(v, "./") && looksLikeFile(v) &&
-				!generatedRe.MatchString(clean) && !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+				!generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
 				return v
 			}
 		}
@@ -119,7 +119,7 @@ func (pl *planner) missingFile(cmds []simple) string {
 			// cd into a directory of the README's example project.
 			d := strings.TrimSuffix(strings.TrimPrefix(s.argv[1].text, "./"), "/")
 			if fileArgRe.MatchString(d) && !strings.Contains(d, "..") && d != "." && !generatedRe.MatchString(d) &&
-				!pl.repo.hasFile(d) && !pl.mentioned[d] && !pl.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.cloneDirs[d] {
+				!pl.inRepo(d) && !pl.mentioned[d] && !pl.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.cloneDirs[d] {
 				return d
 			}
 			continue
@@ -139,15 +139,16 @@ func (pl *planner) missingFile(cmds []simple) string {
 				continue
 			}
 			clean := strings.TrimSuffix(strings.TrimPrefix(a, "./"), "/")
-			if generatedRe.MatchString(clean) || pl.repo.hasFile(clean) || pl.mentioned[clean] || pl.mentioned[path.Base(clean)] || pl.mentioned[strings.SplitN(clean, "/", 2)[0]] {
+			if generatedRe.MatchString(clean) || pl.inRepo(clean) || pl.mentioned[clean] || pl.mentioned[path.Base(clean)] || pl.mentioned[strings.SplitN(clean, "/", 2)[0]] {
 				continue
 			}
 			return a
 		}
-		// The command itself: ./bin/tool, scripts/x.sh.
-		if strings.HasPrefix(name, "./") && looksLikeFile(name) {
+		// The command itself: ./bin/tool, scripts/x.sh, or a script by its
+		// name (test-script.sh), which is on no PATH unless it is here.
+		if (strings.HasPrefix(name, "./") || !strings.Contains(name, "/") && scriptExtRe.MatchString(name) && pl.installed[name] == 0) && looksLikeFile(name) {
 			clean := strings.TrimPrefix(name, "./")
-			if !generatedRe.MatchString(clean) && !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[strings.SplitN(clean, "/", 2)[0]] && !pl.mentioned[path.Base(clean)] {
+			if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[strings.SplitN(clean, "/", 2)[0]] && !pl.mentioned[path.Base(clean)] {
 				return name
 			}
 		}
@@ -164,6 +165,9 @@ func looksLikeFile(a string) bool {
 	}
 	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./") || dotFileRe.MatchString(a)
 }
+
+// scriptExtRe is a script's file name.
+var scriptExtRe = regexp.MustCompile(`\.(sh|bash|py|rb|pl|js|mjs|ts)$`)
 
 // dotFileRe is an env or rc file with a suffix: .env.local, .eslintrc.json
 // (not .a.b, a jq path).

@@ -232,6 +232,7 @@ func Make(src []byte, o Options) *Plan {
 	pl := planner{repo: o.Repo, file: file, installed: map[string]int{}, cloneDirs: map[string]bool{}, plan: p,
 		images: map[string]bool{}, mentioned: map[string]bool{}, cloned: map[string]bool{}, notMade: map[string]int{},
 		uses: shellWordsByLine(&doc)}
+	pl.tuiOff, pl.tui = interactiveDefault(src)
 	var groups [][]Entry
 	var install []bool
 	for _, b := range doc.Blocks {
@@ -315,6 +316,9 @@ type planner struct {
 	images    map[string]bool  // Docker images of this project built by a skipped command
 	mentioned map[string]bool  // words of the commands that run so far
 	uses      map[string][]int // words of the README's shell lines, by line
+	cwd       string           // the session's directory relative to the checkout, cwdUnknown when unknown
+	tui       bool             // the README says its program is interactive by default
+	tuiOff    []string         // the options that make it non-interactive
 }
 
 // candidate is one would-be command of a block.
@@ -417,10 +421,22 @@ func (pl *planner) block(b readme.Block) []Entry {
 		}
 	case lang == "":
 		return pl.blockEntry(b, label+": skip hint")
+	case textLangs[lang] && !h.Skip:
+		if cands = pl.projectLines(b); len(cands) == 0 {
+			return pl.blockEntry(b, fmt.Sprintf("%s block: text, not commands", lang))
+		}
+		base = label + ": text, but it runs this project's program"
 	case textLangs[lang]:
 		return pl.blockEntry(b, fmt.Sprintf("%s block: text, not commands", lang))
 	default:
 		return pl.blockEntry(b, fmt.Sprintf("%s code, not shell", lang))
+	}
+
+	if h.Cwd != "" {
+		// Paths in the block are relative to the hint's directory.
+		saved := pl.cwd
+		pl.cwd = cwdUnknown
+		defer func() { pl.cwd = saved }()
 	}
 
 	// Reasons that apply to the whole block.
@@ -453,6 +469,9 @@ func (pl *planner) block(b readme.Block) []Entry {
 		} else if sh, where := blockShell(b); sh != "" {
 			skipAll = fmt.Sprintf("for %s, not bash (%s)", sh, where)
 		}
+	}
+	if f := pl.shownFile(b); skipAll == "" && !h.Run && f != "" {
+		skipAll = fmt.Sprintf("shows the repository's file %s: it is there already", f)
 	}
 	if skipAll == "" && !h.Run && b.Mode != readme.ModeConsole {
 		if first := firstNonBlank(b.Lines); strings.HasPrefix(first, "#!") {
@@ -690,7 +709,7 @@ var (
 	// createFileRe is a sentence that asks the reader to create a file.
 	createFileRe = regexp.MustCompile(`(?i)\b(create|creating|save|saving|put|write|add|update|edit|make|paste)\b`)
 	// saveAsCommentRe is a first line like "# save this as app.py".
-	saveAsCommentRe = regexp.MustCompile(`(?i)^\s*(?:#|//|--|;|/\*)\s*(?:save (?:this |it )?(?:as|to|in)|file(?:name)?:?|in)\s+` + "`?" + `([\w.][\w./-]*\.[A-Za-z0-9]+)` + "`?" + `\s*(?:\*/)?\s*$`)
+	saveAsCommentRe = regexp.MustCompile(`(?i)^\s*(?:#|//|--|;|/\*)\s*(?:save (?:this |it )?(?:as|to|in)|file(?:name)?:?|in)\s+` + "`?" + `([\w.][\w./-]*\.[A-Za-z0-9]+)` + "`?" + `\.?\s*(?:\*/)?\s*$`)
 )
 
 // namedFile returns the file a block is the content of, when the README
@@ -703,6 +722,9 @@ func (pl *planner) namedFile(b readme.Block) (string, string) {
 	}
 	if len(b.Lines) > 0 {
 		if m := saveAsCommentRe.FindStringSubmatch(b.Lines[0].Text); m != nil && looksLikeFile(m[1]) {
+			if pl.repo.hasFile(strings.TrimPrefix(m[1], "./")) {
+				return "", "" // the repository's own file, shown (see shownFile)
+			}
 			return m[1], fmt.Sprintf("file content: its first line says to save it as %s, so it is written there, as a person would", m[1])
 		}
 		// A first line that is only a file's name ("// index.js"), for a
@@ -764,6 +786,22 @@ func shellWordsByLine(doc *readme.Doc) map[string][]int {
 		}
 	}
 	return out
+}
+
+// shownFile returns the repository file a block shows, by a first line
+// naming it ("# file: examples/math.inc"), "" for none.
+func (pl *planner) shownFile(b readme.Block) string {
+	if len(b.Lines) == 0 || b.Mode == readme.ModeConsole {
+		return ""
+	}
+	for _, re := range []*regexp.Regexp{saveAsCommentRe, fileNameCommentRe} {
+		if m := re.FindStringSubmatch(b.Lines[0].Text); m != nil {
+			if f := strings.TrimPrefix(m[1], "./"); pl.repo.hasFile(f) {
+				return f
+			}
+		}
+	}
+	return ""
 }
 
 // fileEntry is the entry that writes a block to a file.
@@ -1168,6 +1206,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			return skip(fmt.Sprintf("publishes or logs in (%s): not part of trying the README", what))
 		}
 	}
+	if host := remoteClient(cmds); host != "" {
+		return skip(fmt.Sprintf("connects to %s: a service outside the sandbox", host))
+	}
 	if svc := needsAccount(cmds); svc != "" {
 		return skip(fmt.Sprintf("needs a %s account: the sandbox has no login", svc))
 	}
@@ -1180,8 +1221,18 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	if cue := blockCue(b, interactiveCueRe); cue != "" && !funcDef && !onlyInfo(cmds) && pl.usesProject(c.text) {
 		return skip(fmt.Sprintf("interactive: the text presents it so (%q), and nobody is at the terminal", cue))
 	}
+	if !funcDef && pl.startsTUI(cmds) {
+		off := ""
+		if len(pl.tuiOff) > 0 {
+			off = " without " + strings.Join(pl.tuiOff, " or ")
+		}
+		return skip(fmt.Sprintf("interactive: the README says the program is interactive by default, and this runs it on the terminal%s", off))
+	}
 	if sh := forShell(head); sh != "" {
 		return skip(fmt.Sprintf("for %s, not bash", sh))
+	}
+	if sh := shellNames[path.Base(head[0].name())]; sh != "" && len(head[0].args()) > 0 && pl.installed[path.Base(head[0].name())] == 0 {
+		return skip(fmt.Sprintf("runs it with %s, another shell (the README tries it with bash too, or the sandbox has no %s)", sh, sh))
 	}
 	if what := follows(cmds); what != "" {
 		return skip(fmt.Sprintf("runs until interrupted (%s)", what))
@@ -1249,6 +1300,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 	}
 	pl.remember(ws)
+	pl.follow(cmds)
 	e := pl.entry(b, c, true, base)
 	if what := server(cmds); what != "" && !b.Hints.Background && b.Hints.Timeout == 0 {
 		e.Reason += fmt.Sprintf(": starts a server (%s), so it runs in the background", what)
