@@ -128,6 +128,9 @@ func (pl *planner) missingFile(cmds []simple) string {
 			continue
 		}
 		args := s.args()
+		if len(args) > 0 && packageVerbs[args[0]] {
+			continue // `clib install clibs/ms`: package names, not files
+		}
 		for i, a := range args {
 			if i > 0 && patternOpts[args[i-1]] {
 				continue // an output to make, or a pattern to match, not a file to read
@@ -165,6 +168,9 @@ func looksLikeFile(a string) bool {
 	}
 	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./") || dotFileRe.MatchString(a)
 }
+
+// packageVerbs are subcommands whose arguments name packages.
+var packageVerbs = toSet(`install i add get remove uninstall update upgrade up`)
 
 // scriptExtRe is a script's file name.
 var scriptExtRe = regexp.MustCompile(`\.(sh|bash|py|rb|pl|js|mjs|ts)$`)

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
@@ -140,7 +141,44 @@ func rawPlaceholder(text string) (string, bool) {
 	if m := fakeHostRe.FindString(first); m != "" {
 		return m, false
 	}
+	if m := capsBraceRe.FindString(first); m != "" {
+		return m, false
+	}
+	if u := hostlessURL(first); u != "" {
+		return u, false
+	}
 	return "", false
+}
+
+// capsBraceRe is a {PLACEHOLDER} anywhere in a word: curl {APP}/users.
+var capsBraceRe = regexp.MustCompile(`(^|[^$\w])\{[A-Z][A-Z0-9_]*\}`)
+
+// curlValueOpts are curl and wget options that take a value.
+var curlValueOpts = toSet(`-H -d -o -O -X -u -A -e -b -c -F -T -x -w -m -K -E -r -C --header --data --data-raw
+--data-binary --data-urlencode --output --request --user --user-agent --referer --cookie --cookie-jar --form
+--upload-file --proxy --write-out --max-time --config --cert --range --continue-at --output-document`)
+
+// hostlessURL returns the URL argument of a curl or wget command that is a
+// path without a host (`curl /users/123`): the README's shorthand for its
+// server, not something to fetch.
+func hostlessURL(line string) string {
+	for _, s := range simples(lex(line)) {
+		if n := path.Base(s.name()); n != "curl" && n != "wget" {
+			continue
+		}
+		args := s.args()
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if curlValueOpts[a] {
+				i++
+				continue
+			}
+			if strings.HasPrefix(a, "/") && !strings.HasPrefix(a, "//") {
+				return a
+			}
+		}
+	}
+	return ""
 }
 
 // stripComment drops a trailing " # comment".

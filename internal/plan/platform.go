@@ -101,7 +101,7 @@ var platformTools = map[string]string{
 	"iwr": "PowerShell", "irm": "PowerShell", "iex": "PowerShell", "setx": "Windows (cmd)",
 	"msiexec": "Windows", "powershell": "PowerShell", "pwsh": "PowerShell", "cmd": "Windows (cmd)",
 	"cmd.exe": "Windows (cmd)", "start": "Windows (cmd)", "wsl": "Windows (WSL)", "flox": "Flox (Nix)",
-	"pacstall": "Pacstall (not in the sandbox)", "vcpkg": "vcpkg (a C/C++ package manager)", "conan": "Conan (a C/C++ package manager)", "pixi": "pixi (conda)",
+	"pacstall": "Pacstall (not in the sandbox)", "chflags": "macOS/BSD (chflags)", "vcpkg": "vcpkg (a C/C++ package manager)", "conan": "Conan (a C/C++ package manager)", "pixi": "pixi (conda)",
 	"pkgman": "pkgman (Haiku)", "eselect": "Gentoo", "emaint": "Gentoo", "layman": "Gentoo", "equery": "Gentoo", "pkg_info": "BSD", "devbox": "Devbox (Nix)", "webi": "webi",
 }
 
