@@ -374,3 +374,9 @@ func remoteClient(cmds []simple) string {
 	}
 	return ""
 }
+
+// otherRcWriteRe is a redirection into another shell's startup file.
+var otherRcWriteRe = regexp.MustCompile(`>>?\s*\S*(\.zshrc|\.zshenv|\.zprofile|config\.fish|\.tcshrc|\.cshrc)\b`)
+
+// exampleProgs are program names READMEs use for the reader's own program.
+var exampleProgs = toSet(`foo bar baz my-cli mycli my-app myapp my-tool mytool my-program myprogram my-command your-app`)

@@ -104,7 +104,20 @@ func (pl *planner) missingFile(cmds []simple) string {
 			}
 		}
 	}
-	for _, s := range cmds {
+	var earlier []string // words of the chain's earlier commands
+	madeEarlier := func(d string) bool {
+		for _, w := range earlier {
+			// An archive extracts to its stem: rcm-1.3.4.tar.gz makes rcm-1.3.4.
+			if b := path.Base(w); b == d || strings.HasPrefix(b, d+".") {
+				return true
+			}
+		}
+		return false
+	}
+	for i, s := range cmds {
+		if i > 0 {
+			earlier = append(earlier, cmds[i-1].args()...)
+		}
 		for _, a := range s.assign {
 			// FOO_PATH=./.env.local: a file the command will read.
 			_, v, _ := strings.Cut(a, "=")
@@ -119,7 +132,7 @@ func (pl *planner) missingFile(cmds []simple) string {
 			// cd into a directory of the README's example project.
 			d := strings.TrimSuffix(strings.TrimPrefix(s.argv[1].text, "./"), "/")
 			if fileArgRe.MatchString(d) && !strings.Contains(d, "..") && d != "." && !generatedRe.MatchString(d) &&
-				!pl.inRepo(d) && !pl.mentioned[d] && !pl.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.cloneDirs[d] {
+				!pl.inRepo(d) && !pl.mentioned[d] && !pl.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.cloneDirs[d] && !madeEarlier(d) {
 				return d
 			}
 			continue

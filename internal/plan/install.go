@@ -383,6 +383,16 @@ func interactive(cmds []simple) string {
 			if !filter {
 				return n
 			}
+		case "tmux":
+			// Every tmux command but a detached new session or the version
+			// needs a tmux server, with a terminal.
+			ok := false
+			for _, a := range s.args() {
+				ok = ok || a == "-d" || a == "-V"
+			}
+			if !ok {
+				return n
+			}
 		case "xargs":
 			for _, a := range s.args() {
 				switch path.Base(a) {
@@ -413,7 +423,7 @@ func interactive(cmds []simple) string {
 	switch name {
 	case "$EDITOR", "${EDITOR}", "$VISUAL", "${VISUAL}":
 		return "an editor (" + name + ")"
-	case "vim", "vi", "nvim", "nano", "emacs", "less", "more", "most", "top", "htop", "btop", "atop", "man",
+	case "vim", "vi", "nvim", "nano", "emacs", "hx", "helix", "micro", "kak", "pico", "joe", "mg", "less", "more", "most", "top", "htop", "btop", "atop", "man",
 		"mc", "ranger", "nnn", "tig", "lazygit", "ncdu", "screen", "watch":
 		return name
 	case "fzf", "sk", "peco":

@@ -262,6 +262,11 @@ func Make(src []byte, o Options) *Plan {
 	return p
 }
 
+// installToolRe is a sentence that presents a `go get` as the install of
+// the project's program ("Install the command line tool first."), not as
+// a dependency of the reader's project.
+var installToolRe = regexp.MustCompile(`(?i)\binstall\b.*\b(command[- ]line tool|tool|cli|binary|command|program|executable)\b`)
+
 // troubleRe matches a section of fixes for problems a reader may have.
 var troubleRe = regexp.MustCompile(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
 
@@ -381,6 +386,10 @@ func (pl *planner) block(b readme.Block) []Entry {
 	var cands []candidate
 	base := ""
 	switch {
+	case b.Mode == readme.ModeConsole && lang == "" && !h.Run && !readme.IsPromptLine(firstNonComment(b.Lines)):
+		// Prompts indented under a heading of text ("Usage", "Examples"):
+		// a help text that shows example sessions.
+		return pl.blockEntry(b, label+": a help text with example prompts, not a session")
 	case b.Mode == readme.ModeConsole:
 		for _, c := range b.Commands {
 			cands = append(cands, candidate{text: c.Text, line: c.Line, endLine: c.EndLine, shape: shapeCommand, output: c.Output})
@@ -832,6 +841,16 @@ func (pl *planner) fileEntry(b readme.Block, target, reason string) Entry {
 	return e
 }
 
+// firstNonComment is the first line that is neither blank nor a # comment.
+func firstNonComment(ls []readme.Line) string {
+	for _, l := range ls {
+		if t := strings.TrimSpace(l.Text); t != "" && !strings.HasPrefix(t, "# ") && t != "#" {
+			return l.Text
+		}
+	}
+	return ""
+}
+
 func firstNonBlank(ls []readme.Line) string {
 	for _, l := range ls {
 		if t := strings.TrimSpace(l.Text); t != "" {
@@ -1199,7 +1218,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 	}
 	for _, s := range cmds {
-		if what, ok := selfAdd(s, pl.repo); ok {
+		if what, ok := selfAdd(s, pl.repo); ok && !(s.name() == "go" && installToolRe.MatchString(lastSentence(b.Before))) {
 			return skip(fmt.Sprintf("adds this project (%s) to the reader's own project: the checkout is the project itself", what))
 		}
 		if what := publishes(s); what != "" {
@@ -1230,6 +1249,12 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	}
 	if sh := forShell(head); sh != "" {
 		return skip(fmt.Sprintf("for %s, not bash", sh))
+	}
+	if m := otherRcWriteRe.FindString(c.text); m != "" {
+		return skip(fmt.Sprintf("for another shell: it writes to %s", strings.TrimSpace(strings.TrimLeft(m, ">"))))
+	}
+	if n := path.Base(head[0].name()); exampleProgs[n] && !pl.mentioned[n] && pl.installed[n] == 0 && !pl.repo.is(n) {
+		return skip(fmt.Sprintf("example program %s: the reader's own, not one this README makes", n))
 	}
 	if sh := shellNames[path.Base(head[0].name())]; sh != "" && len(head[0].args()) > 0 && pl.installed[path.Base(head[0].name())] == 0 {
 		return skip(fmt.Sprintf("runs it with %s, another shell (the README tries it with bash too, or the sandbox has no %s)", sh, sh))

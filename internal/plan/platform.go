@@ -43,7 +43,7 @@ var platformWords = []struct {
 	// A "Docker" section or comment is the way to run it in a container:
 	// the sandbox has no Docker.
 	{regexp.MustCompile(`(?i)^\W*(docker|podman)\b.{0,30}$`), "Docker (the sandbox has none)", false},
-	{regexp.MustCompile(`(?i)\b(linux|gnu/linux|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
+	{regexp.MustCompile(`(?i)\b(linux|gnu/linux|gnu|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
 }
 
 // textPlatform returns the platform a short text is about: fits is true

@@ -519,6 +519,12 @@ func trimCommand(c Command) Command {
 // "  % Total" is curl's progress output.
 var promptRe = regexp.MustCompile(`^\s*(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?\$(?:\s+|$)|^(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?(?:%|❯|▶|›)(?:\s+|$)|^➜ +(?:[~/.][^\s(]*(?:\([^)\s]*\))? +)?`)
 
+// IsPromptLine reports a line that starts with a shell prompt.
+func IsPromptLine(line string) bool {
+	_, ok := CutPrompt(line)
+	return ok
+}
+
 // CutPrompt returns the command after a shell prompt at the start of line.
 func CutPrompt(line string) (string, bool) {
 	loc := promptRe.FindStringIndex(line)
