@@ -141,8 +141,8 @@ func rawPlaceholder(text string) (string, bool) {
 	if m := fakeHostRe.FindString(first); m != "" {
 		return m, false
 	}
-	if m := capsBraceRe.FindString(first); m != "" {
-		return m, false
+	if m := capsBraceRe.FindStringSubmatch(first); m != nil {
+		return m[1], false
 	}
 	if u := hostlessURL(first); u != "" {
 		return u, false
@@ -151,7 +151,7 @@ func rawPlaceholder(text string) (string, bool) {
 }
 
 // capsBraceRe is a {PLACEHOLDER} anywhere in a word: curl {APP}/users.
-var capsBraceRe = regexp.MustCompile(`(^|[^$\w])\{[A-Z][A-Z0-9_]*\}`)
+var capsBraceRe = regexp.MustCompile(`(?:^|[^$\w])(\{[A-Z][A-Z0-9_]*\})`)
 
 // curlValueOpts are curl and wget options that take a value.
 var curlValueOpts = toSet(`-H -d -o -O -X -u -A -e -b -c -F -T -x -w -m -K -E -r -C --header --data --data-raw
