@@ -648,3 +648,7 @@ builtin cd "$__r2d_workspace" || {
 	__r2d_fail_reason="cannot builtin cd to $__r2d_workspace"
 	__r2d_finish
 }
+# A program the README builds in the checkout (`go build`, `make`) runs by
+# the name the README gives it, as a person would run ./tool: the
+# checkout, its bin/ and build/ come last on PATH, after what is installed.
+export PATH="${PATH:-/usr/bin:/bin}:$__r2d_workspace:$__r2d_workspace/bin:$__r2d_workspace/build"

@@ -380,3 +380,60 @@ var otherRcWriteRe = regexp.MustCompile(`>>?\s*\S*(\.zshrc|\.zshenv|\.zprofile|c
 
 // exampleProgs are program names READMEs use for the reader's own program.
 var exampleProgs = toSet(`foo bar baz my-cli mycli my-app myapp my-tool mytool my-program myprogram my-command your-app`)
+
+// needsRoot names what in a command needs root when the README leaves out
+// sudo: every part of it is a system package step (`apt install x`,
+// `apt-get update`, `dpkg -i x.deb`) or a system-wide `make install`; ""
+// when any part has sudo or needs no root.
+func needsRoot(cmds []simple) string {
+	what := ""
+	for _, s := range cmds {
+		if s.sudo {
+			return ""
+		}
+		args := s.args()
+		switch n := s.name(); n {
+		case "apt", "apt-get", "aptitude":
+			if len(args) == 0 {
+				return ""
+			}
+			switch args[0] {
+			case "install", "update", "upgrade", "remove", "purge", "autoremove", "dist-upgrade", "full-upgrade", "build-dep":
+			default:
+				return ""
+			}
+			what = n + " " + args[0]
+		case "dpkg":
+			if len(args) == 0 || args[0] != "-i" && args[0] != "--install" && args[0] != "-r" {
+				return ""
+			}
+			what = "dpkg " + args[0]
+		case "make":
+			install := false
+			for _, a := range args {
+				if a == "install" {
+					install = true
+				}
+				if strings.HasPrefix(a, "DESTDIR=") || strings.HasPrefix(a, "PREFIX=~") || strings.HasPrefix(a, "PREFIX=$HOME") ||
+					strings.HasPrefix(a, "prefix=~") || strings.HasPrefix(a, "prefix=$HOME") {
+					return "" // an install into the reader's own directories
+				}
+			}
+			if !install {
+				return ""
+			}
+			what = "make install"
+		default:
+			return ""
+		}
+	}
+	return what
+}
+
+// asRoot is what runs for a README command that needs root without sudo:
+// the command through sudo when the sandbox user has passwordless sudo,
+// else the command as written (root already, or no sudo: it then fails
+// as it would for the reader).
+func asRoot(text string) string {
+	return "if [ \"$(id -u)\" != 0 ] && sudo -n true 2>/dev/null; then sudo env \"PATH=$PATH\" bash -c " + shellQuote(text) + "; else\n" + text + "\nfi"
+}

@@ -73,7 +73,7 @@ var notFileCommands = toSet(`
 git gh npm npx yarn pnpm bun pip pip3 pipx uv poetry go cargo rustup gem bundle brew apt apt-get
 docker podman kubectl helm curl wget ssh scp rsync make cmake ninja meson mkdir touch cp mv ln rm rmdir
 echo printf export unset alias cd pushd kill pkill chmod chown tar unzip zip sudo mise asdf
-sdk conda mamba open xdg-open man which type command help complete source . eval exec
+sdk conda mamba open xdg-open man which type command help complete eval exec
 test [ [[ set shopt sqlite3 duckdb git-lfs hub mvn gradle ./mvnw ./gradlew dotnet composer nix nix-env snap systemctl
 service ping dig host nslookup whois ssh-keygen gpg openssl code vim vi nvim nano emacs less more
 `)

@@ -222,7 +222,8 @@ func Make(src []byte, o Options) *Plan {
 	if order == "" {
 		order = doc.Order
 	}
-	if order == "" {
+	auto := order == ""
+	if auto {
 		order = OrderReadme
 	}
 	p := &Plan{File: file, Order: order, Blocks: len(doc.Blocks)}
@@ -242,6 +243,12 @@ func Make(src []byte, o Options) *Plan {
 		es := pl.block(b)
 		groups = append(groups, es)
 		install = append(install, isInstallSection(b.Headings))
+	}
+	if auto {
+		if why := p.usesLaterInstall(groups, install); why != "" {
+			order, p.Order = OrderInstallFirst, OrderInstallFirst
+			p.Notes = append(p.Notes, Note{Text: "order install-first: " + why + " (--order readme keeps README order)"})
+		}
 	}
 	if order == OrderInstallFirst {
 		for i, g := range groups {
@@ -266,6 +273,50 @@ func Make(src []byte, o Options) *Plan {
 // the project's program ("Install the command line tool first."), not as
 // a dependency of the reader's project.
 var installToolRe = regexp.MustCompile(`(?i)\binstall\b.*\b(command[- ]line tool|tool|cli|binary|command|program|executable)\b`)
+
+// usesLaterInstall says why the install sections should run first: a
+// command outside them runs a program that no earlier command installs and
+// that a later install section's command does ("line 14 uses gojq, which
+// line 71 installs"); "" when none does.
+func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
+	inInstall := map[int]bool{} // README lines of run entries under install headings
+	for i, g := range groups {
+		for _, e := range g {
+			if install[i] && e.Run {
+				inInstall[e.Line] = true
+			}
+		}
+	}
+	for i, g := range groups {
+		if install[i] {
+			continue
+		}
+		for _, e := range g {
+			if !e.Run || e.Step.WriteFile != "" {
+				continue
+			}
+			for _, s := range simples(lex(e.command())) {
+				tool := strings.ToLower(path.Base(s.name()))
+				first, later := 0, 0
+				for _, in := range p.Installs {
+					if in.Tool != tool || in.Skipped != "" {
+						continue
+					}
+					if in.Line < e.Line && first == 0 {
+						first = in.Line
+					}
+					if in.Line > e.Line && later == 0 && inInstall[in.Line] {
+						later = in.Line
+					}
+				}
+				if first == 0 && later > 0 {
+					return fmt.Sprintf("line %d uses %s, which line %d installs", e.Line, tool, later)
+				}
+			}
+		}
+	}
+	return ""
+}
 
 // troubleRe matches a section of fixes for problems a reader may have.
 var troubleRe = regexp.MustCompile(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
@@ -1327,6 +1378,10 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	pl.remember(ws)
 	pl.follow(cmds)
 	e := pl.entry(b, c, true, base)
+	if what := needsRoot(cmds); what != "" {
+		e.Step.Exec = asRoot(c.text)
+		e.Reason += fmt.Sprintf(": run with sudo, as a person would (%s needs root, and the README leaves sudo out)", what)
+	}
 	if what := server(cmds); what != "" && !b.Hints.Background && b.Hints.Timeout == 0 {
 		e.Reason += fmt.Sprintf(": starts a server (%s), so it runs in the background", what)
 		e.Step.Background = true
