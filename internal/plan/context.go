@@ -437,3 +437,37 @@ func needsRoot(cmds []simple) string {
 func asRoot(text string) string {
 	return "if [ \"$(id -u)\" != 0 ] && sudo -n true 2>/dev/null; then sudo env \"PATH=$PATH\" bash -c " + shellQuote(text) + "; else\n" + text + "\nfi"
 }
+
+// assumeYes returns an apt step with -y added when it asks for
+// confirmation and the README leaves -y out: a person at the prompt
+// answers yes; the sandbox has no terminal. "" when it is not such a step.
+func assumeYes(cmds []simple, text string) string {
+	if len(cmds) != 1 || strings.Contains(text, "\n") || strings.ContainsAny(text, "|;&><#") {
+		return ""
+	}
+	s := cmds[0]
+	switch s.name() {
+	case "apt", "apt-get", "aptitude":
+	default:
+		return ""
+	}
+	args := s.args()
+	if len(args) == 0 {
+		return ""
+	}
+	switch args[0] {
+	case "install", "upgrade", "remove", "purge", "autoremove", "dist-upgrade", "full-upgrade", "build-dep", "reinstall":
+	default:
+		return ""
+	}
+	for _, a := range args {
+		switch a {
+		case "-y", "--yes", "--assume-yes", "-qq":
+			return ""
+		}
+		if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'y') {
+			return ""
+		}
+	}
+	return strings.TrimSpace(text) + " -y"
+}

@@ -1378,8 +1378,14 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	pl.remember(ws)
 	pl.follow(cmds)
 	e := pl.entry(b, c, true, base)
+	text := c.text
+	if y := assumeYes(cmds, c.text); y != "" && e.Step.Exec == "" {
+		text = y
+		e.Step.Exec = y
+		e.Reason += ": with -y, as a person answers apt's question (the sandbox has no terminal)"
+	}
 	if what := needsRoot(cmds); what != "" {
-		e.Step.Exec = asRoot(c.text)
+		e.Step.Exec = asRoot(text)
 		e.Reason += fmt.Sprintf(": run with sudo, as a person would (%s needs root, and the README leaves sudo out)", what)
 	}
 	if what := server(cmds); what != "" && !b.Hints.Background && b.Hints.Timeout == 0 {

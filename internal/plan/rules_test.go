@@ -223,3 +223,29 @@ func TestInstallerHostNamedAfterTheProject(t *testing.T) {
 		skip(10, "alternative: README.md line 4 already installs croc"),
 	)
 }
+
+// A step a person would run as root, or answer yes to, runs that way; the
+// log keeps the command as written.
+func TestRootAndYesAsAPersonWould(t *testing.T) {
+	md := "```sh\napt install git-quick-stats\nsudo apt install bat\napt-get update\nmake install\nmake PREFIX=~/.local install\napt list --installed\nsudo apt-get install -y jq\n```\n"
+	p := checkPlan(t, md, Repo{},
+		run(2, "with -y, as a person answers apt's question"),
+		run(3, "with -y"),
+		run(4, "run with sudo, as a person would (apt-get update needs root"),
+		run(5, "run with sudo, as a person would (make install needs root"),
+		run(6, ""),
+		run(7, ""),
+		run(8, ""),
+	)
+	exec := map[int]string{}
+	for _, e := range p.Entries {
+		exec[e.Line] = e.Exec("/workspace")
+		assert.Check(t, !strings.Contains(e.Command, "sudo env"), "the command stays as written: %q", e.Command)
+	}
+	assert.Equal(t, exec[2], `if [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then sudo env "PATH=$PATH" bash -c 'apt install git-quick-stats -y'; else`+"\napt install git-quick-stats -y\nfi")
+	assert.Equal(t, exec[3], "sudo apt install bat -y")
+	assert.Assert(t, strings.Contains(exec[5], "bash -c 'make install'"))
+	assert.Equal(t, exec[6], "make PREFIX=~/.local install")
+	assert.Equal(t, exec[7], "apt list --installed")
+	assert.Equal(t, exec[8], "sudo apt-get install -y jq")
+}
