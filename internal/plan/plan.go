@@ -1379,6 +1379,12 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	pl.follow(cmds)
 	e := pl.entry(b, c, true, base)
 	text := c.text
+	if _, ok := pipesToShell(ws); ok && e.Step.Exec == "" {
+		// curl URL | sh: bash's status is the shell's, 0 when curl fed it
+		// nothing; a person sees curl's error.
+		e.Step.Exec = "(set -o pipefail\n" + c.text + "\n)"
+		e.Reason += ": with pipefail, so a download that fails fails the step"
+	}
 	if y := assumeYes(cmds, c.text); y != "" && e.Step.Exec == "" {
 		text = y
 		e.Step.Exec = y

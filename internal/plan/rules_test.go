@@ -249,3 +249,11 @@ func TestRootAndYesAsAPersonWould(t *testing.T) {
 	assert.Equal(t, exec[7], "apt list --installed")
 	assert.Equal(t, exec[8], "sudo apt-get install -y jq")
 }
+
+// An installer piped from curl fails when the download fails.
+func TestInstallerPipeFails(t *testing.T) {
+	md := "```sh\ncurl -fsSL https://example.org/install.sh | sh\ncurl -s https://example.org/x.txt | grep x\n```\n"
+	p := checkPlan(t, md, Repo{}, run(2, "with pipefail"), run(3, ""))
+	assert.Equal(t, p.Entries[0].Exec("/workspace"), "(set -o pipefail\ncurl -fsSL https://example.org/install.sh | sh\n)")
+	assert.Equal(t, p.Entries[1].Exec("/workspace"), "curl -s https://example.org/x.txt | grep x")
+}
