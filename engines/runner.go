@@ -539,7 +539,7 @@ func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string
 		case expected:
 			continue
 		case c.Status == commandlog.StatusFailed:
-			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs), networkNote(c.Output)), kind: "exit"}
+			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs), networkNote(c.Output, c.Command, c.ExitCode)), kind: "exit"}
 		}
 	}
 	return nil
@@ -603,10 +603,18 @@ var networkRe = regexp.MustCompile(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\
 // networkNote says that a failure came from the network: the host could
 // not be reached from the sandbox, which is about where the run happens,
 // not about the README.
-func networkNote(output string) string {
+func networkNote(output, command string, code *int) string {
 	m := networkRe.FindStringSubmatch(output)
 	if m == nil {
-		return ""
+		// Quiet downloads say it by their exit code alone: curl 6 (host not
+		// resolved), 7 (no connection), 28 (timeout); wget 4 (network).
+		if code == nil || !quietNetworkFailure(command, *code) {
+			return ""
+		}
+		if u := urlInRe.FindStringSubmatch(command); u != nil {
+			return fmt.Sprintf("; it could not reach %s (check that the sandbox can reach the hosts the README downloads from)", u[1])
+		}
+		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
 	}
 	host := ""
 	for _, g := range m[1:] {
@@ -619,6 +627,28 @@ func networkNote(output string) string {
 		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
 	}
 	return fmt.Sprintf("; it could not reach %s (check that the sandbox can reach the hosts the README downloads from)", host)
+}
+
+// urlInRe finds the host of the first URL in a command.
+var urlInRe = regexp.MustCompile(`https?://([\w.-]+)`)
+
+// quietNetworkFailure reports curl's and wget's exit codes for a network
+// failure, for a command that runs one of them.
+func quietNetworkFailure(command string, code int) bool {
+	fields := strings.FieldsFunc(command, func(r rune) bool { return r == ' ' || r == '|' || r == ';' || r == '&' || r == '(' || r == '"' })
+	for _, f := range fields {
+		switch f {
+		case "curl":
+			if code == 6 || code == 7 || code == 28 {
+				return true
+			}
+		case "wget":
+			if code == 4 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // maxDiffLines caps the diff a check-output failure shows.

@@ -122,13 +122,22 @@ func TestNetworkNote(t *testing.T) {
 		"Err:1 http://deb.debian.org bookworm InRelease\n  Temporary failure in name resolution\n": "could not reach the network",
 		"make: *** [Makefile:3: all] Error 1\n":                                                    "",
 	} {
-		got := networkNote(out)
+		got := networkNote(out, "make", nil)
 		if want == "" {
 			assert.Equal(t, got, "", out)
 			continue
 		}
 		assert.Assert(t, strings.Contains(got, want), "%q: %q", out, got)
 	}
+}
+
+// Quiet downloads fail by their exit code alone.
+func TestNetworkNoteByExitCode(t *testing.T) {
+	four, six, one := 4, 6, 1
+	assert.Assert(t, strings.Contains(networkNote("", "sudo wget -q https://apt.example.org/key.gpg -O /etc/apt/k.gpg", &four), "could not reach apt.example.org"))
+	assert.Assert(t, strings.Contains(networkNote("", "curl -s https://get.example.org | bash", &six), "could not reach get.example.org"))
+	assert.Equal(t, networkNote("", "curl -s https://get.example.org | bash", &one), "")
+	assert.Equal(t, networkNote("", "make", &four), "")
 }
 
 // A program the README builds in the checkout runs by its name, after

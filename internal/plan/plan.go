@@ -321,6 +321,20 @@ func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
 // troubleRe matches a section of fixes for problems a reader may have.
 var troubleRe = regexp.MustCompile(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
 
+// benchmarkRe is a section of performance measurements.
+var benchmarkRe = regexp.MustCompile(`(?i)\bbenchmark(s|ing)?\b`)
+
+// benchmarkHeading returns the heading of a benchmark section the block
+// stands in (at any depth but the README's title), "" for none.
+func benchmarkHeading(hs []string) string {
+	for i := len(hs) - 1; i >= 1; i-- {
+		if benchmarkRe.MatchString(hs[i]) {
+			return hs[i]
+		}
+	}
+	return ""
+}
+
 // troubleHeading returns the heading of a troubleshooting or FAQ section
 // the block stands in (at any depth), "" for none. Deeper in such a
 // section (a question of its own), installs are fixes for that problem and
@@ -513,6 +527,8 @@ func (pl *planner) block(b readme.Block) []Entry {
 		skipAll = "uninstalls: not part of trying the README"
 	case upgradeRe.MatchString(innermost(b.Headings)):
 		skipAll = fmt.Sprintf("upgrades an earlier install (section %q): not part of trying the README", innermost(b.Headings))
+	case benchmarkHeading(b.Headings) != "":
+		skipAll = fmt.Sprintf("benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", benchmarkHeading(b.Headings))
 	case troubleRe.MatchString(innermost(b.Headings)):
 		skipAll = fmt.Sprintf("troubleshooting (section %q): only when that problem occurs", innermost(b.Headings))
 	case uninstallCueRe.MatchString(proseOnly(lastSentence(b.Before))):

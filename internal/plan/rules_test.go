@@ -257,3 +257,10 @@ func TestInstallerPipeFails(t *testing.T) {
 	assert.Equal(t, p.Entries[0].Exec("/workspace"), "(set -o pipefail\ncurl -fsSL https://example.org/install.sh | sh\n)")
 	assert.Equal(t, p.Entries[1].Exec("/workspace"), "curl -s https://example.org/x.txt | grep x")
 }
+
+// A benchmark section measures performance with tools and servers of its
+// own: not run.
+func TestBenchmarkSections(t *testing.T) {
+	md := "# polka\n\n## Benchmarks\n\n```\n$ wrk -t4 -c4 -d10s http://localhost:3000/users/123\n```\n\n## Usage\n\n```sh\necho hi\n```\n"
+	checkPlan(t, md, repoOf("lukeed/polka"), skip(6, `benchmark (section "Benchmarks")`), run(12, ""))
+}
