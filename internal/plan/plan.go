@@ -321,13 +321,15 @@ func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
 // troubleRe matches a section of fixes for problems a reader may have.
 var troubleRe = regexp.MustCompile(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
 
-// benchmarkRe is a section of performance measurements.
-var benchmarkRe = regexp.MustCompile(`(?i)\bbenchmark(s|ing)?\b`)
+// benchmarkRe is a section of performance measurements: a heading that
+// starts with the word ("Benchmarks", "Benchmark results"), not a title
+// that names a benchmarking tool.
+var benchmarkRe = regexp.MustCompile(`(?i)^\W*benchmark(s|ing)?\b`)
 
 // benchmarkHeading returns the heading of a benchmark section the block
-// stands in (at any depth but the README's title), "" for none.
+// stands in, "" for none.
 func benchmarkHeading(hs []string) string {
-	for i := len(hs) - 1; i >= 1; i-- {
+	for i := len(hs) - 1; i >= 0; i-- {
 		if benchmarkRe.MatchString(hs[i]) {
 			return hs[i]
 		}

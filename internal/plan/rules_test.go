@@ -261,6 +261,8 @@ func TestInstallerPipeFails(t *testing.T) {
 // A benchmark section measures performance with tools and servers of its
 // own: not run.
 func TestBenchmarkSections(t *testing.T) {
-	md := "# polka\n\n## Benchmarks\n\n```\n$ wrk -t4 -c4 -d10s http://localhost:3000/users/123\n```\n\n## Usage\n\n```sh\necho hi\n```\n"
+	md := "<div>polka</div>\n\n## Benchmarks\n\n```\n$ wrk -t4 -c4 -d10s http://localhost:3000/users/123\n```\n\n## Usage\n\n```sh\necho hi\n```\n"
 	checkPlan(t, md, repoOf("lukeed/polka"), skip(6, `benchmark (section "Benchmarks")`), run(12, ""))
+	// A title that names a benchmarking tool is no benchmark section.
+	checkPlan(t, "# wrk - a HTTP benchmarking tool\n\n```sh\nmake\n```\n", repoOf("wg/wrk"), run(4, ""))
 }
