@@ -84,7 +84,7 @@ Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 	f.StringVar(&o.model, "model", "", "the model to ask the agent for (default: the agent's own)")
 	addOutFlag(cmd, &o.out, "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
 	f.StringVar(&o.replayLog, "replay-log", "", "the earlier command_log.json the replay engine re-runs")
-	f.StringVar(&o.order, "order", "", "the markdown engine's run order: readme (README order) or install-first (the README's install sections first); default: the README's order hint, else readme")
+	f.StringVar(&o.order, "order", "", "the markdown engine's run order: readme (README order) or install-first (the README's install sections first); default: the README's order hint, else readme, or install-first when a command uses a program that only a later install section installs")
 	addNetworkFlags(cmd, &o.net)
 	return cmd
 }
