@@ -99,44 +99,34 @@ func RunClaude(ctx context.Context, o ClaudeRun) (*ClaudeResult, error) {
 		return nil, fmt.Errorf("start claude: %w", err)
 	}
 	// The Bash tool starts commands in their own session, so killing the CLI's process group
-	// is not enough: collect the whole process tree first, then kill it.
-	killGroup := func() {
-		tree := descendants(cmd.Process.Pid)
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		for _, pid := range tree {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-
+	// is not enough: killTree kills the whole process tree. The CLI is reaped last, so no
+	// signal can reach a process that reused its pid (see proctree.go).
+	p := watchExit(cmd)
 	var killTimer <-chan time.Time
 	exhausted := o.Server.Exhausted()
 	if o.KillAfter <= 0 {
 		exhausted = nil
 	}
 	res := &ClaudeResult{}
-	var werr error
 loop:
 	for {
 		select {
-		case werr = <-waited:
+		case <-p.exited:
 			break loop
 		case <-exhausted:
 			exhausted = nil
 			killTimer = time.After(o.KillAfter)
 		case <-killTimer:
 			res.Killed = true
-			killGroup()
+			p.killTree()
 		case <-ctx.Done():
-			killGroup()
-			werr = <-waited
+			p.killTree()
+			_ = p.reap()
 			res.Transcript, res.Stderr, res.Duration = stdout.Bytes(), stderr.Bytes(), time.Since(start)
 			return res, fmt.Errorf("run claude: %w", ctx.Err())
 		}
 	}
-	// Reap anything the CLI left in its process group.
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	werr := p.reap() // kills anything the CLI left in its process group first
 	res.Transcript, res.Stderr, res.Duration = stdout.Bytes(), stderr.Bytes(), time.Since(start)
 	res.ExitCode = cmd.ProcessState.ExitCode()
 	var exitErr *exec.ExitError
@@ -144,48 +134,6 @@ loop:
 		return res, fmt.Errorf("wait claude: %w", werr)
 	}
 	return res, nil
-}
-
-// descendants lists the pids of every live descendant of pid (Linux /proc; none elsewhere).
-func descendants(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// Fields after the parenthesised command name: state ppid ...
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(stat[i+1:]))
-		if len(fields) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(fields[1]); err == nil {
-			children[ppid] = append(children[ppid], child)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
 }
 
 // ClaudeBinary is where the harness expects an npm-installed CLI version:

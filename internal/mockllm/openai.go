@@ -484,17 +484,10 @@ func runSupervised(ctx context.Context, cmd *exec.Cmd, srv *Server, killAfter ti
 
 // superviseKill waits for a started cmd, SIGKILLing its whole process tree killAfter after the
 // server's scenario is exhausted (when killAfter > 0) or when ctx is done. It returns Wait's
-// error, and ctx's error when the context ended the run.
+// error, and ctx's error when the context ended the run. The CLI is reaped last, so no signal
+// can reach a process that reused its pid (see proctree.go).
 func superviseKill(ctx context.Context, cmd *exec.Cmd, srv *Server, killAfter time.Duration, killed *bool) (error, error) {
-	killTree := func() {
-		tree := descendants(cmd.Process.Pid)
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		for _, pid := range tree {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	p := watchExit(cmd)
 	var timer <-chan time.Time
 	exhausted := srv.Exhausted()
 	if killAfter <= 0 {
@@ -502,18 +495,17 @@ func superviseKill(ctx context.Context, cmd *exec.Cmd, srv *Server, killAfter ti
 	}
 	for {
 		select {
-		case werr := <-waited:
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // reap what the CLI left behind
-			return werr, nil
+		case <-p.exited:
+			return p.reap(), nil // reap kills what the CLI left in its group first
 		case <-exhausted:
 			exhausted = nil
 			timer = time.After(killAfter)
 		case <-timer:
 			*killed = true
-			killTree()
+			p.killTree()
 		case <-ctx.Done():
-			killTree()
-			return <-waited, ctx.Err()
+			p.killTree()
+			return p.reap(), ctx.Err()
 		}
 	}
 }
