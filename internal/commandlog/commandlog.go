@@ -70,7 +70,20 @@ type Log struct {
 	CostUSD       *float64   `json:"cost_usd"`
 	Turns         *int       `json:"turns"`
 	DurationMS    *int64     `json:"duration_ms"`
-	ParseStats    ParseStats `json:"parse_stats"`
+	// RepoFindings lists the repository paths the sandbox's copy did not
+	// take as they were: agent configuration removed, git configuration
+	// scrubbed, instruction files flagged (CLAUDE.md, AGENTS.md, …: the
+	// report lists them), special files and outside hard links skipped.
+	RepoFindings []RepoFinding `json:"repo_findings,omitempty"`
+	ParseStats   ParseStats    `json:"parse_stats"`
+}
+
+// RepoFinding is one repository path the copy into the sandbox did not
+// simply keep.
+type RepoFinding struct {
+	Path   string `json:"path"`
+	Action string `json:"action"` // "flag", "scrub", "remove" or "skip"
+	Reason string `json:"reason"`
 }
 
 // Marker is one marker line the agent wrote.
@@ -135,24 +148,7 @@ func (l *Log) Failed() []Command {
 // back exactly as it was written.
 func (l *Log) Normalize() {
 	l.SchemaVersion = SchemaVersion
-	if l.AgentVersion != nil {
-		v := validUTF8(*l.AgentVersion)
-		l.AgentVersion = &v
-	}
-	l.Engine, l.OutcomeReason = validUTF8(l.Engine), validUTF8(l.OutcomeReason)
-	for i := range l.Markers {
-		l.Markers[i].Text = validUTF8(l.Markers[i].Text)
-	}
-	for i := range l.Commands {
-		c := &l.Commands[i]
-		c.ID, c.Command, c.Output, c.ParentID = validUTF8(c.ID), validUTF8(c.Command), validUTF8(c.Output), validUTF8(c.ParentID)
-		if c.Source != nil {
-			c.Source.File = validUTF8(c.Source.File)
-		}
-	}
-	for i := range l.FileEdits {
-		l.FileEdits[i].Path, l.FileEdits[i].Tool = validUTF8(l.FileEdits[i].Path), validUTF8(l.FileEdits[i].Tool)
-	}
+	MapStrings(l, func(_ Field, s string) string { return validUTF8(s) })
 	if l.Markers == nil {
 		l.Markers = []Marker{}
 	}
@@ -194,6 +190,9 @@ func Encode(w io.Writer, l *Log) error {
 	e.field("cost_usd", l.CostUSD)
 	e.field("turns", l.Turns)
 	e.field("duration_ms", l.DurationMS)
+	if len(l.RepoFindings) > 0 {
+		e.list("repo_findings", len(l.RepoFindings), func(i int) any { return l.RepoFindings[i] })
+	}
 	e.last = true
 	e.field("parse_stats", l.ParseStats)
 	e.raw("}\n")
@@ -388,6 +387,16 @@ func Validate(l *Log) error {
 	for i, e := range l.FileEdits {
 		if e.Path == "" {
 			add("file_edits[%d]: path is empty", i)
+		}
+	}
+	for i, r := range l.RepoFindings {
+		switch r.Action {
+		case "flag", "scrub", "remove", "skip":
+		default:
+			add("repo_findings[%d]: unknown action %q", i, r.Action)
+		}
+		if r.Path == "" {
+			add("repo_findings[%d]: path is empty", i)
 		}
 	}
 	if l.CostUSD != nil && *l.CostUSD < 0 {
