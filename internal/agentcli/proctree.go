@@ -1,4 +1,4 @@
-package mockllm
+package agentcli
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// A CLI run by the harnesses leads its own process group, and its tools start commands in
+// A CLI run by Supervise leads its own process group, and its tools start commands in
 // sessions of their own, so stopping it means signalling its group and every descendant.
 // Signals go by pid, and pids are reused: on a busy machine (pid_max 32768, tests of many
 // packages starting processes side by side) a pid freed a moment ago may already belong to

@@ -1,6 +1,6 @@
 //go:build linux
 
-package mockllm
+package agentcli
 
 import (
 	"bufio"
