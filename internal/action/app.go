@@ -109,7 +109,7 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 	res, err := a.pipeline(ctx, pipeline.Config{
 		Engine: cfg.Engine, Readme: cfg.Readme, RepoDir: cfg.WorkDir, Image: cfg.Image,
 		Limits:  engines.Limits{MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout, Model: cfg.Model},
-		Network: cfg.Network, AllowHosts: cfg.AllowHosts, OutDir: cfg.OutDir,
+		Network: cfg.Network, AllowHosts: cfg.AllowHosts, Order: cfg.Order, OutDir: cfg.OutDir,
 		Getenv: pipelineEnv(getenv), Progress: stderr,
 	})
 	if err != nil && res != nil && res.Log != nil {
