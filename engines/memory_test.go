@@ -17,6 +17,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // Bounded memory (THREATS.md §4, issue 7): a transcript with one 256 MiB
@@ -29,8 +30,11 @@ import (
 // getrusage (ProcessState.SysUsage().Maxrss), so the figure covers the
 // whole process: runtime, generator, parser and command log.
 //
-// It runs in CI; locally `-short` skips it. R2D_MEMTEST_SCALE=0.25 shrinks
-// every size for a quick look (the limit stays the same).
+// It is a long test (internal/longtest): it runs when R2D_LONG_TESTS=1,
+// which .ci/run sets, or under CI=true, and a plain `go test ./...` skips
+// it. New memory tests that generate big inputs gate the same way
+// (longtest.Require). R2D_MEMTEST_SCALE=0.25 shrinks every size for a
+// quick look (the limit stays the same).
 
 const (
 	memLimit   = 256 << 20
@@ -76,9 +80,7 @@ func TestBoundedMemory(t *testing.T) {
 		memChild(t, spec)
 		return
 	}
-	if testing.Short() && os.Getenv("CI") != "true" {
-		t.Skip("generates and parses several GiB; runs in CI")
-	}
+	longtest.Require(t) // generates and parses several GiB
 	scale := 1.0
 	if s := os.Getenv("R2D_MEMTEST_SCALE"); s != "" {
 		f, err := strconv.ParseFloat(s, 64)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -236,6 +237,48 @@ func TestRunTimeoutKillsTheContainer(t *testing.T) {
 	assert.Check(t, res.TimedOut)
 	assert.Check(t, res.ExitCode == nil)
 	assert.Check(t, is.Equal(string(res.Transcript), "data of /readme2demo/t.jsonl"), "the partial transcript was not copied out")
+}
+
+// A kill the daemon does not confirm in time is not an error when the
+// container is force-removed after it; any other kill failure is.
+func TestRunTimeoutToleratesASlowKill(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		name    string
+		killErr error
+		wantErr error
+	}{
+		{"kill not confirmed in time", context.DeadlineExceeded, nil},
+		{"kill refused", boom, boom},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := happyDocker(t)
+			hang := make(chan struct{})
+			d.execAtt = func(string) (types.HijackedResponse, error) {
+				c1, c2 := net.Pipe()
+				go func() { <-hang; c2.Close() }()
+				return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
+			}
+			d.kill = func(string) error { close(hang); return fmt.Errorf("post kill: %w", tc.killErr) }
+			var removed []string
+			d.rm = func(id string, o container.RemoveOptions) error {
+				assert.Check(t, o.Force)
+				removed = append(removed, id)
+				return nil
+			}
+			s := fakeSpec()
+			s.Timeout = 50 * time.Millisecond
+			res, err := Run(context.Background(), d, s)
+			if tc.wantErr == nil {
+				assert.NilError(t, err)
+			} else {
+				assert.Check(t, errors.Is(err, tc.wantErr), "err %v", err)
+			}
+			assert.Check(t, res.TimedOut)
+			assert.Check(t, is.DeepEqual(removed, []string{"c1"}))
+		})
+	}
 }
 
 func TestSpecDefaultsRefuseUnsafeOrBrokenSpecs(t *testing.T) {

@@ -340,23 +340,21 @@ func TestContainerEndsByItselfAtItsDeadline(t *testing.T) {
 	// A run whose process is SIGKILLed never removes its container: the
 	// container's own main process ends it at the deadline, and a later
 	// run's sweep removes it.
-	s := spec(img, "true")
-	s.Timeout, s.Grace = time.Second, time.Second
-	id, err := sandbox.CreateForTest(context.Background(), cli, s)
-	assert.NilError(t, err)
-	t.Cleanup(func() {
-		_ = cli.ContainerRemove(context.Background(), id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	})
-	assert.NilError(t, cli.ContainerStart(context.Background(), id, container.StartOptions{}))
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		c, err := cli.ContainerInspect(context.Background(), id)
-		assert.NilError(t, err)
-		if !c.State.Running {
+	//
+	// Tests of other packages run at the same time, and every run sweeps
+	// expired containers when it starts: the container's deadline label
+	// (2 s) comes a second before its main process ends it (3 s), so a
+	// concurrent sweep may remove it before it is seen to stop. Then the
+	// test has not seen what it checks and starts another container.
+	var id string
+	for attempt := 1; ; attempt++ {
+		var stopped bool
+		id, stopped = startExpiringContainer(t, cli, img)
+		if stopped {
 			break
 		}
-		assert.Assert(t, time.Now().Before(deadline), "the container outlived its deadline")
-		time.Sleep(250 * time.Millisecond)
+		t.Logf("container %.12s was swept by a concurrent run before it stopped (attempt %d)", id, attempt)
+		assert.Assert(t, attempt < 5, "the container never got to stop by itself: swept each time")
 	}
 	// The sweep removes it. Tests of other packages run their own sweeps at
 	// the same time and may take it first; either way it must be gone.
@@ -372,7 +370,39 @@ func TestContainerEndsByItselfAtItsDeadline(t *testing.T) {
 			break
 		}
 		assert.Assert(t, time.Now().Before(gone), "the expired container was not removed: %v", err)
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// startExpiringContainer starts a sandbox container with a one-second
+// timeout and grace and waits until its main process (a sleep) has ended it.
+// It reports false when a concurrent sweep took it first.
+func startExpiringContainer(t *testing.T, cli *client.Client, img string) (string, bool) {
+	t.Helper()
+	s := spec(img, "true")
+	s.Timeout, s.Grace = time.Second, time.Second
+	id, err := sandbox.CreateForTest(context.Background(), cli, s)
+	assert.NilError(t, err)
+	t.Cleanup(func() {
+		_ = cli.ContainerRemove(context.Background(), id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	})
+	assert.NilError(t, cli.ContainerStart(context.Background(), id, container.StartOptions{}))
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c, err := cli.ContainerInspect(context.Background(), id)
+		if errdefs.IsNotFound(err) {
+			return id, false
+		}
+		assert.NilError(t, err)
+		if c.State.Status == "removing" || c.State.Dead {
+			return id, false
+		}
+		if !c.State.Running {
+			assert.Check(t, is.Equal(c.State.ExitCode, 0), "the container's sleep did not end it: %+v", c.State)
+			return id, true
+		}
+		assert.Assert(t, time.Now().Before(deadline), "the container outlived its deadline")
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 

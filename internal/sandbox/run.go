@@ -230,8 +230,12 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result) (del
 	if res.TimedOut || res.Canceled {
 		// There is no API to kill an exec'd process (moby #35703): kill the
 		// whole container, which ends every process in it.
+		// A daemon too busy to confirm the kill within killTimeout (seen on
+		// a loaded machine) is no error by itself: Run force-removes the
+		// container next, and that reports if the container cannot go.
 		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
-		if err := d.ContainerKill(kctx, id, "KILL"); err != nil && !isNotFound(err) && !errdefs.IsConflict(err) {
+		if err := d.ContainerKill(kctx, id, "KILL"); err != nil && !isNotFound(err) && !errdefs.IsConflict(err) &&
+			!errors.Is(err, context.DeadlineExceeded) {
 			runErr = errors.Join(runErr, fmt.Errorf("kill container: %w", err))
 		}
 		cancel()

@@ -8,10 +8,14 @@ import (
 )
 
 // TestMain lets this test binary act as the egress proxy: the allowlist
-// tests copy it into the proxy container, started as egress.ProgramName.
+// tests copy it into the proxy container, started as egress.ProgramName;
+// and as the small process that measures a command's peak RSS (runCLI).
 func TestMain(m *testing.M) {
 	if egress.IsProxy(os.Args[0]) {
 		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
+	}
+	if out := os.Getenv(peakRSSFileEnv); out != "" {
+		os.Exit(runReportingPeakRSS(out, os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }
