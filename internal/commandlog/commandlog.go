@@ -70,7 +70,36 @@ type Log struct {
 	CostUSD       *float64   `json:"cost_usd"`
 	Turns         *int       `json:"turns"`
 	DurationMS    *int64     `json:"duration_ms"`
-	ParseStats    ParseStats `json:"parse_stats"`
+	// Sandbox is the sandbox profile and the limits the run had (optional
+	// addition to schema v1; nil when the log does not say, e.g. `parse`).
+	Sandbox    *Sandbox   `json:"sandbox,omitempty"`
+	ParseStats ParseStats `json:"parse_stats"`
+}
+
+// Sandbox describes the container a run had: its profile and limits, and
+// which limit stopped the run, if one did. Sizes are bytes; a zero limit
+// means the log does not say.
+type Sandbox struct {
+	Profile string  `json:"profile"`           // "dev" or "strict"
+	Image   string  `json:"image,omitempty"`   // the sandbox image
+	Network string  `json:"network,omitempty"` // "open", "none" or "allowlist"
+	Disk    int64   `json:"disk"`              // the disk cap on the run's writable space
+	Memory  int64   `json:"memory"`            // memory (no swap)
+	CPU     float64 `json:"cpu"`               // CPUs
+	Pids    int64   `json:"pids"`              // process (task) limit
+	// DiskPeak is the largest writable-space usage measured; nil when it
+	// was never measured.
+	DiskPeak *int64 `json:"disk_peak,omitempty"`
+	// Stopped names the limit that ended the run early: "disk" or
+	// "timeout"; empty when none did.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// Environment says that a command failed because of the sandbox rather
+// than the README: which limit (Kind) and what to change (Detail).
+type Environment struct {
+	Kind   string `json:"kind"`
+	Detail string `json:"detail"`
 }
 
 // Marker is one marker line the agent wrote.
@@ -95,6 +124,9 @@ type Command struct {
 	// Source is where the command stands in the README, when it matches a
 	// README code line.
 	Source *Source `json:"source,omitempty"`
+	// Environment is set when the command failed because of a sandbox
+	// limit (optional addition to schema v1).
+	Environment *Environment `json:"environment,omitempty"`
 }
 
 // Source locates a command in a file of the repository.
@@ -149,6 +181,13 @@ func (l *Log) Normalize() {
 		if c.Source != nil {
 			c.Source.File = validUTF8(c.Source.File)
 		}
+		if c.Environment != nil {
+			c.Environment.Kind, c.Environment.Detail = validUTF8(c.Environment.Kind), validUTF8(c.Environment.Detail)
+		}
+	}
+	if l.Sandbox != nil {
+		sb := l.Sandbox
+		sb.Profile, sb.Image, sb.Network, sb.Stopped = validUTF8(sb.Profile), validUTF8(sb.Image), validUTF8(sb.Network), validUTF8(sb.Stopped)
 	}
 	for i := range l.FileEdits {
 		l.FileEdits[i].Path, l.FileEdits[i].Tool = validUTF8(l.FileEdits[i].Path), validUTF8(l.FileEdits[i].Tool)
@@ -194,6 +233,9 @@ func Encode(w io.Writer, l *Log) error {
 	e.field("cost_usd", l.CostUSD)
 	e.field("turns", l.Turns)
 	e.field("duration_ms", l.DurationMS)
+	if l.Sandbox != nil {
+		e.field("sandbox", l.Sandbox)
+	}
 	e.last = true
 	e.field("parse_stats", l.ParseStats)
 	e.raw("}\n")
@@ -384,6 +426,9 @@ func Validate(l *Log) error {
 		if c.DurationMS != nil && *c.DurationMS < 0 {
 			add("commands[%d] (%s): negative duration_ms", i, c.ID)
 		}
+		if c.Environment != nil && c.Environment.Kind == "" {
+			add("commands[%d] (%s): environment needs a kind", i, c.ID)
+		}
 	}
 	for i, e := range l.FileEdits {
 		if e.Path == "" {
@@ -398,6 +443,9 @@ func Validate(l *Log) error {
 	}
 	if l.DurationMS != nil && *l.DurationMS < 0 {
 		add("duration_ms is negative")
+	}
+	if sb := l.Sandbox; sb != nil && (sb.Profile == "" || sb.Disk < 0 || sb.Memory < 0 || sb.CPU < 0 || sb.Pids < 0 || (sb.DiskPeak != nil && *sb.DiskPeak < 0)) {
+		add("sandbox needs a profile and limits that are not negative")
 	}
 	s := l.ParseStats
 	if s.Lines < 0 || s.Malformed < 0 || s.UnknownEvents < 0 || s.Malformed > s.Lines {
