@@ -6,11 +6,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,7 +35,10 @@ import (
 // when called.
 type fakeDocker struct {
 	t        *testing.T
+	mu       sync.Mutex
 	calls    []string
+	inspect  func(id string, size bool) (container.InspectResponse, error)
+	stats    func(id string) (container.StatsResponseReader, error)
 	create   func(*container.Config, *container.HostConfig, string) (container.CreateResponse, error)
 	start    func(string) error
 	kill     func(string) error
@@ -43,7 +51,53 @@ type fakeDocker struct {
 	execIns  func(string) (container.ExecInspect, error)
 }
 
-func (f *fakeDocker) rec(name string) { f.calls = append(f.calls, name) }
+func (f *fakeDocker) rec(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, name)
+}
+
+// mainCalls are the calls in order, without the disk watcher's
+// measurements (they run beside the command, at their own pace).
+func (f *fakeDocker) mainCalls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.calls {
+		if c != "inspect-size" && c != "stats" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *fakeDocker) ContainerInspectWithRaw(_ context.Context, id string, size bool) (container.InspectResponse, []byte, error) {
+	if size {
+		f.rec("inspect-size")
+	} else {
+		f.rec("inspect")
+	}
+	c, err := f.inspect(id, size)
+	return c, nil, err
+}
+
+func (f *fakeDocker) ContainerStatsOneShot(_ context.Context, id string) (container.StatsResponseReader, error) {
+	f.rec("stats")
+	return f.stats(id)
+}
+
+// statsOf is a one-shot stats answer with a process count.
+func statsOf(current, limit uint64) container.StatsResponseReader {
+	body := fmt.Sprintf(`{"pids_stats":{"current":%d,"limit":%d}}`, current, limit)
+	return container.StatsResponseReader{Body: io.NopCloser(strings.NewReader(body))}
+}
+
+// inspected is an inspect answer with a writable-layer size and a state.
+func inspected(sizeRw int64, running, oomKilled bool) container.InspectResponse {
+	return container.InspectResponse{
+		ContainerJSONBase: &container.ContainerJSONBase{SizeRw: &sizeRw, State: &container.State{Running: running, OOMKilled: oomKilled}},
+	}
+}
 
 func (f *fakeDocker) Ping(context.Context) (types.Ping, error) {
 	f.rec("ping")
@@ -135,6 +189,8 @@ func happyDocker(t *testing.T) *fakeDocker {
 		},
 		execAtt: func(string) (types.HijackedResponse, error) { return hijacked("hello\n"), nil },
 		execIns: func(string) (container.ExecInspect, error) { return container.ExecInspect{ExitCode: 7}, nil },
+		inspect: func(string, bool) (container.InspectResponse, error) { return inspected(100, true, false), nil },
+		stats:   func(string) (container.StatsResponseReader, error) { return statsOf(3, 4096), nil },
 	}
 }
 
@@ -159,9 +215,10 @@ func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
 	}
 	res, err := Run(context.Background(), d, fakeSpec())
 	assert.NilError(t, err)
-	assert.Check(t, is.Len(cfg.Env, 0), "secrets in the container's configuration: %v", cfg.Env)
-	assert.Assert(t, is.Len(execs, 1))
+	assert.Check(t, is.DeepEqual(cfg.Env, DevEnv), "secrets in the container's configuration: %v", cfg.Env)
+	assert.Assert(t, is.Len(execs, 2)) // the command, then the read of the cgroup counters
 	assert.Check(t, is.DeepEqual(execs[0].Env, []string{"API_KEY=s3cret-value"}))
+	assert.Check(t, is.DeepEqual(execs[1].Env, []string{"PATH=/usr/bin:/bin"}), "the signals exec must not get the secrets")
 	assert.Check(t, is.DeepEqual([]string(execs[0].Cmd), []string{"bash", "-lc", "agent --go"}))
 	assert.Check(t, is.Equal(execs[0].User, DefaultUser))
 	assert.Check(t, is.Equal(execs[0].WorkingDir, "/workspace"))
@@ -170,8 +227,8 @@ func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
 	assert.Check(t, is.Equal(string(res.Transcript), "data of /readme2demo/t.jsonl"))
 	assert.Check(t, is.Equal(string(res.Stderr), "data of /readme2demo/t.stderr"))
 	assert.Check(t, is.Equal(string(res.Output), "hello\n"))
-	assert.Check(t, is.DeepEqual(d.calls, []string{"list", "create", "start", "copy-to /readme2demo", "exec-create", "exec-attach",
-		"exec-inspect", "copy-from /readme2demo/t.jsonl", "copy-from /readme2demo/t.stderr", "remove c1"}))
+	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "start", "copy-to /readme2demo", "exec-create", "exec-attach",
+		"exec-inspect", "exec-create", "exec-attach", "inspect", "copy-from /readme2demo/t.jsonl", "copy-from /readme2demo/t.stderr", "remove c1"}))
 }
 
 func TestRunRemovesTheContainerWhenAStepFails(t *testing.T) {
@@ -247,7 +304,9 @@ func TestSpecDefaultsRefuseUnsafeOrBrokenSpecs(t *testing.T) {
 		{"host network", func(s *Spec) { s.NetworkMode = "host" }, "explicit opt-in"},
 		{"no image", func(s *Spec) { s.Image = "" }, "no image"},
 		{"no command", func(s *Spec) { s.Command = "" }, "no command"},
-		{"file outside writable dirs", func(s *Spec) { s.Files = []File{{Path: "/etc/x"}} }, "not in a writable dir"},
+		{"file outside writable dirs (strict)", func(s *Spec) { s.Profile = ProfileStrict; s.Files = []File{{Path: "/etc/x"}} }, "not in a writable dir"},
+		{"unknown profile", func(s *Spec) { s.Profile = "loose" }, `sandbox profile "loose": use dev or strict`},
+		{"negative disk", func(s *Spec) { s.Disk = -1 }, "negative"},
 		{"relative file", func(s *Spec) { s.Files = []File{{Path: "x/../y"}} }, "clean absolute path"},
 	}
 	for _, tc := range tests {
@@ -269,40 +328,86 @@ func TestSpecDefaultsRefuseUnsafeOrBrokenSpecs(t *testing.T) {
 }
 
 func TestContainerConfigsHarden(t *testing.T) {
-	s, err := fakeSpec().withDefaults()
-	assert.NilError(t, err)
-	deadline := s.Now().Add(s.Timeout + s.Grace)
-	cfg, hc := containerConfigs(s, deadline)
-	assert.Check(t, is.DeepEqual([]string(hc.CapDrop), []string{"ALL"}))
-	assert.Check(t, is.DeepEqual(hc.SecurityOpt, []string{"no-new-privileges:true"}))
-	assert.Check(t, !hc.Privileged)
-	assert.Check(t, hc.ReadonlyRootfs)
-	assert.Check(t, *hc.Init)
-	assert.Check(t, !hc.AutoRemove)
-	assert.Check(t, is.Equal(*hc.PidsLimit, int64(DefaultPidsLimit)))
-	assert.Check(t, is.Equal(hc.Memory, int64(DefaultMemory)))
-	assert.Check(t, is.Equal(hc.MemorySwap, hc.Memory))
-	assert.Check(t, hc.NanoCPUs > 0)
-	assert.Check(t, is.Equal(string(hc.NetworkMode), "bridge"))
-	assert.Check(t, is.Len(hc.Binds, 0))
-	for _, m := range hc.Mounts {
-		assert.Check(t, is.Equal(string(m.Type), "volume"))
-		assert.Check(t, is.Equal(m.Source, ""), "a named or host source: %+v", m)
-	}
-	assert.Check(t, is.Equal(hc.Tmpfs["/tmp"], "rw,nosuid,nodev,size=512m"))
-	assert.Check(t, is.Equal(cfg.User, "1000:1000"))
-	assert.Check(t, is.Len(cfg.Env, 0))
-	assert.Check(t, is.DeepEqual(cfg.Labels, map[string]string{
-		LabelManaged: "true", LabelRunID: "r1", LabelDeadline: strconv.FormatInt(deadline.Unix(), 10),
-	}))
-	// The container's own life ends at the deadline.
-	assert.Check(t, is.DeepEqual([]string(cfg.Entrypoint), []string{"sleep"}))
-	assert.Check(t, is.DeepEqual([]string(cfg.Cmd), []string{strconv.Itoa(int((DefaultTimeout+Grace)/time.Second) + 1)}))
+	for _, profile := range Profiles {
+		t.Run(profile, func(t *testing.T) {
+			spec := fakeSpec()
+			spec.Profile = profile
+			s, err := spec.withDefaults()
+			assert.NilError(t, err)
+			deadline := s.Now().Add(s.Timeout + s.Grace)
+			cfg, hc := containerConfigs(s, deadline)
+			// Both profiles.
+			assert.Check(t, is.DeepEqual([]string(hc.CapDrop), []string{"ALL"}))
+			assert.Check(t, !hc.Privileged)
+			assert.Check(t, *hc.Init)
+			assert.Check(t, !hc.AutoRemove)
+			assert.Check(t, is.Equal(hc.Memory, int64(DefaultMemory)))
+			assert.Check(t, is.Equal(hc.MemorySwap, hc.Memory))
+			assert.Check(t, hc.NanoCPUs > 0)
+			assert.Check(t, is.Equal(string(hc.NetworkMode), "bridge"))
+			assert.Check(t, is.Len(hc.Binds, 0))
+			assert.Check(t, is.Len(hc.VolumesFrom, 0))
+			for _, m := range hc.Mounts {
+				assert.Check(t, is.Equal(string(m.Type), "volume"))
+				assert.Check(t, is.Equal(m.Source, ""), "a named or host source: %+v", m)
+			}
+			for _, o := range hc.SecurityOpt {
+				assert.Check(t, !strings.Contains(o, "unconfined"), "security opt %.80q", o)
+			}
+			if runtime.GOOS == "linux" {
+				// The default seccomp profile, with fallocate refused.
+				assert.Check(t, is.Contains(hc.SecurityOpt, "seccomp="+SeccompProfileJSON()))
+				assert.Check(t, strings.Contains(SeccompProfileJSON(), `"fallocate"`))
+			}
+			fsize := false
+			for _, u := range hc.Ulimits {
+				if u.Name == "fsize" {
+					fsize = true
+					assert.Check(t, u.Soft == DefaultDisk && u.Hard == DefaultDisk, "fsize %+v", u)
+				}
+			}
+			assert.Check(t, fsize, "no file-size limit: %+v", hc.Ulimits)
+			assert.Check(t, is.Equal(cfg.User, "1000:1000"))
+			assert.Check(t, is.DeepEqual(cfg.Labels, map[string]string{
+				LabelManaged: "true", LabelRunID: "r1", LabelDeadline: strconv.FormatInt(deadline.Unix(), 10),
+			}))
+			// The container's own life ends at the deadline.
+			assert.Check(t, is.DeepEqual([]string(cfg.Entrypoint), []string{"sleep"}))
+			assert.Check(t, is.DeepEqual([]string(cfg.Cmd), []string{strconv.Itoa(int((DefaultTimeout+Grace)/time.Second) + 1)}))
 
-	s.NetworkMode = "none"
-	cfg, hc = containerConfigs(s, deadline)
-	assert.Check(t, cfg.NetworkDisabled)
-	assert.Check(t, is.Equal(string(hc.NetworkMode), "none"))
+			switch profile {
+			case ProfileStrict:
+				assert.Check(t, is.Len(hc.CapAdd, 0))
+				assert.Check(t, is.Contains(hc.SecurityOpt, "no-new-privileges:true"))
+				assert.Check(t, hc.ReadonlyRootfs)
+				assert.Check(t, is.Equal(*hc.PidsLimit, int64(StrictPidsLimit)))
+				assert.Check(t, is.Equal(hc.Tmpfs["/tmp"], "rw,nosuid,nodev,size=512m"))
+				assert.Check(t, is.Len(hc.Mounts, len(StrictWritableDirs)))
+				assert.Check(t, is.Len(cfg.Env, 0))
+			case ProfileDev:
+				// sudo works: no no-new-privileges, root gets back the
+				// listed capabilities and nothing that reaches the host.
+				assert.Check(t, is.DeepEqual([]string(hc.CapAdd), DevCapabilities))
+				for _, c := range hc.CapAdd {
+					switch c {
+					case "SYS_ADMIN", "NET_ADMIN", "NET_RAW", "SYS_PTRACE", "SYS_MODULE", "MKNOD", "SYS_CHROOT", "SYS_RAWIO", "DAC_READ_SEARCH", "SETPCAP":
+						t.Errorf("dev profile keeps %s", c)
+					}
+				}
+				assert.Check(t, !slices.Contains(hc.SecurityOpt, "no-new-privileges:true"))
+				assert.Check(t, !hc.ReadonlyRootfs)
+				assert.Check(t, is.Len(hc.Tmpfs, 0), "/tmp must be on disk in the dev profile")
+				assert.Check(t, is.Len(hc.Mounts, 0), "everything the run writes is the container's layer")
+				assert.Check(t, is.Equal(*hc.PidsLimit, int64(DevPidsLimit)))
+				assert.Check(t, is.DeepEqual(cfg.Env, []string{"CI=true"}))
+			}
+
+			s.NetworkMode = "none"
+			cfg, hc = containerConfigs(s, deadline)
+			assert.Check(t, cfg.NetworkDisabled)
+			assert.Check(t, is.Equal(string(hc.NetworkMode), "none"))
+		})
+	}
 }
 
 func TestSweepRemovesOnlyExpiredContainers(t *testing.T) {

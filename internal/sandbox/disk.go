@@ -1,0 +1,157 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// The disk cap is measured, not enforced by the storage driver: overlay2
+// enforces `--storage-opt size` only on xfs with project quotas, which
+// neither GitHub's runners nor Debian's docker.io here have. So while the
+// command runs, a watcher measures the run's whole writable space and kills
+// the container when it passes the cap:
+//
+//   - the container's own layer, as the daemon measures it (ContainerInspect
+//     with size: SizeRw, the apparent size of every file the run added or
+//     changed). In the dev profile this is everything the run can write.
+//   - the strict profile's volumes, measured by the disk meter (meter.go).
+//
+// Between two measurements a writer gets at most the disk's write speed
+// times the interval, and no single file can pass the cap (RLIMIT_FSIZE),
+// nor can fallocate reserve space without writing it (seccomp_linux.go).
+//
+// The cost is bounded: a measurement walks the files the run wrote, so the
+// interval is ten times the last measurement's duration, at least DiskPoll
+// and at most MaxDiskPoll: measuring never takes more than about a tenth of
+// the daemon's time, however many files the run creates.
+const (
+	DefaultDiskPoll = 500 * time.Millisecond
+	MaxDiskPoll     = 20 * time.Second
+	// diskCostFactor spaces measurements by their own cost.
+	diskCostFactor = 10
+	// diskFailLimit consecutive failed measurements stop the run: a cap
+	// that cannot be checked is not left unchecked.
+	diskFailLimit = 5
+	diskTimeout   = 60 * time.Second
+)
+
+// diskWatch is what the watcher found.
+type diskWatch struct {
+	peak       int64
+	measures   int
+	unmeasured bool
+	lastErr    error
+	over       bool // usage passed the cap
+	failed     bool // diskFailLimit measurements in a row failed
+	pidsHit    int
+}
+
+// measureFunc returns the bytes the run's volumes hold (the strict
+// profile's disk meter); nil when everything is in the container's layer.
+type measureFunc func(ctx context.Context) (int64, error)
+
+// watchDisk measures the run's writable space until ctx ends or the cap
+// is passed; it then closes hit (once) and returns what it found.
+func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measureFunc, hit chan<- struct{}) diskWatch {
+	w := diskWatch{peak: -1}
+	interval := s.DiskPoll
+	fails := 0
+	t := time.NewTimer(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return w
+		case <-t.C:
+		}
+		start := time.Now()
+		used, known, err := measureOnce(ctx, d, id, volumes)
+		cost := time.Since(start)
+		if ctx.Err() != nil {
+			return w
+		}
+		switch {
+		case err != nil:
+			fails++
+			w.lastErr = err
+			if fails >= diskFailLimit {
+				w.failed = true
+				close(hit)
+				return w
+			}
+		case !known:
+			// The daemon does not report sizes (some storage drivers):
+			// the cap cannot be checked; say so rather than guess.
+			w.unmeasured = true
+		default:
+			fails = 0
+			w.measures++
+			w.peak = max(w.peak, used)
+			if used > s.Disk {
+				w.over = true
+				close(hit)
+				return w
+			}
+		}
+		if pidsAtLimit(ctx, d, id, s.PidsLimit) {
+			w.pidsHit++
+		}
+		interval = min(max(s.DiskPoll, cost*diskCostFactor), MaxDiskPoll)
+		t.Reset(interval)
+	}
+}
+
+// measureOnce returns the run's writable-space usage; known is false when
+// the daemon reports no size for the container's layer.
+func measureOnce(ctx context.Context, d Docker, id string, volumes measureFunc) (used int64, known bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, diskTimeout)
+	defer cancel()
+	c, _, err := d.ContainerInspectWithRaw(ctx, id, true)
+	if err != nil {
+		return 0, false, fmt.Errorf("measure container size: %w", err)
+	}
+	if c.SizeRw == nil {
+		return 0, false, nil
+	}
+	used = *c.SizeRw
+	if volumes != nil {
+		v, err := volumes(ctx)
+		if err != nil {
+			return 0, false, fmt.Errorf("measure volumes: %w", err)
+		}
+		used += v
+	}
+	return used, true, nil
+}
+
+// pidsAtLimit reports whether the container's process count has reached
+// its limit (a fork bomb, or a build that starts very many), from the
+// daemon's statistics: no process in the container is needed to tell.
+func pidsAtLimit(ctx context.Context, d Docker, id string, limit int64) bool {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	r, err := d.ContainerStatsOneShot(ctx, id)
+	if err != nil {
+		return false
+	}
+	defer r.Body.Close()
+	var st struct {
+		PidsStats struct {
+			Current uint64 `json:"current"`
+			Limit   uint64 `json:"limit"`
+		} `json:"pids_stats"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&st); err != nil {
+		return false
+	}
+	lim := st.PidsStats.Limit
+	if lim == 0 && limit > 0 {
+		lim = uint64(limit)
+	}
+	// A few tasks of slack: the count is sampled while the bomb forks and
+	// dies.
+	return lim > 0 && st.PidsStats.Current+4 >= lim
+}
