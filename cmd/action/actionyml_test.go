@@ -57,6 +57,10 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 			continue
 		case "image":
 			assert.Check(t, is.Contains(y, "INPUT_IMAGE: ${{ inputs.image || steps.image.outputs.image }}"))
+			// image: devcontainer still builds the base image: the CLI comes from it.
+			assert.Check(t, is.Contains(y, "if: inputs.image == '' || inputs.image == 'devcontainer'"))
+			assert.Check(t, is.Contains(y, "INPUT_BASE_IMAGE: ${{ steps.image.outputs.image }}"))
+			assert.Check(t, is.Contains(readFile(t, "inputs.go"), `in("base-image")`))
 			continue
 		}
 		env := "INPUT_" + strings.ToUpper(strings.ReplaceAll(in, "-", "_"))

@@ -101,7 +101,8 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 	res, err := a.pipeline(ctx, pipelineConfig{
 		Engine: cfg.Engine, Readme: cfg.Readme, RepoDir: cfg.WorkDir, Model: cfg.Model,
 		MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout,
-		Image: cfg.Image, Network: cfg.Network, OutDir: cfg.OutDir,
+		Image: cfg.Image, Devcontainer: cfg.Devcontainer, Network: cfg.Network, OutDir: cfg.OutDir,
+		Sandbox: cfg.Sandbox, Resources: cfg.Resources,
 		Getenv: pipelineEnv(getenv), Progress: stderr,
 	})
 	if err != nil && res != nil && res.Log != nil {

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/devcontainer"
 	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
 // Comment modes (input `comment`).
@@ -28,7 +30,10 @@ type config struct {
 	MaxCostUSD   float64
 	Timeout      time.Duration
 	Image        string
+	Devcontainer bool // image: devcontainer (Image is then the base the CLI comes from)
 	Network      string
+	Sandbox      string            // the sandbox profile: dev or strict
+	Resources    sandbox.Resources // disk, memory, cpus, pids (zero: the profile's defaults)
 	Comment      string
 	FailOn       failOn
 	GitHubToken  string
@@ -117,6 +122,44 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 			bad("timeout-minutes", "%q is not a positive number of minutes", v)
 		}
 		c.Timeout = time.Duration(f * float64(time.Minute))
+	}
+	if c.Image == devcontainer.ImageFlag {
+		// The composite action builds the base image (with the engine's
+		// CLI) and names it in INPUT_BASE_IMAGE.
+		c.Devcontainer, c.Image = true, in("base-image")
+		if c.Image == "" {
+			bad("image", "devcontainer needs the base image the agent CLI comes from (INPUT_BASE_IMAGE, set by action.yml)")
+		}
+	}
+	c.Sandbox = orDefault(in("sandbox"), sandbox.DefaultProfile)
+	if err := sandbox.CheckProfile(c.Sandbox); err != nil {
+		bad("sandbox", "%q is not %s", c.Sandbox, strings.Join(sandbox.Profiles, " or "))
+	}
+	for _, sz := range []struct {
+		input string
+		dst   *int64
+	}{{"disk", &c.Resources.Disk}, {"memory", &c.Resources.Memory}} {
+		if v := in(sz.input); v != "" {
+			n, err := sandbox.ParseSize(v)
+			if err != nil {
+				bad(sz.input, "%v", err)
+			}
+			*sz.dst = n
+		}
+	}
+	if v := in("cpus"); v != "" {
+		n, err := sandbox.ParseCPUs(v)
+		if err != nil {
+			bad("cpus", "%v", err)
+		}
+		c.Resources.NanoCPUs = n
+	}
+	if v := in("pids"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			bad("pids", "%q is not a positive whole number", v)
+		}
+		c.Resources.PidsLimit = n
 	}
 	switch c.Network {
 	case "open", "none", "allowlist":

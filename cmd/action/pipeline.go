@@ -6,22 +6,26 @@ import (
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
 // pipelineConfig is what one run of the shared pipeline needs.
 type pipelineConfig struct {
-	Engine     string
-	Readme     string // relative to RepoDir
-	RepoDir    string
-	Model      string
-	MaxTurns   int
-	MaxCostUSD float64
-	Timeout    time.Duration
-	Image      string
-	Network    string // open | none | allowlist
-	OutDir     string
-	Getenv     func(string) string // GitHub and runner tokens hidden
-	Progress   io.Writer
+	Engine       string
+	Readme       string // relative to RepoDir
+	RepoDir      string
+	Model        string
+	MaxTurns     int
+	MaxCostUSD   float64
+	Timeout      time.Duration
+	Image        string
+	Devcontainer bool
+	Network      string // open | none | allowlist
+	Sandbox      string
+	Resources    sandbox.Resources
+	OutDir       string
+	Getenv       func(string) string // GitHub and runner tokens hidden
+	Progress     io.Writer
 }
 
 // pipelineResult is what a run produced. The log is already redacted.

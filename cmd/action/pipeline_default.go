@@ -31,16 +31,19 @@ func defaultPipeline(ctx context.Context, cfg pipelineConfig) (*pipelineResult, 
 		policy, hosts = pipeline.NetworkAllowlist, h
 	}
 	res, err := pipeline.Run(ctx, pipeline.Config{
-		Engine:     cfg.Engine,
-		RepoDir:    cfg.RepoDir,
-		Readme:     cfg.Readme,
-		Image:      cfg.Image,
-		Limits:     engines.Limits{MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout, Model: cfg.Model},
-		OutDir:     cfg.OutDir,
-		Network:    policy,
-		AllowHosts: hosts,
-		Getenv:     cfg.Getenv,
-		Progress:   cfg.Progress,
+		Engine:       cfg.Engine,
+		RepoDir:      cfg.RepoDir,
+		Readme:       cfg.Readme,
+		Image:        cfg.Image,
+		Devcontainer: cfg.Devcontainer,
+		Sandbox:      cfg.Sandbox,
+		Resources:    cfg.Resources,
+		Limits:       engines.Limits{MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout, Model: cfg.Model},
+		OutDir:       cfg.OutDir,
+		Network:      policy,
+		AllowHosts:   hosts,
+		Getenv:       cfg.Getenv,
+		Progress:     cfg.Progress,
 	})
 	if res == nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/devcontainer"
 	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/prompt"
@@ -32,7 +33,12 @@ func runRun(ctx context.Context, args []string, e env) int {
 	}
 	engine := fs.String("engine", engines.ClaudeCodeName, "the agent engine: "+strings.Join(engines.Names(), ", "))
 	readmePath := fs.String("readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR")
-	fs.StringVar(&image, "image", image, "the sandbox image (default from R2D_IMAGE when set)")
+	fs.StringVar(&image, "image", image, "the sandbox image (default from R2D_IMAGE when set), or \"devcontainer\": the image the repository's .devcontainer/devcontainer.json names, with the agent CLI copied in from the default image")
+	profile := fs.String("sandbox", sandbox.DefaultProfile, "the sandbox profile: \"dev\" (like a developer's machine or a GitHub runner: passwordless sudo, the root file system, /tmp and caches writable on disk in the container's own layer, CI=true) or \"strict\" (no capabilities, no sudo, read-only root file system, 512 MiB tmpfs /tmp); docs/sandbox.md")
+	disk := fs.String("disk", "10g", "cap on everything the run writes, as bytes or with k/m/g/t: the run stops when it is passed, and no single file may be larger")
+	memory := fs.String("memory", "4g", "the sandbox's memory (no swap): the out-of-memory killer ends a command past it")
+	cpus := fs.String("cpus", "", "CPUs the sandbox may use, e.g. 2 or 1.5 (default: 2, at most the host's)")
+	pids := fs.Int64("pids", 0, "processes and threads the sandbox may run (default: 4096 under dev, 512 under strict)")
 	maxTurns := fs.Int("max-turns", 0, "the agent's turn limit (0: the engine's default)")
 	maxCost := fs.Float64("max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")
 	timeout := fs.Duration("timeout", sandbox.DefaultTimeout, "stop the agent after this long")
@@ -65,6 +71,16 @@ codex, gemini: the agent only ever sees a placeholder), and the hosts given
 with --allow-host; a self-test checks this before the agent starts. The
 proxy is this binary, run in a second container; on macOS or Windows set
 R2D_EGRESS_BINARY to a Linux build (docs/egress.md).
+
+The sandbox (--sandbox): "dev", the default, behaves like a GitHub-hosted
+runner: the agent user has passwordless sudo, the root file system is the
+container's own throw-away layer, /tmp and the build caches are on disk,
+CI=true; Go, Python (pip, venv) and Rust are installed. "strict" has no
+capabilities, no sudo and a read-only root file system. Both: default
+seccomp, no host path, no Docker socket, and limits on disk (--disk, the
+whole writable space: the run stops when it is passed), memory, CPUs and
+processes. A command that fails because of a limit is marked with the
+limit and what to change, rather than blamed on the README (docs/sandbox.md).
 
 Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 2 bad flags or configuration (nothing was started).
@@ -103,6 +119,19 @@ Flags:
 		fmt.Fprintln(e.stderr, "readme2demo run: --timeout must be positive, --max-turns and --max-cost-usd not negative")
 		return exitUsage
 	}
+	box, err := sandboxFlags(*profile, *disk, *memory, *cpus, *pids)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
+		return exitUsage
+	}
+	devcontainerImage := image == devcontainer.ImageFlag
+	if devcontainerImage {
+		// The agent CLI comes from the default image (or R2D_IMAGE).
+		image = defaultImage
+		if v := e.getenv("R2D_IMAGE"); v != "" && v != devcontainer.ImageFlag {
+			image = v
+		}
+	}
 
 	var prior []byte
 	if *priorLog != "" {
@@ -115,18 +144,21 @@ Flags:
 	}
 	progress := &prefixWriter{w: e.stderr, prefix: "readme2demo: "}
 	res, err := pipeline.Run(ctx, pipeline.Config{
-		Engine:     *engine,
-		RepoDir:    repo,
-		Readme:     *readmePath,
-		Image:      image,
-		Limits:     engines.Limits{MaxTurns: *maxTurns, MaxCostUSD: *maxCost, Timeout: *timeout, Model: *model},
-		OutDir:     *out,
-		PriorLog:   prior,
-		Network:    policy,
-		AllowHosts: hosts,
-		Getenv:     e.getenv,
-		Progress:   progress,
-		Now:        time.Now,
+		Engine:       *engine,
+		RepoDir:      repo,
+		Readme:       *readmePath,
+		Image:        image,
+		Devcontainer: devcontainerImage,
+		Sandbox:      *profile,
+		Resources:    box,
+		Limits:       engines.Limits{MaxTurns: *maxTurns, MaxCostUSD: *maxCost, Timeout: *timeout, Model: *model},
+		OutDir:       *out,
+		PriorLog:     prior,
+		Network:      policy,
+		AllowHosts:   hosts,
+		Getenv:       e.getenv,
+		Progress:     progress,
+		Now:          time.Now,
 	})
 	if res == nil {
 		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
@@ -189,6 +221,32 @@ func isConfigError(err error) bool {
 	)
 	return errors.Is(err, engines.ErrUnknownEngine) || errors.As(err, &engErr) || errors.As(err, &cfgErr) ||
 		errors.As(err, &pathErr) || errors.As(err, &unavail) || errors.As(err, &noImage) || errors.As(err, &boxErr)
+}
+
+// sandboxFlags checks --sandbox and reads --disk, --memory, --cpus and
+// --pids into the sandbox's resources.
+func sandboxFlags(profile, disk, memory, cpus string, pids int64) (sandbox.Resources, error) {
+	var r sandbox.Resources
+	if err := sandbox.CheckProfile(profile); err != nil {
+		return r, fmt.Errorf("--sandbox: %s", strings.TrimPrefix(err.Error(), "sandbox: "))
+	}
+	var err error
+	if r.Disk, err = sandbox.ParseSize(disk); err != nil {
+		return r, fmt.Errorf("--disk: %v", err)
+	}
+	if r.Memory, err = sandbox.ParseSize(memory); err != nil {
+		return r, fmt.Errorf("--memory: %v", err)
+	}
+	if cpus != "" {
+		if r.NanoCPUs, err = sandbox.ParseCPUs(cpus); err != nil {
+			return r, fmt.Errorf("--cpus: %v", err)
+		}
+	}
+	if pids < 0 {
+		return r, fmt.Errorf("--pids: %d is negative", pids)
+	}
+	r.PidsLimit = pids
+	return r, nil
 }
 
 // hostList collects repeated --allow-host flags.

@@ -1,0 +1,162 @@
+package pipeline
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docker/go-units"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/envcause"
+	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+)
+
+// sandboxRecord is command_log.json's top-level "sandbox": the profile and
+// the limits the run had, and the limit that stopped it, if one did.
+func sandboxRecord(image, network string, res *sandbox.Result) *commandlog.Sandbox {
+	lim := res.Limits
+	rec := &commandlog.Sandbox{
+		Profile: res.Profile,
+		Image:   image,
+		Network: network,
+		Disk:    lim.Disk,
+		Memory:  lim.Memory,
+		CPU:     float64(lim.NanoCPUs) / 1e9,
+		Pids:    lim.PidsLimit,
+	}
+	if res.Usage.DiskPeak >= 0 {
+		peak := res.Usage.DiskPeak
+		rec.DiskPeak = &peak
+	}
+	switch {
+	case res.Stopped == sandbox.StoppedDisk:
+		rec.Stopped = "disk"
+	case res.TimedOut:
+		rec.Stopped = "timeout"
+	}
+	return rec
+}
+
+// signals gathers what the sandbox observed for the classifier.
+func signals(res *sandbox.Result, network string, timeout time.Duration, denied []string) envcause.Signals {
+	return envcause.Signals{
+		Profile:     res.Profile,
+		Network:     network,
+		Disk:        res.Limits.Disk,
+		DiskStopped: res.Stopped == sandbox.StoppedDisk,
+		DiskPeak:    res.Usage.DiskPeak,
+		TmpSize:     res.Limits.TmpSize,
+		Memory:      res.Limits.Memory,
+		OOMKills:    res.Usage.OOMKills,
+		Pids:        res.Limits.PidsLimit,
+		PidsHit:     res.Usage.PidsHit,
+		TimedOut:    res.TimedOut,
+		Timeout:     timeout,
+		Denied:      denied,
+	}
+}
+
+// nameLimits marks every command that failed because of the sandbox
+// (commands[].environment) and, when such a command decided the run, says
+// so in outcome_reason instead of blaming the README. keyless engines stop
+// at the first failing command, so their last command decides the run; an
+// AI agent may have worked around a limit, so for them the limits are added
+// to the reason rather than replacing it.
+func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, keyless bool, red *redact.Redactor) {
+	last := len(l.Commands) - 1
+	first := -1
+	for i := range l.Commands {
+		c := &l.Commands[i]
+		if c.Status == commandlog.StatusOK {
+			continue
+		}
+		cause, ok := envcause.Classify(envcause.Command{
+			Text: c.Command, Output: c.Output, ExitCode: c.ExitCode,
+			Unknown: c.Status == commandlog.StatusUnknown, Last: i == last,
+		}, sig)
+		if !ok {
+			continue
+		}
+		c.Environment = &commandlog.Environment{Kind: string(cause.Kind), Detail: red.String(cause.Detail)}
+		if first < 0 {
+			first = i
+		}
+	}
+
+	switch {
+	case res.Stopped == sandbox.StoppedDisk:
+		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false
+		where := ""
+		if last >= 0 && l.Commands[last].Status == commandlog.StatusUnknown {
+			where = " while " + describe(l.Commands[last], last) + " ran"
+		}
+		peak := ""
+		if res.Usage.DiskPeak > 0 {
+			peak = " (measured " + units.BytesSize(float64(res.Usage.DiskPeak)) + ")"
+		}
+		why := "its writable space passed the disk cap of " + units.BytesSize(float64(res.Limits.Disk)) + peak
+		if res.Usage.DiskError != "" && res.Usage.DiskPeak <= res.Limits.Disk {
+			why = "its disk usage could not be measured, so the disk cap could not be checked (" + red.String(res.Usage.DiskError) + ")"
+		}
+		l.OutcomeReason = "stopped by the sandbox: " + why + where +
+			"; raise the cap with --disk (Action input `disk`) if the README really needs more"
+		return
+	case l.Outcome == commandlog.OutcomeSuccess:
+		return
+	}
+	if first < 0 {
+		if res.ExitCode != nil && *res.ExitCode == 137 && res.Usage.OOMKills > 0 && len(res.Transcript) == 0 {
+			l.OutcomeReason = fmt.Sprintf("the agent was killed by the out-of-memory killer before it wrote a transcript: the sandbox has %s of memory; raise it with --memory (Action input `memory`)",
+				units.BytesSize(float64(res.Limits.Memory)))
+		}
+		return
+	}
+	c := l.Commands[first]
+	named := fmt.Sprintf("%s failed because of the sandbox, not the README (%s): %s", describe(c, first), c.Environment.Kind, c.Environment.Detail)
+	if (keyless && first == last) || l.OutcomeReason == "" {
+		l.OutcomeReason = named
+		return
+	}
+	l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named
+}
+
+// describe names a command for a reason: its README line when known.
+func describe(c commandlog.Command, i int) string {
+	cmd := c.Command
+	if j := strings.IndexByte(cmd, '\n'); j >= 0 {
+		cmd = cmd[:j] + " …"
+	}
+	if len(cmd) > 120 {
+		cmd = cmd[:120] + "…"
+	}
+	if c.Source != nil {
+		return fmt.Sprintf("%s line %d (%s)", c.Source.File, c.Source.Line, strconv.Quote(cmd))
+	}
+	return fmt.Sprintf("command %d (%s)", i+1, strconv.Quote(cmd))
+}
+
+// describeSandbox is the progress line about the sandbox: the profile and
+// the limits (the defaults filled in the way the sandbox fills them).
+func describeSandbox(profile string, r sandbox.Resources) string {
+	disk := r.Disk
+	if disk == 0 {
+		disk = sandbox.DefaultDisk
+	}
+	mem := r.Memory
+	if mem == 0 {
+		mem = sandbox.DefaultMemory
+	}
+	what := "the agent user has passwordless sudo; the root file system, /tmp and $HOME are the container's own layer"
+	if profile == sandbox.ProfileStrict {
+		what = "no capabilities, no-new-privileges (no sudo), read-only root file system"
+	}
+	cpus := "CPUs: up to 2"
+	if r.NanoCPUs > 0 {
+		cpus = "CPUs: " + strconv.FormatFloat(float64(r.NanoCPUs)/1e9, 'f', -1, 64)
+	}
+	return fmt.Sprintf("sandbox %s: %s; disk cap %s, memory %s, %s", profile, what,
+		units.BytesSize(float64(disk)), units.BytesSize(float64(mem)), cpus)
+}
