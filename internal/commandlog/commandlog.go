@@ -90,9 +90,13 @@ type Sandbox struct {
 	// DiskPeak is the largest writable-space usage measured; nil when it
 	// was never measured.
 	DiskPeak *int64 `json:"disk_peak,omitempty"`
-	// Stopped names the limit that ended the run early: "disk" or
+	// Stopped names the limit that ended the run early: "disk", "pids" or
 	// "timeout"; empty when none did.
 	Stopped string `json:"stopped,omitempty"`
+	// Reached lists the limits the run reached, whether or not they
+	// stopped it: "disk", "memory" (the OOM killer ended a process),
+	// "pids", "timeout".
+	Reached []string `json:"reached,omitempty"`
 }
 
 // Environment says that a command failed because of the sandbox rather
@@ -188,6 +192,9 @@ func (l *Log) Normalize() {
 	if l.Sandbox != nil {
 		sb := l.Sandbox
 		sb.Profile, sb.Image, sb.Network, sb.Stopped = validUTF8(sb.Profile), validUTF8(sb.Image), validUTF8(sb.Network), validUTF8(sb.Stopped)
+		for i := range sb.Reached {
+			sb.Reached[i] = validUTF8(sb.Reached[i])
+		}
 	}
 	for i := range l.FileEdits {
 		l.FileEdits[i].Path, l.FileEdits[i].Tool = validUTF8(l.FileEdits[i].Path), validUTF8(l.FileEdits[i].Tool)

@@ -76,8 +76,11 @@ type Signals struct {
 	// OOMKills is how many processes the cgroup's OOM killer ended.
 	OOMKills int
 	Pids     int64
-	// PidsHit counts the times the process limit was seen reached.
-	PidsHit int
+	// PidsHit counts the times the process limit was seen reached;
+	// PidsStopped says the sandbox stopped the run because it stayed
+	// reached.
+	PidsHit     int
+	PidsStopped bool
 	// TimedOut says the run's timeout stopped it.
 	TimedOut bool
 	Timeout  time.Duration
@@ -218,13 +221,13 @@ var forkFailed = regexp.MustCompile(`fork: retry: Resource temporarily unavailab
 // run that timed out with the limit reached (a fork bomb starves even the
 // runner).
 func pidsExhausted(c Command, s Signals) bool {
-	if s.PidsHit == 0 {
+	if s.PidsHit == 0 && !s.PidsStopped {
 		return false
 	}
 	if forkFailed.MatchString(c.Output) {
 		return true
 	}
-	return s.PidsHit > 0 && c.Unknown && c.Last && s.TimedOut
+	return c.Unknown && c.Last && (s.TimedOut || s.PidsStopped)
 }
 
 // dnsFailed are resolver failures (curl, git, glibc, Python, Node, npm,

@@ -32,10 +32,22 @@ func sandboxRecord(image, network string, res *sandbox.Result) *commandlog.Sandb
 		rec.DiskPeak = &peak
 	}
 	switch {
-	case res.Stopped == sandbox.StoppedDisk:
-		rec.Stopped = "disk"
+	case res.Stopped != "":
+		rec.Stopped = res.Stopped
 	case res.TimedOut:
 		rec.Stopped = "timeout"
+	}
+	if res.Stopped == sandbox.StoppedDisk && res.Usage.DiskPeak > lim.Disk {
+		rec.Reached = append(rec.Reached, "disk")
+	}
+	if res.Usage.OOMKills > 0 {
+		rec.Reached = append(rec.Reached, "memory")
+	}
+	if res.Usage.PidsHit > 0 || res.Stopped == sandbox.StoppedPids {
+		rec.Reached = append(rec.Reached, "pids")
+	}
+	if res.TimedOut {
+		rec.Reached = append(rec.Reached, "timeout")
 	}
 	return rec
 }
@@ -53,6 +65,7 @@ func signals(res *sandbox.Result, network string, timeout time.Duration, denied 
 		OOMKills:    res.Usage.OOMKills,
 		Pids:        res.Limits.PidsLimit,
 		PidsHit:     res.Usage.PidsHit,
+		PidsStopped: res.Stopped == sandbox.StoppedPids,
 		TimedOut:    res.TimedOut,
 		Timeout:     timeout,
 		Denied:      denied,
@@ -104,6 +117,15 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		l.OutcomeReason = "stopped by the sandbox: " + why + where +
 			"; raise the cap with --disk (Action input `disk`) if the README really needs more"
 		return
+	case res.Stopped == sandbox.StoppedPids:
+		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false
+		l.OutcomeReason = fmt.Sprintf("stopped by the sandbox: the process limit (%d processes and threads) stayed reached for %s, so nothing could start any more (a fork bomb, or a build that starts very many)%s; raise it with --pids (Action input `pids`) if the README really needs more",
+			res.Limits.PidsLimit, sandbox.DefaultPidsStuck, lastRan(l))
+		return
+	case res.TimedOut && res.Usage.PidsHit > 0 && first < 0:
+		l.OutcomeReason += fmt.Sprintf("; the process limit (%d) was reached during the run%s, which can leave nothing able to start",
+			res.Limits.PidsLimit, lastRan(l))
+		return
 	case l.Outcome == commandlog.OutcomeSuccess:
 		return
 	}
@@ -121,6 +143,18 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		return
 	}
 	l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named
+}
+
+// lastRan says which command ran last, for a run stopped by a limit.
+func lastRan(l *commandlog.Log) string {
+	last := len(l.Commands) - 1
+	if last < 0 {
+		return ""
+	}
+	if l.Commands[last].Status == commandlog.StatusUnknown {
+		return " while " + describe(l.Commands[last], last) + " ran"
+	}
+	return " after " + describe(l.Commands[last], last)
 }
 
 // describe names a command for a reason: its README line when known.

@@ -82,6 +82,9 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.DiskPoll <= 0 {
 		s.DiskPoll = DefaultDiskPoll
 	}
+	if s.PidsStuck <= 0 {
+		s.PidsStuck = DefaultPidsStuck
+	}
 	if s.Now == nil {
 		s.Now = time.Now
 	}

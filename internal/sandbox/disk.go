@@ -36,6 +36,9 @@ const (
 	// that cannot be checked is not left unchecked.
 	diskFailLimit = 5
 	diskTimeout   = 60 * time.Second
+	// DefaultPidsStuck is how long the process limit may stay reached
+	// before the run is stopped (Spec.PidsStuck).
+	DefaultPidsStuck = 20 * time.Second
 )
 
 // diskWatch is what the watcher found.
@@ -47,6 +50,7 @@ type diskWatch struct {
 	over       bool // usage passed the cap
 	failed     bool // diskFailLimit measurements in a row failed
 	pidsHit    int
+	pidsStuck  bool // the process limit stayed reached for PidsStuck
 }
 
 // measureFunc returns the bytes the run's volumes hold (the strict
@@ -59,6 +63,7 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 	w := diskWatch{peak: -1}
 	interval := s.DiskPoll
 	fails := 0
+	var atLimitSince time.Time
 	t := time.NewTimer(interval)
 	defer t.Stop()
 	for {
@@ -96,8 +101,24 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 				return w
 			}
 		}
-		if pidsAtLimit(ctx, d, id, s.PidsLimit) {
+		// A fork bomb keeps the process count at the limit (it dips as
+		// forks give up and retry): nothing can start in the container
+		// any more, the runner and the agent included, and waiting for
+		// the timeout would only burn the CPUs. Full again PidsStuck after
+		// first full, never below half in between: stop the run.
+		switch pidsLevel(ctx, d, id, s.PidsLimit) {
+		case pidsFull:
 			w.pidsHit++
+			now := time.Now()
+			if atLimitSince.IsZero() {
+				atLimitSince = now
+			} else if now.Sub(atLimitSince) >= s.PidsStuck {
+				w.pidsStuck = true
+				close(hit)
+				return w
+			}
+		case pidsLow:
+			atLimitSince = time.Time{}
 		}
 		interval = min(max(s.DiskPoll, cost*diskCostFactor), MaxDiskPoll)
 		t.Reset(interval)
@@ -127,15 +148,16 @@ func measureOnce(ctx context.Context, d Docker, id string, volumes measureFunc) 
 	return used, true, nil
 }
 
-// pidsAtLimit reports whether the container's process count has reached
-// its limit (a fork bomb, or a build that starts very many), from the
-// daemon's statistics: no process in the container is needed to tell.
-func pidsAtLimit(ctx context.Context, d Docker, id string, limit int64) bool {
+// pidsLevel reads the container's process count against its limit from
+// the daemon's statistics (no process in the container is needed to tell):
+// pidsFull at 90% of the limit or more, pidsBusy at half of it or more,
+// pidsUnknown when the daemon did not answer.
+func pidsLevel(ctx context.Context, d Docker, id string, limit int64) int {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	r, err := d.ContainerStatsOneShot(ctx, id)
 	if err != nil {
-		return false
+		return pidsUnknown
 	}
 	defer r.Body.Close()
 	var st struct {
@@ -145,13 +167,27 @@ func pidsAtLimit(ctx context.Context, d Docker, id string, limit int64) bool {
 		} `json:"pids_stats"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&st); err != nil {
-		return false
+		return pidsUnknown
 	}
 	lim := st.PidsStats.Limit
 	if lim == 0 && limit > 0 {
 		lim = uint64(limit)
 	}
-	// A few tasks of slack: the count is sampled while the bomb forks and
-	// dies.
-	return lim > 0 && st.PidsStats.Current+4 >= lim
+	switch {
+	case lim == 0:
+		return pidsUnknown
+	case st.PidsStats.Current*10 >= lim*9:
+		return pidsFull
+	case st.PidsStats.Current*2 >= lim:
+		return pidsBusy
+	}
+	return pidsLow
 }
+
+// Levels of pidsLevel.
+const (
+	pidsUnknown = iota
+	pidsLow
+	pidsBusy
+	pidsFull
+)

@@ -467,3 +467,230 @@ func TestTarDirKeepsTreeAndOwnsItForTheAgent(t *testing.T) {
 		"./": "755 ", "a/": "755 ", "a/b/": "755 ", "a/b/x.sh": "755 echo x\n", "link": "777 a/b/x.sh",
 	}))
 }
+
+// hangingDocker is a happy fake whose command runs until the container is
+// killed.
+func hangingDocker(t *testing.T) (*fakeDocker, *bool) {
+	d := happyDocker(t)
+	hang := make(chan struct{})
+	d.execAtt = func(string) (types.HijackedResponse, error) {
+		c1, c2 := net.Pipe()
+		go func() { <-hang; c2.Close() }()
+		return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
+	}
+	killed := new(bool)
+	var once sync.Once
+	d.kill = func(string) error { *killed = true; once.Do(func() { close(hang) }); return nil }
+	return d, killed
+}
+
+func TestDiskCapKillsTheContainerWhenUsagePassesIt(t *testing.T) {
+	d, killed := hangingDocker(t)
+	var mu sync.Mutex
+	size := int64(0)
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if withSize {
+			size += 40 << 20 // the command writes 40 MiB between measurements
+		}
+		return inspected(size, !*killed, false), nil
+	}
+	s := fakeSpec()
+	s.Disk = 100 << 20
+	s.DiskPoll = 10 * time.Millisecond
+	s.Timeout = 10 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, *killed)
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
+	assert.Check(t, !res.TimedOut)
+	assert.Check(t, res.ExitCode == nil)
+	assert.Check(t, is.Equal(res.Usage.DiskPeak, int64(120<<20)))
+	assert.Check(t, is.Equal(res.Usage.DiskMeasures, 3))
+}
+
+func TestDiskCapStopsTheRunWhenUsageCannotBeMeasured(t *testing.T) {
+	d, killed := hangingDocker(t)
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		if withSize {
+			return container.InspectResponse{}, errors.New("daemon busy")
+		}
+		return inspected(0, false, false), nil
+	}
+	s := fakeSpec()
+	s.DiskPoll = 5 * time.Millisecond
+	s.Timeout = 10 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, *killed)
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk), "a cap that cannot be checked must not be left unchecked")
+	assert.Check(t, is.Contains(res.Usage.DiskError, "daemon busy"))
+}
+
+// A daemon that reports no size (some storage drivers) leaves the cap
+// unchecked and says so; the run is not stopped for it.
+func TestDiskCapUnmeasuredIsReportedNotFatal(t *testing.T) {
+	d, _ := hangingDocker(t)
+	d.inspect = func(string, bool) (container.InspectResponse, error) {
+		return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{State: &container.State{}}}, nil
+	}
+	s := fakeSpec()
+	s.DiskPoll = 5 * time.Millisecond
+	s.Timeout = 200 * time.Millisecond
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, res.TimedOut)
+	assert.Check(t, is.Equal(res.Stopped, ""))
+	assert.Check(t, res.Usage.DiskUnmeasured)
+}
+
+// A slow measurement spaces the next ones out: measuring never takes more
+// than about a tenth of the time.
+func TestDiskMeasuringCostIsBounded(t *testing.T) {
+	d, _ := hangingDocker(t)
+	var mu sync.Mutex
+	var measures int
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		if withSize {
+			mu.Lock()
+			measures++
+			mu.Unlock()
+			time.Sleep(40 * time.Millisecond) // a run with very many files
+		}
+		return inspected(1, true, false), nil
+	}
+	s := fakeSpec()
+	s.DiskPoll = time.Millisecond
+	s.Timeout = 2 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, res.TimedOut)
+	mu.Lock()
+	defer mu.Unlock()
+	// 2 s at 40 ms + 400 ms per cycle is at most 5 measurements; without
+	// the spacing it would be about 50.
+	assert.Check(t, measures >= 2 && measures <= 6, "%d measurements in 2s", measures)
+}
+
+// A process count that stays at the limit (a fork bomb) stops the run;
+// dips that stay above half of the limit do not reset the clock.
+func TestProcessLimitStuckStopsTheRun(t *testing.T) {
+	d, killed := hangingDocker(t)
+	var mu sync.Mutex
+	n := 0
+	d.stats = func(string) (container.StatsResponseReader, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if n%3 == 0 {
+			return statsOf(3400, 4096), nil // a dip: bombs giving up and respawning
+		}
+		return statsOf(4096, 4096), nil
+	}
+	s := fakeSpec()
+	s.DiskPoll = 5 * time.Millisecond
+	s.PidsStuck = 100 * time.Millisecond
+	s.Timeout = 10 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, *killed)
+	assert.Check(t, is.Equal(res.Stopped, StoppedPids))
+	assert.Check(t, res.Usage.PidsHit > 0)
+}
+
+// A busy build that touches the limit now and then is not a fork bomb.
+func TestProcessLimitTouchedIsNotStuck(t *testing.T) {
+	d, _ := hangingDocker(t)
+	var mu sync.Mutex
+	n := 0
+	d.stats = func(string) (container.StatsResponseReader, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if n%2 == 0 {
+			return statsOf(100, 4096), nil
+		}
+		return statsOf(4096, 4096), nil
+	}
+	s := fakeSpec()
+	s.DiskPoll = 5 * time.Millisecond
+	s.PidsStuck = 50 * time.Millisecond
+	s.Timeout = 400 * time.Millisecond
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, res.TimedOut)
+	assert.Check(t, is.Equal(res.Stopped, ""))
+	assert.Check(t, res.Usage.PidsHit > 0, "the limit was reached and must be reported")
+}
+
+func TestSignalsAfterTheCommand(t *testing.T) {
+	d := happyDocker(t)
+	n := 0
+	d.execAtt = func(string) (types.HijackedResponse, error) {
+		n++
+		if n == 1 {
+			return hijacked("done\n"), nil
+		}
+		// The cgroup counters, as the signals exec prints them (v1 files).
+		return hijacked("/sys/fs/cgroup/memory/memory.oom_control oom_kill_disable 0\n" +
+			"/sys/fs/cgroup/memory/memory.oom_control oom_kill 2\n/sys/fs/cgroup/pids/pids.events max 7\n"), nil
+	}
+	res, err := Run(context.Background(), d, fakeSpec())
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Usage.OOMKills, 2))
+	assert.Check(t, is.Equal(res.Usage.PidsHit, 7))
+
+	// Killed: the daemon's OOMKilled state stands in for the counters.
+	d, _ = hangingDocker(t)
+	d.inspect = func(string, bool) (container.InspectResponse, error) { return inspected(1, false, true), nil }
+	s := fakeSpec()
+	s.Timeout = 50 * time.Millisecond
+	res, err = Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, res.TimedOut)
+	assert.Check(t, is.Equal(res.Usage.OOMKills, 1))
+}
+
+func TestParseCgroupCounters(t *testing.T) {
+	oom, pids := parseCgroupCounters("/sys/fs/cgroup/memory.events low 0\n/sys/fs/cgroup/memory.events oom 3\n" +
+		"/sys/fs/cgroup/memory.events oom_kill 1\n/sys/fs/cgroup/pids.events max 0\ngarbage\n")
+	assert.Check(t, is.Equal(oom, 1))
+	assert.Check(t, is.Equal(pids, 0))
+	oom, pids = parseCgroupCounters("")
+	assert.Check(t, oom == -1 && pids == -1)
+}
+
+func TestDirUsageCountsHardLinksOnceAndSparseFilesBySize(t *testing.T) {
+	dir := t.TempDir()
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "a"), make([]byte, 1000), 0o644))
+	assert.NilError(t, os.Link(filepath.Join(dir, "a"), filepath.Join(dir, "b")))
+	assert.NilError(t, os.MkdirAll(filepath.Join(dir, "sub", "deep"), 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "sub", "deep", "c"), make([]byte, 24), 0o644))
+	f, err := os.Create(filepath.Join(dir, "sparse"))
+	assert.NilError(t, err)
+	assert.NilError(t, f.Truncate(1<<20))
+	f.Close()
+	assert.NilError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "link")))
+	total, unreadable := DirUsage(dir, filepath.Join(dir, "missing"))
+	assert.Check(t, is.Equal(total, int64(1000+24+1<<20)))
+	assert.Check(t, is.Equal(unreadable, 1))
+
+	var out, errOut bytes.Buffer
+	assert.Check(t, is.Equal(MeterMain([]string{"measure", dir}, &out, &errOut), 0))
+	assert.Check(t, is.Equal(out.String(), fmt.Sprintf("%d 0\n", 1000+24+1<<20)))
+	assert.Check(t, is.Equal(MeterMain([]string{"nonsense"}, &out, &errOut), 2))
+}
+
+func TestSweepRemovesADiskMeterBeforeItsSandbox(t *testing.T) {
+	d := happyDocker(t)
+	d.list = func(container.ListOptions) ([]container.Summary, error) {
+		return []container.Summary{
+			{ID: "sandbox", Labels: map[string]string{LabelDeadline: "1"}},
+			{ID: "meter", Labels: map[string]string{LabelDeadline: "1", LabelRole: RoleDiskMeter}},
+		}, nil
+	}
+	removed, err := Sweep(context.Background(), d, time.Unix(100, 0))
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(removed, []string{"meter", "sandbox"}))
+}

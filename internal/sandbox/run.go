@@ -24,13 +24,15 @@ import (
 // context may have ended: the whole cleanup stays well inside the 10 s a
 // cancelled CI job allows.
 const (
-	killTimeout    = 5 * time.Second
-	copyOutTimeout = 20 * time.Second
-	cancelCopyOut  = 3 * time.Second // per file, when the run was cancelled
-	removeTimeout  = 30 * time.Second
-	pollTimeout    = 10 * time.Second
-	outputTail     = 64 << 10
-	pollChunk      = 8 << 20
+	killTimeout = 5 * time.Second
+	// limitKillTimeout bounds the kill after the timeout or the disk cap.
+	limitKillTimeout = 30 * time.Second
+	copyOutTimeout   = 20 * time.Second
+	cancelCopyOut    = 3 * time.Second // per file, when the run was cancelled
+	removeTimeout    = 30 * time.Second
+	pollTimeout      = 10 * time.Second
+	outputTail       = 64 << 10
+	pollChunk        = 8 << 20
 )
 
 // Run runs spec.Command in a fresh container and returns what it left.
@@ -235,7 +237,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volu
 	case <-timer.C:
 		res.TimedOut = true
 	case <-hit:
-		res.Stopped = StoppedDisk
+		res.Stopped = StoppedDisk // or StoppedPids, below
 	case <-ctx.Done():
 		res.Canceled = true
 		runErr = fmt.Errorf("run agent: %w", context.Cause(ctx))
@@ -244,14 +246,25 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volu
 	w := <-watched
 	res.Usage.DiskPeak, res.Usage.DiskMeasures, res.Usage.DiskUnmeasured = w.peak, w.measures, w.unmeasured && w.measures == 0
 	res.Usage.PidsHit = w.pidsHit
+	if res.Stopped != "" && w.pidsStuck {
+		res.Stopped = StoppedPids
+	}
 	if w.lastErr != nil {
 		res.Usage.DiskError = w.lastErr.Error()
 	}
 	if res.TimedOut || res.Canceled || res.Stopped != "" {
 		// There is no API to kill an exec'd process (moby #35703): kill the
 		// whole container, which ends every process in it.
-		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
-		if err := d.ContainerKill(kctx, id, "KILL"); err != nil && !isNotFound(err) && !errdefs.IsConflict(err) {
+		// A cancelled run must be gone within seconds; a run stopped by a
+		// limit may take longer to die (a fork bomb's thousands of
+		// processes), and a kill that is still slow is not a failed run:
+		// the forced removal afterwards ends the container anyway.
+		kt := killTimeout
+		if !res.Canceled {
+			kt = limitKillTimeout
+		}
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kt)
+		if err := d.ContainerKill(kctx, id, "KILL"); err != nil && !isNotFound(err) && !errdefs.IsConflict(err) && res.Canceled {
 			runErr = errors.Join(runErr, fmt.Errorf("kill container: %w", err))
 		}
 		cancel()

@@ -158,6 +158,9 @@ type Spec struct {
 	// that links this package) run as the strict profile's disk meter; ""
 	// means this executable (meter.go).
 	MeterBinary string
+	// PidsStuck is how long the process limit may stay reached before the
+	// run is stopped (0 means DefaultPidsStuck).
+	PidsStuck time.Duration
 
 	// TranscriptPath and StderrPath are copied out after the command.
 	TranscriptPath string
@@ -188,7 +191,7 @@ type Result struct {
 	TimedOut bool // the timeout killed the command
 	Canceled bool // the caller's context ended the run
 	// Stopped names the sandbox limit that killed the command: StoppedDisk
-	// when the run's writable space passed the disk cap; "" otherwise.
+	// or StoppedPids; "" otherwise (TimedOut and Canceled are apart).
 	Stopped string
 	// Profile and Limits are what the run had (the Spec with its defaults).
 	Profile string
@@ -205,8 +208,15 @@ type Result struct {
 	Elapsed    time.Duration
 }
 
-// StoppedDisk is Result.Stopped when the disk cap ended the run.
-const StoppedDisk = "disk"
+// Result.Stopped values: the limit that ended the run.
+const (
+	// StoppedDisk: the run's writable space passed the disk cap (or could
+	// not be measured).
+	StoppedDisk = "disk"
+	// StoppedPids: the process limit stayed reached for Spec.PidsStuck
+	// (a fork bomb), so nothing could start in the container any more.
+	StoppedPids = "pids"
+)
 
 // Usage is what the sandbox measured while the command ran. Negative
 // values mean "not known".
