@@ -137,6 +137,7 @@ type page struct {
 	Engine, Agent, Cost, Turns, Duration    string
 	Total, OK, Failed, Unknown              int
 	Warning, Reason                         string
+	Sandbox                                 string // report.SandboxLine, "" when the log does not say
 	Blocked, Fixes, Edited                  []string
 	Diff                                    []diffLine
 	DiffCut                                 bool
@@ -159,6 +160,7 @@ type row struct {
 	Summary, Command     string
 	Long                 bool // the summary does not show the whole command
 	Exit, Duration, Src  string
+	Env                  string // the sandbox limit that made the command fail, with what to change
 	Sub, Open, Truncated bool
 	Empty                bool // no output
 }
@@ -191,6 +193,7 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 		Title: o.Title, Outcome: outcome(l), Verdict: verdict(l), Readme: o.Readme, Source: o.Source,
 		Engine: orUnknown(l.Engine), Agent: "unknown", Cost: "unknown", Turns: "unknown", Duration: "unknown",
 		Reason: l.OutcomeReason, CSP: csp, CSS: template.CSS(pageCSS), JS: template.JS(pageJS),
+		Sandbox: report.SandboxLine(l.Sandbox),
 	}
 	if p.Title == "" {
 		p.Title = fmt.Sprintf("readme2demo: %s (%s)", l.Engine, p.Outcome)
@@ -293,6 +296,9 @@ func commandRow(i int, c commandlog.Command) row {
 	}
 	if c.Source != nil {
 		r.Src = fmt.Sprintf("%s:%d", c.Source.File, c.Source.Line)
+	}
+	if c.Environment != nil {
+		r.Env = "sandbox limit (" + c.Environment.Kind + "): " + c.Environment.Detail
 	}
 	return r
 }
@@ -407,6 +413,10 @@ func redactedCopy(l *commandlog.Log, f func(string) string) *commandlog.Log {
 			cp := *s
 			c.Commands[i].Source = &cp
 		}
+		if e := c.Commands[i].Environment; e != nil {
+			cp := *e
+			c.Commands[i].Environment = &cp
+		}
 	}
 	c.Markers = append([]commandlog.Marker(nil), l.Markers...)
 	c.FileEdits = append([]commandlog.FileEdit(nil), l.FileEdits...)
@@ -430,6 +440,9 @@ func applyAll(l *commandlog.Log, f func(string) string) {
 		c.ID, c.Command, c.Output, c.ParentID = f(c.ID), f(c.Command), f(c.Output), f(c.ParentID)
 		if c.Source != nil {
 			c.Source.File = f(c.Source.File)
+		}
+		if c.Environment != nil {
+			c.Environment.Kind, c.Environment.Detail = f(c.Environment.Kind), f(c.Environment.Detail)
 		}
 	}
 	for i := range l.FileEdits {

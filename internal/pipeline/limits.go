@@ -136,13 +136,20 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		}
 		return
 	}
-	c := l.Commands[first]
-	named := fmt.Sprintf("%s failed because of the sandbox, not the README (%s): %s", describe(c, first), c.Environment.Kind, c.Environment.Detail)
-	if (keyless && first == last) || l.OutcomeReason == "" {
-		l.OutcomeReason = named
-		return
+	named := func(i int) string {
+		c := l.Commands[i]
+		return fmt.Sprintf("%s failed because of the sandbox, not the README (%s): %s", describe(c, i), c.Environment.Kind, c.Environment.Detail)
 	}
-	l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named
+	switch {
+	case keyless && l.Commands[last].Environment != nil:
+		// The command the keyless run stopped at: the engine's reason
+		// blames the README (and suggests an AI engine), wrongly.
+		l.OutcomeReason = named(last)
+	case l.OutcomeReason == "":
+		l.OutcomeReason = named(first)
+	default:
+		l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named(first)
+	}
 }
 
 // lastRan says which command ran last, for a run stopped by a limit.
