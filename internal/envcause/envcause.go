@@ -153,11 +153,12 @@ func diskCapDetail(s Signals) string {
 }
 
 // fileTooLarge: the sandbox sets RLIMIT_FSIZE to the disk cap, so a write
-// or fallocate past it fails with EFBIG, or SIGXFSZ ends the writer (exit
-// 153, bash prints "File size limit exceeded").
+// or truncate past it fails with EFBIG ("File too large"), or SIGXFSZ ends
+// the writer: exit 153, which only that limit causes (bash prints "File
+// size limit exceeded", not always into the command's own output).
 func fileTooLarge(out string, code *int) bool {
 	return strings.Contains(out, "File size limit exceeded") || strings.Contains(out, "File too large") ||
-		(code != nil && *code == 128+25 && strings.Contains(out, "size limit"))
+		(code != nil && *code == 128+25)
 }
 
 var noSpace = regexp.MustCompile(`No space left on device|Disk quota exceeded|ENOSPC`)

@@ -43,6 +43,8 @@ func TestClassify(t *testing.T) {
 			with(func(s *Signals) { s.DiskStopped = true }), "", nil},
 		{"file size limit (bash, SIGXFSZ)", Command{Text: "head -c 2M /dev/zero > x", ExitCode: code(153),
 			Output: "bash: line 1:     7 File size limit exceededhead -c 2M /dev/zero > x\n"}, dev, DiskFull, []string{"size limit", "--disk"}},
+		{"file size limit (exit 153 alone: SIGXFSZ)", Command{Text: "head -c 50G /dev/zero > huge", ExitCode: code(153)}, dev, DiskFull, nil},
+		{"truncate EFBIG", Command{ExitCode: code(1), Output: "truncate: failed to truncate '/workspace/sparse' at 21474836480 bytes: File too large\n"}, dev, DiskFull, nil},
 		{"file size limit (python EFBIG)", Command{ExitCode: code(1),
 			Output: "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nOSError: [Errno 27] File too large\n"}, dev, DiskFull, nil},
 		{"tmpfs full under strict", Command{Text: "head -c 2M /dev/zero > /tmp/x", ExitCode: code(1),

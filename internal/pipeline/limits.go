@@ -140,6 +140,9 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		c := l.Commands[i]
 		return fmt.Sprintf("%s failed because of the sandbox, not the README (%s): %s", describe(c, i), c.Environment.Kind, c.Environment.Detail)
 	}
+	if res.TimedOut && first == last && l.Commands[last].Environment.Kind == string(envcause.CPUTime) && !keyless {
+		return // the reason already says the run timed out, and what to change
+	}
 	switch {
 	case keyless && l.Commands[last].Environment != nil:
 		// The command the keyless run stopped at: the engine's reason

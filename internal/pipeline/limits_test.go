@@ -188,3 +188,16 @@ func TestSandboxRecord(t *testing.T) {
 	assert.Check(t, rec.DiskPeak == nil)
 	assert.Check(t, is.Equal(rec.Stopped, "disk"))
 }
+
+// An AI agent's run that timed out already says so; the command the
+// timeout killed is marked, the reason is not repeated.
+func TestTimeoutReasonIsNotRepeated(t *testing.T) {
+	l := &commandlog.Log{Engine: "claude-code", Outcome: commandlog.OutcomeFailed,
+		OutcomeReason: "timed out after 30s: the agent was stopped; raise the limit with --timeout",
+		Commands:      []commandlog.Command{{ID: "t1", Command: "sleep 600", Status: commandlog.StatusUnknown}}}
+	res := result(func(r *sandbox.Result) { r.TimedOut = true })
+	nameLimits(l, res, signals(res, NetworkOpen, 30*time.Second, nil), false, redact.New(nil))
+	assert.Check(t, is.Equal(l.OutcomeReason, "timed out after 30s: the agent was stopped; raise the limit with --timeout"))
+	assert.Assert(t, l.Commands[0].Environment != nil)
+	assert.Check(t, is.Equal(l.Commands[0].Environment.Kind, "cpu-time"))
+}

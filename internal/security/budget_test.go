@@ -156,7 +156,9 @@ func TestTimeoutEndsTheRunAndCleansUp(t *testing.T) {
 	assertNothingLeft(t, cli, runID)
 	assert.Check(t, res.TimedOut)
 	assert.Check(t, is.Equal(res.Log.Outcome, commandlog.OutcomeFailed))
-	assert.Check(t, is.Equal(res.Log.OutcomeReason, "timed out after 30s: the agent was stopped"))
+	// The reason says what happened, then what to change.
+	assert.Check(t, is.Equal(res.Log.OutcomeReason, "timed out after 30s: the agent was stopped; "+
+		"raise the limit with --timeout (Action input `timeout-minutes`) if the README needs longer"))
 	// The partial transcript is parsed: the command the timeout killed is
 	// there, unknown, with no exit code. (Whether "echo before-the-hang" is
 	// too depends on the CLI: under load it may retry its first request,
