@@ -36,6 +36,8 @@ const (
 	NetworkDenied Kind = "network-denied"  // the network policy refused a host
 	StdinEOF      Kind = "stdin-eof"       // the command asked a question and read end of file
 	Profile       Kind = "sandbox-profile" // the strict profile refused (sudo, read-only root)
+	NoDocker      Kind = "no-docker"       // the sandbox has no Docker daemon, by design
+	NoSystemd     Kind = "no-systemd"      // the sandbox is a container: no systemd as PID 1
 )
 
 // Profiles and network policies as the sandbox and the pipeline name them.
@@ -120,6 +122,14 @@ func Classify(c Command, s Signals) (Cause, bool) {
 		return Cause{CPUTime, fmt.Sprintf("the run's time limit (%s) ended it; raise it with --timeout (Action input `timeout-minutes`)", s.Timeout)}, true
 	case noSpace.MatchString(out):
 		return Cause{DiskFull, noSpaceDetail(s)}, true
+	}
+	if dockerMissing.MatchString(out) {
+		return Cause{NoDocker, "the sandbox has no Docker: readme2demo never gives the container a Docker daemon or the host's socket " +
+			"(that would hand it the host); skip the block with <!-- readme2demo: skip --> or check that part elsewhere"}, true
+	}
+	if systemdMissing.MatchString(out) {
+		return Cause{NoSystemd, "the sandbox is a container without systemd (like a GitHub container job, unlike a runner VM): " +
+			"start the service directly (`sudo service NAME start`, or the daemon in the background)"}, true
 	}
 	if d, ok := networkDenied(out, s); ok {
 		return Cause{NetworkDenied, d}, true
@@ -272,6 +282,13 @@ func networkDenied(out string, s Signals) (string, bool) {
 	}
 	return "", false
 }
+
+// dockerMissing and systemdMissing: the tools the sandbox does not have
+// by design, as bash, sudo and systemctl report them.
+var (
+	dockerMissing  = regexp.MustCompile(`(^|\n|: )docker(-compose)?: (command )?not found|Cannot connect to the Docker daemon`)
+	systemdMissing = regexp.MustCompile(`(^|\n|: )systemctl: (command )?not found|System has not been booted with systemd as init system`)
+)
 
 // questions are prompts a program prints before reading an answer; with
 // stdin at end of file it then aborts.

@@ -97,6 +97,14 @@ func TestClassify(t *testing.T) {
 		{"strict: make install", Command{Text: "make install", ExitCode: code(2), Output: "install -m 755 hello.sh /usr/local/bin/hello\ninstall: cannot create regular file '/usr/local/bin/hello': Read-only file system\nmake: *** [Makefile:4: install] Error 1\n"}, strict, Profile, []string{"read-only", "--sandbox dev"}},
 		{"dev: a read-only file system is not the profile's doing", Command{ExitCode: code(1), Output: "touch: cannot touch '/proc/sys/x': Read-only file system\n"}, dev, "", nil},
 
+		// ---- what the sandbox does not have, by design ----
+		{"docker", Command{ExitCode: code(127), Output: "bash: line 1: docker: command not found\n"}, dev, NoDocker, []string{"readme2demo: skip"}},
+		{"docker-compose", Command{ExitCode: code(127), Output: "bash: line 1: docker-compose: command not found\n"}, dev, NoDocker, nil},
+		{"docker daemon", Command{ExitCode: code(1), Output: "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n"}, dev, NoDocker, nil},
+		{"sudo systemctl", Command{ExitCode: code(1), Output: "sudo: systemctl: command not found\n"}, dev, NoSystemd, []string{"sudo service"}},
+		{"systemd not PID 1", Command{ExitCode: code(1), Output: "System has not been booted with systemd as init system (PID 1). Can't operate.\nFailed to connect to bus: Host is down\n"}, dev, NoSystemd, nil},
+		{"another missing command is the README's", Command{ExitCode: code(127), Output: "bash: line 1: mydocker: command not found\n"}, dev, "", nil},
+
 		// ---- not the sandbox ----
 		{"success is never classified", Command{ExitCode: code(0), Output: "No space left on device\n"}, dev, "", nil},
 		{"an ordinary failure", Command{ExitCode: code(2), Output: "make: *** No rule to make target 'install'.  Stop.\n"}, dev, "", nil},
