@@ -138,9 +138,9 @@ func TestNameLimits(t *testing.T) {
 			env: map[int]string{},
 		},
 		{
-			name: "an agent killed by the OOM killer before any transcript",
-			log:  &commandlog.Log{Engine: "claude-code", Outcome: commandlog.OutcomeFailed, OutcomeReason: "the agent exited with code 137 without writing a transcript"},
-			res:  result(func(r *sandbox.Result) { r.ExitCode = ip(137); r.Usage.OOMKills = 1 }),
+			name:    "an agent killed by the OOM killer before any transcript",
+			log:     &commandlog.Log{Engine: "claude-code", Outcome: commandlog.OutcomeFailed, OutcomeReason: "the agent exited with code 137 without writing a transcript"},
+			res:     result(func(r *sandbox.Result) { r.ExitCode = ip(137); r.Usage.OOMKills = 1 }),
 			outcome: commandlog.OutcomeFailed, reason: []string{"killed by the out-of-memory killer", "--memory"}, env: map[int]string{},
 		},
 	}

@@ -31,7 +31,10 @@ import (
 // image may be the repository's own (--image devcontainer) and must not be
 // able to lie about the size.
 
-// MeterProgram is the name this binary answers to as the disk meter.
+// MeterProgram is the name the readme2demo binary is started under inside
+// the disk meter's container. A main that may be run as the meter (the
+// CLI, the Action, and the TestMain of a test package that runs the strict
+// profile) checks IsMeter first, as it checks egress.IsProxy.
 const MeterProgram = "readme2demo-disk-meter"
 
 const (
@@ -39,11 +42,9 @@ const (
 	meterUser   = "0:0"
 )
 
-func init() {
-	if len(os.Args) > 1 && filepath.Base(os.Args[0]) == MeterProgram {
-		os.Exit(MeterMain(os.Args[1:], os.Stdout, os.Stderr))
-	}
-}
+// IsMeter reports whether a program started as arg0 (os.Args[0]) is to run
+// as the disk meter; its main then returns MeterMain's status.
+func IsMeter(arg0 string) bool { return filepath.Base(arg0) == MeterProgram }
 
 // MeterMain is the disk meter's program: `measure DIR...` prints the bytes
 // the directories hold (regular files' sizes, each inode once, not crossing

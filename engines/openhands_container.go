@@ -1,0 +1,327 @@
+package engines
+
+// How OpenHands transcripts are packaged: the line filter that drops the
+// text between JSON values (the CLI's `--JSON Event--` blocks, banners,
+// spinner lines), and the container shapes around the events (a bare event,
+// an [action, observation] pair, {"events"} and {"trajectory"} wrappers,
+// evaluation/resolver lines with a "history").
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/readme2demo/readme2demo/internal/jsonv"
+)
+
+// jsonLineFilter passes JSON values through and drops the text lines between
+// them. At the start of a line outside any value, a line whose first
+// non-blank byte is "{" or "[" (followed by what JSON allows there) starts a
+// value; any other line is text. Inside a value a small lexer tracks strings
+// and nesting, so pretty-printed values spanning many lines pass whole. A raw
+// newline inside a string cannot be JSON: it ends the broken value there.
+// Memory is constant whatever the line length.
+type jsonLineFilter struct {
+	br        *bufio.Reader
+	depth     int
+	inStr     bool
+	esc       bool
+	lineStart bool
+	err       error
+}
+
+func newJSONLineFilter(r io.Reader) *jsonLineFilter {
+	return &jsonLineFilter{br: bufio.NewReaderSize(r, 64<<10), lineStart: true}
+}
+
+func (f *jsonLineFilter) Read(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	for {
+		if f.lineStart && f.depth == 0 && !f.inStr {
+			json, err := f.classifyLine()
+			if err != nil {
+				f.err = err
+				return 0, err
+			}
+			if !json {
+				if err := f.dropLine(); err != nil {
+					f.err = err
+					return 0, err
+				}
+				continue
+			}
+			f.lineStart = false
+		}
+		n := f.br.Buffered()
+		if n == 0 {
+			if _, err := f.br.Peek(1); err != nil {
+				f.err = err
+				return 0, err
+			}
+			n = f.br.Buffered()
+		}
+		if n > len(p) {
+			n = len(p)
+		}
+		buf, _ := f.br.Peek(n)
+		i := 0
+		for ; i < len(buf); i++ {
+			if f.lex(buf[i]) {
+				i++
+				break
+			}
+		}
+		copy(p, buf[:i])
+		f.br.Discard(i)
+		return i, nil
+	}
+}
+
+// lex advances the lexer over one byte; it reports whether the byte ended a
+// line outside any value (the next byte must be classified).
+func (f *jsonLineFilter) lex(c byte) bool {
+	if f.inStr {
+		switch {
+		case f.esc:
+			f.esc = false
+		case c == '\\':
+			f.esc = true
+		case c == '"':
+			f.inStr = false
+		case c == '\n':
+			f.inStr, f.depth = false, 0
+			f.lineStart = true
+			return true
+		}
+		return false
+	}
+	switch c {
+	case '"':
+		f.inStr = true
+	case '{', '[':
+		f.depth++
+	case '}', ']':
+		if f.depth > 0 {
+			f.depth--
+		}
+	case '\n':
+		if f.depth == 0 {
+			f.lineStart = true
+			return true
+		}
+	}
+	return false
+}
+
+// classifyLine reports whether the line at the reader starts a JSON value.
+func (f *jsonLineFilter) classifyLine() (bool, error) {
+	b, err := f.br.Peek(64)
+	if len(b) == 0 {
+		return false, err
+	}
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	if i == len(b) || b[i] == '\n' {
+		return false, nil // blank line
+	}
+	open := b[i]
+	if open != '{' && open != '[' {
+		if i == 0 && len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+			f.br.Discard(3) // BOM
+			return f.classifyLine()
+		}
+		return false, nil
+	}
+	j := i + 1
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
+		j++
+	}
+	if j == len(b) || b[j] == '\n' {
+		return true, nil
+	}
+	next := b[j]
+	if open == '{' {
+		return next == '"' || next == '}', nil
+	}
+	return next == '{' || next == '[' || next == ']' || next == '"', nil
+}
+
+// dropLine discards the rest of the line, newline included.
+func (f *jsonLineFilter) dropLine() error {
+	for {
+		_, err := f.br.ReadSlice('\n')
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
+// topLevel handles one decoded value of the stream: an event, a pair, a
+// wrapper or an evaluation line.
+func (p *openHandsParser) topLevel(v *jsonv.Value) {
+	switch {
+	case v.Kind == jsonv.Array: // an [action, observation] pair on its own line, or a list of pages
+		for _, e := range v.Items() {
+			if isEventPage(e) {
+				p.page(e)
+				continue
+			}
+			p.b.record()
+			p.event(p.main, e)
+		}
+	case isEventPage(v):
+		p.page(v)
+	case isOpenHandsEvent(v):
+		p.b.record()
+		p.event(p.main, v)
+	case isHistoryLine(v):
+		p.history(v)
+	case wrappedEventList(v) != nil:
+		for _, e := range wrappedEventList(v).Items() {
+			p.element(p.main, e)
+		}
+	default:
+		p.b.record()
+		p.b.unknownEvent()
+	}
+}
+
+func isOpenHandsEvent(v *jsonv.Value) bool {
+	return v.Kind == jsonv.Object && (v.Has("action") || v.Has("observation") || v.Get("kind").IsString())
+}
+
+// wrappedEventList returns the event list of an {"events"} or {"trajectory"}
+// wrapper, or nil.
+func wrappedEventList(v *jsonv.Value) *jsonv.Value {
+	for _, k := range []string{"events", "trajectory"} {
+		if l := v.Get(k); l != nil && l.Kind == jsonv.Array {
+			return l
+		}
+	}
+	return nil
+}
+
+// element handles one element of an event list: an event, or an [action,
+// observation] pair.
+func (p *openHandsParser) element(t *trajectory, e *jsonv.Value) {
+	if e.Kind == jsonv.Array {
+		for _, x := range e.Items() {
+			p.b.record()
+			p.event(t, x)
+		}
+		return
+	}
+	p.b.record()
+	p.event(t, e)
+}
+
+// history handles an evaluation or resolver output line.
+func (p *openHandsParser) history(v *jsonv.Value) {
+	p.histories++
+	t := newTrajectory(instanceID(v, p.histories) + "/")
+	p.trajs = append(p.trajs, t)
+	p.readHistory(t, v)
+}
+
+// isHistoryLine reports whether v is an evaluation or resolver output line.
+func isHistoryLine(v *jsonv.Value) bool {
+	h := v.Get("history")
+	return v.Kind == jsonv.Object && h != nil && h.Kind == jsonv.Array
+}
+
+// instanceID names the n-th evaluation line: its instance_id, else
+// "history-n".
+func instanceID(v *jsonv.Value, n int) string {
+	id := v.Get("instance_id").Str()
+	if id == "" {
+		if i, ok := v.Get("instance_id").Int(); ok {
+			id = strconv.FormatInt(i, 10)
+		}
+	}
+	if id == "" {
+		id = "history-" + strconv.Itoa(n)
+	}
+	return id
+}
+
+// readHistory reads an evaluation line into t: its cost and error, and the
+// events of its history.
+func (p *openHandsParser) readHistory(t *trajectory, v *jsonv.Value) {
+	if f, ok := v.Path("metrics", "accumulated_cost").Float(); ok {
+		t.evalCost = float64Ptr(f)
+	}
+	if e := v.Get("error").Str(); e != "" {
+		t.evalError = e
+	}
+	for _, e := range v.Get("history").Items() {
+		p.element(t, e)
+	}
+}
+
+// isEventPage reports whether v is a page of the V1 event search API
+// (GET /api/v1/conversation/{id}/events/search, the agent server's
+// /events/search): {"items": [...], "next_page_id": …}.
+func isEventPage(v *jsonv.Value) bool {
+	items := v.Get("items")
+	if v.Kind != jsonv.Object || items == nil || items.Kind != jsonv.Array {
+		return false
+	}
+	if v.Has("next_page_id") {
+		return true
+	}
+	for _, e := range items.Items() {
+		if !isOpenHandsEvent(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// page keeps a page's events; flushPages reads them once every page is in.
+func (p *openHandsParser) page(v *jsonv.Value) {
+	p.pages = append(p.pages, v.Get("items").Items()...)
+}
+
+// flushPages reads the events of every page, ordered by timestamp: pages
+// come newest first when asked with sort_order TIMESTAMP_DESC, and the files
+// of a directory of pages in whatever order their names give. Events
+// without a readable timestamp keep the order they came in.
+func (p *openHandsParser) flushPages() {
+	events := p.pages
+	p.pages = nil
+	ordered := true
+	times := make([]time.Time, len(events))
+	for i, e := range events {
+		ts, ok := parseEventTime(e.Get("timestamp").Str())
+		if !ok {
+			ordered = false
+			break
+		}
+		times[i] = ts
+	}
+	if ordered {
+		idx := make([]int, len(events))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return times[idx[a]].Before(times[idx[b]]) })
+		sorted := make([]*jsonv.Value, len(events))
+		for i, j := range idx {
+			sorted[i] = events[j]
+		}
+		events = sorted
+	}
+	for _, e := range events {
+		p.element(p.main, e)
+	}
+}
