@@ -116,7 +116,7 @@ func Classify(c Command, s Signals) (Cause, bool) {
 		return Cause{OOM, fmt.Sprintf("the out-of-memory killer ended it: the sandbox has %s of memory and no swap; %s",
 			size(s.Memory), raise("--memory", "memory"))}, true
 	case pidsExhausted(c, s):
-		return Cause{Pids, fmt.Sprintf("it could not start a process: the sandbox's limit of %d processes and threads was reached (a fork bomb, or a build that starts very many); %s",
+		return Cause{Pids, fmt.Sprintf("it could not start a process: the sandbox's process limit (%d processes and threads) was reached (a fork bomb, or a build that starts very many); %s",
 			s.Pids, raise("--pids", "pids"))}, true
 	case c.Last && c.Unknown && s.TimedOut:
 		return Cause{CPUTime, fmt.Sprintf("the run's time limit (%s) ended it; raise it with --timeout (Action input `timeout-minutes`)", s.Timeout)}, true
@@ -139,6 +139,19 @@ func Classify(c Command, s Signals) (Cause, bool) {
 			"make the command non-interactive (`-y`, `--yes`, `yes |`, a `--non-interactive` flag), or let an AI engine (e.g. --engine claude-code) answer it"}, true
 	}
 	return Cause{}, false
+}
+
+// Reached returns the process limit for a command that finished, even
+// with exit 0, while processes it started could not be: its output shows
+// refused forks and the run reached the limit (a fork bomb that fizzled out
+// against it, a build whose workers never started). Such a command "worked"
+// only because the sandbox stopped what it started.
+func Reached(c Command, s Signals) (Cause, bool) {
+	if s.PidsHit == 0 || !forkFailed.MatchString(c.Output) {
+		return Cause{}, false
+	}
+	return Cause{Pids, fmt.Sprintf("processes it started could not start: the sandbox's process limit (%d processes and threads) was reached (a fork bomb, or a build that starts very many); %s",
+		s.Pids, raise("--pids", "pids"))}, true
 }
 
 // raise names the flag and the Action input that change a limit.

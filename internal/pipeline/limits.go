@@ -72,7 +72,7 @@ func signals(res *sandbox.Result, network string, timeout time.Duration, denied 
 	}
 }
 
-// nameLimits marks every command that failed because of the sandbox
+// nameLimits marks every command that ran into a sandbox limit
 // (commands[].environment) and, when such a command decided the run, says
 // so in outcome_reason instead of blaming the README. keyless engines stop
 // at the first failing command, so their last command decides the run; an
@@ -80,16 +80,23 @@ func signals(res *sandbox.Result, network string, timeout time.Duration, denied 
 // to the reason rather than replacing it.
 func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, keyless bool, red *redact.Redactor) {
 	last := len(l.Commands) - 1
-	first := -1
+	first := -1   // the first command marked
+	reached := -1 // the first that passed only because the process limit stopped its children
 	for i := range l.Commands {
 		c := &l.Commands[i]
-		if c.Status == commandlog.StatusOK {
-			continue
-		}
-		cause, ok := envcause.Classify(envcause.Command{
+		ec := envcause.Command{
 			Text: c.Command, Output: c.Output, ExitCode: c.ExitCode,
 			Unknown: c.Status == commandlog.StatusUnknown, Last: i == last,
-		}, sig)
+		}
+		var cause envcause.Cause
+		var ok bool
+		if c.Status == commandlog.StatusOK {
+			if cause, ok = envcause.Reached(ec, sig); ok && reached < 0 {
+				reached = i
+			}
+		} else {
+			cause, ok = envcause.Classify(ec, sig)
+		}
 		if !ok {
 			continue
 		}
@@ -102,10 +109,6 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 	switch {
 	case res.Stopped == sandbox.StoppedDisk:
 		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false
-		where := ""
-		if last >= 0 && l.Commands[last].Status == commandlog.StatusUnknown {
-			where = " while " + describe(l.Commands[last], last) + " ran"
-		}
 		peak := ""
 		if res.Usage.DiskPeak > 0 {
 			peak = " (measured " + units.BytesSize(float64(res.Usage.DiskPeak)) + ")"
@@ -114,13 +117,20 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		if res.Usage.DiskError != "" && res.Usage.DiskPeak <= res.Limits.Disk {
 			why = "its disk usage could not be measured, so the disk cap could not be checked (" + red.String(res.Usage.DiskError) + ")"
 		}
-		l.OutcomeReason = "stopped by the sandbox: " + why + where +
+		l.OutcomeReason = "stopped by the sandbox: " + why + lastRan(l) +
 			"; raise the cap with --disk (Action input `disk`) if the README really needs more"
 		return
 	case res.Stopped == sandbox.StoppedPids:
 		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false
 		l.OutcomeReason = fmt.Sprintf("stopped by the sandbox: the process limit (%d processes and threads) stayed reached for %s, so nothing could start any more (a fork bomb, or a build that starts very many)%s; raise it with --pids (Action input `pids`) if the README really needs more",
 			res.Limits.PidsLimit, sandbox.DefaultPidsStuck, lastRan(l))
+		return
+	case reached >= 0 && keyless && l.Outcome == commandlog.OutcomeSuccess:
+		// The runner went on after a command whose processes the limit
+		// refused (a fork bomb that fizzled out against it): the README
+		// did not work as written, the sandbox contained it.
+		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false
+		l.OutcomeReason = named(l, reached)
 		return
 	case res.TimedOut && res.Usage.PidsHit > 0 && first < 0:
 		l.OutcomeReason += fmt.Sprintf("; the process limit (%d) was reached during the run%s, which can leave nothing able to start",
@@ -136,23 +146,29 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		}
 		return
 	}
-	named := func(i int) string {
-		c := l.Commands[i]
-		return fmt.Sprintf("%s failed because of the sandbox, not the README (%s): %s", describe(c, i), c.Environment.Kind, c.Environment.Detail)
-	}
 	if res.TimedOut && first == last && l.Commands[last].Environment.Kind == string(envcause.CPUTime) && !keyless {
 		return // the reason already says the run timed out, and what to change
 	}
 	switch {
-	case keyless && l.Commands[last].Environment != nil:
+	case keyless && l.Commands[last].Environment != nil && l.Commands[last].Status != commandlog.StatusOK:
 		// The command the keyless run stopped at: the engine's reason
 		// blames the README (and suggests an AI engine), wrongly.
-		l.OutcomeReason = named(last)
+		l.OutcomeReason = named(l, last)
 	case l.OutcomeReason == "":
-		l.OutcomeReason = named(first)
+		l.OutcomeReason = named(l, first)
 	default:
-		l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named(first)
+		l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named(l, first)
 	}
+}
+
+// named says that command i ran into a sandbox limit, and which.
+func named(l *commandlog.Log, i int) string {
+	c := l.Commands[i]
+	verb := "failed because of the sandbox"
+	if c.Status == commandlog.StatusOK {
+		verb = "passed only because the sandbox stopped what it started"
+	}
+	return fmt.Sprintf("%s %s, not the README (%s): %s", describe(c, i), verb, c.Environment.Kind, c.Environment.Detail)
 }
 
 // lastRan says which command ran last, for a run stopped by a limit.

@@ -92,6 +92,32 @@ func TestNameLimits(t *testing.T) {
 			env: map[int]string{0: "pids"},
 		},
 		{
+			name: "a fork bomb that fizzled out against the limit: the keyless run went on, but failed",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess,
+				Commands: []commandlog.Command{
+					{ID: "1", Command: ":(){ :|:& };:", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(4),
+						Output: "/readme2demo/prompt.md: fork: retry: Resource temporarily unavailable\n"},
+					{ID: "2", Command: "echo never", Output: "never\n", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(5)}}},
+			res:     result(func(r *sandbox.Result) { r.Usage.PidsHit = 2 }),
+			keyless: true, outcome: commandlog.OutcomeFailed,
+			reason: []string{"README.md line 4", "passed only because the sandbox stopped what it started", "(pids)", "--pids"},
+			env:    map[int]string{0: "pids"},
+		},
+		{
+			name: "an AI agent's build that met the limit is marked, its verdict kept",
+			log: &commandlog.Log{Engine: "claude-code", Outcome: commandlog.OutcomeSuccess, Markers: []commandlog.Marker{{Kind: commandlog.MarkerSuccess}},
+				Commands: []commandlog.Command{{ID: "t1", Command: "make -j64", ExitCode: ip(0), Status: commandlog.StatusOK,
+					Output: "make: sleep: Resource temporarily unavailable\n"}}},
+			res:     result(func(r *sandbox.Result) { r.Usage.PidsHit = 1 }),
+			outcome: commandlog.OutcomeSuccess, env: map[int]string{0: "pids"},
+		},
+		{
+			name: "refused forks without the limit reached are not the sandbox",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess,
+				Commands: []commandlog.Command{{ID: "1", Command: "./x", ExitCode: ip(0), Status: commandlog.StatusOK, Output: "bash: fork: retry: Resource temporarily unavailable\n"}}},
+			res: result(nil), keyless: true, outcome: commandlog.OutcomeSuccess, env: map[int]string{},
+		},
+		{
 			name: "an 8 GiB allocation: the OOM killer",
 			log: markdownFailed(commandlog.Command{ID: "2", Command: "python3 -c 'b = bytearray(8 << 30)'", ExitCode: ip(137), Status: commandlog.StatusFailed, Source: src(7),
 				Output: "bash: line 1:   7 Killed                  python3 -c 'b = bytearray(8 << 30)'\n"}),

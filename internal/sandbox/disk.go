@@ -54,8 +54,9 @@ type diskWatch struct {
 }
 
 // measureFunc returns the bytes the run's volumes hold (the strict
-// profile's disk meter); nil when everything is in the container's layer.
-type measureFunc func(ctx context.Context) (int64, error)
+// profile's disk meter) and the time the measuring work took; nil when
+// everything is in the container's layer.
+type measureFunc func(ctx context.Context) (int64, time.Duration, error)
 
 // watchDisk measures the run's writable space until ctx ends or the cap
 // is passed; it then closes hit (once) and returns what it found.
@@ -72,9 +73,7 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 			return w
 		case <-t.C:
 		}
-		start := time.Now()
-		used, known, err := measureOnce(ctx, d, id, volumes)
-		cost := time.Since(start)
+		used, known, cost, err := measureOnce(ctx, d, id, volumes)
 		if ctx.Err() != nil {
 			return w
 		}
@@ -125,27 +124,33 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 	}
 }
 
-// measureOnce returns the run's writable-space usage; known is false when
-// the daemon reports no size for the container's layer.
-func measureOnce(ctx context.Context, d Docker, id string, volumes measureFunc) (used int64, known bool, err error) {
+// measureOnce returns the run's writable-space usage and what measuring
+// cost: the daemon's walk of the layer (the inspect's duration) and the
+// meter's walk of the volumes (not the exec's latency around it, which is
+// waiting, not work). known is false when the daemon reports no size for
+// the container's layer.
+func measureOnce(ctx context.Context, d Docker, id string, volumes measureFunc) (used int64, known bool, cost time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(ctx, diskTimeout)
 	defer cancel()
+	start := time.Now()
 	c, _, err := d.ContainerInspectWithRaw(ctx, id, true)
+	cost = time.Since(start)
 	if err != nil {
-		return 0, false, fmt.Errorf("measure container size: %w", err)
+		return 0, false, cost, fmt.Errorf("measure container size: %w", err)
 	}
 	if c.SizeRw == nil {
-		return 0, false, nil
+		return 0, false, cost, nil
 	}
 	used = *c.SizeRw
 	if volumes != nil {
-		v, err := volumes(ctx)
+		v, walk, err := volumes(ctx)
 		if err != nil {
-			return 0, false, fmt.Errorf("measure volumes: %w", err)
+			return 0, false, cost, fmt.Errorf("measure volumes: %w", err)
 		}
 		used += v
+		cost += walk
 	}
-	return used, true, nil
+	return used, true, cost, nil
 }
 
 // pidsLevel reads the container's process count against its limit from

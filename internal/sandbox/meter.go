@@ -54,8 +54,9 @@ func MeterMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "usage: %s measure DIR...\n", MeterProgram)
 		return 2
 	}
+	start := time.Now()
 	total, errs := DirUsage(args[1:]...)
-	fmt.Fprintf(stdout, "%d %d\n", total, errs)
+	fmt.Fprintf(stdout, "%d %d %d\n", total, errs, time.Since(start).Nanoseconds())
 	return 0
 }
 
@@ -217,31 +218,32 @@ func copyMeterBinary(ctx context.Context, d Docker, id, bin string) error {
 	return nil
 }
 
-// measure returns the bytes the strict profile's volumes hold.
-func (m *diskMeter) measure(ctx context.Context) (int64, error) {
+// measure returns the bytes the strict profile's volumes hold, and how
+// long the walk itself took (the exec around it is latency, not work).
+func (m *diskMeter) measure(ctx context.Context) (int64, time.Duration, error) {
 	args := append([]string{meterBinDir + "/" + MeterProgram, "measure"}, StrictWritableDirs...)
 	ex, err := m.d.ContainerExecCreate(ctx, m.id, container.ExecOptions{
 		User: meterUser, Cmd: args, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
-		return 0, fmt.Errorf("create disk meter exec: %w", err)
+		return 0, 0, fmt.Errorf("create disk meter exec: %w", err)
 	}
 	att, err := m.d.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
 	if err != nil {
-		return 0, fmt.Errorf("start disk meter exec: %w", err)
+		return 0, 0, fmt.Errorf("start disk meter exec: %w", err)
 	}
 	defer att.Close()
 	go func() { <-ctx.Done(); att.Close() }()
 	var out, errOut bytes.Buffer
 	if _, err := stdcopy.StdCopy(&out, &errOut, io.LimitReader(att.Reader, 64<<10)); err != nil && ctx.Err() == nil {
-		return 0, fmt.Errorf("read disk meter: %w", err)
+		return 0, 0, fmt.Errorf("read disk meter: %w", err)
 	}
-	var total int64
+	var total, walk int64
 	var unreadable int
-	if _, err := fmt.Sscanf(strings.TrimSpace(out.String()), "%d %d", &total, &unreadable); err != nil {
-		return 0, fmt.Errorf("read disk meter output %q: %v (%s)", clipString(out.String(), 200), err, clipString(errOut.String(), 200))
+	if _, err := fmt.Sscanf(strings.TrimSpace(out.String()), "%d %d %d", &total, &unreadable, &walk); err != nil {
+		return 0, 0, fmt.Errorf("read disk meter output %q: %v (%s)", clipString(out.String(), 200), err, clipString(errOut.String(), 200))
 	}
-	return total, nil
+	return total, time.Duration(walk), nil
 }
 
 // remove removes the meter container (and its binary volume).
