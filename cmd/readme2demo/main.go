@@ -99,6 +99,7 @@ Exit status: 0 success, 1 failed, 2 bad flags or configuration, 3 blocked
 		newReportCmd(e),
 		newDemoCmd(e),
 		newDriftCmd(e),
+		newPinCmd(e),
 	)
 	return root
 }

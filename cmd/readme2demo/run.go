@@ -16,7 +16,9 @@ import (
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/prompt"
+	"github.com/readme2demo/readme2demo/internal/repofs"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // runOptions are the run verb's flags.
@@ -40,9 +42,10 @@ command_log.json (every command with its output and exit code, the outcome
 and the cost), the raw transcript, the agent's stderr and the prompt to --out,
 with report.md, report.html (the whole run on one offline page with a demo
 player), demo.cast (asciicast v2), demo.sh (the successful path) and,
-when the agent edited the README, readme.diff. The checkout itself is only
-read. Progress goes to standard error, one line
-per command the agent runs.
+when the agent edited the README, readme.diff (a note instead when it changed
+too much to diff). The checkout itself is only read, and never through a
+symlink that leaves it. Progress goes to standard error, one line per command
+the agent runs, with terminal control characters shown, never sent.
 
 Credentials come from the environment: claude-code needs ANTHROPIC_API_KEY or
 CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README's
@@ -85,7 +88,7 @@ Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 	}
 	f := cmd.Flags()
 	addEngineFlag(cmd, &o.engine, engines.ClaudeCodeName, "the agent engine: "+strings.Join(engines.Names(), ", "))
-	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR")
+	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes))
 	addImageFlag(cmd, &o.image, e, `the sandbox image, or "devcontainer": the image the repository's .devcontainer/devcontainer.json names, with the agent CLI copied in from the default image`)
 	f.IntVar(&o.maxTurns, "max-turns", 0, "the agent's turn limit (0: the engine's default)")
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")
@@ -151,14 +154,16 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 		Now:          time.Now,
 	})
 	if res == nil {
-		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
+		// Errors can quote repository paths and commands: shown, never
+		// sent to the terminal as control sequences.
+		fmt.Fprintf(e.stderr, "readme2demo run: %s\n", termtext.Visible(err.Error()))
 		if isConfigError(err) {
 			return exitcode.Usage
 		}
 		return exitcode.Failed
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo run: %v (partial results written)\n", err)
+		fmt.Fprintf(e.stderr, "readme2demo run: %s (partial results written)\n", termtext.Visible(err.Error()))
 	}
 	fmt.Fprintf(e.stderr, "readme2demo: wrote %s\n", res.CommandLog)
 	fmt.Fprintf(e.stderr, "readme2demo: report %s (open %s in a browser), demo %s (asciinema play) and %s\n", res.Report, res.HTMLReport, res.DemoCast, res.DemoScript)

@@ -56,10 +56,12 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 			assert.Check(t, is.Contains(y, "INPUT_ARTIFACT_NAME: ${{ steps.prep.outputs.artifact-name }}"))
 			continue
 		case "image":
-			assert.Check(t, is.Contains(y, "INPUT_IMAGE: ${{ inputs.image || steps.image.outputs.image }}"))
-			// image: devcontainer still builds the base image: the CLI comes from it.
-			assert.Check(t, is.Contains(y, "if: inputs.image == '' || inputs.image == 'devcontainer'"))
-			assert.Check(t, is.Contains(y, "INPUT_BASE_IMAGE: ${{ steps.image.outputs.image }}"))
+			// The input overrides the released image (pull) and the one built from source (image);
+			// image: devcontainer still pulls or builds it: the agent CLI comes from it.
+			assert.Check(t, is.Contains(y, "INPUT_IMAGE: ${{ inputs.image || steps.pull.outputs.image || steps.image.outputs.image }}"))
+			assert.Check(t, is.Contains(y, "if: (inputs.image == '' || inputs.image == 'devcontainer') && steps.validate.outputs.proceed == 'true' && steps.release.outputs.path == 'released'"))
+			assert.Check(t, is.Contains(y, "if: (inputs.image == '' || inputs.image == 'devcontainer') && steps.validate.outputs.proceed == 'true' && steps.release.outputs.path == 'source'"))
+			assert.Check(t, is.Contains(y, "INPUT_BASE_IMAGE: ${{ steps.pull.outputs.image || steps.image.outputs.image }}"))
 			assert.Check(t, is.Contains(readFile(t, "inputs.go"), `in("base-image")`))
 			continue
 		}
@@ -73,6 +75,11 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 	sort.Strings(want)
 	assert.Check(t, is.DeepEqual(outs, want))
 	for _, o := range outs {
+		if o == "outcome" {
+			// Bad inputs end the Action in the validate step, before the run.
+			assert.Check(t, is.Contains(y, "value: ${{ steps.run.outputs.outcome || steps.validate.outputs.outcome }}"))
+			continue
+		}
 		assert.Check(t, is.Contains(y, "value: ${{ steps.run.outputs."+o+" }}"))
 	}
 }

@@ -125,12 +125,10 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		c.Timeout = time.Duration(f * float64(time.Minute))
 	}
 	if c.Image == devcontainer.ImageFlag {
-		// The composite action builds the base image (with the engine's
-		// CLI) and names it in INPUT_BASE_IMAGE.
+		// The composite action pulls or builds the base image (with the
+		// engine's CLI) and names it in INPUT_BASE_IMAGE for the run (the
+		// validate step runs before it exists).
 		c.Devcontainer, c.Image = true, in("base-image")
-		if c.Image == "" {
-			bad("image", "devcontainer needs the base image the agent CLI comes from (INPUT_BASE_IMAGE, set by action.yml)")
-		}
 	}
 	c.Sandbox = orDefault(in("sandbox"), sandbox.DefaultProfile)
 	if err := sandbox.CheckProfile(c.Sandbox); err != nil {

@@ -72,8 +72,13 @@ type Log struct {
 	DurationMS    *int64     `json:"duration_ms"`
 	// Sandbox is the sandbox profile and the limits the run had (optional
 	// addition to schema v1; nil when the log does not say, e.g. `parse`).
-	Sandbox    *Sandbox   `json:"sandbox,omitempty"`
-	ParseStats ParseStats `json:"parse_stats"`
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	// RepoFindings lists the repository paths the sandbox's copy did not
+	// take as they were: agent configuration removed, git configuration
+	// scrubbed, instruction files flagged (CLAUDE.md, AGENTS.md, …: the
+	// report lists them), special files and outside hard links skipped.
+	RepoFindings []RepoFinding `json:"repo_findings,omitempty"`
+	ParseStats   ParseStats    `json:"parse_stats"`
 }
 
 // Sandbox describes the container a run had: its profile and limits, and
@@ -99,11 +104,20 @@ type Sandbox struct {
 	Reached []string `json:"reached,omitempty"`
 }
 
-// Environment says that a command failed because of the sandbox rather
-// than the README: which limit (Kind) and what to change (Detail).
+// Environment says that a command ran into a sandbox limit rather than
+// failing because of the README: which limit (Kind) and what to change
+// (Detail).
 type Environment struct {
 	Kind   string `json:"kind"`
 	Detail string `json:"detail"`
+}
+
+// RepoFinding is one repository path the copy into the sandbox did not
+// simply keep.
+type RepoFinding struct {
+	Path   string `json:"path"`
+	Action string `json:"action"` // "flag", "scrub", "remove" or "skip"
+	Reason string `json:"reason"`
 }
 
 // Marker is one marker line the agent wrote.
@@ -128,8 +142,8 @@ type Command struct {
 	// Source is where the command stands in the README, when it matches a
 	// README code line.
 	Source *Source `json:"source,omitempty"`
-	// Environment is set when the command failed because of a sandbox
-	// limit (optional addition to schema v1).
+	// Environment is set when the command ran into a sandbox limit
+	// (optional addition to schema v1).
 	Environment *Environment `json:"environment,omitempty"`
 }
 
@@ -171,34 +185,7 @@ func (l *Log) Failed() []Command {
 // back exactly as it was written.
 func (l *Log) Normalize() {
 	l.SchemaVersion = SchemaVersion
-	if l.AgentVersion != nil {
-		v := validUTF8(*l.AgentVersion)
-		l.AgentVersion = &v
-	}
-	l.Engine, l.OutcomeReason = validUTF8(l.Engine), validUTF8(l.OutcomeReason)
-	for i := range l.Markers {
-		l.Markers[i].Text = validUTF8(l.Markers[i].Text)
-	}
-	for i := range l.Commands {
-		c := &l.Commands[i]
-		c.ID, c.Command, c.Output, c.ParentID = validUTF8(c.ID), validUTF8(c.Command), validUTF8(c.Output), validUTF8(c.ParentID)
-		if c.Source != nil {
-			c.Source.File = validUTF8(c.Source.File)
-		}
-		if c.Environment != nil {
-			c.Environment.Kind, c.Environment.Detail = validUTF8(c.Environment.Kind), validUTF8(c.Environment.Detail)
-		}
-	}
-	if l.Sandbox != nil {
-		sb := l.Sandbox
-		sb.Profile, sb.Image, sb.Network, sb.Stopped = validUTF8(sb.Profile), validUTF8(sb.Image), validUTF8(sb.Network), validUTF8(sb.Stopped)
-		for i := range sb.Reached {
-			sb.Reached[i] = validUTF8(sb.Reached[i])
-		}
-	}
-	for i := range l.FileEdits {
-		l.FileEdits[i].Path, l.FileEdits[i].Tool = validUTF8(l.FileEdits[i].Path), validUTF8(l.FileEdits[i].Tool)
-	}
+	MapStrings(l, func(_ Field, s string) string { return validUTF8(s) })
 	if l.Markers == nil {
 		l.Markers = []Marker{}
 	}
@@ -242,6 +229,9 @@ func Encode(w io.Writer, l *Log) error {
 	e.field("duration_ms", l.DurationMS)
 	if l.Sandbox != nil {
 		e.field("sandbox", l.Sandbox)
+	}
+	if len(l.RepoFindings) > 0 {
+		e.list("repo_findings", len(l.RepoFindings), func(i int) any { return l.RepoFindings[i] })
 	}
 	e.last = true
 	e.field("parse_stats", l.ParseStats)
@@ -440,6 +430,16 @@ func Validate(l *Log) error {
 	for i, e := range l.FileEdits {
 		if e.Path == "" {
 			add("file_edits[%d]: path is empty", i)
+		}
+	}
+	for i, r := range l.RepoFindings {
+		switch r.Action {
+		case "flag", "scrub", "remove", "skip":
+		default:
+			add("repo_findings[%d]: unknown action %q", i, r.Action)
+		}
+		if r.Path == "" {
+			add("repo_findings[%d]: path is empty", i)
 		}
 	}
 	if l.CostUSD != nil && *l.CostUSD < 0 {

@@ -63,6 +63,11 @@ type Options struct {
 	// the diff (pass the run's redactor, which knows the forwarded secret
 	// values). Known token shapes are always redacted.
 	Redact func(string) string
+	// RedactValues, when set, replaces Redact and the shape rules for the
+	// text of commands mapped to a README line: they were redacted by the
+	// pipeline already and shape rules never rewrite a README command
+	// (pass the run's (*redact.Redactor).Values).
+	RedactValues func(string) string
 }
 
 // Render returns the markdown report of l.
@@ -83,6 +88,14 @@ type renderer struct {
 	shapes *redact.Redactor
 }
 
+// cmd is a command's text made safe to publish: see Options.RedactValues.
+func (r *renderer) cmd(c commandlog.Command) string {
+	if c.Source != nil && r.o.RedactValues != nil {
+		return r.o.RedactValues(c.Command)
+	}
+	return r.s(c.Command)
+}
+
 // s makes a string from the log safe to publish: the caller's redactor,
 // then the known token shapes.
 func (r *renderer) s(v string) string {
@@ -101,6 +114,7 @@ func (r *renderer) render() string {
 	head.WriteString(r.sandbox())
 	head.WriteString(r.fixes())
 	head.WriteString(r.readmeFix())
+	head.WriteString(r.repoFiles())
 	footer := r.footer()
 
 	budget := r.o.MaxBytes - footerReserve - len(footer)
@@ -376,7 +390,7 @@ func (r *renderer) commandTable(budget int, problemsFirst bool) (string, int) {
 	n := 0
 	for _, i := range order {
 		c := cmds[i]
-		cmd := codeSpan(clip(r.s(c.Command), maxCommandCell))
+		cmd := codeSpan(clip(r.cmd(c), maxCommandCell))
 		if c.ParentID != "" {
 			cmd = "↳ " + cmd // run by a sub-agent
 		}
@@ -425,7 +439,7 @@ func (r *renderer) failedOutputs(failed []commandlog.Command, budget int) (strin
 			out = "(no output)"
 		}
 		item := fmt.Sprintf("<details><summary><code>%s</code> — %s%s</summary>\n\n%s\n</details>\n\n",
-			htmlText(clip(r.s(c.Command), maxCommandCell)), exit, where, codeBlock("text", out))
+			htmlText(clip(r.cmd(c), maxCommandCell)), exit, where, codeBlock("text", out))
 		if b.Len()+len(item) > budget {
 			break
 		}

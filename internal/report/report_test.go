@@ -12,6 +12,7 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/redact"
 )
 
 func ip(i int) *int                { return &i }
@@ -229,4 +230,41 @@ func renderHTML(t *testing.T, md string) string {
 	// becomes a tag here was produced by markdown syntax.
 	assert.NilError(t, goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(md), &b))
 	return b.String()
+}
+
+// The report lists the flagged instruction files and what was left out of
+// the sandbox, as SECURITY.md promises; git's routine files stay in the log.
+func TestReportListsRepositoryFindings(t *testing.T) {
+	l := &commandlog.Log{SchemaVersion: 1, Engine: "claude-code", Outcome: commandlog.OutcomeSuccess,
+		RepoFindings: []commandlog.RepoFinding{
+			{Path: "CLAUDE.md", Action: "flag", Reason: "r"},
+			{Path: "docs/AGENTS.md", Action: "flag", Reason: "r"},
+			{Path: ".claude/settings.json", Action: "remove", Reason: "r"},
+			{Path: "notes.md", Action: "skip", Reason: "a hard link"},
+			{Path: ".git/config", Action: "scrub", Reason: "r"},
+			{Path: ".git/hooks/pre-commit", Action: "remove", Reason: "r"},
+		}}
+	out := Render(l, Options{Readme: "README.md"})
+	for _, want := range []string{"Agent instruction files in the repository", "` CLAUDE.md `", "` docs/AGENTS.md `",
+		"Left out of the sandbox", "` .claude/settings.json `", "` notes.md `"} {
+		assert.Check(t, strings.Contains(out, want), "missing %q in:\n%s", want, out)
+	}
+	assert.Check(t, !strings.Contains(out, ".git/"), out)
+	assert.Check(t, !strings.Contains(Render(&commandlog.Log{SchemaVersion: 1, Engine: "x", Outcome: commandlog.OutcomeSuccess}, Options{}), "instruction files"))
+}
+
+// A README command keeps its text in the report (only forwarded values are
+// redacted from it); a command the agent made up gets the shape rules.
+func TestReportKeepsReadmeCommandsVerbatim(t *testing.T) {
+	zero := 0
+	readmeCmd := "export API_TOKEN=docs-example-" + "Zk9xQ2mP7rLw"
+	agentCmd := "export API_TOKEN=agent-secret-" + "Zk9xQ2mP7rLw"
+	l := &commandlog.Log{SchemaVersion: 1, Engine: "markdown", Outcome: commandlog.OutcomeFailed, Commands: []commandlog.Command{
+		{ID: "1", Command: readmeCmd, ExitCode: &zero, Status: commandlog.StatusOK, Source: &commandlog.Source{File: "README.md", Line: 3}},
+		{ID: "2", Command: agentCmd, ExitCode: &zero, Status: commandlog.StatusOK},
+	}}
+	r := redact.New([]string{"forwarded-Secret-9value"})
+	out := Render(l, Options{Redact: r.String, RedactValues: r.Values})
+	assert.Check(t, strings.Contains(out, readmeCmd), out)
+	assert.Check(t, !strings.Contains(out, agentCmd), out)
 }
