@@ -86,7 +86,7 @@ func TestReplayDetectsDrift(t *testing.T) {
 		"0 chmod +x build.sh && ./build.sh => 1 failed",
 	})
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
-	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, `command 2: "chmod +x build.sh && ./build.sh" exited with 1; the replay engine`), l.OutcomeReason)
+	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, "command 2: `chmod +x build.sh && ./build.sh` exited with 1; 2 of 4 planned commands were not reached; the replay engine"), l.OutcomeReason)
 }
 
 func TestReplayPrepareInput(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/devcontainer"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/prompt"
 	"github.com/readme2demo/readme2demo/internal/repofs"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
@@ -23,12 +24,12 @@ import (
 
 // runOptions are the run verb's flags.
 type runOptions struct {
-	engine, readme, image, model, out, replayLog string
-	maxTurns                                     int
-	maxCost                                      float64
-	timeout                                      time.Duration
-	net                                          networkFlags
-	box                                          sandboxFlags
+	engine, readme, image, model, out, replayLog, order string
+	maxTurns                                            int
+	maxCost                                             float64
+	timeout                                             time.Duration
+	net                                                 networkFlags
+	box                                                 sandboxFlags
 }
 
 func newRunCmd(e env) *cobra.Command {
@@ -48,8 +49,9 @@ symlink that leaves it. Progress goes to standard error, one line per command
 the agent runs, with terminal control characters shown, never sent.
 
 Credentials come from the environment: claude-code needs ANTHROPIC_API_KEY or
-CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README's
-code blocks as written) and replay engine (re-runs --replay-log) need none.
+CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README
+commands a careful person would run on Linux, exactly those "readme2demo
+plan" lists) and replay engine (re-runs --replay-log) need none.
 Under --network allowlist (the default for engines with a key) the agent
 sits on an internal network whose only way out is an egress proxy: it
 reaches the engine's API, through the proxy, which adds the key (claude-code,
@@ -96,6 +98,7 @@ Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 	f.StringVar(&o.model, "model", "", "the model to ask the agent for (default: the agent's own)")
 	addOutFlag(cmd, &o.out, "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
 	f.StringVar(&o.replayLog, "replay-log", "", "the earlier command_log.json the replay engine re-runs")
+	f.StringVar(&o.order, "order", "", "the markdown engine's run order: readme (README order) or install-first (the README's install sections first); default: the README's order hint, else readme")
 	addNetworkFlags(cmd, &o.net)
 	addSandboxFlags(cmd, &o.box)
 	return cmd
@@ -105,6 +108,10 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 	policy, hosts, err := o.net.resolve(o.engine)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
+		return exitcode.Usage
+	}
+	if o.order != "" && !validOrder(o.order) {
+		fmt.Fprintf(e.stderr, "readme2demo run: --order %q: use %s\n", o.order, strings.Join(plan.Orders, " or "))
 		return exitcode.Usage
 	}
 	if o.timeout <= 0 || o.maxTurns < 0 || o.maxCost < 0 {
@@ -147,6 +154,7 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 		Limits:       engines.Limits{MaxTurns: o.maxTurns, MaxCostUSD: o.maxCost, Timeout: o.timeout, Model: o.model},
 		OutDir:       o.out,
 		PriorLog:     prior,
+		Order:        o.order,
 		Network:      policy,
 		AllowHosts:   hosts,
 		Getenv:       e.getenv,

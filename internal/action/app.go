@@ -114,7 +114,7 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 	res, err := a.pipeline(ctx, pipeline.Config{
 		Engine: cfg.Engine, Readme: cfg.Readme, RepoDir: cfg.WorkDir, Image: cfg.Image, Devcontainer: cfg.Devcontainer,
 		Limits:  engines.Limits{MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout, Model: cfg.Model},
-		Network: cfg.Network, AllowHosts: cfg.AllowHosts, OutDir: cfg.OutDir,
+		Network: cfg.Network, AllowHosts: cfg.AllowHosts, Order: cfg.Order, OutDir: cfg.OutDir,
 		Sandbox: cfg.Sandbox, Resources: cfg.Resources,
 		Getenv: pipelineEnv(getenv), Progress: stderr,
 	})

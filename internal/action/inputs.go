@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/devcontainer"
 	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
@@ -36,6 +38,7 @@ type config struct {
 	Resources    sandbox.Resources // disk, memory, cpus, pids (zero: the profile's defaults)
 	Network      string            // a pipeline.Network* policy
 	AllowHosts   []string          // under allowlist: the allow-hosts input, parsed
+	Order        string            // the markdown engine's run order ("" = the README's)
 	Comment      string
 	FailOn       failOn
 	GitHubToken  string
@@ -84,6 +87,7 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		Readme:       orDefault(in("readme"), "README.md"),
 		Model:        in("model"),
 		Image:        in("image"),
+		Order:        in("order"),
 		Comment:      orDefault(in("comment"), commentAlways),
 		GitHubToken:  in("github-token"),
 		ArtifactName: orDefault(in("artifact-name"), "readme2demo"),
@@ -163,6 +167,9 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 	network, err := pipeline.ParseNetwork(orDefault(in("network"), pipeline.NetworkAllowlist), c.Engine)
 	if err != nil {
 		bad("network", "%v", err)
+	}
+	if c.Order != "" && !slices.Contains(plan.Orders, c.Order) {
+		bad("order", "%q is not %s", c.Order, strings.Join(plan.Orders, " or "))
 	}
 	c.Network = network
 	hosts, err := egress.ParseHosts(in("allow-hosts"))

@@ -79,6 +79,19 @@ type Log struct {
 	// report lists them), special files and outside hard links skipped.
 	RepoFindings []RepoFinding `json:"repo_findings,omitempty"`
 	ParseStats   ParseStats    `json:"parse_stats"`
+	// Skipped lists the README commands a keyless engine did not run, with
+	// why (an optional addition to schema v1: absent when empty, ignored by
+	// readers that do not know it). They are the entries `readme2demo plan`
+	// prints with "run": false.
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Skipped is one README command that was not run.
+type Skipped struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Command string `json:"command"`
+	Reason  string `json:"reason"`
 }
 
 // Sandbox describes the container a run had: its profile and limits, and
@@ -233,8 +246,12 @@ func Encode(w io.Writer, l *Log) error {
 	if len(l.RepoFindings) > 0 {
 		e.list("repo_findings", len(l.RepoFindings), func(i int) any { return l.RepoFindings[i] })
 	}
-	e.last = true
+	e.last = len(l.Skipped) == 0
 	e.field("parse_stats", l.ParseStats)
+	if len(l.Skipped) > 0 {
+		e.last = true
+		e.list("skipped", len(l.Skipped), func(i int) any { return l.Skipped[i] })
+	}
 	e.raw("}\n")
 	if e.err == nil {
 		e.err = e.w.Flush()
@@ -430,6 +447,11 @@ func Validate(l *Log) error {
 	for i, e := range l.FileEdits {
 		if e.Path == "" {
 			add("file_edits[%d]: path is empty", i)
+		}
+	}
+	for i, s := range l.Skipped {
+		if s.File == "" || s.Line < 1 || s.Reason == "" {
+			add("skipped[%d]: needs a file, a line >= 1 and a reason", i)
 		}
 	}
 	for i, r := range l.RepoFindings {

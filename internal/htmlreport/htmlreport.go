@@ -144,6 +144,7 @@ type page struct {
 	Warning, Reason                         string
 	Sandbox                                 string // report.SandboxLine, "" when the log does not say
 	Blocked, Fixes, Edited                  []string
+	Skipped                                 []skippedRow
 	Diff                                    []diffLine
 	DiffCut                                 bool
 	Commands                                []row
@@ -157,6 +158,9 @@ type page struct {
 }
 
 type diffLine struct{ Class, Text string }
+
+// skippedRow is one README command the run did not test.
+type skippedRow struct{ Where, Command, Reason string }
 
 // row is one command in the timeline.
 type row struct {
@@ -239,6 +243,9 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 				p.Edited = append(p.Edited, e.Path)
 			}
 		}
+	}
+	for _, sk := range l.Skipped {
+		p.Skipped = append(p.Skipped, skippedRow{Where: fmt.Sprintf("%s:%d", sk.File, sk.Line), Command: sk.Command, Reason: sk.Reason})
 	}
 	p.Commands = make([]row, len(l.Commands))
 	for i, c := range l.Commands {
@@ -378,6 +385,9 @@ func outcome(l *commandlog.Log) string {
 }
 
 func verdict(l *commandlog.Log) string {
+	if report.NothingToRun(l) {
+		return "Nothing to run: no README command to test"
+	}
 	switch outcome(l) {
 	case "adjusted":
 		return "The README works, with adjustments"

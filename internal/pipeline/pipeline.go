@@ -17,6 +17,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/devcontainer"
 	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/htmlreport"
+	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/prompt"
 	"github.com/readme2demo/readme2demo/internal/readme"
 	"github.com/readme2demo/readme2demo/internal/redact"
@@ -78,6 +80,9 @@ type Config struct {
 	// PriorLog is an earlier command_log.json, for engines that re-run one
 	// (replay); nil otherwise.
 	PriorLog []byte
+	// Order is the markdown engine's run order (plan.OrderReadme or
+	// plan.OrderInstallFirst); "" takes the README's order hint.
+	Order string
 
 	// Sandbox settings beyond the defaults. Sandbox is the profile
 	// (sandbox.ProfileDev or ProfileStrict; "" means the default, dev);
@@ -282,7 +287,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := netw.check(res); err != nil {
 		return nil, err
 	}
+	_, keyless := eng.(engines.InputPreparer)
 	for _, f := range res.RepoConfig {
+		if keyless && f.Action == repoconfig.Flag {
+			// Listed like every flagged path (SECURITY.md), without the
+			// agent's threat: nothing reads them in a keyless run.
+			fmt.Fprintf(cfg.Progress, "repository config flag: %s (kept; instructions for AI agents, which a keyless run does not read)\n", f.Path)
+			continue
+		}
 		fmt.Fprintf(cfg.Progress, "repository config %s: %s (%s)\n", f.Action, f.Path, f.Reason)
 	}
 
@@ -302,7 +314,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if policy == "" {
 		policy = networkOf(netw.mode)
 	}
-	_, keyless := eng.(engines.InputPreparer)
 	nameLimits(log, res, signals(res, policy, timeout, netw.deniedHosts()), keyless, red)
 	log.Sandbox = sandboxRecord(cfg.Image, policy, res)
 	log.RepoFindings = repoFindings(res.RepoConfig)
@@ -391,8 +402,12 @@ func input(eng engines.AgentEngine, cfg Config, readmeText []byte) (string, erro
 	if !ok {
 		return text, nil
 	}
+	if cfg.Order != "" && !slices.Contains(plan.Orders, cfg.Order) {
+		return "", &ConfigError{fmt.Sprintf("order %q: use %s", cfg.Order, strings.Join(plan.Orders, " or "))}
+	}
 	b, err := prep.PrepareInput(engines.RunInput{
 		ReadmeName: path.Clean(cfg.Readme), Readme: readmeText, CommandLog: cfg.PriorLog, Limits: cfg.Limits,
+		Repo: plan.RepoFromDir(cfg.RepoDir, cfg.Getenv("GITHUB_REPOSITORY")), Order: cfg.Order,
 	})
 	if err != nil {
 		return "", err

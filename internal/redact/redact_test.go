@@ -320,6 +320,7 @@ func TestLogRedactsEveryField(t *testing.T) {
 		Commands: []commandlog.Command{{ID: canary, Command: "echo " + canary, Output: githubPAT, ExitCode: &code,
 			Status: commandlog.StatusOK, ParentID: canary, Source: &commandlog.Source{File: canary, Line: 1}}},
 		FileEdits: []commandlog.FileEdit{{Path: "/w/" + canary, Tool: canary}},
+		Skipped:   []commandlog.Skipped{{File: canary, Line: 3, Command: "export KEY=" + canary, Reason: "placeholder " + canary}},
 	}
 	Log(l, New([]string{canary}))
 	var buf bytes.Buffer

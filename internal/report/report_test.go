@@ -89,6 +89,26 @@ func TestRenderGolden(t *testing.T) {
 	limited.OutcomeReason = "README.md line 20 (\"sudo apt-get install -y jq\") failed because of the sandbox, not the README (sandbox-profile): the strict profile refuses privilege escalation"
 	limited.Sandbox = &commandlog.Sandbox{Profile: "strict", Image: "readme2demo-base", Network: "open", Disk: 10 << 30, Memory: 4 << 30, CPU: 2, Pids: 512, DiskPeak: i64(3 << 20)}
 
+	keyless := baseLog()
+	keyless.Engine, keyless.AgentVersion, keyless.Turns, keyless.CostUSD = "markdown", sp("readme2demo-runner/1"), nil, fp(0)
+	keyless.Outcome, keyless.Markers = commandlog.OutcomeFailed, nil
+	keyless.Commands = []commandlog.Command{
+		{ID: "1", Command: "make build", Output: "ok\n", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(18)},
+		{ID: "2", Command: "glow README.md", Output: "bash: glow: command not found\n", ExitCode: ip(127), Status: commandlog.StatusFailed, Source: src(40)},
+	}
+	keyless.OutcomeReason = "README.md line 40: `glow README.md` exited with 127 (glow: command not found); 3 of 5 planned commands were not reached"
+	keyless.Skipped = []commandlog.Skipped{
+		{File: "README.md", Line: 12, Command: "brew install glow", Reason: "other platform: Homebrew"},
+		{File: "README.md", Line: 30, Command: "glow -s [dark|light]", Reason: "usage synopsis ([dark|light]), not a command to run"},
+		{File: "README.md", Line: 33, Command: "cat <<EOF | tee x.yml\nkey: `value` | <b>\nEOF", Reason: "file content: the text before the block says to put it in x.yml"},
+	}
+
+	nothing := baseLog()
+	nothing.Engine, nothing.AgentVersion, nothing.Turns, nothing.CostUSD = "markdown", sp("readme2demo-runner/1"), nil, fp(0)
+	nothing.Outcome, nothing.Markers, nothing.Commands = commandlog.OutcomeFailed, nil, nil
+	nothing.OutcomeReason = "nothing to run: none of the 2 code blocks of README.md has a command to run on Linux (line 4: go code, not shell; line 9: other platform: Homebrew)"
+	nothing.Skipped = []commandlog.Skipped{{File: "README.md", Line: 9, Command: "brew install lib", Reason: "other platform: Homebrew"}}
+
 	tests := []struct {
 		name string
 		log  *commandlog.Log
@@ -96,6 +116,8 @@ func TestRenderGolden(t *testing.T) {
 	}{
 		{"sandbox-limit", limited, opts},
 		{"success", baseLog(), opts},
+		{"keyless-skipped", keyless, opts},
+		{"nothing-to-run", nothing, Options{Readme: "README.md"}},
 		{"adjusted", adjusted, withDiff(opts, adjustedDiff)},
 		{"failed", failed, opts},
 		{"blocked", blocked, opts},
