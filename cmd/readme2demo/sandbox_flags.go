@@ -21,7 +21,7 @@ func addSandboxFlags(cmd *cobra.Command, b *sandboxFlags) {
 	f.StringVar(&b.disk, "disk", "10g", "cap on everything the run writes, as bytes or with k/m/g/t: the run stops when it is passed, and no single file may be larger")
 	f.StringVar(&b.memory, "memory", "4g", "the sandbox's memory (no swap): the out-of-memory killer ends a command past it")
 	f.StringVar(&b.cpus, "cpus", "", "CPUs the sandbox may use, e.g. 2 or 1.5 (default: 2, at most the host's)")
-	f.Int64Var(&b.pids, "pids", 0, "processes and threads the sandbox may run (default: 4096 under dev, 512 under strict); a count stuck at the limit stops the run")
+	f.Int64Var(&b.pids, "pids", 0, "processes and threads the sandbox may run (default: 1024 under dev, 512 under strict); a count stuck at the limit stops the run")
 }
 
 // resolve checks the profile and reads the limits into the sandbox's

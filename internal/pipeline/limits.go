@@ -8,6 +8,7 @@ import (
 
 	"github.com/docker/go-units"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/envcause"
 	"github.com/readme2demo/readme2demo/internal/redact"
@@ -151,9 +152,15 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 	}
 	switch {
 	case keyless && l.Commands[last].Environment != nil && l.Commands[last].Status != commandlog.StatusOK:
-		// The command the keyless run stopped at: the engine's reason
-		// blames the README (and suggests an AI engine), wrongly.
-		l.OutcomeReason = named(l, last)
+		// The command the keyless run stopped at. A reason that blames the
+		// README and suggests an AI engine is wrong: replaced. A more
+		// specific one (a timeout, processes left running) is kept, and
+		// the limit added.
+		if advice := engines.RunnerAdvice(l.Engine); l.OutcomeReason == "" || strings.Contains(l.OutcomeReason, advice) {
+			l.OutcomeReason = named(l, last)
+		} else {
+			l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named(l, last)
+		}
 	case l.OutcomeReason == "":
 		l.OutcomeReason = named(l, first)
 	default:

@@ -8,6 +8,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
@@ -15,7 +16,8 @@ import (
 
 func ip(n int) *int { return &n }
 
-const aiHint = "try an AI engine such as --engine claude-code"
+// aiHint is the keyless engine's advice, as it ends a reason.
+var aiHint = engines.RunnerAdvice("markdown")
 
 func result(edit func(r *sandbox.Result)) *sandbox.Result {
 	r := &sandbox.Result{Profile: sandbox.ProfileDev, Limits: sandbox.Resources{Disk: 1 << 30, Memory: 4 << 30, NanoCPUs: 2e9, PidsLimit: 4096},
@@ -30,7 +32,7 @@ func TestNameLimits(t *testing.T) {
 	src := func(line int) *commandlog.Source { return &commandlog.Source{File: "README.md", Line: line} }
 	markdownFailed := func(c commandlog.Command) *commandlog.Log {
 		return &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed,
-			OutcomeReason: "README.md line 7: " + c.Command + " exited with 1; the markdown engine runs only what the README's code blocks say; " + aiHint,
+			OutcomeReason: "README.md line 7: " + c.Command + " exited with 1; " + aiHint,
 			Commands:      []commandlog.Command{{ID: "1", Command: "echo hi", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(3)}, c}}
 	}
 	tests := []struct {
@@ -133,6 +135,17 @@ func TestNameLimits(t *testing.T) {
 			res: result(nil), keyless: true, network: NetworkAllowlist, denied: []string{"registry.npmjs.org:443"},
 			outcome: commandlog.OutcomeFailed, reason: []string{"network allowlist refused registry.npmjs.org:443", "--allow-host"},
 			env: map[int]string{1: "network-denied"},
+		},
+		{
+			name: "a keyless timeout keeps its reason; the limit is added",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed,
+				OutcomeReason: "README.md line 23: `:(){ :|: ; };:` timed out after 10s (raise it with <!-- readme2demo: timeout=… -->)",
+				Commands: []commandlog.Command{{ID: "1", Command: ":(){ :|: ; };:", ExitCode: ip(124), Status: commandlog.StatusFailed, Source: src(23),
+					Output: "bash: fork: retry: Resource temporarily unavailable\n"}}},
+			res:     result(func(r *sandbox.Result) { r.Usage.PidsHit = 3 }),
+			keyless: true, outcome: commandlog.OutcomeFailed,
+			reason: []string{"README.md line 23: `:(){ :|: ; };:` timed out after 10s", "; sandbox limit: README.md line 23", "(pids)"},
+			env:    map[int]string{0: "pids"},
 		},
 		{
 			name: "a README failure keeps the engine's reason and its advice",

@@ -58,9 +58,10 @@ var DevCapabilities = []string{
 // Per-profile defaults.
 const (
 	// The dev profile allows more processes: builds with many threads
-	// (Gradle, jest workers, cargo) pass 512 easily. A fork bomb still
-	// stops at the limit.
-	DevPidsLimit    = 4096
+	// (Gradle, jest workers, cargo) pass 512. Not many more: the keyless
+	// runner kills a fork bomb's leftovers without forking, which it
+	// manages at 1024 in seconds and not at 4096 before the timeout.
+	DevPidsLimit    = 1024
 	StrictPidsLimit = 512
 	// DevShmSize is the dev profile's /dev/shm (Docker's default 64 MiB
 	// breaks headless browsers and data loaders); it is memory, counted in
