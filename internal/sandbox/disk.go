@@ -26,7 +26,10 @@ import (
 // The cost is bounded: a measurement walks the files the run wrote, so the
 // interval is ten times the last measurement's duration, at least DiskPoll
 // and at most MaxDiskPoll: measuring never takes more than about a tenth of
-// the daemon's time, however many files the run creates.
+// the daemon's time, however many files the run creates. Except near the
+// cap: when usage grows, the next measurement comes before the current rate
+// could reach the cap (at most half that time, at least DiskPoll), so a fast
+// writer is not measured late because measuring is slow.
 const (
 	DefaultDiskPoll = 500 * time.Millisecond
 	MaxDiskPoll     = 20 * time.Second
@@ -38,7 +41,7 @@ const (
 	diskTimeout   = 60 * time.Second
 	// DefaultPidsStuck is how long the process limit may stay reached
 	// before the run is stopped (Spec.PidsStuck).
-	DefaultPidsStuck = 20 * time.Second
+	DefaultPidsStuck = time.Minute
 )
 
 // diskWatch is what the watcher found.
@@ -65,6 +68,10 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 	interval := s.DiskPoll
 	fails := 0
 	var atLimitSince time.Time
+	// The rate of the first measurement counts from nothing at the start:
+	// an overestimate (the repository copied in counts too), on the safe
+	// side.
+	prevUsed, prevAt := int64(0), time.Now()
 	t := time.NewTimer(interval)
 	defer t.Stop()
 	for {
@@ -100,6 +107,18 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 				return w
 			}
 		}
+		next := min(max(s.DiskPoll, cost*diskCostFactor), MaxDiskPoll)
+		if known && err == nil {
+			// A fast writer gets measured before it can reach the cap:
+			// at most half the time the current rate needs to get there.
+			now := time.Now()
+			if used > prevUsed {
+				rate := float64(used-prevUsed) / now.Sub(prevAt).Seconds()
+				toCap := time.Duration(float64(s.Disk-used) / rate * float64(time.Second))
+				next = min(next, max(s.DiskPoll, toCap/2))
+			}
+			prevUsed, prevAt = used, now
+		}
 		// A fork bomb keeps the process count at the limit (it dips as
 		// forks give up and retry): nothing can start in the container
 		// any more, the runner and the agent included, and waiting for
@@ -119,7 +138,7 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 		case pidsLow:
 			atLimitSince = time.Time{}
 		}
-		interval = min(max(s.DiskPoll, cost*diskCostFactor), MaxDiskPoll)
+		interval = next
 		t.Reset(interval)
 	}
 }

@@ -698,3 +698,28 @@ func TestSweepRemovesADiskMeterBeforeItsSandbox(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, is.DeepEqual(removed, []string{"meter", "sandbox"}))
 }
+
+// A fast writer is measured before it can reach the cap, however slow
+// measuring is: the next measurement comes within half the time the
+// current rate needs to get there.
+func TestDiskWatcherMeasuresAFastWriterInTime(t *testing.T) {
+	d, _ := hangingDocker(t)
+	start := time.Now()
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		if withSize {
+			time.Sleep(100 * time.Millisecond) // slow measuring: the next one 1 s later
+		}
+		written := int64(time.Since(start).Seconds() * float64(100<<20)) // 100 MiB/s
+		return inspected(written, true, false), nil
+	}
+	s := fakeSpec()
+	s.Disk = 100 << 20
+	s.DiskPoll = 10 * time.Millisecond
+	s.Timeout = 10 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
+	// Spaced by cost alone, the second measurement (at about 1.2 s) would
+	// find some 120 MiB.
+	assert.Check(t, res.Usage.DiskPeak < 112<<20, "peak %d MiB", res.Usage.DiskPeak>>20)
+}
