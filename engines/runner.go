@@ -544,7 +544,7 @@ func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string
 		case expected:
 			continue
 		case c.Status == commandlog.StatusFailed:
-			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs)), kind: "exit"}
+			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs), networkNote(c.Output, c.Command, c.ExitCode)), kind: "exit"}
 		}
 	}
 	return nil
@@ -571,7 +571,20 @@ func notFound(c commandlog.Command, st *runnerStart, installs []runInstall) stri
 		base = base[i+1:]
 	}
 	out := fmt.Sprintf(" (%s: command not found)", missing)
+	// A later line that the plan runs is the advice to give; a skipped one
+	// only when no line that runs installs it.
+	ordered := make([]runInstall, 0, len(installs))
 	for _, in := range installs {
+		if in.Skipped == "" {
+			ordered = append(ordered, in)
+		}
+	}
+	for _, in := range installs {
+		if in.Skipped != "" {
+			ordered = append(ordered, in)
+		}
+	}
+	for _, in := range ordered {
 		if !strings.EqualFold(in.Tool, base) || in.Line == st.line {
 			continue
 		}
@@ -586,6 +599,61 @@ func notFound(c commandlog.Command, st *runnerStart, installs []runInstall) stri
 		}
 	}
 	return out
+}
+
+// networkRe finds the messages of tools that could not reach a host:
+// curl, wget, git, the Go command and npm.
+var networkRe = regexp.MustCompile(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)`)
+
+// networkNote says that a failure came from the network: the host could
+// not be reached from the sandbox, which is about where the run happens,
+// not about the README.
+func networkNote(output, command string, code *int) string {
+	m := networkRe.FindStringSubmatch(output)
+	if m == nil {
+		// Quiet downloads say it by their exit code alone: curl 6 (host not
+		// resolved), 7 (no connection), 28 (timeout); wget 4 (network).
+		if code == nil || !quietNetworkFailure(command, *code) {
+			return ""
+		}
+		if u := urlInRe.FindStringSubmatch(command); u != nil {
+			return fmt.Sprintf("; it could not reach %s (check that the sandbox can reach the hosts the README downloads from)", u[1])
+		}
+		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
+	}
+	host := ""
+	for _, g := range m[1:] {
+		if g != "" {
+			host = strings.TrimPrefix(g, "https://")
+			break
+		}
+	}
+	if host == "" {
+		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
+	}
+	return fmt.Sprintf("; it could not reach %s (check that the sandbox can reach the hosts the README downloads from)", host)
+}
+
+// urlInRe finds the host of the first URL in a command.
+var urlInRe = regexp.MustCompile(`https?://([\w.-]+)`)
+
+// quietNetworkFailure reports curl's and wget's exit codes for a network
+// failure, for a command that runs one of them.
+func quietNetworkFailure(command string, code int) bool {
+	fields := strings.FieldsFunc(command, func(r rune) bool { return r == ' ' || r == '|' || r == ';' || r == '&' || r == '(' || r == '"' })
+	for _, f := range fields {
+		switch f {
+		case "curl":
+			if code == 6 || code == 7 || code == 28 {
+				return true
+			}
+		case "wget":
+			if code == 4 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // maxDiffLines caps the diff a check-output failure shows.

@@ -90,7 +90,7 @@ Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 	}
 	f := cmd.Flags()
 	addEngineFlag(cmd, &o.engine, engines.ClaudeCodeName, "the agent engine: "+strings.Join(engines.Names(), ", "))
-	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes))
+	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes)+"; when REPO_DIR has no README.md, its readme.md, Readme.md, README.markdown or README")
 	addImageFlag(cmd, &o.image, e, `the sandbox image, or "devcontainer": the image the repository's .devcontainer/devcontainer.json names, with the agent CLI copied in from the default image`)
 	f.IntVar(&o.maxTurns, "max-turns", 0, "the agent's turn limit (0: the engine's default)")
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")
@@ -98,7 +98,7 @@ Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 	f.StringVar(&o.model, "model", "", "the model to ask the agent for (default: the agent's own)")
 	addOutFlag(cmd, &o.out, "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
 	f.StringVar(&o.replayLog, "replay-log", "", "the earlier command_log.json the replay engine re-runs")
-	f.StringVar(&o.order, "order", "", "the markdown engine's run order: readme (README order) or install-first (the README's install sections first); default: the README's order hint, else readme")
+	f.StringVar(&o.order, "order", "", "the markdown engine's run order: readme (README order) or install-first (the README's install sections first); default: the README's order hint, else readme, or install-first when a command uses a program that only a later install section installs")
 	addNetworkFlags(cmd, &o.net)
 	addSandboxFlags(cmd, &o.box)
 	return cmd

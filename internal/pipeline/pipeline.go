@@ -151,8 +151,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Readme == "" {
-		cfg.Readme = DefaultReadme
+	if cfg.Readme == "" || cfg.Readme == DefaultReadme {
+		cfg.Readme = DefaultReadmeIn(cfg.RepoDir) // readme.md, Readme.md, … when there is no README.md
 	}
 	eng, err := engines.Lookup(cfg.Engine)
 	if err != nil {

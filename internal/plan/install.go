@@ -317,7 +317,7 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 	sub := args[0]
 	var cands []string
 	switch name {
-	case "npm", "pnpm", "bun", "yarn":
+	case "npm", "pnpm", "bun", "yarn", "deno":
 		if sub != "install" && sub != "i" && sub != "add" {
 			return "", false
 		}
@@ -330,6 +330,7 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 			}
 		}
 		for _, c := range cands {
+			c = strings.TrimPrefix(strings.TrimPrefix(c, "npm:"), "jsr:")
 			if repo.is(npmTool(c)) || repo.isPackage(c) {
 				return c, true
 			}
@@ -382,6 +383,16 @@ func interactive(cmds []simple) string {
 			if !filter {
 				return n
 			}
+		case "tmux":
+			// Every tmux command but a detached new session or the version
+			// needs a tmux server, with a terminal.
+			ok := false
+			for _, a := range s.args() {
+				ok = ok || a == "-d" || a == "-V"
+			}
+			if !ok {
+				return n
+			}
 		case "xargs":
 			for _, a := range s.args() {
 				switch path.Base(a) {
@@ -410,7 +421,9 @@ func interactive(cmds []simple) string {
 		}
 	}
 	switch name {
-	case "vim", "vi", "nvim", "nano", "emacs", "less", "more", "most", "top", "htop", "btop", "atop", "man",
+	case "$EDITOR", "${EDITOR}", "$VISUAL", "${VISUAL}":
+		return "an editor (" + name + ")"
+	case "vim", "vi", "nvim", "nano", "emacs", "hx", "helix", "micro", "kak", "pico", "joe", "mg", "less", "more", "most", "top", "htop", "btop", "atop", "man",
 		"mc", "ranger", "nnn", "tig", "lazygit", "ncdu", "screen", "watch":
 		return name
 	case "fzf", "sk", "peco":
