@@ -507,6 +507,11 @@ func runnerHint(engine, kind string) string {
 	return fmt.Sprintf("the %s engine runs only what the README's code blocks say; if this step needs prose understanding (a value to fill in, a file to edit, an unwritten prerequisite), try an AI engine such as --engine %s", engine, ClaudeCodeName)
 }
 
+// RunnerAdvice is the advice the keyless engine adds to the reason of a
+// failed command (kind "exit"): the pipeline takes it out again when the
+// sandbox, not the README, made the command fail.
+func RunnerAdvice(engine string) string { return runnerHint(engine, "exit") }
+
 // runnerFailure names the first command that failed without being allowed
 // to, or did not finish; nil when every command passed.
 func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string, engine string, installs []runInstall) *failure {

@@ -162,7 +162,9 @@ func TestTimeoutEndsTheRunAndCleansUp(t *testing.T) {
 	assertNothingLeft(t, cli, runID)
 	assert.Check(t, res.TimedOut)
 	assert.Check(t, is.Equal(res.Log.Outcome, commandlog.OutcomeFailed))
-	assert.Check(t, is.Equal(res.Log.OutcomeReason, "timed out after 30s: the agent was stopped"))
+	// The reason says what happened, then what to change.
+	assert.Check(t, is.Equal(res.Log.OutcomeReason, "timed out after 30s: the agent was stopped; "+
+		"raise the limit with --timeout (Action input `timeout-minutes`) if the README needs longer"))
 	// The partial transcript is parsed: the scripted commands in order (a
 	// request the CLI retried gets the same turn again), the one that ended
 	// with its exit code, and the one the timeout killed, the hang, unknown
