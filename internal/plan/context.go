@@ -438,10 +438,33 @@ func asRoot(text string) string {
 	return "if [ \"$(id -u)\" != 0 ] && sudo -n true 2>/dev/null; then sudo env \"PATH=$PATH\" bash -c " + shellQuote(text) + "; else\n" + text + "\nfi"
 }
 
+// aptVerbRe is an apt command's verb that asks for confirmation.
+var aptVerbRe = regexp.MustCompile(`\b(apt|apt-get|aptitude) (install|upgrade|remove|purge|autoremove|dist-upgrade|full-upgrade|build-dep|reinstall)\b`)
+
 // assumeYes returns an apt step with -y added when it asks for
 // confirmation and the README leaves -y out: a person at the prompt
 // answers yes; the sandbox has no terminal. "" when it is not such a step.
 func assumeYes(cmds []simple, text string) string {
+	if len(cmds) > 1 && !strings.Contains(text, "\n") && !strings.ContainsAny(text, "|;><#\"'`$") {
+		// A chain (`sudo apt update && sudo apt install x y`): -y after
+		// each apt verb that asks.
+		changed := false
+		out := aptVerbRe.ReplaceAllStringFunc(text, func(m string) string {
+			changed = true
+			return m + " -y"
+		})
+		for _, s := range cmds {
+			for _, a := range s.args() {
+				if a == "-y" || a == "--yes" || a == "--assume-yes" || a == "-qq" {
+					return ""
+				}
+			}
+		}
+		if changed {
+			return out
+		}
+		return ""
+	}
 	if len(cmds) != 1 || strings.Contains(text, "\n") || strings.ContainsAny(text, "|;&><#") {
 		return ""
 	}

@@ -39,7 +39,7 @@ func follows(cmds []simple) string {
 
 // serverRe matches commands that start a server or a watcher and do not
 // return: `npm start`, `python -m http.server`, `hugo server`.
-var serverRe = regexp.MustCompile(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|uvicorn|gunicorn|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start))\b`)
+var serverRe = regexp.MustCompile(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|uvicorn|gunicorn|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start))\b|^(npx )?[a-z][\w.-]*-server(\s|$)`)
 
 // server names a command that starts a server and keeps running, "" for
 // others. A `-d` (detached) compose is not one.
@@ -55,7 +55,14 @@ func server(cmds []simple) string {
 			return ""
 		}
 	}
-	return serverRe.FindString(line)
+	if m := serverRe.FindString(line); m != "" {
+		return m
+	}
+	// `tool serve`, `tool server`: a program's subcommand that serves.
+	if args := s.args(); len(args) > 0 && (args[0] == "serve" || args[0] == "server") && !shellWords[s.name()] {
+		return s.name() + " " + args[0]
+	}
+	return ""
 }
 
 // patternOpts take a value that is an output or a pattern, not an input.

@@ -75,6 +75,9 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		if sub == "global" {
 			from = 2
 		}
+		if len(pkgs(from, nil)) == 0 {
+			return repo.Names, true, true // npm install -g: the package in the current directory
+		}
 		for _, p := range pkgs(from, nil) {
 			if p == "." {
 				return repo.Names, true, true

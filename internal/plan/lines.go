@@ -121,7 +121,11 @@ var (
 	// keyRe is a key to press, as READMEs write it: <TAB>, <SHIFT-TAB>,
 	// <CTRL-R>, <Enter>.
 	keyRe      = regexp.MustCompile(`(?i)^<(tab|shift-tab|space|enter|return|esc|escape|up|down|left|right|backspace|(ctrl|control|alt|meta|shift|cmd|option)[-+][^>]+)>$`)
-	fakeHostRe = regexp.MustCompile(`(?i)\b[\w.-]+\.tld\b|://(your|my)[-.]`)
+	fakeHostRe = regexp.MustCompile(`(?i)\b[\w.-]+\.tld\b|://(your|my)[-.]|://([\w-]+\.)*(your|my)[-_]?(domain|site|host|server|company|org|app|api)\b`)
+	// alternativesRe is a word of three or more bare alternatives joined
+	// by | with no space, as a usage text writes them
+	// (--target greatest|newest|minor): not a pipeline.
+	alternativesRe = regexp.MustCompile(`(^|[\s=])([a-z][\w-]*(\|[a-z][\w-]*){2,})(\s|$)`)
 )
 
 // rawPlaceholder finds placeholders in a command as written, before any
@@ -134,6 +138,9 @@ func rawPlaceholder(text string) (string, bool) {
 	first = quotedRe.ReplaceAllString(first, "''")
 	if m := rawSynopsisRe.FindString(first); m != "" && !strings.Contains(first, "[[") {
 		return strings.TrimSpace(m), true
+	}
+	if m := alternativesRe.FindStringSubmatch(first); m != nil && !allKnown(strings.Split(m[2], "|")[1:]) {
+		return m[2], true
 	}
 	if m := singleBraceRe.FindString(first); m != "" {
 		return strings.TrimSpace(m), false
@@ -310,4 +317,15 @@ func firstField(s string) string {
 		return f[0]
 	}
 	return ""
+}
+
+// allKnown reports words that are all programs the plan knows (a real
+// pipeline written without spaces: ls|sort|uniq).
+func allKnown(ws []string) bool {
+	for _, w := range ws {
+		if !knownCommands[w] {
+			return false
+		}
+	}
+	return true
 }

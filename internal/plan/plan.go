@@ -234,6 +234,7 @@ func Make(src []byte, o Options) *Plan {
 		images: map[string]bool{}, mentioned: map[string]bool{}, cloned: map[string]bool{}, notMade: map[string]int{},
 		uses: shellWordsByLine(&doc)}
 	pl.tuiOff, pl.tui = interactiveDefault(src)
+	pl.goCode, pl.debTools = readmeFacts(&doc, o.Repo)
 	var groups [][]Entry
 	var install []bool
 	for _, b := range doc.Blocks {
@@ -391,6 +392,9 @@ type planner struct {
 	cwd       string           // the session's directory relative to the checkout, cwdUnknown when unknown
 	tui       bool             // the README says its program is interactive by default
 	tuiOff    []string         // the options that make it non-interactive
+	goCode    bool             // the README shows Go code: a library, whose go get is for the reader's project
+	debTools  map[string]int   // tool -> README line of its install in a section for Debian or Ubuntu
+	serverUp  bool             // a command that runs started a server (in the background)
 }
 
 // candidate is one would-be command of a block.
@@ -527,8 +531,8 @@ func (pl *planner) block(b readme.Block) []Entry {
 		}
 	case uninstallRe.MatchString(strings.Join(b.Headings, " ")):
 		skipAll = "uninstalls: not part of trying the README"
-	case upgradeRe.MatchString(innermost(b.Headings)):
-		skipAll = fmt.Sprintf("upgrades an earlier install (section %q): not part of trying the README", innermost(b.Headings))
+	case upgradeHeading(b.Headings) != "":
+		skipAll = fmt.Sprintf("upgrades an earlier install (section %q): not part of trying the README", upgradeHeading(b.Headings))
 	case benchmarkHeading(b.Headings) != "":
 		skipAll = fmt.Sprintf("benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", benchmarkHeading(b.Headings))
 	case troubleRe.MatchString(innermost(b.Headings)):
@@ -539,6 +543,8 @@ func (pl *planner) block(b readme.Block) []Entry {
 		skipAll = fmt.Sprintf("for packagers of a distribution (%q): not part of trying the README", blockCue(b, packagingRe))
 	case b.Mode != readme.ModeConsole && nameList(cands):
 		skipAll = "a list of program names, not commands to run"
+	case b.Mode != readme.ModeConsole && argForms(cands) != "":
+		skipAll = fmt.Sprintf("a reference of %s's argument forms (one argument a line, nothing for them to act on), not commands to run", argForms(cands))
 	case blockCue(b, otherMachineRe) != "":
 		skipAll = fmt.Sprintf("runs on another machine (%q): the sandbox is one machine", blockCue(b, otherMachineRe))
 	default:
@@ -566,12 +572,25 @@ func (pl *planner) block(b readme.Block) []Entry {
 		}
 	}
 
+	if strings.HasPrefix(runAll, "shell setup") {
+		if names := pl.unusedAliases(b, cands); names != "" {
+			skipAll = fmt.Sprintf("optional aliases (%s): no later command of the README uses them", names)
+		}
+	}
+
 	var out []Entry
 	altLine := 0 // the line of a command this block skipped as an install alternative
+	altWhat := "the alternative"
+	srcLine := 0   // the line of a package source (a PPA) this block adds and the plan skips
+	cloneLine := 0 // the line of the clone of this repository this block skips
 	for _, c := range cands {
 		switch {
 		case skipAll == "" && altLine > 0 && c.shape == shapeCommand:
-			out = append(out, pl.entry(b, c, false, fmt.Sprintf("part of the alternative at line %d, which is not run", altLine)))
+			out = append(out, pl.entry(b, c, false, fmt.Sprintf("part of %s at line %d, which is not run", altWhat, altLine)))
+		case skipAll == "" && srcLine > 0 && c.shape == shapeCommand && aptCommand(c.text):
+			out = append(out, pl.entry(b, c, false, fmt.Sprintf("installs from the package source that line %d adds, which is not run", srcLine)))
+		case skipAll == "" && cloneLine > 0 && c.shape == shapeCommand && checksOut(c.text):
+			out = append(out, pl.entry(b, c, false, fmt.Sprintf("checks out another version of the clone at line %d: the run tests the checkout as it is", cloneLine)))
 		case skipAll != "":
 			out = append(out, pl.entry(b, c, false, skipAll))
 			if c.shape == shapeCommand {
@@ -587,8 +606,18 @@ func (pl *planner) block(b readme.Block) []Entry {
 				reason = runAll
 			}
 			e := pl.decide(b, c, reason)
-			if !e.Run && strings.HasPrefix(e.Reason, "alternative: ") && len(out) == 0 {
+			switch {
+			case !e.Run && strings.HasPrefix(e.Reason, "alternative: ") && len(out) == 0:
 				altLine = e.Line
+			case !e.Run && strings.HasPrefix(e.Reason, "extracts ") && len(out) == 0:
+				altLine, altWhat = e.Line, "the install from the archive"
+			case !e.Run && strings.HasPrefix(e.Reason, "other platform: Ubuntu PPA"):
+				srcLine = e.Line
+			case strings.HasPrefix(e.Reason, "clones this repository"):
+				cloneLine = e.Line
+			}
+			if e.Run && (e.Step.Background || b.Hints.Background) {
+				pl.serverUp = true
 			}
 			out = append(out, e)
 		}
@@ -614,6 +643,13 @@ func (pl *planner) withSkippedGoal(es []Entry) {
 			prepares = func(s simple) bool {
 				_, _, isClone := clone(s)
 				return isClone || s.name() == "cd" || strings.HasPrefix(s.name(), "./")
+			}
+		case strings.HasPrefix(goal.Reason, "alternative: "):
+			// The build steps of a manual install that another install
+			// already covers: `npm install` before `npm install -g`.
+			prepares = func(s simple) bool {
+				_, _, isClone := clone(s)
+				return isClone || s.name() == "cd" || buildStep(s)
 			}
 		case strings.HasPrefix(goal.Reason, "publishes or logs in (git push"):
 			prepares = func(s simple) bool {
@@ -1065,7 +1101,18 @@ func firstLine(s string) string {
 // it fits Linux or says nothing.
 func blockPlatform(b readme.Block) (name, where string) {
 	for i := len(b.Headings) - 1; i >= 0; i-- {
-		if n, fits, named := textPlatform(proseOnly(b.Headings[i])); named {
+		h := proseOnly(b.Headings[i])
+		if n, fits, named := textPlatform(h); named {
+			if fits && platformCount(h) > 1 {
+				// A section for several platforms ("Windows, Debian,
+				// Fedora instructions"): the label before the block says
+				// which one it is.
+				if s := lastSentence(b.Before); s != "" && len(s) <= 80 {
+					if n, fits, named := textPlatform(proseOnly(s)); named && !fits {
+						return n, "the text before the block"
+					}
+				}
+			}
 			if fits {
 				return "", ""
 			}
@@ -1219,6 +1266,14 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		head = simples(lex(firstLineOf(c.text)))
 	}
 	funcDef := len(head) > 0 && (head[0].name() == "function" || funcDefRe.MatchString(head[0].name()))
+	if tc := trailingComment(firstLineOf(c.text)); tc != "" && b.Hints.Platform == "" {
+		if n, _, named := textPlatform(tc); named && n != "" {
+			return skip(fmt.Sprintf("other platform: %s (the comment on its line)", n))
+		}
+	}
+	if p := positionalRe.FindString(quotedSingleRe.ReplaceAllString(c.text, "''")); p != "" && !funcDef && !strings.Contains(c.text, "()") {
+		return skip(fmt.Sprintf("uses a script's arguments (%s): the content of a script, not a command to run", strings.TrimLeft(p, " \t\"=(")))
+	}
 	if c.comment != "" && b.Hints.Platform == "" {
 		if n, _, named := textPlatform(c.comment); named && n != "" {
 			return skip(fmt.Sprintf("other platform: %s (the comment above it)", n))
@@ -1247,6 +1302,10 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			target = name
 		}
 		if dir != "" && dir != "." && !pl.repo.is(path.Base(dir)) && !strings.HasPrefix(dir, "-") {
+			if deb := pl.laterDebianInstall(pl.repo.Names, c.line); deb > 0 && !pl.debianBlock(b) {
+				pl.notMade[strings.TrimSuffix(dir, "/")] = c.line
+				return skip(fmt.Sprintf("alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(pl.repo.Names, ", ")))
+			}
 			if prev := pl.installedAny(pl.repo.Names); prev > 0 {
 				pl.notMade[strings.TrimSuffix(dir, "/")] = c.line
 				return skip(fmt.Sprintf("alternative: %s line %d already installs %s", pl.file, prev, strings.Join(pl.repo.Names, ", ")))
@@ -1287,7 +1346,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 	}
 	for _, s := range cmds {
-		if what, ok := selfAdd(s, pl.repo); ok && !(s.name() == "go" && installToolRe.MatchString(lastSentence(b.Before))) {
+		if what, ok := selfAdd(s, pl.repo); ok && !(s.name() == "go" && (installToolRe.MatchString(lastSentence(b.Before)) || !pl.goCode && isInstallSection(b.Headings))) {
 			return skip(fmt.Sprintf("adds this project (%s) to the reader's own project: the checkout is the project itself", what))
 		}
 		if what := publishes(s); what != "" {
@@ -1344,11 +1403,22 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 		return skip(fmt.Sprintf("placeholder %s: a value to fill in", ph))
 	}
-	if a := pl.exampleArg(head); a != "" && !funcDef {
+	if a := pl.exampleArg(head); a != "" && !funcDef && !inLineData(c.text, a) {
 		return skip(fmt.Sprintf("example argument %s: an illustration, not a value for this run", a))
 	}
-	if f := pl.missingFile(head); f != "" && !funcDef {
+	if f := pl.missingArchive(head); f != "" && !funcDef {
+		return skip(fmt.Sprintf("extracts %s, which no earlier command downloads (a download the text describes)", f))
+	}
+	if f := pl.missingFile(head); f != "" && !funcDef && !inLineData(c.text, f) {
 		return skip(fmt.Sprintf("refers to %s, which is not in the repository and which no earlier command creates: an example, not a step", f))
+	}
+	if u := localURL(cmds); u != "" && !pl.serverUp && server(cmds) == "" {
+		return skip(fmt.Sprintf("needs a server at %s, and no earlier command starts one", u))
+	}
+	if p := npxOf(cmds); p != "" && isInstallSection(b.Headings) {
+		if l := pl.installed[npmTool(p)]; l > 0 {
+			return skip(fmt.Sprintf("alternative: runs %s with npx, without installing it; %s line %d already installs it", p, pl.file, l))
+		}
 	}
 	// Installs: the first that fits Linux runs, later alternatives do not.
 	var tools []string
@@ -1385,6 +1455,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 		if all && prev > 0 {
 			return skip(fmt.Sprintf("alternative: %s line %d already installs %s", pl.file, prev, strings.Join(tools, ", ")))
+		}
+		if deb := pl.laterDebianInstall(tools, c.line); deb > 0 && !pl.debianBlock(b) {
+			return skip(fmt.Sprintf("alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(tools, ", ")))
 		}
 		for _, t := range tools {
 			if pl.installed[t] == 0 {

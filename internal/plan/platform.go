@@ -139,6 +139,13 @@ func commandPlatform(s simple, raw string) string {
 	if name == "sudo" {
 		return ""
 	}
+	for _, w := range s.argv[1:] {
+		for prefix, p := range platformPaths {
+			if strings.HasPrefix(w.text, prefix) {
+				return p
+			}
+		}
+	}
 	if strings.HasPrefix(name, "./") && (path.Base(name) == "vcpkg" || path.Base(name) == "conan") {
 		name = path.Base(name) // the package manager a README just bootstrapped
 	}
@@ -158,6 +165,13 @@ func commandPlatform(s simple, raw string) string {
 		return p
 	}
 	return ""
+}
+
+// platformPaths are system paths only other distributions have: a write
+// to /etc/yum.repos.d sets up Fedora's package source.
+var platformPaths = map[string]string{
+	"/etc/yum.repos.d": "Fedora/RHEL (yum repository)", "/etc/zypp/": "openSUSE (zypper repository)",
+	"/etc/pacman.conf": "Arch Linux (pacman)", "/etc/pacman.d/": "Arch Linux (pacman)", "/etc/apk/": "Alpine Linux (apk)",
 }
 
 func isPkgVerb(v string) bool {
