@@ -107,15 +107,6 @@ func (b *logBuilder) editResult(id string, ok bool) bool {
 	return true
 }
 
-// editDone records an edit whose result is already known.
-func (b *logBuilder) editDone(path, tool string, ok bool) {
-	if path == "" {
-		b.unknownEvent()
-		return
-	}
-	b.log.FileEdits = append(b.log.FileEdits, commandlog.FileEdit{Path: path, Tool: tool, OK: ok})
-}
-
 // agentText scans a piece of the agent's own text for markers.
 func (b *logBuilder) agentText(text string) {
 	b.log.Markers = append(b.log.Markers, ScanMarkers(text)...)

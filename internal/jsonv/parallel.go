@@ -45,13 +45,14 @@ type batch struct {
 
 // Batch buffers are reused: a batch's bytes are dead once its records are
 // decoded (strings are copied out of them).
-var bufPool = sync.Pool{New: func() any { return make([]byte, 0, batchBytes+64<<10) }}
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, batchBytes+64<<10); return &b }}
 
-func getBuf() []byte { return bufPool.Get().([]byte)[:0] }
+func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
 
 func putBuf(b []byte) {
 	if cap(b) <= 4*batchBytes { // a batch that held a long line is left to the GC
-		bufPool.Put(b[:0])
+		b = b[:0]
+		bufPool.Put(&b)
 	}
 }
 
