@@ -290,6 +290,11 @@ func binInstalls(cmds []simple) []string {
 				}
 			}
 		case "wget", "curl":
+			for _, o := range s.outputs {
+				if m := binTargetRe.FindStringSubmatch(o); m != nil {
+					out = append(out, strings.ToLower(m[2]))
+				}
+			}
 			for i, a := range args {
 				if (a == "-O" || a == "-o" || a == "--output" || a == "--output-document") && i+1 < len(args) {
 					if m := binTargetRe.FindStringSubmatch(args[i+1]); m != nil {

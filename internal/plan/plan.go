@@ -234,6 +234,10 @@ func Make(src []byte, o Options) *Plan {
 		images: map[string]bool{}, mentioned: map[string]bool{}, cloned: map[string]bool{}, notMade: map[string]int{},
 		uses: shellWordsByLine(&doc)}
 	pl.tuiOff, pl.tui = interactiveDefault(src)
+	keys, cue := presentsTUI(src)
+	pl.tui = pl.tui || keys
+	pl.uiCue = cue
+	pl.lines = codeLines(&doc)
 	pl.goCode, pl.debTools = readmeFacts(&doc, o.Repo)
 	var groups [][]Entry
 	var install []bool
@@ -395,6 +399,8 @@ type planner struct {
 	goCode    bool             // the README shows Go code: a library, whose go get is for the reader's project
 	debTools  map[string]int   // tool -> README line of its install in a section for Debian or Ubuntu
 	serverUp  bool             // a command that runs started a server (in the background)
+	lines     []readme.Line    // the lines of every code block, in README order
+	uiCue     string           // the phrase of the README's opening that presents its program as interactive
 }
 
 // candidate is one would-be command of a block.
@@ -545,6 +551,12 @@ func (pl *planner) block(b readme.Block) []Entry {
 		skipAll = "a list of program names, not commands to run"
 	case b.Mode != readme.ModeConsole && argForms(cands) != "":
 		skipAll = fmt.Sprintf("a reference of %s's argument forms (one argument a line, nothing for them to act on), not commands to run", argForms(cands))
+	case b.Mode != readme.ModeConsole && outputIntroRe.MatchString(proseOnly(lastSentence(b.Before))):
+		skipAll = fmt.Sprintf("output sample (the text before the block: %q), not commands", lastSentence(b.Before))
+	case b.Mode != readme.ModeConsole && iniContent(cands):
+		skipAll = "the content of a configuration file ([section] headers and key=value lines), not commands"
+	case b.Mode != readme.ModeConsole && pl.settingsReference(b, cands):
+		skipAll = "only sets shell variables that no command reads (not exported, so no program sees them): a reference of settings and their values, not steps"
 	case blockCue(b, otherMachineRe) != "":
 		skipAll = fmt.Sprintf("runs on another machine (%q): the sandbox is one machine", blockCue(b, otherMachineRe))
 	default:
@@ -583,8 +595,11 @@ func (pl *planner) block(b readme.Block) []Entry {
 	altWhat := "the alternative"
 	srcLine := 0   // the line of a package source (a PPA) this block adds and the plan skips
 	cloneLine := 0 // the line of the clone of this repository this block skips
+	inside := 0    // the line of a skipped container command that leaves the reader in the container
 	for _, c := range cands {
 		switch {
+		case skipAll == "" && inside > 0 && c.shape == shapeCommand:
+			out = append(out, pl.entry(b, c, false, fmt.Sprintf("typed inside the container that line %d starts, which is not run", inside)))
 		case skipAll == "" && altLine > 0 && c.shape == shapeCommand:
 			out = append(out, pl.entry(b, c, false, fmt.Sprintf("part of %s at line %d, which is not run", altWhat, altLine)))
 		case skipAll == "" && srcLine > 0 && c.shape == shapeCommand && aptCommand(c.text):
@@ -615,6 +630,8 @@ func (pl *planner) block(b readme.Block) []Entry {
 				srcLine = e.Line
 			case strings.HasPrefix(e.Reason, "clones this repository"):
 				cloneLine = e.Line
+			case !e.Run && entersContainer(simples(lex(c.text))):
+				inside = e.Line
 			}
 			if e.Run && (e.Step.Background || b.Hints.Background) {
 				pl.serverUp = true
@@ -1174,7 +1191,7 @@ func lastSentence(s string) string {
 }
 
 var (
-	fileIntroRe = regexp.MustCompile(`(?i)\b(save[ds]?|saving)\b[^.]{0,40}\bas\b|\b(create|creating|write|add|adding|put|paste|place|append|insert)\b[^.]{0,60}\b(file|script|\.?bashrc|\.?zshrc|\.?profile|\.env\w*|rc)\b|\b(in|into|to) (a|the|your|this) (new |following |config(uration)? |shell |startup |rc |env )?file\b|\bfile (named|called)\b|\bwith (the following|this) contents?\b|\b(following|this|these lines|it) (to|in|into) (your|the)\b[^.]{0,40}\b(file|rc|profile|config)\b|\b(below|following) is (a|an|the)\b[^.]{0,40}\bfile\b|\b(example|sample)\b[^.]{0,30}\bfile\b\s*:?\s*$`)
+	fileIntroRe = regexp.MustCompile(`(?i)\b(save[ds]?|saving)\b[^.]{0,40}\bas\b|\b(create|creating|write|add|adding|put|paste|place|append|insert)\b[^.]{0,60}\b(file|script|\.?bashrc|\.?zshrc|\.?profile|\.env\w*|rc)\b|\b(in|into|to) (a|the|your|this) (new |following |config(uration)? |shell |startup |rc |env )?file\b|\bfile (named|called)\b|\bwith (the following|this) contents?\b|\b(following|this|these lines|it) (to|in|into) (your|the)\b[^.]{0,40}\b(file|rc|profile|config)\b|\b(add|append|put|paste|place|insert)\b[^.]{0,60}\b(to|in|into) (your|the) ` + "`?" + `~/\.\w|\b(below|following) is (a|an|the)\b[^.]{0,40}\bfile\b|\b(example|sample)\b[^.]{0,30}\bfile\b\s*:?\s*$`)
 	notFileRe   = regexp.MustCompile(`(?i)\b(run|execute|download|install|type|enter)\b`)
 	codeSpanRe  = regexp.MustCompile("`([^`]+)`")
 	bashrcRe    = regexp.MustCompile(`(?i)\.?bashrc|\.bash_profile|~/\.profile|\bbash\b`)
@@ -1293,6 +1310,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			return skip("builds this project's Docker image: an alternative way to run it (the sandbox has no Docker)")
 		}
 	}
+	if v := pl.otherVCSCommand(cmds); v != "" {
+		return skip(fmt.Sprintf("works in a %s working copy: the checkout under test is not one", v))
+	}
 	// A clone of this repository, maybe with the cd into it, maybe followed
 	// by more.
 	if url, dir, ok := clone(cmds[0]); ok && pl.repo.isClone(url) {
@@ -1375,6 +1395,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 		return skip(fmt.Sprintf("interactive: the README says the program is interactive by default, and this runs it on the terminal%s", off))
 	}
+	if pl.uiCue != "" && !funcDef && pl.opensUI(cmds) {
+		return skip(fmt.Sprintf("interactive: the README presents the program so (%q), and this opens it on the terminal with nobody at it", pl.uiCue))
+	}
 	if sh := forShell(head); sh != "" {
 		return skip(fmt.Sprintf("for %s, not bash", sh))
 	}
@@ -1389,6 +1412,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	}
 	if what := follows(cmds); what != "" {
 		return skip(fmt.Sprintf("runs until interrupted (%s)", what))
+	}
+	if t := usesContainers(cmds); t != "" {
+		return skip(fmt.Sprintf("needs %s: the sandbox has no container engine", t))
 	}
 	ph, synopsis := rawPlaceholder(c.text)
 	if ph == "" {
@@ -1541,6 +1567,13 @@ func (pl *planner) urlNamesRepo(url string) bool {
 	for _, w := range regexp.MustCompile(`[^A-Za-z0-9_-]+`).Split(strings.ToLower(url), -1) {
 		if w != "" && pl.repo.is(w) {
 			return true
+		}
+		// A file named for the project with a word before or after it:
+		// install-xq, hr-installer.
+		if parts := strings.FieldsFunc(w, func(r rune) bool { return r == '-' || r == '_' }); len(parts) == 2 && (parts[0] == "install" || parts[0] == "get" || parts[1] == "install" || parts[1] == "installer") {
+			if pl.repo.is(parts[0]) || pl.repo.is(parts[1]) {
+				return true
+			}
 		}
 		// A host or file named after the project: getcroc.com, install-tool.sh.
 		for _, n := range pl.repo.Names {
