@@ -494,14 +494,15 @@ func setupFailure(s *runnerSetup) *failure {
 // runnerHint is the advice added to a failure of the keyless engines,
 // by engine and by the kind of failure: "exit" (a command failed),
 // "unfinished", "timeout", "shell" (it ended the shell), "output" and
-// "expected-exit" (a hint's check), "setup". It is "" when no advice
+// "expected-exit" (a hint's check), "setup", "network" (a host could not
+// be reached). It is "" when no advice
 // helps. The sandbox's own limits (a full disk, no network) may make it
 // say something else one day: this is the one place to change.
 func runnerHint(engine, kind string) string {
 	switch {
 	case engine == ReplayName:
 		return "the replay engine re-runs an earlier run's successful commands; when the repository changed since, re-record the log with an AI engine"
-	case kind == "timeout" || kind == "output" || kind == "expected-exit" || kind == "setup" || kind == "shell-ended" || kind == "runaway":
+	case kind == "timeout" || kind == "output" || kind == "expected-exit" || kind == "setup" || kind == "shell-ended" || kind == "runaway" || kind == "network":
 		return ""
 	}
 	return fmt.Sprintf("the %s engine runs only what the README's code blocks say; if this step needs prose understanding (a value to fill in, a file to edit, an unwritten prerequisite), try an AI engine such as --engine %s", engine, ClaudeCodeName)
@@ -544,7 +545,11 @@ func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string
 		case expected:
 			continue
 		case c.Status == commandlog.StatusFailed:
-			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs), networkNote(c.Output, c.Command, c.ExitCode)), kind: "exit"}
+			net, kind := networkNote(c.Output, c.Command, c.ExitCode), "exit"
+			if net != "" {
+				kind = "network" // an AI engine cannot reach the host either
+			}
+			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs), net), kind: kind}
 		}
 	}
 	return nil
@@ -602,8 +607,8 @@ func notFound(c commandlog.Command, st *runnerStart, installs []runInstall) stri
 }
 
 // networkRe finds the messages of tools that could not reach a host:
-// curl, wget, git, the Go command and npm.
-var networkRe = regexp.MustCompile(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)`)
+// curl, wget, git, the Go command, npm, pip (Python's resolver) and cargo.
+var networkRe = regexp.MustCompile(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host`)
 
 // networkNote says that a failure came from the network: the host could
 // not be reached from the sandbox, which is about where the run happens,
