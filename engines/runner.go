@@ -549,7 +549,7 @@ func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string
 			if net != "" {
 				kind = "network" // an AI engine cannot reach the host either
 			}
-			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs), net), kind: kind}
+			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs), redirectNote(c), net), kind: kind}
 		}
 	}
 	return nil

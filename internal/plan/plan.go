@@ -249,6 +249,7 @@ func Make(src []byte, o Options) *Plan {
 		groups = append(groups, es)
 		install = append(install, isInstallSection(b.Headings))
 	}
+	p.Installs = append(p.Installs, proseInstalls(src, &doc, o.Repo)...)
 	if auto {
 		if why := p.usesLaterInstall(groups, install); why != "" {
 			order, p.Order = OrderInstallFirst, OrderInstallFirst

@@ -196,14 +196,18 @@ func presentsTUI(src []byte) (keys bool, cue string) {
 }
 
 // opensUI reports a run of the project's program that would open the UI a
-// README's opening presents: fed by a pipe, or with no argument, its
-// output on the terminal (not piped or redirected).
+// README's opening presents: fed by a pipe or a file (what it lets the
+// reader pick from, wherever its choice goes: `ps ux | yank | xargs
+// kill`), or with no argument and its output on the terminal.
 func (pl *planner) opensUI(cmds []simple) bool {
 	for i, s := range cmds {
-		if !pl.repo.is(path.Base(s.name())) || s.piped || s.redirected || onlyInfo([]simple{s}) {
+		if !pl.repo.is(path.Base(s.name())) || onlyInfo([]simple{s}) {
 			continue
 		}
-		if len(s.args()) == 0 || i > 0 && cmds[i-1].piped || len(s.inputs) > 0 {
+		if i > 0 && cmds[i-1].piped || len(s.inputs) > 0 {
+			return true
+		}
+		if len(s.args()) == 0 && !s.piped && !s.redirected {
 			return true
 		}
 	}
@@ -261,4 +265,39 @@ func iniContent(cands []candidate) bool {
 		}
 	}
 	return header
+}
+
+// proseInstalls are the install commands the README gives only in its
+// text, as inline code outside any code block ("Install through cargo with
+// `cargo install sd`"): the plan does not run them, but a command that
+// then fails with "not found" can name them.
+func proseInstalls(src []byte, doc *readme.Doc, repo Repo) []Install {
+	inBlock := map[int]bool{}
+	for _, b := range doc.Blocks {
+		for l := b.Line - 1; l <= b.EndLine+1; l++ {
+			inBlock[l] = true
+		}
+	}
+	var out []Install
+	for i, l := range strings.Split(string(src), "\n") {
+		if inBlock[i+1] || !strings.Contains(l, "`") {
+			continue
+		}
+		for _, m := range codeSpanRe.FindAllStringSubmatch(l, -1) {
+			for _, s := range simples(lex(m[1])) {
+				if commandPlatform(s, m[1]) != "" {
+					continue
+				}
+				tools, _, ok := installs(s, repo)
+				if !ok {
+					continue
+				}
+				for _, t := range tools {
+					out = append(out, Install{Tool: t, Line: i + 1, Command: m[1],
+						Skipped: "written in the README's text, not in a code block: the markdown engine runs only code blocks"})
+				}
+			}
+		}
+	}
+	return out
 }

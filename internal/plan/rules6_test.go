@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -71,12 +72,15 @@ func TestTerminalUIPrograms(t *testing.T) {
 		run(7, ""),
 		run(8, ""),
 	)
-	intro := "# jid\n\nYou can drill down JSON interactively.\n\n## Usage\n\n```\necho '{\"a\":1}' | jid\njid\njid -version\njid -q . out.json\n```\n"
-	checkPlan(t, intro, repoOf("simeji/jid"),
+	intro := "# jid\n\nYou can drill down JSON interactively.\n\n## Usage\n\n```\necho '{\"a\":1}' | jid\njid\njid -version\njid -q . out.json\nps ux | jid -g x | xargs kill\njid < in.json > out.txt\njid -q . in.json | cat\n```\n"
+	checkPlan(t, intro, repoWith("simeji/jid", "in.json", "out.json"),
 		skip(8, "interactive: the README presents the program so (\"interactively\")"),
 		skip(9, "interactive: the README presents the program so"),
 		run(10, ""),
 		run(11, ""),
+		skip(12, "interactive: the README presents the program so"),
+		skip(13, "interactive: the README presents the program so"),
+		run(14, ""),
 	)
 	notUI := "# bat\n\nWhen bat detects a non-interactive terminal it acts like cat. Decorations show on an interactive terminal.\n\nExamples:\n\n```sh\nbat README.md\necho x | bat\n```\n\n### Keys\n\nq: quit\n"
 	checkPlan(t, notUI, repoOf("sharkdp/bat"),
@@ -165,4 +169,23 @@ func TestSimpleOutputs(t *testing.T) {
 	assert.DeepEqual(t, ss[0].outputs, []string{"~/bin/a", "/dev/null"})
 	assert.DeepEqual(t, ss[1].outputs, []string{"all.txt"})
 	assert.DeepEqual(t, ss[1].args(), []string{"-a", "log"})
+}
+
+// Installs the README gives only as inline code in its text are recorded,
+// skipped, with their line; inline code that installs nothing, another
+// platform's install and the code blocks' own commands are not.
+func TestProseInstalls(t *testing.T) {
+	md := "# sd\n\nInstall through cargo with `cargo install sd`, or `brew install sd`.\n\nRun `sd --help` for more.\n\n```sh\nnpm install -g tldr\nsd before after file.txt\n```\n"
+	p := Make([]byte(md), Options{Repo: repoOf("chmln/sd")})
+	var prose []Install
+	for _, in := range p.Installs {
+		if in.Skipped != "" {
+			prose = append(prose, in)
+		}
+	}
+	assert.Equal(t, len(prose), 1, "%+v", p.Installs)
+	assert.Equal(t, prose[0].Tool, "sd")
+	assert.Equal(t, prose[0].Line, 3)
+	assert.Equal(t, prose[0].Command, "cargo install sd")
+	assert.Assert(t, strings.Contains(prose[0].Skipped, "written in the README's text"))
 }
