@@ -516,9 +516,13 @@ func RunnerAdvice(engine string) string { return runnerHint(engine, "exit") }
 // runnerFailure names the first command that failed without being allowed
 // to, or did not finish; nil when every command passed.
 func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string, engine string, installs []runInstall) *failure {
+	ran := map[int]bool{} // README lines whose commands ran and passed, so far
 	for _, id := range order {
 		st := starts[id]
 		c := b.log.Commands[b.cmdIndex[id]]
+		if c.Status == commandlog.StatusOK {
+			ran[st.line] = true
+		}
 		q := quoteCommand(runnerFirstLine(c.Command))
 		expected := st.expectedExit != nil && c.ExitCode != nil && *c.ExitCode == *st.expectedExit
 		switch {
@@ -549,7 +553,7 @@ func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string
 			if net != "" {
 				kind = "network" // an AI engine cannot reach the host either
 			}
-			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs), redirectNote(c), net), kind: kind}
+			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs, ran), redirectNote(c), net), kind: kind}
 		}
 	}
 	return nil
@@ -561,8 +565,9 @@ func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string
 var notFoundRe = regexp.MustCompile(`(?m)^bash: (?:line \d+: )?([^\s:]+): (?:command not found|No such file or directory)$`)
 
 // notFound explains an exit code 127: which command was missing and, when
-// a later README line installs it, which line.
-func notFound(c commandlog.Command, st *runnerStart, installs []runInstall) string {
+// a later README line installs it, which line; ran holds the README lines
+// whose commands already ran and passed.
+func notFound(c commandlog.Command, st *runnerStart, installs []runInstall, ran map[int]bool) string {
 	if c.ExitCode == nil || *c.ExitCode != 127 {
 		return ""
 	}
@@ -592,6 +597,11 @@ func notFound(c commandlog.Command, st *runnerStart, installs []runInstall) stri
 	for _, in := range ordered {
 		if !strings.EqualFold(in.Tool, base) || in.Line == st.line {
 			continue
+		}
+		if ran[in.Line] && in.Skipped == "" {
+			// It ran first (install-first order, or earlier in the README)
+			// and passed, yet the program is not there.
+			return out + fmt.Sprintf("; line %d (%s) ran before it and passed, but did not put %s on the PATH (the package may install it under another name)", in.Line, quoteCommand(in.Command), base)
 		}
 		if in.Line > st.line {
 			if in.Skipped != "" {

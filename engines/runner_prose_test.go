@@ -29,3 +29,15 @@ func TestRedirectIntoMissingDirectory(t *testing.T) {
 	assert.Assert(t, strings.Contains(l.OutcomeReason, "r2d-no-such-dir/hr: the directory "), l.OutcomeReason)
 	assert.Assert(t, strings.Contains(l.OutcomeReason, "r2d-no-such-dir does not exist; the command did not start"), l.OutcomeReason)
 }
+
+// An install that already ran and passed, yet left no program of that
+// name on the PATH, is not advised to be moved earlier: the reason says it
+// ran.
+func TestNotFoundAfterInstallThatRan(t *testing.T) {
+	t.Parallel()
+	md := "```sh\nmkdir -p out/bin && cp /bin/true out/bin/r2d-ghost\nr2d-ghost --version\n```\n"
+	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+	assert.Assert(t, strings.Contains(l.OutcomeReason, "(r2d-ghost: command not found); line 2 (`mkdir -p out/bin && cp /bin/true out/bin/r2d-ghost`) ran before it and passed, but did not put r2d-ghost on the PATH"), l.OutcomeReason)
+	assert.Assert(t, !strings.Contains(l.OutcomeReason, "move that step"), l.OutcomeReason)
+}
