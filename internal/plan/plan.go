@@ -231,7 +231,7 @@ func Make(src []byte, o Options) *Plan {
 		p.Notes = append(p.Notes, Note{Text: "readme2demo hint: " + pr})
 	}
 	pl := planner{repo: o.Repo, file: file, installed: map[string]int{}, cloneDirs: map[string]bool{}, plan: p,
-		images: map[string]bool{}, mentioned: map[string]bool{}, cloned: map[string]bool{}, notMade: map[string]int{},
+		images: map[string]bool{}, mentioned: map[string]bool{}, downloads: map[string]string{}, cloned: map[string]bool{}, notMade: map[string]int{},
 		uses: shellWordsByLine(&doc)}
 	pl.tuiOff, pl.tui = interactiveDefault(src)
 	keys, cue := presentsTUI(src)
@@ -389,19 +389,20 @@ type planner struct {
 	installed map[string]int  // tool -> README line of the run command that installs it
 	cloneDirs map[string]bool // where a skipped clone of this repository would have gone
 	plan      *Plan
-	cloned    map[string]bool  // tools "installed" by a clone of this repository linked to the checkout
-	notMade   map[string]int   // clone directories not made (the clone was an alternative), by line
-	images    map[string]bool  // Docker images of this project built by a skipped command
-	mentioned map[string]bool  // words of the commands that run so far
-	uses      map[string][]int // words of the README's shell lines, by line
-	cwd       string           // the session's directory relative to the checkout, cwdUnknown when unknown
-	tui       bool             // the README says its program is interactive by default
-	tuiOff    []string         // the options that make it non-interactive
-	goCode    bool             // the README shows Go code: a library, whose go get is for the reader's project
-	debTools  map[string]int   // tool -> README line of its install in a section for Debian or Ubuntu
-	serverUp  bool             // a command that runs started a server (in the background)
-	lines     []readme.Line    // the lines of every code block, in README order
-	uiCue     string           // the phrase of the README's opening that presents its program as interactive
+	cloned    map[string]bool   // tools "installed" by a clone of this repository linked to the checkout
+	notMade   map[string]int    // clone directories not made (the clone was an alternative), by line
+	images    map[string]bool   // Docker images of this project built by a skipped command
+	mentioned map[string]bool   // words of the commands that run so far
+	uses      map[string][]int  // words of the README's shell lines, by line
+	cwd       string            // the session's directory relative to the checkout, cwdUnknown when unknown
+	tui       bool              // the README says its program is interactive by default
+	tuiOff    []string          // the options that make it non-interactive
+	goCode    bool              // the README shows Go code: a library, whose go get is for the reader's project
+	debTools  map[string]int    // tool -> README line of its install in a section for Debian or Ubuntu
+	serverUp  bool              // a command that runs started a server (in the background)
+	lines     []readme.Line     // the lines of every code block, in README order
+	uiCue     string            // the phrase of the README's opening that presents its program as interactive
+	downloads map[string]string // file -> the URL a command that runs downloaded it from
 }
 
 // candidate is one would-be command of a block.
@@ -544,6 +545,8 @@ func (pl *planner) block(b readme.Block) []Entry {
 		skipAll = fmt.Sprintf("benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", benchmarkHeading(b.Headings))
 	case troubleRe.MatchString(innermost(b.Headings)):
 		skipAll = fmt.Sprintf("troubleshooting (section %q): only when that problem occurs", innermost(b.Headings))
+	case troubleCueRe.MatchString(proseOnly(lastSentence(b.Before))):
+		skipAll = fmt.Sprintf("troubleshooting (the text before the block: %q): only when that problem occurs", lastSentence(b.Before))
 	case uninstallCueRe.MatchString(proseOnly(lastSentence(b.Before))):
 		skipAll = "uninstalls or reinstalls (the text before the block): not part of trying the README"
 	case blockCue(b, packagingRe) != "":
@@ -667,7 +670,7 @@ func (pl *planner) withSkippedGoal(es []Entry) {
 			// already covers: `npm install` before `npm install -g`.
 			prepares = func(s simple) bool {
 				_, _, isClone := clone(s)
-				return isClone || s.name() == "cd" || buildStep(s)
+				return isClone || s.name() == "cd" || buildStep(s) || pkgIndexUpdate(s) && sameManager(s, goal.Command)
 			}
 		case strings.HasPrefix(goal.Reason, "publishes or logs in (git push"):
 			prepares = func(s simple) bool {
@@ -1466,6 +1469,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	if url, ok := pipesToShell(ws); ok && pl.urlNamesRepo(url) {
 		tools = append(tools, pl.repo.Names...) // the project's own installer
 	}
+	if pl.runsOwnInstaller(cmds) {
+		tools = append(tools, pl.repo.Names...) // the project's installer, downloaded first
+	}
 	if th := troubleHeading(b.Headings); len(tools) > 0 && th != "" {
 		return skip(fmt.Sprintf("installs a fix from a troubleshooting section (%q): only when that problem occurs", th))
 	}
@@ -1494,6 +1500,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 	}
 	pl.remember(ws)
+	pl.noteDownloads(cmds)
 	pl.follow(cmds)
 	e := pl.entry(b, c, true, base)
 	text := c.text

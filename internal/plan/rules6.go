@@ -301,3 +301,122 @@ func proseInstalls(src []byte, doc *readme.Doc, repo Repo) []Install {
 	}
 	return out
 }
+
+// slugRe is an owner/name pair: a GitHub repository (zyedidia/micro) or an
+// os/arch pair (darwin/amd64), with no file extension.
+var slugRe = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w-]*$`)
+
+// slugArg reports an argument that names a repository, not a file: an
+// owner/name whose owner is no directory of the checkout and that no
+// earlier command made.
+func (pl *planner) slugArg(a string) bool {
+	if !slugRe.MatchString(a) {
+		return false
+	}
+	owner := strings.SplitN(a, "/", 2)[0]
+	return !pl.inRepo(owner) && !pl.mentioned[owner] && !generatedRe.MatchString(owner)
+}
+
+// tomlBinNames are the names of a Cargo.toml's [[bin]] targets: the
+// programs a crate builds (dua-cli builds dua).
+func tomlBinNames(b []byte) []string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "[") {
+			in = l == "[[bin]]"
+			continue
+		}
+		if in {
+			if m := tomlNameRe.FindStringSubmatch(l); m != nil {
+				out = append(out, strings.ToLower(m[1]))
+			}
+		}
+	}
+	return out
+}
+
+// pkgIndexUpdate reports `apt update`, `apt-get update`, `brew update`:
+// the refresh before an install, part of it.
+func pkgIndexUpdate(s simple) bool {
+	switch path.Base(s.name()) {
+	case "apt", "apt-get", "aptitude", "brew", "port", "dnf", "yum", "zypper", "pacman":
+		args := s.args()
+		return len(args) > 0 && (args[0] == "update" || args[0] == "selfupdate" || args[0] == "refresh")
+	}
+	return false
+}
+
+// sameManager reports that the command text runs the package manager s
+// runs (apt and apt-get count as one).
+func sameManager(s simple, text string) bool {
+	norm := func(n string) string {
+		n = path.Base(n)
+		if n == "apt-get" || n == "aptitude" {
+			return "apt"
+		}
+		return n
+	}
+	for _, g := range simples(lex(text)) {
+		if norm(g.name()) == norm(s.name()) {
+			return true
+		}
+	}
+	return false
+}
+
+// troubleCueRe is a sentence that introduces a fix for a problem the
+// reader may have: "If you are experiencing issues with tldr, …".
+var troubleCueRe = regexp.MustCompile(`(?i)\bif you(?:'re| are)? (?:experienc\w*|encounter\w*|run into|hit|see|get|have|face|facing|having)\b[^.]{0,60}\b(issues?|problems?|errors?|troubles?)\b`)
+
+// noteDownloads records the files that curl -o and wget -O save, with
+// their URL.
+func (pl *planner) noteDownloads(cmds []simple) {
+	for _, s := range cmds {
+		n := path.Base(s.name())
+		if n != "curl" && n != "wget" {
+			continue
+		}
+		args := s.args()
+		url, file := "", ""
+		for i, a := range args {
+			switch {
+			case urlRe.MatchString(a):
+				url = a
+			case (a == "-o" || a == "--output" || n == "wget" && (a == "-O" || a == "--output-document")) && i+1 < len(args):
+				file = args[i+1]
+			}
+		}
+		if url != "" && file == "" && (n == "wget" || contains(args, "-O") || contains(args, "--remote-name")) {
+			file = path.Base(strings.SplitN(url, "?", 2)[0])
+		}
+		if url != "" && file != "" {
+			pl.downloads[strings.TrimPrefix(file, "./")] = url
+		}
+	}
+}
+
+// runsOwnInstaller reports `bash eget.sh` (or sh, ./eget.sh) of a script
+// an earlier command downloaded from a URL that names the project.
+func (pl *planner) runsOwnInstaller(cmds []simple) bool {
+	for _, s := range cmds {
+		f := strings.TrimPrefix(s.name(), "./")
+		if n := path.Base(s.name()); (n == "bash" || n == "sh") && len(s.args()) > 0 {
+			f = strings.TrimPrefix(s.args()[0], "./")
+		}
+		if u := pl.downloads[f]; u != "" && pl.urlNamesRepo(u) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
