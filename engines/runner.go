@@ -637,11 +637,15 @@ func networkNote(output, command string, code *int) string {
 		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
 	}
 	host := ""
-	for _, g := range m[1:] {
-		if g != "" {
-			host = strings.TrimPrefix(g, "https://")
-			break
+	for _, m := range networkRe.FindAllStringSubmatch(output, -1) { // the first message that names a host
+		for _, g := range m[1:] {
+			if g != "" && host == "" {
+				host = strings.TrimPrefix(g, "https://")
+			}
 		}
+	}
+	if u := urlInRe.FindStringSubmatch(command); host == "" && u != nil && strings.Count(command, "://") == 1 {
+		host = u[1] // the one host the command names
 	}
 	if host == "" {
 		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"

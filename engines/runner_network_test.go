@@ -38,3 +38,14 @@ func TestNetworkFailureGivesNoAIAdvice(t *testing.T) {
 	l, _ = runLocal(t, MarkdownName, readmePlan(md), nil)
 	assert.Assert(t, strings.Contains(l.OutcomeReason, "try an AI engine"), l.OutcomeReason)
 }
+
+// A resolver message without a host is followed by one with it (wget), or
+// the command names the one host it downloads from.
+func TestNetworkNoteFindsTheHost(t *testing.T) {
+	out := "Resolving github.com (github.com)... failed: Name or service not known.\nwget: unable to resolve host address ‘github.com’\n"
+	assert.Assert(t, strings.Contains(networkNote(out, "wget https://github.com/x/y.deb", nil), "could not reach github.com"))
+	pip := "Failed to establish a new connection: [Errno -2] Name or service not known\n"
+	assert.Assert(t, strings.Contains(networkNote(pip, "pip install x", nil), "could not reach the network"))
+	assert.Assert(t, strings.Contains(networkNote(pip, "curl -sSL https://get.example.org/i.sh | sh", nil), "could not reach get.example.org"))
+	assert.Assert(t, strings.Contains(networkNote(pip, "curl https://a.example.org/x https://b.example.org/y", nil), "could not reach the network"))
+}
