@@ -26,8 +26,14 @@
 //     directory (~/.fzf) links that directory to the checkout instead;
 //     `npm install <this package>` and `go get <this module>`, meant for the
 //     reader's own project, are skipped; so are `docker run` of the
-//     project's own image, publishing and logging in, and interactive
-//     programs that need a terminal;
+//     project's own image, any command that needs a container engine
+//     (and the lines typed inside a container it would enter), publishing
+//     and logging in, another VCS's commands outside its working copy, and
+//     interactive programs that need a terminal (also the project's own
+//     when its README presents it as a terminal UI);
+//   - blocks that only set unexported variables nothing reads (a settings
+//     reference), INI-shaped blocks and output the text introduces are
+//     not commands;
 //   - a block presented as the content of a file ("save this as …", a
 //     shebang script) is not run, except shell setup for ~/.bashrc, which
 //     is run in the session as a new shell would;
