@@ -565,6 +565,8 @@ func (pl *planner) block(b readme.Block) []Entry {
 		skipAll = fmt.Sprintf("output sample (the text before the block: %q), not commands", lastSentence(b.Before))
 	case b.Mode != readme.ModeConsole && iniContent(cands):
 		skipAll = "the content of a configuration file ([section] headers and key=value lines), not commands"
+	case b.Mode != readme.ModeConsole && pl.optionalSettings(b, cands) != "":
+		skipAll = fmt.Sprintf("optional settings of the program (%s): example values that would change what the later commands do, not a step", pl.optionalSettings(b, cands))
 	case b.Mode != readme.ModeConsole && pl.settingsReference(b, cands):
 		skipAll = "only sets shell variables that no command reads (not exported, so no program sees them): a reference of settings and their values, not steps"
 	case blockCue(b, otherMachineRe) != "":

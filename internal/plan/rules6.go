@@ -420,3 +420,90 @@ func contains(list []string, v string) bool {
 	}
 	return false
 }
+
+// Batch 8 (walk, xh, rich-cli, fff, jj, pageres-cli).
+
+var (
+	// settingsHeadingRe is a section of options for the program.
+	settingsHeadingRe = regexp.MustCompile(`(?i)\b(configur\w*|customi[sz]\w*|settings?|options|preferences|key\s*-?bindings?|themes?|colou?rs?)\b`)
+	// optionalCueRe is a sentence that offers a setting rather than
+	// requiring it.
+	optionalCueRe = regexp.MustCompile(`(?i)\byou can (set|change|configure|customi[sz]e|override|toggle|specify|define)\b|\boptional(ly)?\b|\byou only need to\b|\bwithout any of these\b|\benvironment variable\b[^.]*\b(can be used|is used|used)\b`)
+	// userPrefVars are a user's own preferences, never a step.
+	userPrefVars = map[string]bool{"EDITOR": true, "VISUAL": true, "PAGER": true, "BROWSER": true}
+)
+
+// optionalSettings names the project's settings a block only exports, in
+// a section of options or after a sentence that offers them ("You can
+// configure … by setting environment variables"): FFF_COL1=2,
+// TLDR_LANGUAGE="es", WALK_REMOVE_CMD=trash. Values chosen as examples
+// change what the later commands do; "" when the block is not that. Only
+// variables named after the project (and EDITOR-like preferences) count:
+// a setting of another tool may be a step.
+func (pl *planner) optionalSettings(b readme.Block, cands []candidate) string {
+	if !settingsHeadingRe.MatchString(plainText(innermost(b.Headings))) && !optionalCueRe.MatchString(proseOnly(lastSentence(b.Before))) {
+		return ""
+	}
+	var prefixes []string
+	for _, n := range pl.repo.Names {
+		prefixes = append(prefixes, strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(n))+"_")
+	}
+	var names []string
+	for _, c := range cands {
+		if c.shape != shapeCommand {
+			continue
+		}
+		for _, s := range simples(lex(c.text)) {
+			var assigns []string
+			switch {
+			case len(s.argv) == 0:
+				assigns = s.assign
+			case s.name() == "export" && len(s.assign) == 0:
+				assigns = s.args()
+			default:
+				return ""
+			}
+			for _, a := range assigns {
+				name, _, ok := strings.Cut(a, "=")
+				if !ok || !isAssignment(a) {
+					return ""
+				}
+				own := userPrefVars[name]
+				for _, p := range prefixes {
+					own = own || strings.HasPrefix(name, p)
+				}
+				if !own {
+					return ""
+				}
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	if len(names) > 3 {
+		names = append(names[:3], "…")
+	}
+	return strings.Join(names, ", ")
+}
+
+// tomlScriptNames are the programs a pyproject.toml installs: the keys of
+// [project.scripts] and [tool.poetry.scripts] (rich-cli installs rich).
+func tomlScriptNames(b []byte) []string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "[") {
+			in = l == "[project.scripts]" || l == "[tool.poetry.scripts]"
+			continue
+		}
+		if k, _, ok := strings.Cut(l, "="); in && ok {
+			if k = strings.Trim(strings.TrimSpace(k), `"'`); k != "" && !strings.HasPrefix(k, "#") {
+				out = append(out, strings.ToLower(k))
+			}
+		}
+	}
+	return out
+}

@@ -87,3 +87,34 @@ func TestSomeNounAndGitSubcommandProjects(t *testing.T) {
 		skip(7, "example argument somedir"),
 	)
 }
+
+// A block that only exports the project's own settings (named after it,
+// or EDITOR-like preferences), in a section of options or after a sentence
+// that offers them, is optional; the same exports as a step, or another
+// tool's variables, run.
+func TestOptionalSettings(t *testing.T) {
+	md := "# fff\n\n## Customization\n\n```sh\n# Directory color [0-9]\nexport FFF_COL1=2\nexport EDITOR=\"vim\"\n```\n\n" +
+		"## Usage\n\nYou can set the variable `FFF_HIDDEN` to show hidden files:\n\n```sh\nexport FFF_HIDDEN=1\n```\n\n" +
+		"## Install\n\nThen add this to your `~/.bashrc`:\n\n```sh\nexport FFF_DIR=\"$HOME/.fff\"\n```\n\n" +
+		"## Configuration\n\n```sh\nexport _GIT_SINCE=\"2017-01-20\"\nexport GOPATH=$HOME/go\n```\n"
+	checkPlan(t, md, repoOf("dylanaraps/fff"),
+		skip(7, "optional settings of the program (FFF_COL1, EDITOR)"),
+		skip(8, "optional settings of the program"),
+		skip(16, "optional settings of the program (FFF_HIDDEN)"),
+		run(24, "shell setup"),
+		run(30, ""),
+		run(31, ""),
+	)
+}
+
+// A pyproject's scripts are the names its programs go by.
+func TestPyprojectScriptNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rich-cli")
+	writeFiles(t, dir, map[string]string{
+		"pyproject.toml": "[project]\nname = \"rich-cli\"\n\n[project.scripts]\nrich = \"rich_cli.__main__:run\"\n\n[tool.poetry.scripts]\n\"rich-x\" = \"x:main\"\n\n[project.urls]\nhome = \"https://example.org\"\n",
+	})
+	r := RepoFromDir(dir, "")
+	assert.Check(t, r.is("rich"), "%v", r.Names)
+	assert.Check(t, r.is("rich-x"), "%v", r.Names)
+	assert.Check(t, !r.is("home"), "%v", r.Names)
+}
