@@ -118,3 +118,19 @@ func TestPyprojectScriptNames(t *testing.T) {
 	assert.Check(t, r.is("rich-x"), "%v", r.Names)
 	assert.Check(t, !r.is("home"), "%v", r.Names)
 }
+
+// A key list ("/: search", "~: go to home") is text, not paths to run;
+// the shell's ":" no-op and a path still are commands.
+func TestKeyLegendLines(t *testing.T) {
+	for line, want := range map[string]lineShape{
+		"/: search":              shapeText,
+		".: toggle hidden files": shapeText,
+		"~: go to home":          shapeText,
+		"!: open shell":          shapeText,
+		":: go to a directory":   shapeText,
+		": > empty.txt":          shapeCommand,
+		"/usr/bin/env bash x":    shapeCommand,
+	} {
+		assert.Equal(t, shapeOf(line), want, line)
+	}
+}
