@@ -136,8 +136,14 @@ func (*claudeCode) BuildCommand(l Limits) string {
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }
 
-func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	p := &claudeParser{b: newLogBuilder(c.Name()), calls: map[string]claudeCall{}, turnIDs: map[string]bool{}, texts: map[string]bool{}}
+func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return c.parse(r, nil) }
+
+func (c *claudeCode) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return c.parse(r, s)
+}
+
+func (c *claudeCode) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+	p := &claudeParser{b: newLogBuilderTo(c.Name(), s), calls: newWindow[string, claudeCall](idWindow), texts: newSeenSet()}
 	err := readRecords(r, jsonv.Options{Skip: claudeSkipKeys, Workers: parseWorkers()}, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
@@ -145,7 +151,7 @@ func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.finish(), nil
+	return p.b.done(p.finish())
 }
 
 // claudeSkipKeys are fields the parser never reads; the decoder steps over
@@ -165,9 +171,8 @@ type claudeCall struct {
 
 type claudeParser struct {
 	b         *logBuilder
-	calls     map[string]claudeCall
-	turnIDs   map[string]bool // distinct top-level assistant message ids
-	texts     map[string]bool // message id + text already scanned
+	calls     *window[string, claudeCall]
+	texts     *seenSet // message id + text already scanned
 	result    *jsonv.Value
 	resultSet bool
 }
@@ -211,11 +216,7 @@ func (p *claudeParser) assistant(v *jsonv.Value) {
 	msg := v.Get("message")
 	parent := v.Get("parent_tool_use_id").Str()
 	topLevel := parent == "" && !v.Get("isSidechain").True()
-	synthetic := msg.Get("model").Str() == "<synthetic>" || v.Get("is_api_error_message").True()
 	msgID := msg.Get("id").Str()
-	if topLevel && !synthetic && msgID != "" {
-		p.turnIDs[msgID] = true
-	}
 	content := msg.Get("content")
 	if content.IsString() {
 		if topLevel {
@@ -241,12 +242,8 @@ func (p *claudeParser) text(msgID, text string) {
 	if text == "" {
 		return
 	}
-	if msgID != "" {
-		k := msgID + "\x00" + text
-		if p.texts[k] {
-			return
-		}
-		p.texts[k] = true
+	if msgID != "" && !p.texts.add(msgID, text) {
+		return
 	}
 	p.b.agentText(text)
 }
@@ -260,24 +257,24 @@ func (p *claudeParser) toolUse(block *jsonv.Value, parent string) {
 	id := block.Get("id").Str()
 	name := block.Get("name").Str()
 	input := block.Get("input")
-	if _, seen := p.calls[id]; seen && id != "" {
+	if id != "" && p.calls.has(id) {
 		return // the same call repeated on another line of a split message
 	}
 	switch {
 	case name == "Bash" || name == "bash":
 		cmd := firstString(input, "command", "cmd", "command_line")
 		id = p.b.command(id, cmd, parent)
-		p.calls[id] = claudeCall{kind: "bash"}
+		p.calls.put(id, claudeCall{kind: "bash"})
 	case claudeEditTools[name] != "":
 		path := firstString(input, "file_path", "path", "notebook_path")
 		if id == "" {
 			id = p.b.nextID()
 		}
 		p.b.edit(id, path, claudeEditTools[name])
-		p.calls[id] = claudeCall{kind: "edit"}
+		p.calls.put(id, claudeCall{kind: "edit"})
 	default:
 		if id != "" {
-			p.calls[id] = claudeCall{kind: "other"}
+			p.calls.put(id, claudeCall{kind: "other"})
 		}
 	}
 }
@@ -317,7 +314,7 @@ var claudeExitCode = regexp.MustCompile(`^(?:Error: )?Exit code (-?\d+)\s*(?:\n|
 
 func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 	id := res.Get("tool_use_id").Str()
-	call, ok := p.calls[id]
+	call, ok := p.calls.get(id)
 	if !ok {
 		p.b.unknownEvent()
 		return

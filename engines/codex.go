@@ -156,8 +156,12 @@ func tomlStringArray(items []string) string {
 	return "[" + strings.Join(q, ",") + "]"
 }
 
-func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	p := &codexParser{b: newLogBuilder(c.Name()), kinds: map[string]string{}, texts: map[string]bool{}}
+func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return c.parse(r, nil) }
+
+func (c *codex) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) { return c.parse(r, s) }
+
+func (c *codex) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+	p := &codexParser{b: newLogBuilderTo(c.Name(), s), kinds: newWindow[string, string](idWindow), texts: newSeenSet()}
 	err := readRecords(r, jsonv.Options{}, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
@@ -165,14 +169,14 @@ func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.finish(), nil
+	return p.b.done(p.finish())
 }
 
 type codexParser struct {
 	b        *logBuilder
-	kinds    map[string]string // call id → "cmd" or "edit"
-	texts    map[string]bool   // agent message ids already scanned
-	edits    map[string]int    // legacy patch call id → number of files
+	kinds    *window[string, string] // call id → "cmd" or "edit"
+	texts    *seenSet                // agent message ids already scanned
+	edits    *window[string, int]    // legacy patch call id → number of files
 	turns    int
 	ended    bool   // a turn.completed, turn.failed or task_complete was seen
 	errorMsg string // the last fatal error
@@ -252,7 +256,7 @@ func (p *codexParser) item(event string, it *jsonv.Value) {
 	switch typ {
 	case "command_execution":
 		id = p.b.command(id, codexCommand(it.Get("command")), "")
-		p.kinds[id] = "cmd"
+		p.kinds.put(id, "cmd")
 		if completed {
 			p.commandDone(id, it)
 		}
@@ -264,10 +268,9 @@ func (p *codexParser) item(event string, it *jsonv.Value) {
 		}
 		text := it.Get("text").Str()
 		if id != "" {
-			if p.texts[id] {
+			if !p.texts.add(id) {
 				return
 			}
-			p.texts[id] = true
 		}
 		p.b.agentText(text)
 	case "reasoning", "plan", "todo_list", "mcp_tool_call", "collab_tool_call", "web_search", "error",
@@ -337,14 +340,14 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 	switch typ {
 	case "exec_command_begin":
 		id := p.b.command(msg.Get("call_id").Str(), codexCommand(msg.Get("command")), "")
-		p.kinds[id] = "cmd"
+		p.kinds.put(id, "cmd")
 	case "exec_command_end":
 		id := msg.Get("call_id").Str()
-		if p.kinds[id] != "cmd" {
+		if p.kinds.at(id) != "cmd" {
 			// an end without a begin still names its command when it can
 			if cmd := codexCommand(msg.Get("command")); cmd != "" {
 				id = p.b.command(id, cmd, "")
-				p.kinds[id] = "cmd"
+				p.kinds.put(id, "cmd")
 			} else {
 				p.b.unknownEvent()
 				return
@@ -382,16 +385,16 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 			key := id + "#" + strconv.Itoa(i)
 			p.b.edit(key, m.Key, "apply_patch:"+kind)
 		}
-		p.kinds[id] = "edit"
+		p.kinds.put(id, "edit")
 		p.editCount(id, len(changes))
 	case "patch_apply_end":
 		id := msg.Get("call_id").Str()
-		if p.kinds[id] != "edit" {
+		if p.kinds.at(id) != "edit" {
 			p.b.unknownEvent()
 			return
 		}
 		ok := msg.Get("success").True()
-		for i := 0; i < p.edits[id]; i++ {
+		for i := 0; i < p.edits.at(id); i++ {
 			p.b.editResult(id+"#"+strconv.Itoa(i), ok)
 		}
 	case "agent_message":
@@ -413,9 +416,9 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 
 func (p *codexParser) editCount(id string, n int) {
 	if p.edits == nil {
-		p.edits = map[string]int{}
+		p.edits = newWindow[string, int](idWindow)
 	}
-	p.edits[id] = n
+	p.edits.put(id, n)
 }
 
 func joinStreams(stdout, stderr string) string {

@@ -164,8 +164,14 @@ func (*gemini) BuildCommand(l Limits) string {
 		" < /dev/null > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }
 
-func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	p := &geminiParser{b: newLogBuilder(g.Name()), kinds: map[string]string{}}
+func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return g.parse(r, nil) }
+
+func (g *gemini) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return g.parse(r, s)
+}
+
+func (g *gemini) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+	p := &geminiParser{b: newLogBuilderTo(g.Name(), s), kinds: newWindow[string, string](idWindow)}
 	err := readRecords(r, jsonv.Options{}, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
@@ -173,13 +179,13 @@ func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.finish(), nil
+	return p.b.done(p.finish())
 }
 
 type geminiParser struct {
 	b      *logBuilder
-	kinds  map[string]string // tool id → "cmd", "edit" or "other"
-	text   strings.Builder   // pending assistant delta chunks
+	kinds  *window[string, string] // tool id → "cmd", "edit" or "other"
+	text   agentStream             // assistant text arriving in delta chunks
 	inTurn bool
 	turns  int
 
@@ -205,7 +211,7 @@ func (p *geminiParser) event(v *jsonv.Value) {
 			return
 		}
 		p.startTurn()
-		p.text.WriteString(v.Get("content").Str())
+		p.text.add(p.b, v.Get("content").Str())
 		if !v.Get("delta").True() {
 			p.flushText()
 		}
@@ -255,10 +261,7 @@ func (p *geminiParser) startTurn() {
 }
 
 func (p *geminiParser) flushText() {
-	if p.text.Len() > 0 {
-		p.b.agentText(p.text.String())
-		p.text.Reset()
-	}
+	p.text.flush(p.b)
 }
 
 var geminiEditTools = map[string]bool{"write_file": true, "replace": true, "edit": true, "smart_edit": true}
@@ -267,22 +270,22 @@ func (p *geminiParser) toolUse(v *jsonv.Value) {
 	id := v.Get("tool_id").Str()
 	name := v.Get("tool_name").Str()
 	params := v.Get("parameters")
-	if _, seen := p.kinds[id]; seen && id != "" {
+	if id != "" && p.kinds.has(id) {
 		return
 	}
 	switch {
 	case name == "run_shell_command" || name == "shell":
 		id = p.b.command(id, params.Get("command").Str(), "")
-		p.kinds[id] = "cmd"
+		p.kinds.put(id, "cmd")
 	case geminiEditTools[name]:
 		if id == "" {
 			id = p.b.nextID()
 		}
 		p.b.edit(id, firstString(params, "file_path", "absolute_path", "path"), name)
-		p.kinds[id] = "edit"
+		p.kinds.put(id, "edit")
 	default:
 		if id != "" {
-			p.kinds[id] = "other"
+			p.kinds.put(id, "other")
 		}
 	}
 }
@@ -294,7 +297,7 @@ var (
 
 func (p *geminiParser) toolResult(v *jsonv.Value) {
 	id := v.Get("tool_id").Str()
-	kind, ok := p.kinds[id]
+	kind, ok := p.kinds.get(id)
 	if !ok {
 		p.b.unknownEvent()
 		return

@@ -130,7 +130,11 @@ func (*markdownEngine) ResolveEnv(func(string) string) (map[string]string, error
 func (*markdownEngine) BuildCommand(Limits) string { return runnerCommand() }
 
 func (e *markdownEngine) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r)
+	return parseRunnerTranscript(e.Name(), r, nil)
+}
+
+func (e *markdownEngine) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return parseRunnerTranscript(e.Name(), r, s)
 }
 
 // PrepareInput turns the README into the runner script.
@@ -545,10 +549,20 @@ type runnerStart struct {
 
 // parseRunnerTranscript parses the runner transcript of the markdown and
 // replay engines.
-func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) {
-	b := newLogBuilder(engine)
+func parseRunnerTranscript(engine string, r io.Reader, sink Sink) (*commandlog.Log, error) {
+	b := newLogBuilderTo(engine, sink)
+	// starts holds the open commands' start records; a command's verdict is
+	// decided when the builder seals it, in README order, so the first
+	// failure is found without keeping every command.
 	starts := map[string]*runnerStart{}
-	var order []string
+	failure, commands := "", 0
+	b.onSeal = func(c *commandlog.Command) {
+		st := starts[c.ID]
+		delete(starts, c.ID)
+		if st != nil && failure == "" {
+			failure = runnerVerdict(c, st, engine)
+		}
+	}
 	var summary, errText string
 	sawSummary := false
 	err := readRecords(r, jsonv.Options{}, b, func(v *jsonv.Value) {
@@ -570,19 +584,21 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 				b.unknownEvent() // a duplicate start: keep the first
 				return
 			}
-			b.command(id, cmd, "")
 			st := &runnerStart{allowFailure: v.Get("allow_failure").True(), background: v.Get("background").True()}
 			st.timeoutS, _ = v.Get("timeout_s").Int()
 			file := v.Get("file").Str()
 			line, _ := v.Get("line").Int()
 			if file != "" && line > 0 {
-				b.log.Commands[b.cmdIndex[id]].Source = &commandlog.Source{File: file, Line: int(line)}
 				st.where = fmt.Sprintf("%s line %d", file, line)
 			} else {
 				st.where = fmt.Sprintf("command %s", id)
 			}
 			starts[id] = st
-			order = append(order, id)
+			commands++
+			b.command(id, cmd, "")
+			if file != "" && line > 0 {
+				b.setSource(id, &commandlog.Source{File: file, Line: int(line)})
+			}
 		case "end":
 			id := v.Get("id").Str()
 			st, ok := starts[id]
@@ -603,15 +619,10 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 			res.Failed = st.timedOut
 			b.result(id, res)
 		case "background_output":
-			id := v.Get("id").Str()
-			i, ok := b.cmdIndex[id]
-			if !ok {
-				b.unknownEvent()
-				return
-			}
 			out, omitted := runnerOutput(v)
-			c := &b.log.Commands[i]
-			c.Output, c.Truncated = truncateClipped(out, omitted)
+			if !b.setOutput(v.Get("id").Str(), out, omitted) {
+				b.unknownEvent()
+			}
 		case "stop":
 		case "summary":
 			sawSummary = true
@@ -631,9 +642,12 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 	if err != nil {
 		return nil, err
 	}
+	// Seal every command to learn the first failure; finish seals nothing
+	// more.
+	b.cmds.sealAll()
 	// The runner is the "agent": its summary text is the agent text. A
 	// SUCCESS counts only when the commands agree with it.
-	reason := runnerFailure(b, starts, order, engine)
+	reason := failure
 	if sawSummary && reason == "" {
 		b.agentText(summary)
 	}
@@ -641,45 +655,41 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 	case reason != "":
 	case errText != "":
 		reason = errText
-	case !sawSummary && len(order) == 0:
+	case !sawSummary && commands == 0:
 		reason = "the transcript is empty: the runner did not start"
 	case !sawSummary:
 		reason = "the run ended without the runner's summary (it was killed)"
 	case !strings.HasPrefix(strings.TrimSpace(summary), "SUCCESS"):
 		reason = strings.TrimSpace(strings.TrimPrefix(summary, "FAILED:"))
 	}
-	return b.finish(reason), nil
+	return b.done(b.finish(reason))
 }
 
-// runnerFailure names the first command that failed without being allowed
-// to, or did not finish; "" when every command passed.
-func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string, engine string) string {
+// runnerVerdict says why a command failed the run — it failed without
+// being allowed to, or did not finish — or "" when it passed.
+func runnerVerdict(c *commandlog.Command, st *runnerStart, engine string) string {
 	hint := fmt.Sprintf("the %s engine runs only what the README's code blocks say; if this step needs prose understanding (a value to fill in, a file to edit, an unwritten prerequisite), try an AI engine such as --engine %s", engine, ClaudeCodeName)
 	if engine == ReplayName {
 		hint = "the replay engine re-runs an earlier run's successful commands; when the repository changed since, re-record the log with an AI engine"
 	}
-	for _, id := range order {
-		st := starts[id]
-		c := b.log.Commands[b.cmdIndex[id]]
-		q := strconv.Quote(runnerFirstLine(c.Command))
-		switch {
-		case c.Status == commandlog.StatusUnknown:
-			why := "did not finish (the run was killed or timed out)"
-			if !st.background {
-				why += "; if it starts a server, mark its block <!-- readme2demo: background ready=\"…\" -->"
-			}
-			return fmt.Sprintf("%s: %s %s; %s", st.where, q, why, hint)
-		case c.Status == commandlog.StatusFailed && st.allowFailure:
-			continue
-		case c.Status == commandlog.StatusFailed && st.timedOut:
-			return fmt.Sprintf("%s: %s timed out after %ds (raise it with <!-- readme2demo: timeout=… -->); %s", st.where, q, st.timeoutS, hint)
-		case c.Status == commandlog.StatusFailed && st.shellExited:
-			return fmt.Sprintf("%s: %s ended the shell (exit %s); %s", st.where, q, runnerExitText(c.ExitCode), hint)
-		case c.Status == commandlog.StatusFailed:
-			return fmt.Sprintf("%s: %s exited with %s; %s", st.where, q, runnerExitText(c.ExitCode), hint)
-		case st.shellExited:
-			return fmt.Sprintf("%s: %s ended the shell, so the rest of the README did not run", st.where, q)
+	q := strconv.Quote(runnerFirstLine(c.Command))
+	switch {
+	case c.Status == commandlog.StatusUnknown:
+		why := "did not finish (the run was killed or timed out)"
+		if !st.background {
+			why += "; if it starts a server, mark its block <!-- readme2demo: background ready=\"…\" -->"
 		}
+		return fmt.Sprintf("%s: %s %s; %s", st.where, q, why, hint)
+	case c.Status == commandlog.StatusFailed && st.allowFailure:
+		return ""
+	case c.Status == commandlog.StatusFailed && st.timedOut:
+		return fmt.Sprintf("%s: %s timed out after %ds (raise it with <!-- readme2demo: timeout=… -->); %s", st.where, q, st.timeoutS, hint)
+	case c.Status == commandlog.StatusFailed && st.shellExited:
+		return fmt.Sprintf("%s: %s ended the shell (exit %s); %s", st.where, q, runnerExitText(c.ExitCode), hint)
+	case c.Status == commandlog.StatusFailed:
+		return fmt.Sprintf("%s: %s exited with %s; %s", st.where, q, runnerExitText(c.ExitCode), hint)
+	case st.shellExited:
+		return fmt.Sprintf("%s: %s ended the shell, so the rest of the README did not run", st.where, q)
 	}
 	return ""
 }

@@ -131,13 +131,19 @@ func (*openHands) BuildCommand(l Limits) string {
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }
 
-func (o *openHands) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	p := newOHParser(newLogBuilder(o.Name()))
+func (o *openHands) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return o.parse(r, nil) }
+
+func (o *openHands) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return o.parse(r, s)
+}
+
+func (o *openHands) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+	p := newOHParser(newLogBuilderTo(o.Name(), s))
 	err := readRecords(newJSONLineFilter(r), jsonv.Options{}, p.b, p.top)
 	if err != nil {
 		return nil, err
 	}
-	return p.finish(), nil
+	return p.b.done(p.finish())
 }
 
 // ---------------------------------------------------------------------------
@@ -314,11 +320,12 @@ type ohCall struct {
 // ohTraj is one trajectory: the top-level stream, or one eval/resolver line.
 type ohTraj struct {
 	prefix     string
-	byEvent    map[string]*ohCall
-	byToolCall map[string]*ohCall
-	pending    []*ohCall // V0 actions without ids, oldest first
+	byEvent    *window[string, *ohCall]
+	byToolCall *window[string, *ohCall]
+	pending    []*ohCall // V0 actions without ids, oldest first (at most ohMaxPending)
 	lastCmd    string    // the command an input goes to
-	lastRaw    string    // lastCmd's output so far
+	lastRaw    string    // lastCmd's output so far (clipped: see clipRaw)
+	lastClip   int64     // bytes clipRaw dropped from lastRaw
 	llmCost    *float64  // last V0 llm_metrics.accumulated_cost
 	statsCost  *float64  // last V1 stats update
 	evalCost   *float64  // eval/resolver metrics.accumulated_cost
@@ -329,8 +336,12 @@ type ohTraj struct {
 }
 
 func newOHTraj(prefix string) *ohTraj {
-	return &ohTraj{prefix: prefix, byEvent: map[string]*ohCall{}, byToolCall: map[string]*ohCall{}}
+	return &ohTraj{prefix: prefix, byEvent: newWindow[string, *ohCall](idWindow), byToolCall: newWindow[string, *ohCall](idWindow)}
 }
+
+// ohMaxPending bounds the V0 actions without ids waiting for an
+// observation; past it the oldest is forgotten.
+const ohMaxPending = 4096
 
 func (t *ohTraj) cost() *float64 {
 	switch {
@@ -344,20 +355,25 @@ func (t *ohTraj) cost() *float64 {
 
 type ohParser struct {
 	b         *logBuilder
-	top0      *ohTraj   // the top-level stream
-	trajs     []*ohTraj // every trajectory, top-level first
+	top0      *ohTraj // the top-level stream
 	histories int
-	responses map[string]bool
-	turns     int
-	sawAgent  bool
-	tsMin     time.Time
-	tsMax     time.Time
-	tsCount   int
+	// What finish needs from the eval/resolver lines' trajectories, which
+	// are folded in as each line ends.
+	histCost     float64
+	histCostSeen bool
+	histFinished bool
+	histReason   string // the first line's failure
+	responses    *seenSet
+	turns        int
+	sawAgent     bool
+	tsMin        time.Time
+	tsMax        time.Time
+	tsCount      int
 }
 
 func newOHParser(b *logBuilder) *ohParser {
 	t := newOHTraj("")
-	return &ohParser{b: b, top0: t, trajs: []*ohTraj{t}, responses: map[string]bool{}}
+	return &ohParser{b: b, top0: t, responses: newSeenSet()}
 }
 
 // top handles one decoded value of the stream.
@@ -425,7 +441,6 @@ func (p *ohParser) history(v *jsonv.Value) {
 		prefix = "history-" + strconv.Itoa(p.histories)
 	}
 	t := newOHTraj(prefix + "/")
-	p.trajs = append(p.trajs, t)
 	if f, ok := v.Path("metrics", "accumulated_cost").Float(); ok {
 		t.evalCost = float64Ptr(f)
 	}
@@ -434,6 +449,14 @@ func (p *ohParser) history(v *jsonv.Value) {
 	}
 	for _, e := range v.Get("history").Items() {
 		p.element(t, e)
+	}
+	if c := t.cost(); c != nil {
+		p.histCost += *c
+		p.histCostSeen = true
+	}
+	p.histFinished = p.histFinished || t.finished
+	if p.histReason == "" {
+		p.histReason = t.failure()
 	}
 }
 
@@ -482,12 +505,8 @@ func (p *ohParser) timestamp(s string) {
 // turn counts one LLM response; actions of one response share respID.
 func (p *ohParser) turn(t *ohTraj, respID string) {
 	p.sawAgent = true
-	if respID != "" {
-		k := t.prefix + respID
-		if p.responses[k] {
-			return
-		}
-		p.responses[k] = true
+	if respID != "" && !p.responses.add(t.prefix, respID) {
+		return
 	}
 	p.turns++
 }
@@ -510,12 +529,15 @@ func ohID(v *jsonv.Value) string {
 
 func (t *ohTraj) register(c *ohCall, eventID, toolCallID string) {
 	if eventID != "" {
-		t.byEvent[eventID] = c
+		t.byEvent.put(eventID, c)
 	}
 	if toolCallID != "" {
-		t.byToolCall[toolCallID] = c
+		t.byToolCall.put(toolCallID, c)
 	}
 	if eventID == "" && toolCallID == "" {
+		if len(t.pending) == ohMaxPending {
+			t.pending = append(t.pending[:0], t.pending[1:]...)
+		}
 		t.pending = append(t.pending, c)
 	}
 }
@@ -524,10 +546,10 @@ func (t *ohTraj) register(c *ohCall, eventID, toolCallID string) {
 // then by tool call id, then (only when the observation names neither) the
 // oldest pending action of the same type.
 func (t *ohTraj) lookup(eventID, toolCallID, obsType string) *ohCall {
-	if c := t.byEvent[eventID]; eventID != "" && c != nil {
+	if c := t.byEvent.at(eventID); eventID != "" && c != nil {
 		return c
 	}
-	if c := t.byToolCall[toolCallID]; toolCallID != "" && c != nil {
+	if c := t.byToolCall.at(toolCallID); toolCallID != "" && c != nil {
 		return c
 	}
 	if eventID != "" || toolCallID != "" {
@@ -567,18 +589,36 @@ func (p *ohParser) startCommand(t *ohTraj, cmd string, isInput bool, id string) 
 // finishCommand records how a command (or an input to it) ended.
 func (p *ohParser) finishCommand(t *ohTraj, c *ohCall, r cmdResult) {
 	id := c.id
+	var inherited int64 // bytes clipped from the earlier output r now holds
 	if c.kind == ohInput {
 		id = c.target
 		if id == t.lastCmd && t.lastRaw != "" && r.Output != "" {
 			r.Output = t.lastRaw + "\n" + r.Output
+			inherited = t.lastClip
 		} else if r.Output == "" {
 			r.Output = t.lastRaw
+			inherited = t.lastClip
 		}
 	}
+	r.Omitted += inherited
 	if id == t.lastCmd {
-		t.lastRaw = r.Output
+		var clipped int64
+		t.lastRaw, clipped = clipRaw(r.Output)
+		t.lastClip = inherited + clipped
 	}
 	p.b.result(id, r)
+}
+
+// clipRaw bounds the output a command collects from its inputs: past 64
+// KiB it keeps the first and last 16 KiB and says how many bytes it
+// dropped. The command log keeps less than that of each end (OutputHeadBytes,
+// OutputTailBytes), so the logged output is the same as unclipped.
+func clipRaw(s string) (string, int64) {
+	const keep = 16 << 10
+	if len(s) <= 4*keep {
+		return s, 0
+	}
+	return s[:keep] + s[len(s)-keep:], int64(len(s) - 2*keep)
 }
 
 // agentText scans agent text for markers once, however often it repeats.
@@ -947,33 +987,40 @@ func (p *ohParser) v1Observation(t *ohTraj, e *jsonv.Value) {
 
 // ---------------------------------------------------------------------------
 
+// failure says why this trajectory's run failed, when it says so.
+func (t *ohTraj) failure() string {
+	if t.evalError != "" {
+		return "the agent stopped with an error: " + firstLine(t.evalError)
+	}
+	if !t.finished && t.events > 0 {
+		switch t.state {
+		case "error":
+			return "the agent stopped with an error (agent state \"error\")"
+		case "stuck":
+			return "the agent got stuck (execution status \"stuck\")"
+		case "stopped", "paused":
+			return "the agent was stopped before it finished (state \"" + t.state + "\")"
+		}
+	}
+	return ""
+}
+
 func (p *ohParser) finish() *commandlog.Log {
 	l := &p.b.log
 	var total float64
 	var known bool
-	finished := false
-	reason := ""
-	for _, t := range p.trajs {
-		if c := t.cost(); c != nil {
-			total += *c
-			known = true
-		}
-		if t.finished {
-			finished = true
-		}
-		if reason == "" && t.evalError != "" {
-			reason = "the agent stopped with an error: " + firstLine(t.evalError)
-		}
-		if reason == "" && !t.finished && t.events > 0 {
-			switch t.state {
-			case "error":
-				reason = "the agent stopped with an error (agent state \"error\")"
-			case "stuck":
-				reason = "the agent got stuck (execution status \"stuck\")"
-			case "stopped", "paused":
-				reason = "the agent was stopped before it finished (state \"" + t.state + "\")"
-			}
-		}
+	if c := p.top0.cost(); c != nil {
+		total += *c
+		known = true
+	}
+	if p.histCostSeen {
+		total += p.histCost
+		known = true
+	}
+	finished := p.top0.finished || p.histFinished
+	reason := p.top0.failure()
+	if reason == "" {
+		reason = p.histReason
 	}
 	if known {
 		l.CostUSD = float64Ptr(total)

@@ -99,19 +99,39 @@ func parseMarkerLine(line string) (commandlog.Marker, bool) {
 // adjusted is true when the run succeeded and ADJUSTED_SUCCESS was among the
 // success markers.
 func DecideOutcome(markers []commandlog.Marker) (outcome commandlog.Outcome, adjusted bool) {
-	var success, adj bool
+	var t outcomeTally
 	for _, m := range markers {
-		switch m.Kind {
-		case commandlog.MarkerBlocked:
-			return commandlog.OutcomeBlocked, false
-		case commandlog.MarkerSuccess:
-			success = true
-		case commandlog.MarkerAdjustedSuccess:
-			success, adj = true, true
-		}
+		t.add(m)
 	}
-	if success {
-		return commandlog.OutcomeSuccess, adj
+	return t.decide()
+}
+
+// outcomeTally is DecideOutcome for markers that arrive one at a time.
+type outcomeTally struct {
+	blocked                bool
+	blockedText            string // the first BLOCKED marker's text
+	success, adjustedFound bool
+}
+
+func (t *outcomeTally) add(m commandlog.Marker) {
+	switch m.Kind {
+	case commandlog.MarkerBlocked:
+		if !t.blocked {
+			t.blocked, t.blockedText = true, m.Text
+		}
+	case commandlog.MarkerSuccess:
+		t.success = true
+	case commandlog.MarkerAdjustedSuccess:
+		t.success, t.adjustedFound = true, true
+	}
+}
+
+func (t *outcomeTally) decide() (commandlog.Outcome, bool) {
+	switch {
+	case t.blocked:
+		return commandlog.OutcomeBlocked, false
+	case t.success:
+		return commandlog.OutcomeSuccess, t.adjustedFound
 	}
 	return commandlog.OutcomeFailed, false
 }

@@ -1,16 +1,22 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/logstream"
 	"github.com/readme2demo/readme2demo/internal/redact"
 )
+
+// parseMemoryLimit keeps the streaming parse's heap small: its live data is
+// bounded (a few MiB of parser state), so collecting sooner costs little and
+// keeps the peak RSS well under 128 MiB (docs/benchmarks.md).
+const parseMemoryLimit = 80 << 20
 
 func init() {
 	verbs["parse"] = verb{summary: "turn an agent transcript into command_log.json (re-parse an artifact after a parser fix)", run: runParse}
@@ -53,28 +59,32 @@ Flags:
 		return exitUsage
 	}
 	defer f.Close()
-	log, err := eng.ParseTranscript(f)
+	// The log is streamed: commands go to a spill file as they complete, so
+	// memory stays bounded whatever the transcript's size (internal/logstream).
+	debug.SetMemoryLimit(parseMemoryLimit)
+	red := redact.New(nil)
+	w, err := logstream.New(logstream.Options{Redact: func(l *commandlog.Log) { redact.Log(l, red) }})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+		return exitFailed
+	}
+	defer w.Close()
+	head, err := engines.Stream(eng, f, w)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %s: %v\n", path, err)
 		return exitUsage
 	}
-	redact.Log(log, redact.New(nil))
-	if err := commandlog.Validate(log); err != nil {
+	if err := w.Finish(head); err != nil {
 		// A parser bug, not the user's: say so, but still print what we have.
 		fmt.Fprintf(e.stderr, "readme2demo parse: warning: %v\n", err)
 	}
-	var buf bytes.Buffer
-	if err := commandlog.Encode(&buf, log); err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-		return exitFailed
-	}
 	if *out == "" {
-		_, err = e.stdout.Write(buf.Bytes())
+		_, err = w.WriteTo(e.stdout)
 	} else {
-		err = os.WriteFile(*out, buf.Bytes(), 0o644)
+		err = w.WriteFile(*out)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo parse: write command log: %v\n", err)
+		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
 		return exitFailed
 	}
 	return exitOK

@@ -141,17 +141,13 @@ func (l *Log) Normalize() {
 	}
 	l.Engine, l.OutcomeReason = validUTF8(l.Engine), validUTF8(l.OutcomeReason)
 	for i := range l.Markers {
-		l.Markers[i].Text = validUTF8(l.Markers[i].Text)
+		l.Markers[i].Normalize()
 	}
 	for i := range l.Commands {
-		c := &l.Commands[i]
-		c.ID, c.Command, c.Output, c.ParentID = validUTF8(c.ID), validUTF8(c.Command), validUTF8(c.Output), validUTF8(c.ParentID)
-		if c.Source != nil {
-			c.Source.File = validUTF8(c.Source.File)
-		}
+		l.Commands[i].Normalize()
 	}
 	for i := range l.FileEdits {
-		l.FileEdits[i].Path, l.FileEdits[i].Tool = validUTF8(l.FileEdits[i].Path), validUTF8(l.FileEdits[i].Tool)
+		l.FileEdits[i].Normalize()
 	}
 	if l.Markers == nil {
 		l.Markers = []Marker{}
@@ -163,6 +159,20 @@ func (l *Log) Normalize() {
 		l.FileEdits = []FileEdit{}
 	}
 }
+
+// Normalize makes the marker's text valid UTF-8 (see Log.Normalize).
+func (m *Marker) Normalize() { m.Text = validUTF8(m.Text) }
+
+// Normalize makes the command's strings valid UTF-8 (see Log.Normalize).
+func (c *Command) Normalize() {
+	c.ID, c.Command, c.Output, c.ParentID = validUTF8(c.ID), validUTF8(c.Command), validUTF8(c.Output), validUTF8(c.ParentID)
+	if c.Source != nil {
+		c.Source.File = validUTF8(c.Source.File)
+	}
+}
+
+// Normalize makes the edit's strings valid UTF-8 (see Log.Normalize).
+func (e *FileEdit) Normalize() { e.Path, e.Tool = validUTF8(e.Path), validUTF8(e.Tool) }
 
 func validUTF8(s string) string {
 	if utf8.ValidString(s) {
@@ -178,6 +188,50 @@ func validUTF8(s string) string {
 // command at a time.
 func Encode(w io.Writer, l *Log) error {
 	l.Normalize()
+	return EncodeLists(w, l, Lists{
+		Markers:   listOf(l.Markers, AppendMarker),
+		Commands:  listOf(l.Commands, AppendCommand),
+		FileEdits: listOf(l.FileEdits, AppendFileEdit),
+	})
+}
+
+// Lists are the three lists of a log, already encoded, for EncodeLists.
+type Lists struct {
+	Markers, Commands, FileEdits EncodedList
+}
+
+// EncodedList is a list whose items are already encoded (AppendMarker,
+// AppendCommand, AppendFileEdit). Body writes them as they stand inside the
+// list's brackets: each item preceded by four spaces, items separated by
+// ",\n", no newline after the last one.
+type EncodedList struct {
+	Len  int
+	Body func(w io.Writer) error
+}
+
+func listOf[T any](items []T, appendItem func([]byte, *T) []byte) EncodedList {
+	return EncodedList{Len: len(items), Body: func(w io.Writer) error {
+		var b []byte
+		for i := range items {
+			b = b[:0]
+			if i > 0 {
+				b = append(b, ",\n"...)
+			}
+			b = append(b, "    "...)
+			b = appendItem(b, &items[i])
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+// EncodeLists is Encode for a log whose lists are not in l but already
+// encoded (a streaming writer keeps them in files): it writes l's other
+// fields and the lists' bodies, giving the bytes Encode gives for the same
+// log. l's own lists are ignored; l should be normalized.
+func EncodeLists(w io.Writer, l *Log, lists Lists) error {
 	e := &encoder{w: bufio.NewWriterSize(w, 64<<10)}
 	e.raw("{\n")
 	e.field("schema_version", l.SchemaVersion)
@@ -188,9 +242,9 @@ func Encode(w io.Writer, l *Log) error {
 		e.field("outcome_reason", l.OutcomeReason)
 	}
 	e.field("adjusted", l.Adjusted)
-	e.list("markers", len(l.Markers), func(i int) any { return l.Markers[i] })
-	e.commands(l.Commands)
-	e.list("file_edits", len(l.FileEdits), func(i int) any { return l.FileEdits[i] })
+	e.list("markers", lists.Markers)
+	e.list("commands", lists.Commands)
+	e.list("file_edits", lists.FileEdits)
 	e.field("cost_usd", l.CostUSD)
 	e.field("turns", l.Turns)
 	e.field("duration_ms", l.DurationMS)
@@ -251,47 +305,18 @@ func (e *encoder) field(name string, v any) {
 	e.end()
 }
 
-func (e *encoder) commands(cmds []Command) {
-	e.key("commands")
-	if len(cmds) == 0 {
-		e.raw("[]")
-		e.end()
-		return
-	}
-	e.raw("[\n")
-	var b []byte
-	for i := range cmds {
-		b = append(b[:0], "    "...)
-		b = appendCommand(b, &cmds[i])
-		if i < len(cmds)-1 {
-			b = append(b, ',')
-		}
-		b = append(b, '\n')
-		if e.err == nil {
-			_, e.err = e.w.Write(b)
-		}
-	}
-	e.raw("  ]")
-	e.end()
-}
-
-func (e *encoder) list(name string, n int, at func(int) any) {
+func (e *encoder) list(name string, l EncodedList) {
 	e.key(name)
-	if n == 0 {
+	if l.Len == 0 {
 		e.raw("[]")
 		e.end()
 		return
 	}
 	e.raw("[\n")
-	for i := 0; i < n; i++ {
-		e.raw("    ")
-		e.value(at(i), "    ")
-		if i < n-1 {
-			e.raw(",")
-		}
-		e.raw("\n")
+	if e.err == nil {
+		e.err = l.Body(e.w)
 	}
-	e.raw("  ]")
+	e.raw("\n  ]")
 	e.end()
 }
 
@@ -338,70 +363,124 @@ func (e *ValidationError) Unwrap() error { return ErrInvalid }
 // Validate checks the invariants of schema v1 and reports all problems at
 // once.
 func Validate(l *Log) error {
-	var p []string
-	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
+	var v Validator
+	for i := range l.Markers {
+		v.Marker(&l.Markers[i])
+	}
+	for i := range l.Commands {
+		v.Command(&l.Commands[i])
+	}
+	for i := range l.FileEdits {
+		v.FileEdit(&l.FileEdits[i])
+	}
+	return v.Finish(l)
+}
+
+// maxProblems bounds the problems a Validator keeps; the rest are counted.
+const maxProblems = 100
+
+// Validator is Validate for a log whose lists arrive one item at a time:
+// feed it every item in order, then Finish with the rest of the log.
+type Validator struct {
+	problems          []string
+	more              int // problems past maxProblems
+	markers, commands int
+	edits             int
+}
+
+func (v *Validator) add(format string, a ...any) {
+	if len(v.problems) == maxProblems {
+		v.more++
+		return
+	}
+	v.problems = append(v.problems, fmt.Sprintf(format, a...))
+}
+
+// Marker checks the next marker.
+func (v *Validator) Marker(m *Marker) {
+	i := v.markers
+	v.markers++
+	switch m.Kind {
+	case MarkerFix, MarkerBlocked, MarkerSuccess, MarkerAdjustedSuccess:
+	default:
+		v.add("markers[%d]: unknown kind %q", i, m.Kind)
+	}
+}
+
+// Command checks the next command.
+func (v *Validator) Command(c *Command) {
+	i := v.commands
+	v.commands++
+	switch c.Status {
+	case StatusOK:
+		if c.ExitCode == nil || *c.ExitCode != 0 {
+			v.add("commands[%d] (%s): status ok needs exit_code 0", i, c.ID)
+		}
+	case StatusFailed:
+		if c.ExitCode != nil && *c.ExitCode == 0 {
+			v.add("commands[%d] (%s): status failed with exit_code 0", i, c.ID)
+		}
+	case StatusUnknown:
+		if c.ExitCode != nil {
+			v.add("commands[%d] (%s): status unknown needs exit_code null", i, c.ID)
+		}
+	default:
+		v.add("commands[%d] (%s): unknown status %q", i, c.ID, c.Status)
+	}
+	if c.Source != nil && (c.Source.File == "" || c.Source.Line < 1) {
+		v.add("commands[%d] (%s): source needs a file and a line >= 1", i, c.ID)
+	}
+	if c.DurationMS != nil && *c.DurationMS < 0 {
+		v.add("commands[%d] (%s): negative duration_ms", i, c.ID)
+	}
+}
+
+// FileEdit checks the next file edit.
+func (v *Validator) FileEdit(e *FileEdit) {
+	i := v.edits
+	v.edits++
+	if e.Path == "" {
+		v.add("file_edits[%d]: path is empty", i)
+	}
+}
+
+// Finish checks l's fields outside the lists (l's lists are ignored) and
+// returns every problem found, or nil.
+func (v *Validator) Finish(l *Log) error {
+	// The fields before the lists are reported first, as they stand in the
+	// file.
+	items, more := v.problems, v.more
+	v.problems, v.more = nil, 0
 	if l.SchemaVersion != SchemaVersion {
-		add("schema_version is %d, want %d", l.SchemaVersion, SchemaVersion)
+		v.add("schema_version is %d, want %d", l.SchemaVersion, SchemaVersion)
 	}
 	if l.Engine == "" {
-		add("engine is empty")
+		v.add("engine is empty")
 	}
 	switch l.Outcome {
 	case OutcomeSuccess, OutcomeFailed, OutcomeBlocked:
 	default:
-		add("outcome %q is not success, failed or blocked", l.Outcome)
+		v.add("outcome %q is not success, failed or blocked", l.Outcome)
 	}
 	if l.Adjusted && l.Outcome != OutcomeSuccess {
-		add("adjusted is true but outcome is %q", l.Outcome)
+		v.add("adjusted is true but outcome is %q", l.Outcome)
 	}
-	for i, m := range l.Markers {
-		switch m.Kind {
-		case MarkerFix, MarkerBlocked, MarkerSuccess, MarkerAdjustedSuccess:
-		default:
-			add("markers[%d]: unknown kind %q", i, m.Kind)
-		}
-	}
-	for i, c := range l.Commands {
-		switch c.Status {
-		case StatusOK:
-			if c.ExitCode == nil || *c.ExitCode != 0 {
-				add("commands[%d] (%s): status ok needs exit_code 0", i, c.ID)
-			}
-		case StatusFailed:
-			if c.ExitCode != nil && *c.ExitCode == 0 {
-				add("commands[%d] (%s): status failed with exit_code 0", i, c.ID)
-			}
-		case StatusUnknown:
-			if c.ExitCode != nil {
-				add("commands[%d] (%s): status unknown needs exit_code null", i, c.ID)
-			}
-		default:
-			add("commands[%d] (%s): unknown status %q", i, c.ID, c.Status)
-		}
-		if c.Source != nil && (c.Source.File == "" || c.Source.Line < 1) {
-			add("commands[%d] (%s): source needs a file and a line >= 1", i, c.ID)
-		}
-		if c.DurationMS != nil && *c.DurationMS < 0 {
-			add("commands[%d] (%s): negative duration_ms", i, c.ID)
-		}
-	}
-	for i, e := range l.FileEdits {
-		if e.Path == "" {
-			add("file_edits[%d]: path is empty", i)
-		}
-	}
+	p := append(v.problems, items...)
 	if l.CostUSD != nil && *l.CostUSD < 0 {
-		add("cost_usd is negative")
+		p = append(p, "cost_usd is negative")
 	}
 	if l.Turns != nil && *l.Turns < 0 {
-		add("turns is negative")
+		p = append(p, "turns is negative")
 	}
 	if l.DurationMS != nil && *l.DurationMS < 0 {
-		add("duration_ms is negative")
+		p = append(p, "duration_ms is negative")
 	}
 	s := l.ParseStats
 	if s.Lines < 0 || s.Malformed < 0 || s.UnknownEvents < 0 || s.Malformed > s.Lines {
-		add("parse_stats are inconsistent")
+		p = append(p, "parse_stats are inconsistent")
+	}
+	if more > 0 {
+		p = append(p, fmt.Sprintf("and %d more", more))
 	}
 	if len(p) > 0 {
 		return &ValidationError{Problems: p}

@@ -1,0 +1,157 @@
+package engines
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+// Every registered engine streams its log: `readme2demo parse` keeps
+// bounded memory only for engines that implement StreamingEngine.
+func TestEveryEngineStreams(t *testing.T) {
+	for _, name := range Names() {
+		e, _ := Lookup(name)
+		_, ok := e.(StreamingEngine)
+		assert.Assert(t, ok, "engine %s does not implement StreamingEngine (ParseTranscriptTo)", name)
+	}
+}
+
+func TestWindowForgetsOldestFirst(t *testing.T) {
+	w := newWindow[string, int](3)
+	for i, k := range []string{"a", "b", "c"} {
+		w.put(k, i)
+	}
+	w.put("a", 10) // an update keeps its place
+	w.put("d", 3)  // evicts a, the oldest
+	assert.Assert(t, !w.has("a"))
+	for _, k := range []string{"b", "c", "d"} {
+		assert.Assert(t, w.has(k), k)
+	}
+	w.put("e", 4)
+	assert.Assert(t, !w.has("b"))
+	assert.Equal(t, w.at("e"), 4)
+	assert.Equal(t, len(w.m), 3)
+}
+
+// recSink records what a builder hands out, in order.
+type recSink struct {
+	markers  []string
+	commands []commandlog.Command
+	edits    []commandlog.FileEdit
+	fail     error
+}
+
+func (s *recSink) Marker(m *commandlog.Marker) error {
+	s.markers = append(s.markers, string(m.Kind)+":"+m.Text)
+	return s.fail
+}
+func (s *recSink) Command(c *commandlog.Command) error {
+	s.commands = append(s.commands, *c)
+	return s.fail
+}
+func (s *recSink) FileEdit(e *commandlog.FileEdit) error {
+	s.edits = append(s.edits, *e)
+	return s.fail
+}
+
+// Commands reach the sink in the order they started, once final, however
+// their results are ordered; a result for a command sealed long ago is
+// not paired (the run degrades as a killed one would), and memory holds
+// only the open commands.
+func TestBuilderSealsInOrderWithinBounds(t *testing.T) {
+	s := &recSink{}
+	b := newLogBuilderTo("test", s)
+	b.command("first", "sleep 1000", "") // its result never comes in time
+	n := openSlots + 10
+	for i := 0; i < n; i++ {
+		id := fmt.Sprint("c", i)
+		b.command(id, "echo "+id, "")
+		// results arrive in reverse pairs: c1 before c0, c3 before c2…
+		if i%2 == 1 {
+			b.result(id, cmdResult{Output: id, ExitCode: intPtr(0)})
+			b.result(fmt.Sprint("c", i-1), cmdResult{Output: "x", ExitCode: intPtr(1)})
+		}
+		assert.Assert(t, len(b.cmds.slots)-b.cmds.front <= openSlots)
+	}
+	assert.Assert(t, len(s.commands) > 0, "past openSlots open commands, the oldest are sealed")
+	assert.Equal(t, s.commands[0].ID, "first")
+	assert.Equal(t, s.commands[0].Status, commandlog.StatusUnknown)
+	assert.Assert(t, !b.result("first", cmdResult{ExitCode: intPtr(0)}), "a sealed command takes no result")
+	assert.Assert(t, b.hasCommand("first"), "a sealed id is still known")
+	assert.Equal(t, b.command("first", "again", ""), "first")
+	l, err := b.done(b.finish(""))
+	assert.NilError(t, err)
+	assert.Equal(t, len(l.Commands), 0, "the lists went to the sink")
+	assert.Equal(t, len(s.commands), n+1)
+	for i, c := range s.commands[1:] {
+		assert.Equal(t, c.ID, fmt.Sprint("c", i))
+		want := commandlog.StatusOK
+		if i%2 == 0 {
+			want = commandlog.StatusFailed
+		}
+		assert.Equal(t, c.Status, want, c.ID)
+	}
+}
+
+// A command whose output is large is sealed early enough that the open
+// ones never hold much more than openBytes.
+func TestBuilderBoundsOpenBytes(t *testing.T) {
+	s := &recSink{}
+	b := newLogBuilderTo("test", s)
+	big := strings.Repeat("x", 1<<20) // 1 MiB commands (outputs are truncated, commands are not)
+	for i := 0; i < 64; i++ {
+		b.command(fmt.Sprint(i), big, "")
+		assert.Assert(t, b.cmds.bytes <= openBytes+2<<20, "open bytes %d", b.cmds.bytes)
+	}
+	b.finish("")
+	assert.Equal(t, len(s.commands), 64)
+}
+
+// Markers go out at once, deduplicated for agentTextOnce against every
+// marker before, and decide the outcome as DecideOutcome does.
+func TestBuilderMarkersStream(t *testing.T) {
+	s := &recSink{}
+	b := newLogBuilderTo("test", s)
+	b.agentText("FIX: one\nBLOCKED: no db\nSUCCESS")
+	b.agentTextOnce("FIX: one\nFIX: two\nFIX: two")
+	b.agentText("BLOCKED: later")
+	l := b.finish("")
+	assert.DeepEqual(t, s.markers, []string{"FIX:one", "BLOCKED:no db", "SUCCESS:", "FIX:two", "BLOCKED:later"})
+	assert.Equal(t, l.Outcome, commandlog.OutcomeBlocked)
+	assert.Equal(t, l.OutcomeReason, "no db")
+}
+
+func TestBuilderReportsSinkError(t *testing.T) {
+	s := &recSink{fail: fmt.Errorf("disk full")}
+	b := newLogBuilderTo("test", s)
+	b.command("a", "ls", "")
+	_, err := b.done(b.finish(""))
+	assert.ErrorContains(t, err, "disk full")
+	assert.ErrorContains(t, err, "write test command log")
+}
+
+// Streamed agent text finds the markers of the whole text, however it is
+// cut into pieces, and keeps only its unfinished line.
+func TestAgentStreamMatchesWholeText(t *testing.T) {
+	text := "intro\n**FIX:** step 2 needs mkdir\nnot a marker SUCCESS\nBLOCKED: no network\n\nADJUSTED_SUCCESS"
+	want := ScanMarkers(text)
+	for cut := 1; cut < len(text); cut += 3 {
+		s := &recSink{}
+		b := newLogBuilderTo("test", s)
+		var a agentStream
+		for i := 0; i < len(text); i += cut {
+			a.add(b, text[i:min(i+cut, len(text))])
+			assert.Assert(t, len(a.line) <= maxAgentLine)
+		}
+		a.flush(b)
+		var got []string
+		for _, m := range want {
+			got = append(got, string(m.Kind)+":"+m.Text)
+		}
+		assert.DeepEqual(t, s.markers, got)
+	}
+}
