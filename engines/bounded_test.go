@@ -20,21 +20,49 @@ func TestEveryEngineStreams(t *testing.T) {
 	}
 }
 
-func TestWindowForgetsOldestFirst(t *testing.T) {
+// A window remembers at least its last max keys, at most 2*max, and
+// forgets whole generations, oldest first.
+func TestWindowForgetsOldestGeneration(t *testing.T) {
 	w := newWindow[string, int](3)
 	for i, k := range []string{"a", "b", "c"} {
 		w.put(k, i)
 	}
-	w.put("a", 10) // an update keeps its place
-	w.put("d", 3)  // evicts a, the oldest
-	assert.Assert(t, !w.has("a"))
-	for _, k := range []string{"b", "c", "d"} {
+	w.put("a", 10) // an update stays in its generation
+	assert.Equal(t, w.at("a"), 10)
+	for i, k := range []string{"d", "e", "f"} { // a new generation
+		w.put(k, i)
+		assert.Assert(t, w.has("a") && w.has("b") && w.has("c"), "the previous generation is remembered")
+	}
+	w.put("g", 7) // a third: the first is forgotten
+	for _, k := range []string{"a", "b", "c"} {
+		assert.Assert(t, !w.has(k), k)
+	}
+	for _, k := range []string{"d", "e", "f", "g"} {
 		assert.Assert(t, w.has(k), k)
 	}
-	w.put("e", 4)
-	assert.Assert(t, !w.has("b"))
-	assert.Equal(t, w.at("e"), 4)
-	assert.Equal(t, len(w.m), 3)
+	assert.Assert(t, len(w.cur)+len(w.prev) <= 2*w.max)
+}
+
+// A command stays open — its result pairs — while fewer than openSlots
+// commands follow it, however the id tables rotate meanwhile.
+func TestRegionKeepsOpenItemsAcrossGenerations(t *testing.T) {
+	s := &recSink{}
+	b := newLogBuilderTo("test", s)
+	b.command("long", "sleep 1000", "")
+	for i := 0; i < openSlots-1; i++ {
+		id := fmt.Sprint("c", i)
+		b.command(id, "true", "")
+		b.result(id, cmdResult{ExitCode: intPtr(0)})
+	}
+	assert.Assert(t, b.result("long", cmdResult{ExitCode: intPtr(0)}), "still open after %d commands", openSlots-1)
+	for i := openSlots; i < 3*idWindow; i++ {
+		b.command(fmt.Sprint("c", i), "true", "")
+	}
+	assert.Assert(t, !b.hasCommand("c0"), "an id sealed generations ago is forgotten")
+	assert.Assert(t, b.hasCommand(fmt.Sprint("c", 3*idWindow-1)))
+	b.finish("")
+	assert.Equal(t, s.commands[0].ID, "long")
+	assert.Equal(t, s.commands[0].Status, commandlog.StatusOK)
 }
 
 // recSink records what a builder hands out, in order.

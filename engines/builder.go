@@ -351,7 +351,13 @@ func (b *logBuilder) done(l *commandlog.Log) (*commandlog.Log, error) {
 // records are counted in b and skipped; fn counts the records it takes
 // (b.record) as its format defines them. Only a failing reader or sink is
 // an error.
+//
+// Records are decoded ahead of fn on another goroutine when there are
+// cores for it (parseWorkers), unless opt says otherwise.
 func readRecords(r io.Reader, opt jsonv.Options, b *logBuilder, fn func(*jsonv.Value)) error {
+	if opt.Workers == 0 {
+		opt.Workers = parseWorkers()
+	}
 	rd := jsonv.NewReader(r, opt)
 	defer rd.Close()
 	for b.err == nil {

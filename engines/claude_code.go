@@ -198,7 +198,7 @@ func (p *claudeParser) event(v *jsonv.Value) {
 	case "user":
 		p.user(v)
 	case "result":
-		p.result = v
+		p.result = v.Clone()
 		p.resultSet = true
 		if text := v.Get("result").Str(); text != "" {
 			p.b.agentTextOnce(text)

@@ -227,13 +227,13 @@ func (p *geminiParser) event(v *jsonv.Value) {
 			p.stopped = msg
 		}
 	case "result":
-		p.result = v
+		p.result = v.Clone()
 		if m := v.Path("error", "message").Str(); m != "" {
 			p.fatalErr = m
 		}
 	case "":
 		if v.Has("response") && v.Has("stats") { // --output-format json
-			p.result = v
+			p.result = v.Clone()
 			p.b.agentText(v.Get("response").Str())
 			if m := v.Path("error", "message").Str(); m != "" {
 				p.fatalErr = m

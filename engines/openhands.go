@@ -69,8 +69,10 @@ package engines
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 	"regexp"
 	"strconv"
 	"strings"
@@ -202,9 +204,17 @@ func (f *jsonLineFilter) Read(p []byte) (int, error) {
 		}
 		buf, _ := f.br.Peek(n)
 		i := 0
-		for ; i < len(buf); i++ {
-			if f.lex(buf[i]) {
-				i++
+		for i < len(buf) {
+			if f.inStr && !f.esc {
+				// Inside a string only a quote, a backslash or a newline
+				// matter: skip to the next one.
+				i += stringSpecial(buf[i:])
+				if i == len(buf) {
+					break
+				}
+			}
+			i++
+			if f.lex(buf[i-1]) {
 				break
 			}
 		}
@@ -212,6 +222,27 @@ func (f *jsonLineFilter) Read(p []byte) (int, error) {
 		f.br.Discard(i)
 		return i, nil
 	}
+}
+
+// stringSpecial returns the index of the first quote, backslash or newline
+// in b, or len(b), looking at eight bytes at a time (see jsonv's
+// stringEnd for the bit trick).
+func stringSpecial(b []byte) int {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, s, n := x^(lsb*'"'), x^(lsb*'\\'), x^(lsb*'\n')
+		if m := ((q-lsb)&^q | (s-lsb)&^s | (n-lsb)&^n) & msb; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c == '\n' {
+			return i
+		}
+	}
+	return i
 }
 
 // lex advances the lexer over one byte; it reports whether the byte ended a
@@ -483,15 +514,17 @@ func (p *ohParser) timestamp(s string) {
 	if s == "" {
 		return
 	}
-	var ts time.Time
-	var err error
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
-		if ts, err = time.Parse(layout, s); err == nil {
-			break
+	ts, ok := ohFastTime(s)
+	if !ok {
+		var err error
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+			if ts, err = time.Parse(layout, s); err == nil {
+				break
+			}
 		}
-	}
-	if err != nil {
-		return
+		if err != nil {
+			return
+		}
 	}
 	if p.tsCount == 0 || ts.Before(p.tsMin) {
 		p.tsMin = ts
@@ -500,6 +533,71 @@ func (p *ohParser) timestamp(s string) {
 		p.tsMax = ts
 	}
 	p.tsCount++
+}
+
+// ohFastTime reads the timestamps OpenHands writes —
+// 2006-01-02T15:04:05, a fraction of up to nine digits, then nothing
+// (UTC), Z or ±hh:mm — as time.Parse would with timestamp's layouts, at a
+// fraction of its cost (every event has one). Anything else is left to
+// time.Parse (ok false).
+func ohFastTime(s string) (t time.Time, ok bool) {
+	num := func(s string) (int, bool) {
+		n := 0
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year, ok1 := num(s[0:4])
+	month, ok2 := num(s[5:7])
+	day, ok3 := num(s[8:10])
+	hour, ok4 := num(s[11:13])
+	minute, ok5 := num(s[14:16])
+	sec, ok6 := num(s[17:19])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || month < 1 || month > 12 || day < 1 ||
+		day > time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	rest := s[19:]
+	nsec := 0
+	if rest != "" && rest[0] == '.' {
+		digits := 1
+		for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
+			digits++
+		}
+		if digits == 1 || digits > 10 {
+			return time.Time{}, false
+		}
+		f, _ := num(rest[1:digits])
+		for i := digits; i <= 9; i++ {
+			f *= 10
+		}
+		nsec, rest = f, rest[digits:]
+	}
+	t = time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	switch {
+	case rest == "" || rest == "Z":
+		return t, true
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		oh, ok1 := num(rest[1:3])
+		om, ok2 := num(rest[4:6])
+		if !ok1 || !ok2 || oh > 23 || om > 59 {
+			return time.Time{}, false
+		}
+		off := time.Duration(oh)*time.Hour + time.Duration(om)*time.Minute
+		if rest[0] == '+' {
+			off = -off
+		}
+		return t.Add(off), true
+	}
+	return time.Time{}, false
 }
 
 // turn counts one LLM response; actions of one response share respID.
@@ -858,6 +956,14 @@ var ohV1Editors = map[string]bool{"FileEditorAction": true, "StrReplaceEditorAct
 
 var ohThink = regexp.MustCompile(`(?s)<think>.*?</think>`)
 
+// ohNoThink drops the <think> blocks of a model's text.
+func ohNoThink(s string) string {
+	if !strings.Contains(s, "<think>") {
+		return s
+	}
+	return ohThink.ReplaceAllString(s, "")
+}
+
 func (p *ohParser) v1(t *ohTraj, e *jsonv.Value) {
 	switch kind := e.Get("kind").Str(); kind {
 	case "ActionEvent":
@@ -876,7 +982,7 @@ func (p *ohParser) v1(t *ohTraj, e *jsonv.Value) {
 		}
 		p.turn(t, e.Get("llm_response_id").Str())
 		text, _ := claudeContentText(e.Path("llm_message", "content"))
-		p.agentText(ohThink.ReplaceAllString(text, ""))
+		p.agentText(ohNoThink(text))
 	case "ConversationStateUpdateEvent":
 		switch e.Get("key").Str() {
 		case "stats":
@@ -911,7 +1017,7 @@ func (p *ohParser) v1Action(t *ohTraj, e *jsonv.Value) {
 	for _, b := range e.Get("thought").Items() {
 		thoughts = append(thoughts, b.Get("text").Str())
 	}
-	p.agentText(ohThink.ReplaceAllString(strings.Join(thoughts, "\n"), ""))
+	p.agentText(ohNoThink(strings.Join(thoughts, "\n")))
 	action := e.Get("action")
 	akind := action.Get("kind").Str()
 	tool := e.Get("tool_name").Str()

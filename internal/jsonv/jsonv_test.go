@@ -282,14 +282,14 @@ func TestParallelMatchesSequential(t *testing.T) {
 	// long lines (MaxLine 200) to the streaming reader and back.
 	in := mixed(30000, false)
 	want := readAll(t, in, Options{})
-	for _, opt := range []Options{{Workers: 2}, {Workers: 4}, {Workers: 2, MaxLine: 200}} {
+	for _, opt := range []Options{{Workers: 1}, {Workers: 2}, {Workers: 4}, {Workers: 1, MaxLine: 200}, {Workers: 2, MaxLine: 200}} {
 		assert.DeepEqual(t, readAll(t, in, opt), want)
 	}
 	// With records spread over lines it falls back to sequential reading,
 	// with the same result.
 	in = mixedInput(30000)
 	want = readAll(t, in, Options{})
-	for _, opt := range []Options{{Workers: 2}, {Workers: 4}, {Workers: 2, MaxLine: 200}} {
+	for _, opt := range []Options{{Workers: 1}, {Workers: 2}, {Workers: 4}, {Workers: 1, MaxLine: 200}, {Workers: 2, MaxLine: 200}} {
 		got := readAll(t, in, opt)
 		assert.DeepEqual(t, got, want)
 	}
