@@ -25,11 +25,13 @@ package engines
 // that instances cannot collide); and the CLI's stdout, where each event is a
 // pretty-printed JSON block after a `--JSON Event--` line, mixed with other
 // text. A wrapper object is decoded whole (bounded per string by jsonv, but
-// not per event).
+// not per event). Fields the parser never reads (the model's raw response,
+// tool definitions, per-call metric lists: ohSkipKeys) are stepped over.
 //
 // Drift tolerance:
-//   - Before decoding, text lines between JSON values (CLI banners, spinner
-//     output, the `--JSON Event--` marker lines, "Goodbye!") are dropped. They
+//   - Text lines between JSON values (CLI banners, spinner output, the
+//     `--JSON Event--` marker lines, "Goodbye!") are skipped by the decoder
+//     (jsonv.Options.TextLines). They
 //     are not events of the trajectory, so they are counted neither in
 //     parse_stats.lines nor as malformed. A line that starts like JSON ("{" or
 //     "[" followed by JSON) and fails to decode is malformed. parse_stats.lines
@@ -68,11 +70,7 @@ package engines
 //     minus earliest timestamp, null without two timestamps.
 
 import (
-	"bufio"
-	"encoding/binary"
-	"errors"
 	"io"
-	"math/bits"
 	"regexp"
 	"strconv"
 	"strings"
@@ -141,192 +139,21 @@ func (o *openHands) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, err
 
 func (o *openHands) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := newOHParser(newLogBuilderTo(o.Name(), s))
-	err := readRecords(newJSONLineFilter(r), jsonv.Options{}, p.b, p.top)
+	err := readRecords(r, jsonv.Options{Skip: ohSkipKeys, TextLines: true}, p.b, p.top)
 	if err != nil {
 		return nil, err
 	}
 	return p.b.done(p.finish())
 }
 
-// ---------------------------------------------------------------------------
-// Text-line filter
-
-// jsonLineFilter passes JSON values through and drops the text lines between
-// them. At the start of a line outside any value, a line whose first
-// non-blank byte is "{" or "[" (followed by what JSON allows there) starts a
-// value; any other line is text. Inside a value a small lexer tracks strings
-// and nesting, so pretty-printed values spanning many lines pass whole. A raw
-// newline inside a string cannot be JSON: it ends the broken value there.
-// Memory is constant whatever the line length.
-type jsonLineFilter struct {
-	br        *bufio.Reader
-	depth     int
-	inStr     bool
-	esc       bool
-	lineStart bool
-	err       error
-}
-
-func newJSONLineFilter(r io.Reader) *jsonLineFilter {
-	return &jsonLineFilter{br: bufio.NewReaderSize(r, 64<<10), lineStart: true}
-}
-
-func (f *jsonLineFilter) Read(p []byte) (int, error) {
-	if f.err != nil {
-		return 0, f.err
-	}
-	for {
-		if f.lineStart && f.depth == 0 && !f.inStr {
-			json, err := f.classifyLine()
-			if err != nil {
-				f.err = err
-				return 0, err
-			}
-			if !json {
-				if err := f.dropLine(); err != nil {
-					f.err = err
-					return 0, err
-				}
-				continue
-			}
-			f.lineStart = false
-		}
-		n := f.br.Buffered()
-		if n == 0 {
-			if _, err := f.br.Peek(1); err != nil {
-				f.err = err
-				return 0, err
-			}
-			n = f.br.Buffered()
-		}
-		if n > len(p) {
-			n = len(p)
-		}
-		buf, _ := f.br.Peek(n)
-		i := 0
-		for i < len(buf) {
-			if f.inStr && !f.esc {
-				// Inside a string only a quote, a backslash or a newline
-				// matter: skip to the next one.
-				i += stringSpecial(buf[i:])
-				if i == len(buf) {
-					break
-				}
-			}
-			i++
-			if f.lex(buf[i-1]) {
-				break
-			}
-		}
-		copy(p, buf[:i])
-		f.br.Discard(i)
-		return i, nil
-	}
-}
-
-// stringSpecial returns the index of the first quote, backslash or newline
-// in b, or len(b), looking at eight bytes at a time (see jsonv's
-// stringEnd for the bit trick).
-func stringSpecial(b []byte) int {
-	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		q, s, n := x^(lsb*'"'), x^(lsb*'\\'), x^(lsb*'\n')
-		if m := ((q-lsb)&^q | (s-lsb)&^s | (n-lsb)&^n) & msb; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(b); i++ {
-		if c := b[i]; c == '"' || c == '\\' || c == '\n' {
-			return i
-		}
-	}
-	return i
-}
-
-// lex advances the lexer over one byte; it reports whether the byte ended a
-// line outside any value (the next byte must be classified).
-func (f *jsonLineFilter) lex(c byte) bool {
-	if f.inStr {
-		switch {
-		case f.esc:
-			f.esc = false
-		case c == '\\':
-			f.esc = true
-		case c == '"':
-			f.inStr = false
-		case c == '\n':
-			f.inStr, f.depth = false, 0
-			f.lineStart = true
-			return true
-		}
-		return false
-	}
-	switch c {
-	case '"':
-		f.inStr = true
-	case '{', '[':
-		f.depth++
-	case '}', ']':
-		if f.depth > 0 {
-			f.depth--
-		}
-	case '\n':
-		if f.depth == 0 {
-			f.lineStart = true
-			return true
-		}
-	}
-	return false
-}
-
-// classifyLine reports whether the line at the reader starts a JSON value.
-func (f *jsonLineFilter) classifyLine() (bool, error) {
-	b, err := f.br.Peek(64)
-	if len(b) == 0 {
-		return false, err
-	}
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	if i == len(b) || b[i] == '\n' {
-		return false, nil // blank line
-	}
-	open := b[i]
-	if open != '{' && open != '[' {
-		if i == 0 && len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
-			f.br.Discard(3) // BOM
-			return f.classifyLine()
-		}
-		return false, nil
-	}
-	j := i + 1
-	for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
-		j++
-	}
-	if j == len(b) || b[j] == '\n' {
-		return true, nil
-	}
-	next := b[j]
-	if open == '{' {
-		return next == '"' || next == '}', nil
-	}
-	return next == '{' || next == '[' || next == ']' || next == '"', nil
-}
-
-// dropLine discards the rest of the line, newline included.
-func (f *jsonLineFilter) dropLine() error {
-	for {
-		_, err := f.br.ReadSlice('\n')
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return err
-		}
-	}
+// ohSkipKeys are fields the parser never reads, at any depth: the model's
+// raw response (tool_call_metadata.model_response.choices, usage), the tool
+// definitions of the system prompt, and the per-call lists that
+// llm_metrics repeats, growing, on every event. The decoder steps over
+// them without decoding them.
+var ohSkipKeys = map[string]bool{
+	"choices": true, "usage": true, "tools": true, "token_usages": true, "response_latencies": true,
+	"costs": true, "accumulated_token_usage": true,
 }
 
 // ---------------------------------------------------------------------------

@@ -316,25 +316,38 @@ func (p *fastParser) skip() error {
 }
 
 // keyCache interns object keys and remembers whether each is skipped:
-// transcripts repeat a few dozen keys on every line, and a direct-mapped
-// table is cheaper than a map lookup or an allocation per key.
+// transcripts repeat a few dozen keys on every line, and a small cache is
+// cheaper than a map lookup or an allocation per key. It is two-way set
+// associative, so two frequent keys that hash alike ("id" and "type") do
+// not keep evicting each other.
 type keyCache struct {
-	keys [1024]string
-	skip [1024]bool
+	keys [2 * keySets]string
+	skip [2 * keySets]bool
+	next [keySets]uint8 // the way to replace on a miss
 }
+
+const keySets = 1024
 
 func (c *keyCache) get(raw []byte, skip map[string]bool) (string, bool) {
 	if len(raw) == 0 || len(raw) > 48 {
 		s := string(raw)
 		return s, skip[s]
 	}
-	h := shortHash(raw) % uint(len(c.keys))
-	if s := c.keys[h]; s == string(raw) {
-		return s, c.skip[h]
+	set := shortHash(raw) % keySets
+	i := 2 * set
+	if s := c.keys[i]; s == string(raw) {
+		c.next[set] = 1
+		return s, c.skip[i]
 	}
+	if s := c.keys[i+1]; s == string(raw) {
+		c.next[set] = 0
+		return s, c.skip[i+1]
+	}
+	i += uint(c.next[set])
+	c.next[set] ^= 1
 	s := string(raw)
-	c.keys[h], c.skip[h] = s, skip[s]
-	return s, c.skip[h]
+	c.keys[i], c.skip[i] = s, skip[s]
+	return s, c.skip[i]
 }
 
 // maxShort is the longest string value interned by shortCache.
@@ -343,21 +356,32 @@ const maxShort = 32
 // shortCache interns short string values and number literals: type names,
 // statuses, roles, tool names and small numbers repeat on every record.
 // A miss allocates as usual, so the cache changes no value, only how many
-// allocations a record costs.
+// allocations a record costs. Two-way set associative, like keyCache.
 type shortCache struct {
-	s [2048]string
+	s    [2 * shortSets]string
+	next [shortSets]uint8
 }
+
+const shortSets = 1024
 
 func (c *shortCache) get(b []byte) string {
 	if len(b) > maxShort {
 		return string(b)
 	}
-	h := shortHash(b) % uint(len(c.s))
-	if s := c.s[h]; s == string(b) {
+	set := shortHash(b) % shortSets
+	i := 2 * set
+	if s := c.s[i]; s == string(b) {
+		c.next[set] = 1
 		return s
 	}
+	if s := c.s[i+1]; s == string(b) {
+		c.next[set] = 0
+		return s
+	}
+	i += uint(c.next[set])
+	c.next[set] ^= 1
 	s := string(b)
-	c.s[h] = s
+	c.s[i] = s
 	return s
 }
 

@@ -226,6 +226,13 @@ type Options struct {
 	// stop reading before the end call Close. 0 decodes on the caller's
 	// goroutine.
 	Workers int
+	// TextLines skips lines of text between records, as if they were not
+	// there (no record, no syntax error): at the start of a line, outside
+	// any record, a line whose first non-blank byte is not { or [ followed
+	// by what JSON allows there (a quote or a closing brace; a quote, an
+	// opening or closing bracket or brace) is text. OpenHands' CLI mixes
+	// spinner and log lines with its JSON events.
+	TextLines bool
 	// Skip names object keys whose values the caller never reads (token
 	// usage, tool lists, thinking text). They are stepped over without
 	// being decoded and do not appear in the Value. Malformed JSON inside a
@@ -287,7 +294,30 @@ type Reader struct {
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader, opt Options) *Reader {
 	opt = opt.withDefaults()
-	return &Reader{br: newSource(r, opt.MaxLine), opt: opt, line: 1, keys: new(keyCache), short: new(shortCache)}
+	return &Reader{br: newSource(r, opt.MaxLine), opt: opt, line: 1, bol: true, keys: new(keyCache), short: new(shortCache)}
+}
+
+// jsonStart reports whether a line whose first non-blank byte starts b
+// starts a JSON record (Options.TextLines).
+func jsonStart(b []byte) bool {
+	if len(b) == 0 || b[0] != '{' && b[0] != '[' {
+		return false
+	}
+	j := 1
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
+		j++
+	}
+	if j == len(b) || b[j] == '\n' {
+		return true
+	}
+	if b[0] == '{' {
+		return b[j] == '"' || b[j] == '}'
+	}
+	switch b[j] {
+	case '{', '[', ']', '"':
+		return true
+	}
+	return false
 }
 
 // Line returns the 1-based line the reader is on.
@@ -321,6 +351,12 @@ func (r *Reader) Next() (*Value, error) {
 		c, err := r.skipSpace()
 		if err != nil {
 			return nil, r.eof(err)
+		}
+		if r.opt.TextLines && r.bol && !r.inArray {
+			if b, _ := r.br.Peek(64); !jsonStart(b) {
+				r.skipLine()
+				continue
+			}
 		}
 		if r.opt.Workers > 0 && !r.inArray && r.seqNext == 0 && (r.started || c != '[') {
 			r.started = true
@@ -462,6 +498,7 @@ func (r *Reader) skipSpace() (byte, error) {
 func (r *Reader) skipLine() {
 	if r.br.skipLine() {
 		r.line++
+		r.bol = true
 	}
 }
 
@@ -749,6 +786,7 @@ func (r *Reader) str(clip bool) (string, int64, error) {
 		case c == '\n':
 			r.line++
 			r.noSkip = true
+			r.bol = true
 			return "", 0, synErr("newline in string")
 		default:
 			// JSON forbids raw control characters in strings; agents' logs

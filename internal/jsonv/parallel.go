@@ -190,6 +190,13 @@ func (w *Reader) decodeBatch(b *batch) {
 	for i, end := range b.lines {
 		line := b.data[start:end]
 		p := fastParser{r: w, a: b.arena, b: line}
+		if w.opt.TextLines {
+			p.ws()
+			if p.i < len(line) && !jsonStart(line[p.i:]) {
+				start = end
+				continue
+			}
+		}
 		for {
 			p.ws()
 			if p.i >= len(line) {
