@@ -2,6 +2,8 @@ package engines
 
 import (
 	"fmt"
+	"math/rand"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -182,4 +184,59 @@ func TestAgentStreamMatchesWholeText(t *testing.T) {
 		}
 		assert.DeepEqual(t, s.markers, got)
 	}
+}
+
+// markerKeyword gives what the regular expression it replaced gives, on
+// lines built from the pieces of marker lines.
+func TestMarkerKeywordMatchesRegexp(t *testing.T) {
+	parts := []string{"", " ", "**", "__", "`", "*", "_", "> ", "# ", "- ", "* ", "+ ", "SUCCESS", "ADJUSTED_SUCCESS",
+		"BLOCKED", "FIX", ":", ": ", "**:** ", "no db", "see FIX: x", "Success", "done.", "\t", "SUCCESSFUL", "\f", "\r",
+		"\v", "\u00a0", "\xff", "é"}
+	rnd := rand.New(rand.NewSource(7))
+	markers := 0
+	for i := 0; i < 100000; i++ {
+		var b strings.Builder
+		for n := rnd.Intn(6); n >= 0; n-- {
+			b.WriteString(parts[rnd.Intn(len(parts))])
+		}
+		line := b.String()
+		got, gotOK := parseMarkerLine(line)
+		want, wantOK := refParseMarkerLine(line)
+		assert.Equal(t, gotOK, wantOK, "%q", line)
+		assert.Equal(t, got, want, "%q", line)
+		if wantOK {
+			markers++
+		}
+	}
+	assert.Assert(t, markers > 1000, "only %d of the lines are markers", markers)
+}
+
+// refMarkerLine is the regular expression markerKeyword replaced.
+var refMarkerLine = regexp.MustCompile(`^(?:\*\*|__)?(ADJUSTED_SUCCESS|SUCCESS|BLOCKED|FIX)(?:\*\*|__)?(?::(?:\*\*|__)?(?:\s+(.*))?)?$`)
+
+func refParseMarkerLine(line string) (commandlog.Marker, bool) {
+	s := strings.TrimSpace(line)
+	s = strings.TrimSpace(strings.TrimLeft(s, ">#"))
+	for _, bullet := range []string{"- ", "* ", "+ "} {
+		s = strings.TrimPrefix(s, bullet)
+	}
+	// A whole line wrapped in emphasis or code: **SUCCESS**, `BLOCKED: x`.
+	for changed := true; changed; {
+		changed = false
+		for _, w := range []string{"**", "__", "`", "*", "_"} {
+			if len(s) > 2*len(w) && strings.HasPrefix(s, w) && strings.HasSuffix(s, w) {
+				s = strings.TrimSpace(s[len(w) : len(s)-len(w)])
+				changed = true
+			}
+		}
+	}
+	m := refMarkerLine.FindStringSubmatch(s)
+	if m == nil {
+		return commandlog.Marker{}, false
+	}
+	kind, text := commandlog.MarkerKind(m[1]), strings.TrimSpace(m[2])
+	if kind == commandlog.MarkerFix && text == "" {
+		return commandlog.Marker{}, false // a FIX says what was fixed
+	}
+	return commandlog.Marker{Kind: kind, Text: text}, true
 }

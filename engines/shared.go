@@ -2,7 +2,6 @@ package engines
 
 import (
 	"fmt"
-	"regexp"
 	"runtime"
 	"strings"
 	"unicode/utf8"
@@ -75,9 +74,47 @@ func ScanMarkers(text string) []commandlog.Marker {
 	return out
 }
 
-// markerLine matches a marker keyword with optional emphasis around the
-// keyword or its colon ("**FIX:** text", "__BLOCKED__: reason").
-var markerLine = regexp.MustCompile(`^(?:\*\*|__)?(ADJUSTED_SUCCESS|SUCCESS|BLOCKED|FIX)(?:\*\*|__)?(?::(?:\*\*|__)?(?:\s+(.*))?)?$`)
+// markerKeyword matches a marker keyword with optional emphasis around the
+// keyword or its colon ("**FIX:** text", "__BLOCKED__: reason"), as the
+// regular expression
+//
+//	^(?:\*\*|__)?(ADJUSTED_SUCCESS|SUCCESS|BLOCKED|FIX)(?:\*\*|__)?(?::(?:\*\*|__)?(?:\s+(.*))?)?$
+//
+// would, without its cost per line (TestMarkerKeywordMatchesRegexp).
+func markerKeyword(s string) (kw, text string, ok bool) {
+	emphasis := func(s string) string {
+		if strings.HasPrefix(s, "**") || strings.HasPrefix(s, "__") {
+			return s[2:]
+		}
+		return s
+	}
+	s = emphasis(s)
+	for _, k := range []string{"ADJUSTED_SUCCESS", "SUCCESS", "BLOCKED", "FIX"} {
+		if strings.HasPrefix(s, k) {
+			kw = k
+			break
+		}
+	}
+	if kw == "" {
+		return "", "", false
+	}
+	rest := emphasis(s[len(kw):])
+	if rest == "" {
+		return kw, "", true
+	}
+	if rest[0] != ':' {
+		return "", "", false
+	}
+	rest = emphasis(rest[1:])
+	i := 0
+	for i < len(rest) && (rest[i] == ' ' || rest[i] == '\t' || rest[i] == '\n' || rest[i] == '\f' || rest[i] == '\r') {
+		i++
+	}
+	if i == 0 && rest != "" {
+		return "", "", false
+	}
+	return kw, rest[i:], true
+}
 
 func parseMarkerLine(line string) (commandlog.Marker, bool) {
 	s := strings.TrimSpace(line)
@@ -95,11 +132,11 @@ func parseMarkerLine(line string) (commandlog.Marker, bool) {
 			}
 		}
 	}
-	m := markerLine.FindStringSubmatch(s)
-	if m == nil {
+	kw, text, ok := markerKeyword(s)
+	if !ok {
 		return commandlog.Marker{}, false
 	}
-	kind, text := commandlog.MarkerKind(m[1]), strings.TrimSpace(m[2])
+	kind, text := commandlog.MarkerKind(kw), strings.TrimSpace(text)
 	if kind == commandlog.MarkerFix && text == "" {
 		return commandlog.Marker{}, false // a FIX says what was fixed
 	}

@@ -100,6 +100,9 @@ func (p *fastParser) record() (*Value, error) {
 }
 
 func (p *fastParser) ws() {
+	if p.i < len(p.b) && p.b[p.i] > ' ' { // the usual case: no white space
+		return
+	}
 	for p.i < len(p.b) {
 		switch p.b[p.i] {
 		case ' ', '\t', '\r', '\n':
@@ -392,6 +395,8 @@ func shortHash(b []byte) uint {
 	switch {
 	case n >= 8:
 		x, y = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
+	case n >= 4:
+		x = uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
 	default:
 		for i, c := range b {
 			x |= uint64(c) << (8 * i)
