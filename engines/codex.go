@@ -255,7 +255,9 @@ func (p *codexParser) item(event string, it *jsonv.Value) {
 	completed := event == "item.completed"
 	switch typ {
 	case "command_execution":
-		id = p.b.command(id, codexCommand(it.Get("command")), "")
+		if id == "" || !p.b.hasCommand(id) { // started and completed both name it
+			id = p.b.command(id, codexCommand(it.Get("command")), "")
+		}
 		p.kinds.put(id, "cmd")
 		if completed {
 			p.commandDone(id, it)
@@ -476,11 +478,20 @@ func unwrapShellString(s string) string {
 	return s
 }
 
+// shellSpecial marks the bytes that end a plain run in singleShellWord:
+// quotes, backslashes, and what the shell would split on or expand.
+var shellSpecial = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n;&|<>()$`*?[#~{}'\"\\") {
+		t[c] = true
+	}
+	return t
+}()
+
 // singleShellWord decodes s when it is exactly one POSIX shell word made of
 // single-quoted parts, double-quoted parts without expansions, and plain
 // characters.
 func singleShellWord(s string) (string, bool) {
-	var out strings.Builder
+	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
 		switch c := s[i]; c {
 		case '\'':
@@ -488,7 +499,7 @@ func singleShellWord(s string) (string, bool) {
 			if j < 0 {
 				return "", false
 			}
-			out.WriteString(s[i+1 : i+1+j])
+			out = append(out, s[i+1:i+1+j]...)
 			i += j + 2
 		case '"':
 			i++
@@ -505,28 +516,32 @@ func singleShellWord(s string) (string, bool) {
 					return "", false // an expansion: the outer shell changed the text
 				}
 				if d == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-					out.WriteByte(s[i+1])
+					out = append(out, s[i+1])
 					i += 2
 					continue
 				}
-				out.WriteByte(d)
+				out = append(out, d)
 				i++
 			}
 		case '\\':
 			if i+1 >= len(s) {
 				return "", false
 			}
-			out.WriteByte(s[i+1])
+			out = append(out, s[i+1])
 			i += 2
 		default:
-			if strings.IndexByte(" \t\n;&|<>()$`*?[#~{}", c) >= 0 {
+			if shellSpecial[c] {
 				return "", false
 			}
-			out.WriteByte(c)
-			i++
+			j := i + 1
+			for j < len(s) && !shellSpecial[s[j]] {
+				j++
+			}
+			out = append(out, s[i:j]...)
+			i = j
 		}
 	}
-	return out.String(), out.Len() > 0
+	return string(out), len(out) > 0
 }
 
 func (p *codexParser) finish() *commandlog.Log {

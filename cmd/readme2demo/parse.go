@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
@@ -34,7 +35,13 @@ run) into command_log.json, schema v1, and prints it. Parsing is tolerant:
 malformed or unknown records are counted in parse_stats, not fatal. Known
 secret shapes are redacted from the output.
 
-Exit status: 0 parsed, 2 unknown engine or unreadable file.
+Memory stays bounded whatever the transcript's size: commands are written to
+temporary files in $TMPDIR as they complete (about the size of the log, removed
+at the end), and the log is printed once the transcript is read; with -o the
+file is replaced only by a complete log.
+
+Exit status: 0 parsed, 1 the log could not be written (output or temporary
+files), 2 unknown engine or unreadable transcript.
 
 Flags:
 `)
@@ -63,20 +70,19 @@ Flags:
 	// memory stays bounded whatever the transcript's size (internal/logstream).
 	debug.SetMemoryLimit(parseMemoryLimit)
 	red := redact.New(nil)
-	w, err := logstream.New(logstream.Options{Redact: func(l *commandlog.Log) { redact.Log(l, red) }})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-		return exitFailed
-	}
-	defer w.Close()
-	head, err := engines.Stream(eng, f, w)
+	w, invalid, err := logstream.Parse(eng, f, logstream.Options{Redact: func(l *commandlog.Log) { redact.Log(l, red) }})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %s: %v\n", path, err)
+		var spill *logstream.SpillError
+		if errors.As(err, &spill) {
+			return exitFailed
+		}
 		return exitUsage
 	}
-	if err := w.Finish(head); err != nil {
+	defer w.Close()
+	if invalid != nil {
 		// A parser bug, not the user's: say so, but still print what we have.
-		fmt.Fprintf(e.stderr, "readme2demo parse: warning: %v\n", err)
+		fmt.Fprintf(e.stderr, "readme2demo parse: warning: %v\n", invalid)
 	}
 	if *out == "" {
 		_, err = w.WriteTo(e.stdout)

@@ -21,8 +21,17 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
+
+// SpillError is a failure to create or write a spill file (a full or
+// read-only temporary directory), as opposed to a failure to read the
+// transcript.
+type SpillError struct{ Err error }
+
+func (e *SpillError) Error() string { return e.Err.Error() }
+func (e *SpillError) Unwrap() error { return e.Err }
 
 // Options configure a Writer.
 type Options struct {
@@ -64,13 +73,30 @@ func New(opt Options) (*Writer, error) {
 		f, err := os.CreateTemp(opt.Dir, "readme2demo-log-*.spill")
 		if err != nil {
 			w.Close()
-			return nil, fmt.Errorf("create spill file: %w", err)
+			return nil, &SpillError{fmt.Errorf("create spill file (set TMPDIR to a writable directory): %w", err)}
 		}
 		// Unlinked at once where the system allows it (the file lives on
 		// until closed); Close removes it otherwise.
 		l.f, l.removed, l.w = f, os.Remove(f.Name()) == nil, bufio.NewWriterSize(f, 256<<10)
 	}
 	return w, nil
+}
+
+// Parse parses the transcript r with eng into a new Writer, ready to be
+// written (Finish done): what `readme2demo parse` does. invalid holds the
+// log's schema problems (a parser bug; the log can still be written). The
+// caller closes w.
+func Parse(eng engines.AgentEngine, r io.Reader, opt Options) (w *Writer, invalid, err error) {
+	w, err = New(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	head, err := engines.Stream(eng, r, w)
+	if err != nil {
+		w.Close()
+		return nil, nil, err
+	}
+	return w, w.Finish(head), nil
 }
 
 // add encodes one item of l: the separator, the indentation and the item.
@@ -86,7 +112,7 @@ func (w *Writer) add(l *list, appendItem func([]byte) []byte) error {
 	b = appendItem(b)
 	w.buf = b
 	if _, err := l.w.Write(b); err != nil {
-		l.err = fmt.Errorf("write spill file: %w", err)
+		l.err = &SpillError{fmt.Errorf("write spill file: %w", err)}
 		return l.err
 	}
 	l.n++
@@ -166,7 +192,7 @@ func (w *Writer) WriteTo(out io.Writer) (int64, error) {
 			return 0, l.err
 		}
 		if err := l.w.Flush(); err != nil {
-			return 0, fmt.Errorf("write spill file: %w", err)
+			return 0, &SpillError{fmt.Errorf("write spill file: %w", err)}
 		}
 		f := l.f
 		lists[i] = commandlog.EncodedList{Len: l.n, Body: func(dst io.Writer) error {

@@ -35,9 +35,10 @@ type piece struct {
 
 // Generator writes copies of one fixture.
 type Generator struct {
-	lines [][]piece
-	n     int // copies written so far
-	buf   []byte
+	lines  [][]piece
+	n      int // copies written so far
+	buf    []byte
+	length map[int]int64 // lines written, by length (newline excluded)
 }
 
 // New returns a Generator over the records (lines) of a JSONL fixture. The
@@ -106,6 +107,10 @@ func (g *Generator) WriteCopy(w io.Writer) (int64, error) {
 				b = append(b, p.text...)
 			}
 		}
+		if g.length == nil {
+			g.length = map[int]int64{}
+		}
+		g.length[len(b)]++
 		b = append(b, '\n')
 		g.buf = b
 		k, err := w.Write(b)
@@ -119,6 +124,25 @@ func (g *Generator) WriteCopy(w io.Writer) (int64, error) {
 
 // Copies returns how many copies were written so far.
 func (g *Generator) Copies() int { return g.n }
+
+// Lines returns how many lines were written so far and the median length
+// of a line, in bytes.
+func (g *Generator) Lines() (n int64, median int) {
+	lengths := make([]int, 0, len(g.length))
+	for l, k := range g.length {
+		lengths = append(lengths, l)
+		n += k
+	}
+	sort.Ints(lengths)
+	var seen int64
+	for _, l := range lengths {
+		seen += g.length[l]
+		if 2*seen >= n {
+			return n, l
+		}
+	}
+	return n, 0
+}
 
 // WriteSize writes copies until at least size bytes are written.
 func (g *Generator) WriteSize(w io.Writer, size int64) (int64, error) {

@@ -93,3 +93,31 @@ func TestCopiesParseToCopiesOfTheCommands(t *testing.T) {
 	}
 	assert.Assert(t, n > 30, "only %d fixtures", n)
 }
+
+// Every shape's transcripts exist and copies of them parse to copies of
+// their commands.
+func TestShapes(t *testing.T) {
+	for _, s := range Shapes {
+		got, err := ShapeNamed(s.Name)
+		assert.NilError(t, err)
+		fixture, err := got.Fixture("../..")
+		assert.NilError(t, err)
+		eng, err := engines.Lookup(s.Engine)
+		assert.NilError(t, err, s.Name)
+		one, err := eng.ParseTranscript(bytes.NewReader(fixture))
+		assert.NilError(t, err)
+		assert.Assert(t, len(one.Commands) > 0, "%s: no command", s.Name)
+		var b bytes.Buffer
+		g := New(fixture)
+		for i := 0; i < 3; i++ {
+			_, err := g.WriteCopy(&b)
+			assert.NilError(t, err)
+		}
+		three, err := eng.ParseTranscript(&b)
+		assert.NilError(t, err)
+		assert.Equal(t, len(three.Commands), 3*len(one.Commands), s.Name)
+		assert.Equal(t, three.ParseStats.Malformed, 0, s.Name)
+	}
+	_, err := ShapeNamed("nope")
+	assert.ErrorContains(t, err, "claude-session")
+}
