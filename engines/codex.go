@@ -1,9 +1,11 @@
 package engines
 
-// Codex engine: OpenAI Codex CLI, `codex exec --json`.
+// Codex engine: OpenAI Codex CLI, `codex exec --json`, and the session
+// rollouts codex writes for every session.
 //
 // Transcript format assumed (TRANSCRIPT-FORMATS.md, section 3): JSONL of
-// events. Three envelopes are accepted, because all three are in the wild:
+// events. Three stream envelopes are accepted, because all three are in the
+// wild:
 //
 //   - The current "thread events" (codex ≥ 0.44, tested with real captures of
 //     0.171.0 and the corpus' 0.147.0 samples): thread.started, turn.started,
@@ -20,17 +22,59 @@ package engines
 //     patch_apply_begin/end, agent_message, task_complete, error. The same
 //     payloads without the "msg" wrapper are accepted too.
 //
+// Session rollouts ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl; read in
+// codex_rollout.go), every generation tested with real files written by the
+// real CLI against internal/mockllm (0.20.0, 0.39.0, 0.45.0, 0.80.0, 0.125.0,
+// 0.171.0, each beside the exec --json stream of the same run) and real
+// files published by other projects (0.77.0, 0.125.0 interactive):
+//   - first generation (≤ ~0.2x): a {id, timestamp, instructions} line, then
+//     the bare Responses API items, and {"record_type":"state"} lines;
+//   - the TypeScript CLI (spring 2025): one JSON object {session, items};
+//   - RolloutLine {timestamp, type, payload} (≥ ~0.3x): session_meta
+//     (cli_version → agent_version, cwd), turn_context (cwd), response_item
+//     (message, reasoning, function_call, local_shell_call, custom_tool_call
+//     and their outputs, web_search_call, …), event_msg (agent_message,
+//     user_message, token_count; task_started/task_complete, and in some
+//     versions exec_command_end and patch_apply_end), compacted; 0.17x adds
+//     "ordinal", world_state, token_usage_record and event_msg item_completed
+//     with typed items (CommandExecution, FileChange, AgentMessage).
+// Commands are the shell calls (shell {command: argv}, shell_command
+// {command}, exec_command {cmd}, local_shell_call, container.exec); a shell
+// call running apply_patch is a patch, as codex treats it. Results pair by
+// call_id: an end event (exec_command_end, CommandExecution) is exact and
+// wins; otherwise the output the model was given is read: the JSON
+// {output, metadata: {exit_code}} of the old shell tool (its "command timed
+// out after N milliseconds" note removed), or the header of shell_command
+// and unified exec ("Exit code: N", "Process exited with code N", "Process
+// running with session ID S") and the text after "Output:". A unified exec
+// session polled with write_stdin gets the polls' output and exit code.
+// Anything else is the output itself, with no exit code. Edits are the
+// files an apply_patch patch names (relative paths resolved against the
+// session cwd), replaced by the exact list of an end event (patch_apply_end,
+// FileChange) when there is one; a patch is ok when an end event says so,
+// or its output states exit code 0 or starts with "Success.". Compared with
+// the stream of the same run, a rollout also shows patches codex refused
+// before applying them (failed edits), and the output a command printed
+// before it was stopped; a run killed mid-command may not have recorded
+// that command yet. Markers come from assistant messages, agent_message
+// events and task_complete.last_agent_message, each text scanned once.
+// Turns count task_complete and turn_aborted (before codex recorded task
+// events: the user turns that ended); duration_ms is the sum of
+// task_complete.duration_ms, null without it.
+//
 // Drift tolerance:
 //   - Records are decoded with internal/jsonv: malformed lines are counted and
-//     skipped, every field is optional, unknown event and item types are
-//     counted in parse_stats.unknown_events and otherwise ignored.
+//     skipped, every field is optional, unknown event, record and item types
+//     are counted in parse_stats.unknown_events and otherwise ignored.
 //   - Commands pair with their results by item id (call_id in the legacy
 //     stream), never by position. A command that was started and never
 //     completed (the agent was killed) stays "unknown" with a null exit code.
 //   - A null exit code is unknown, whatever the status says: codex reports a
 //     command abandoned at the end of a turn as status "completed" with
-//     exit_code null (openai/codex#14691). Status "failed" or "declined"
-//     without an exit code is "failed" with a null exit code.
+//     exit_code null (openai/codex#14691). Exit code -1 is codex's "none" (a
+//     command it stopped or that timed out in its sandbox): null and unknown,
+//     never a failure code. Status "failed" or "declined" without an exit
+//     code is "failed" with a null exit code.
 //   - Commands are shown as a human would type them: codex records them as
 //     `/bin/bash -lc '…'`, `bash -lc '…'` or an argv array; only a leading
 //     POSIX-shell `-c`/`-lc` wrapper whose argument is exactly one quoted
@@ -162,10 +206,7 @@ func (c *codex) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) 
 
 func (c *codex) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &codexParser{b: newLogBuilderTo(c.Name(), s), kinds: newWindow[string, string](idWindow), texts: newSeenSet()}
-	err := readRecords(r, jsonv.Options{}, p.b, func(v *jsonv.Value) {
-		p.b.record()
-		p.event(v)
-	})
+	err := readRecords(r, jsonv.Options{}, p.b, p.event)
 	if err != nil {
 		return nil, err
 	}
@@ -180,9 +221,21 @@ type codexParser struct {
 	turns    int
 	ended    bool   // a turn.completed, turn.failed or task_complete was seen
 	errorMsg string // the last fatal error
+	roll     rollout
 }
 
 func (p *codexParser) event(v *jsonv.Value) {
+	if items := v.Get("items"); isObject(v) && isObject(v.Get("session")) && items != nil && items.Kind == jsonv.Array {
+		// The TypeScript CLI's session file (spring 2025): one JSON object
+		// {session, items} whose items are Responses API items.
+		p.ro()
+		for _, it := range items.Items() {
+			p.b.record()
+			p.responseItem(it)
+		}
+		return
+	}
+	p.b.record()
 	if !isObject(v) {
 		p.b.unknownEvent()
 		return
@@ -192,6 +245,14 @@ func (p *codexParser) event(v *jsonv.Value) {
 		return
 	}
 	typ := v.Get("type").Str()
+	if payload := v.Get("payload"); payload != nil && codexRolloutLineTypes[typ] {
+		p.rolloutLine(typ, payload)
+		return
+	}
+	if isBareResponseItem(v) {
+		p.responseItem(v) // a rollout line of the first generation: the bare item
+		return
+	}
 	switch typ {
 	case "thread.started", "session.created", "turn.started", "item.plan.delta", "request_user_input":
 	case "item.started", "item.updated", "item.completed":
@@ -213,11 +274,15 @@ func (p *codexParser) event(v *jsonv.Value) {
 		switch {
 		case v.Has("prompt"), v.Has("model") && (v.Has("sandbox") || v.Has("provider") || v.Has("approval")):
 			// legacy header lines: the prompt and the config summary
+		case v.Has("record_type"), v.Has("id") && v.Has("timestamp") && v.Has("instructions"):
+			// a rollout of the first generation: its state lines and its
+			// first line, the session meta
+			p.ro()
 		default:
 			p.b.unknownEvent()
 		}
 	default:
-		if codexLegacyTypes[typ] {
+		if codexEventTypes[typ] {
 			p.legacy(v) // legacy payload without the msg wrapper
 			return
 		}
@@ -286,12 +351,15 @@ func (p *codexParser) commandDone(id string, it *jsonv.Value) {
 	out := cmdResult{}
 	agg := it.Get("aggregated_output")
 	out.Output, out.Omitted = agg.Text()
-	if n, ok := it.Get("exit_code").Int(); ok {
+	n, ok := it.Get("exit_code").Int()
+	if ok && n != -1 {
 		out.ExitCode = intPtr(int(n))
 	}
 	switch it.Get("status").Str() {
-	case "failed", "declined":
+	case "declined":
 		out.Failed = true
+	case "failed":
+		out.Failed = !ok || n != -1 // -1 is codex's "none": stopped, not failed
 	}
 	p.b.result(id, out)
 }
@@ -324,19 +392,6 @@ func firstNonEmpty(s ...string) string {
 	return ""
 }
 
-// codexLegacyTypes are the msg types of the legacy stream this parser knows.
-var codexLegacyTypes = map[string]bool{
-	"exec_command_begin": true, "exec_command_end": true, "exec_command_output_delta": true,
-	"patch_apply_begin": true, "patch_apply_end": true,
-	"agent_message": true, "agent_message_delta": true, "agent_reasoning": true, "agent_reasoning_delta": true,
-	"agent_reasoning_raw_content": true, "agent_reasoning_raw_content_delta": true, "agent_reasoning_section_break": true,
-	"task_started": true, "task_complete": true, "token_count": true, "error": true, "stream_error": true,
-	"session_configured": true, "mcp_tool_call_begin": true, "mcp_tool_call_end": true, "turn_diff": true,
-	"background_event": true, "plan_update": true, "web_search_begin": true, "web_search_end": true,
-	"turn_aborted": true, "shutdown_complete": true, "user_message": true, "exec_approval_request": true,
-	"apply_patch_approval_request": true, "get_history_entry_response": true, "mcp_list_tools_response": true,
-}
-
 func (p *codexParser) legacy(msg *jsonv.Value) {
 	typ := msg.Get("type").Str()
 	switch typ {
@@ -355,23 +410,7 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 				return
 			}
 		}
-		out := cmdResult{}
-		if agg := msg.Get("aggregated_output"); agg.IsString() {
-			out.Output, out.Omitted = agg.Text()
-		} else {
-			stdout, stderr := msg.Get("stdout"), msg.Get("stderr")
-			out.Output, out.Omitted = joinStreams(stdout.Str(), stderr.Str()), stdout.Clipped()+stderr.Clipped()
-		}
-		if n, ok := msg.Get("exit_code").Int(); ok {
-			out.ExitCode = intPtr(int(n))
-		}
-		if d := msg.Get("duration"); isObject(d) {
-			secs, ok1 := d.Get("secs").Int()
-			nanos, ok2 := d.Get("nanos").Int()
-			if ok1 || ok2 {
-				out.DurationMS = int64Ptr(secs*1000 + nanos/1e6)
-			}
-		}
+		out := codexExecEnd(msg)
 		p.b.result(id, out)
 	case "patch_apply_begin":
 		id := msg.Get("call_id").Str()
@@ -410,7 +449,7 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 			p.errorMsg = m
 		}
 	default:
-		if !codexLegacyTypes[typ] {
+		if !codexEventTypes[typ] {
 			p.b.unknownEvent()
 		}
 	}
@@ -545,6 +584,9 @@ func singleShellWord(s string) (string, bool) {
 }
 
 func (p *codexParser) finish() *commandlog.Log {
+	if p.roll.seen {
+		p.finishRollout()
+	}
 	l := &p.b.log
 	if p.turns > 0 {
 		l.Turns = intPtr(p.turns)

@@ -1,6 +1,7 @@
 package engines
 
-// Gemini engine: Gemini CLI, `gemini -p … --output-format stream-json`.
+// Gemini engine: Gemini CLI, `gemini -p … --output-format stream-json`, and
+// the chat session files Gemini CLI keeps for every session.
 //
 // Transcript format assumed (TRANSCRIPT-FORMATS.md, section 4): JSONL of
 // events with "type" and "timestamp" — init {session_id, model}, message
@@ -22,6 +23,35 @@ package engines
 // "FatalTurnLimitedError"}, stats.duration_ms: 0} and exit status 53, with
 // no error event (the vendor's snapshots show an error event and a
 // "success" result instead; both are handled).
+//
+// Chat session files (~/.gemini/tmp/<project hash or name>/chats/session-*;
+// read in gemini_session.go; packages/core/src/services/chatRecordingService
+// and chatRecordingTypes.ts), tested with real files of 0.61.0, 0.35.0 and
+// 0.20.2 written beside the stream of the same run:
+//   - up to about 0.4x one JSON document {sessionId, projectHash, startTime,
+//     lastUpdated, messages[]}; since then JSONL: a metadata line, message
+//     records (a later record with the same id replaces the earlier one),
+//     {"$set": {…}} updates (a "messages" list is a checkpoint the messages
+//     are rebuilt from) and {"$rewindTo": id} (that message and the later
+//     ones are dropped), read as the CLI's own loader reads them;
+//   - messages {id, timestamp, type: user|gemini|info|error|warning,
+//     content (a string or parts), toolCalls[] on gemini messages: {id, name,
+//     args, status: success|error|cancelled, result (functionResponse
+//     parts), resultDisplay}}. A tool call is recorded once it finished: a
+//     call in flight when the CLI was killed is not in the file;
+//   - the shell's result tells the model "Exit Code: N" (the older report
+//     always, with Command/Directory/Output|Stdout/Stderr/Error/Signal lines;
+//     the newer "Output: …" report only when N is not 0, so no Exit Code,
+//     Signal or Error line there states 0), "Signal: S" (failed, no code),
+//     0.6x wraps it in <untrusted_context>; a cancelled, timed-out or
+//     backgrounded command is a sentence with no code. The output shown is
+//     resultDisplay, as in the stream.
+// A session file parses on its own (duration: lastUpdated − startTime; it
+// does not record turn limits or loop stops), and MergeSession merges it
+// into the stream's log of the same run by tool call id: the exit codes the
+// stream does not state, the status of a signal, an output the stream left
+// out. A call the session does not cover stays as the stream says; nothing
+// is invented.
 //
 // Drift tolerance:
 //   - Records are decoded with internal/jsonv: malformed records (banners and
@@ -146,6 +176,9 @@ const GeminiSettings = `{"security":{"auth":{"selectedType":"%s"},"folderTrust":
 // --yolo (without it the shell and edit tools are not offered), the prompt
 // as the -p argument, and a private GEMINI_CLI_HOME holding GeminiSettings
 // (HOME is left alone, so the commands the agent runs see the usual one).
+// When gemini ends, the chat session file it wrote is copied to
+// SessionContainerPath (MergeSession reads it) and the command exits with
+// gemini's status.
 func (*gemini) BuildCommand(l Limits) string {
 	turns := l.MaxTurns
 	if turns <= 0 {
@@ -161,7 +194,11 @@ func (*gemini) BuildCommand(l Limits) string {
 		`printf '%s\n' "` + strings.ReplaceAll(settings, `"`, `\"`) + `" > "$gh/.gemini/settings.json" && ` +
 		`GEMINI_CLI_HOME="$gh" GEMINI_CLI_TRUST_WORKSPACE=true ` + shellJoin(args) +
 		` -p "$(cat ` + ShellQuote(PromptContainerPath) + `)"` +
-		" < /dev/null > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
+		" < /dev/null > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath) +
+		// Keep the chat session file (it states every shell command's exit
+		// code) where the runner collects it, and exit as gemini did.
+		`; rc=$?; s=$(ls -t "$gh"/.gemini/tmp/*/chats/session-*.json* 2>/dev/null | head -n 1); ` +
+		`[ -z "$s" ] || cp "$s" ` + ShellQuote(SessionContainerPath) + `; exit $rc`
 }
 
 func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return g.parse(r, nil) }
@@ -192,11 +229,15 @@ type geminiParser struct {
 	result   *jsonv.Value
 	stopped  string // the message of an error event that stopped the run
 	fatalErr string // result.error.message
+	session  geminiSession
 }
 
 func (p *geminiParser) event(v *jsonv.Value) {
 	if !isObject(v) {
 		p.b.unknownEvent()
+		return
+	}
+	if p.sessionRecord(v) {
 		return
 	}
 	typ := v.Get("type").Str()
@@ -314,6 +355,18 @@ func (p *geminiParser) toolResult(v *jsonv.Value) {
 	if out := v.Get("output"); out.IsString() {
 		res.Output, res.Omitted = out.Text()
 	}
+	geminiDisplayResult(&res)
+	if isError && res.Output == "" {
+		res.Output = v.Path("error", "message").Str()
+	}
+	p.b.result(id, res)
+}
+
+// geminiDisplayResult reads what the shell tool showed the user (its
+// returnDisplay, the stream's tool_result output): a command that printed
+// nothing is shown as "Command exited with code: N" (the only exit code the
+// stream states), "Command terminated by signal: S" or "Command failed: …".
+func geminiDisplayResult(res *cmdResult) {
 	trimmed := strings.TrimSpace(res.Output)
 	switch {
 	case geminiExitCode.MatchString(trimmed):
@@ -323,14 +376,14 @@ func (p *geminiParser) toolResult(v *jsonv.Value) {
 	case geminiFailed.MatchString(trimmed):
 		res.Failed = true
 	}
-	if isError && res.Output == "" {
-		res.Output = v.Path("error", "message").Str()
-	}
-	p.b.result(id, res)
 }
 
 func (p *geminiParser) finish() *commandlog.Log {
 	p.flushText()
+	sessionEnded := false
+	if p.session.seen {
+		sessionEnded = p.finishSession()
+	}
 	l := &p.b.log
 	if p.turns > 0 {
 		l.Turns = intPtr(p.turns)
@@ -341,6 +394,10 @@ func (p *geminiParser) finish() *commandlog.Log {
 		reason = "gemini stopped the run: " + firstLine(p.stopped)
 	case p.fatalErr != "":
 		reason = "gemini reported an error: " + firstLine(p.fatalErr)
+	case p.session.seen && p.result == nil:
+		if !sessionEnded {
+			reason = "the session ends in the middle of a turn (the agent was killed or cut off) and no marker decides"
+		}
 	case p.result == nil:
 		reason = "the transcript ends without a result event (the agent was killed or cut off) and no marker decides"
 	case p.result.Get("status").Str() == "error":

@@ -30,15 +30,22 @@ func parseOH(t *testing.T, transcript string) *commandlog.Log {
 }
 
 // TestOpenHandsShapesAgree: one trajectory written as a JSON array, an
-// {"events"} wrapper, a {"trajectory"} wrapper, JSONL and the CLI's
-// `--JSON Event--` blocks gives the same command log, byte for byte.
+// {"events"} wrapper, a {"trajectory"} wrapper, JSONL, the CLI's
+// `--JSON Event--` blocks and (V1) event search pages in every container
+// gives the same command log, byte for byte.
 func TestOpenHandsShapesAgree(t *testing.T) {
 	dir := filepath.Join(repoRoot(t), "testdata", "fixtures", "openhands")
 	for _, name := range []string{"v0-adjusted-success", "v1-blocked"} {
 		t.Run(name, func(t *testing.T) {
 			want := encode(t, parseFile(t, openHands(t), filepath.Join(dir, name+".jsonl")))
 			assert.Assert(t, strings.Contains(want, `"command"`), "the trajectory must hold commands")
-			for _, shape := range []string{".array.json", ".events.json", ".trajectory.json", ".cli.log"} {
+			shapes := []string{".array.json", ".events.json", ".trajectory.json", ".cli.log"}
+			if strings.HasPrefix(name, "v1-") {
+				// V1 event search pages: one page, pages one per line (newest
+				// first, as sort_order=TIMESTAMP_DESC gives them), a JSON array of pages
+				shapes = append(shapes, ".page.json", ".pages.jsonl", ".pages-array.json")
+			}
+			for _, shape := range shapes {
 				got := encode(t, parseFile(t, openHands(t), filepath.Join(dir, name+shape)))
 				assert.Equal(t, got, want, "shape %s", shape)
 			}

@@ -7,7 +7,7 @@ import (
 	"gotest.tools/v3/assert"
 )
 
-// ohFastTime reads what time.Parse reads with the timestamp layouts, at
+// fastEventTime reads what time.Parse reads with the timestamp layouts, at
 // the same instant, and leaves everything else to it.
 func TestOHFastTimeMatchesTimeParse(t *testing.T) {
 	layouts := []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"}
@@ -28,12 +28,12 @@ func TestOHFastTimeMatchesTimeParse(t *testing.T) {
 		"not a time", "", "2025-07-14T12:34", "+2025-07-14T12:34:56", "2025-07-14T12:34:56.12a",
 	}
 	for _, s := range []string{"2025-07-14T12:34:56.789012", "2025-07-14T12:34:56Z", "2025-07-14T12:34:56.25-08:00"} {
-		_, ok := ohFastTime(s)
+		_, ok := fastEventTime(s)
 		assert.Assert(t, ok, "%q: the forms OpenHands writes take the fast path", s)
 	}
 	for _, s := range cases {
 		want, wantOK := slow(s)
-		got, ok := ohFastTime(s)
+		got, ok := fastEventTime(s)
 		if !ok {
 			continue // left to time.Parse: the same by construction
 		}

@@ -57,7 +57,7 @@ median() { sort -g -k"$2","$2" "$1" | awk -v c="$2" '{v[NR]=$c} END{n=NR; if (n%
 echo "machine: $(nproc) cores, $(awk '/MemTotal/{printf "%d GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3), $(jq --version)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-printf '| shape | MiB | lines (median bytes) | commands | jq wall / CPU s | readme2demo wall / CPU s | r2d peak RSS | MB/s | commands/s | jq ÷ r2d wall (CPU) |\n'
+printf '| shape | MiB | lines (median bytes) | commands | jq wall / CPU s | parse wall / CPU s | parse peak RSS | MB/s | commands/s | jq ÷ parse, wall (CPU) |\n'
 printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for shape in $SHAPES; do
 	eng=${engine[$shape]:?unknown shape $shape}

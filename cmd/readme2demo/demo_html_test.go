@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 )
 
 // copyLog puts the htmlreport fixture log (and optionally its README diff)
@@ -46,7 +48,7 @@ func TestDemoVerbHTML(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			args := append(append([]string{"demo", "-o", out}, tc.args...), logPath)
 			code, stdout, stderr := runCLI(t, args...)
-			assert.Equal(t, code, exitOK, stderr)
+			assert.Equal(t, code, exitcode.OK, stderr)
 			page, err := os.ReadFile(filepath.Join(out, "report.html"))
 			if !tc.wantHTML {
 				assert.Assert(t, os.IsNotExist(err), "report.html written without --html")
@@ -74,7 +76,7 @@ func TestDemoVerbHTMLRedactsCredentialsFromTheEnvironment(t *testing.T) {
 	assert.NilError(t, os.WriteFile(logPath, []byte(strings.Replace(string(b), "Cloning into", "key "+key+" Cloning into", 1)), 0o644))
 	out := t.TempDir()
 	code, _, stderr := runCLIEnv(t, map[string]string{"ANTHROPIC_API_KEY": key}, "demo", "-o", out, "--html", logPath)
-	assert.Equal(t, code, exitOK, stderr)
+	assert.Equal(t, code, exitcode.OK, stderr)
 	page, err := os.ReadFile(filepath.Join(out, "report.html"))
 	assert.NilError(t, err)
 	assert.Assert(t, !strings.Contains(string(page), key))
@@ -84,7 +86,7 @@ func TestDemoVerbHTMLRedactsCredentialsFromTheEnvironment(t *testing.T) {
 func TestDemoVerbHTMLMissingDiff(t *testing.T) {
 	logPath := copyLog(t, false)
 	code, _, stderr := runCLI(t, "demo", "-o", t.TempDir(), "--diff", filepath.Join(t.TempDir(), "nope.diff"), logPath)
-	assert.Equal(t, code, exitUsage)
+	assert.Equal(t, code, exitcode.Usage)
 	assert.Assert(t, strings.Contains(stderr, "read README diff"), stderr)
 }
 

@@ -9,13 +9,15 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 )
 
 func TestDemoVerbWritesCastAndScript(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	logPath := filepath.Join("..", "..", "testdata", "golden", "markdown", "stops-at-failure.json")
 	code, out, errOut := runCLI(t, "demo", "-o", dir, "--title", "greet demo", logPath)
-	assert.Equal(t, code, exitOK, errOut)
+	assert.Equal(t, code, exitcode.OK, errOut)
 	assert.Equal(t, out, "wrote "+filepath.Join(dir, "demo.cast")+"\nwrote "+filepath.Join(dir, "demo.sh")+"\n")
 	cast, err := os.ReadFile(filepath.Join(dir, "demo.cast"))
 	assert.NilError(t, err)
@@ -42,7 +44,7 @@ func TestDemoVerbRedactsCredentialsFromTheEnvironment(t *testing.T) {
 		return ""
 	}
 	code := run(context.Background(), []string{"demo", "-o", dir, logPath}, env{getenv: getenv, stdout: &out, stderr: &errb})
-	assert.Equal(t, code, exitOK, errb.String())
+	assert.Equal(t, code, exitcode.OK, errb.String())
 	for _, f := range []string{"demo.cast", "demo.sh"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		assert.NilError(t, err)
@@ -67,11 +69,11 @@ func TestDemoVerbErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, _, errOut := runCLI(t, tt.args...)
-			assert.Equal(t, code, exitUsage)
+			assert.Equal(t, code, exitcode.Usage)
 			assert.Assert(t, strings.Contains(errOut, tt.want), errOut)
 		})
 	}
-	code, _, errOut := runCLI(t, "demo", "--help")
-	assert.Equal(t, code, exitOK)
-	assert.Assert(t, strings.Contains(errOut, "asciicast v2"))
+	code, out, _ := runCLI(t, "demo", "--help")
+	assert.Equal(t, code, exitcode.OK)
+	assert.Assert(t, strings.Contains(out, "asciicast v2"))
 }

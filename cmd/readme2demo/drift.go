@@ -6,15 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/drift"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghissue"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
-
-func init() {
-	verbs["drift"] = verb{summary: "check an agent CLI version against the parser with scripted scenarios (no LLM, no cost)", run: runDrift}
-}
 
 // driftDeps are what the drift verb reaches outside the process; tests
 // replace them.
@@ -37,25 +37,18 @@ var driftDeps = struct {
 	command: drift.ExecCommander,
 }
 
-func runDrift(ctx context.Context, args []string, e env) int {
-	fs := newFlagSet("drift", e)
-	engine := fs.String("engine", "claude-code", "the engine whose CLI to check (drivable by the mock: claude-code)")
-	version := fs.String("cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (npm view)`)
-	against := fs.String("against", "", `also run this version (usually "pinned") and diff the two command logs side by side`)
-	out := fs.String("out", "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates and report.md")
-	image := defaultImage
-	if v := e.getenv("R2D_IMAGE"); v != "" {
-		image = v
-	}
-	fs.StringVar(&image, "image", image, "the base image a CLI version is layered on (default from R2D_IMAGE when set)")
-	host := fs.Bool("host", false, "run the CLI on the host (npm prefix under --cli-dir, mock on 127.0.0.1) instead of the Docker sandbox")
-	cliDir := fs.String("cli-dir", "", "host mode: where CLI versions are installed (default $R2D_CLI_DIR or .cache/cli)")
-	install := fs.Bool("install", true, "host mode: npm install a missing CLI version under --cli-dir")
-	issue := fs.String("issue", "", "on drift, open or update ONE issue in OWNER/REPO (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: readme2demo drift [flags]
+// driftOptions are the drift verb's flags.
+type driftOptions struct {
+	engine, version, against, out, image, cliDir, issue string
+	host, install                                       bool
+}
 
-Checks an agent CLI version against readme2demo's transcript parser at no LLM
+func newDriftCmd(e env) *cobra.Command {
+	var o driftOptions
+	cmd := &cobra.Command{
+		Use:   "drift [flags]",
+		Short: "check an agent CLI version against the parser with scripted scenarios (no LLM, no cost)",
+		Long: fmt.Sprintf(`Checks an agent CLI version against readme2demo's transcript parser at no LLM
 cost: the REAL CLI runs fixed scripted scenarios (commands that succeed, fail
 with known exit codes, print huge output, edit files, print markers, and a run
 killed mid-command) against a local mock LLM, in the Docker sandbox (an image
@@ -68,48 +61,60 @@ Drifted scenarios' transcripts are saved as fixture candidates under
 --out/fixture-candidates/ (see docs/drift.md for bumping a pinned CLI).
 
 Exit status: 0 no drift, 1 drift (the first changed field is named),
-2 bad flags or nothing could be run (no Docker, no image, no CLI).
+2 bad flags or nothing could be run (no Docker, no image, no CLI).`, drift.ImageRepo),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return exitWith(runDrift(cmd.Context(), o, e))
+		},
+	}
+	f := cmd.Flags()
+	addEngineFlag(cmd, &o.engine, engines.ClaudeCodeName, "the engine whose CLI to check (drivable by the mock: claude-code)")
+	f.StringVar(&o.version, "cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (npm view)`)
+	f.StringVar(&o.against, "against", "", `also run this version (usually "pinned") and diff the two command logs side by side`)
+	addOutFlag(cmd, &o.out, "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates and report.md")
+	addImageFlag(cmd, &o.image, e, "the base image a CLI version is layered on")
+	f.BoolVar(&o.host, "host", false, "run the CLI on the host (npm prefix under --cli-dir, mock on 127.0.0.1) instead of the Docker sandbox")
+	f.StringVar(&o.cliDir, "cli-dir", "", "host mode: where CLI versions are installed (default $R2D_CLI_DIR or .cache/cli)")
+	f.BoolVar(&o.install, "install", true, "host mode: npm install a missing CLI version under --cli-dir")
+	f.StringVar(&o.issue, "issue", "", "on drift, open or update ONE issue in OWNER/REPO (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
+	return cmd
+}
 
-Flags:
-`, drift.ImageRepo)
-		fs.PrintDefaults()
-	}
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(e.stderr, "readme2demo drift: unexpected argument %q (see --help)\n", fs.Arg(0))
-		return exitUsage
-	}
+func runDrift(ctx context.Context, o driftOptions, e env) int {
 	var owner, repo string
-	if *issue != "" {
+	if o.issue != "" {
 		var ok bool
-		owner, repo, ok = strings.Cut(*issue, "/")
+		owner, repo, ok = strings.Cut(o.issue, "/")
 		if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
-			fmt.Fprintf(e.stderr, "readme2demo drift: --issue wants OWNER/REPO, got %q\n", *issue)
-			return exitUsage
+			fmt.Fprintf(e.stderr, "readme2demo drift: --issue wants OWNER/REPO, got %q\n", o.issue)
+			return exitcode.Usage
 		}
 		if e.getenv("GITHUB_TOKEN") == "" {
 			fmt.Fprintln(e.stderr, "readme2demo drift: --issue needs GITHUB_TOKEN in the environment")
-			return exitUsage
+			return exitcode.Usage
 		}
 	}
-	if *cliDir == "" {
-		*cliDir = mockllm.CLIDir(e.getenv, ".")
+	if o.cliDir == "" {
+		o.cliDir = mockllm.CLIDir(e.getenv, ".")
 	}
-	if abs, err := filepath.Abs(*cliDir); err == nil {
-		*cliDir = abs
+	if abs, err := filepath.Abs(o.cliDir); err == nil {
+		o.cliDir = abs
 	}
 	opts := drift.Options{
-		Engine: *engine, Version: *version, Against: *against, OutDir: *out,
-		Image: image, Host: *host, CLIDir: *cliDir, Install: *install,
+		Engine: o.engine, Version: o.version, Against: o.against, OutDir: o.out,
+		Image: o.image, Host: o.host, CLIDir: o.cliDir, Install: o.install,
 		Run: driftDeps.command, Progress: e.stderr,
 	}
-	if !*host {
+	if !o.host {
 		d, gw, closeFn, err := driftDeps.docker(ctx)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo drift: %v (or use --host)\n", err)
-			return exitUsage
+			return exitcode.Usage
 		}
 		defer closeFn()
 		opts.Docker, opts.Gateway = d, gw
@@ -118,26 +123,26 @@ Flags:
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
 		if res == nil {
-			return exitUsage
+			return exitcode.Usage
 		}
 	}
 	res.Write(e.stdout)
 	if !res.Drifted() {
-		return exitOK
+		return exitcode.OK
 	}
 	fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", res.Report.Engine, res.Report.Version, res.Report.FirstLine())
 	if res.Against != nil && res.Against.Drifted() {
 		fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", res.Against.Engine, res.Against.Version, res.Against.FirstLine())
 	}
-	if *out != "" {
-		fmt.Fprintf(e.stderr, "readme2demo drift: fixture candidates under %s\n", filepath.Join(*out, "fixture-candidates"))
+	if o.out != "" {
+		fmt.Fprintf(e.stderr, "readme2demo drift: fixture candidates under %s\n", filepath.Join(o.out, "fixture-candidates"))
 	}
-	if *issue != "" {
+	if o.issue != "" {
 		if err := openDriftIssue(ctx, e, owner, repo, res); err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
 		}
 	}
-	return exitFailed
+	return exitcode.Failed
 }
 
 // openDriftIssue opens or updates the one drift issue of the engine.

@@ -17,6 +17,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/internal/drift"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghissue"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
@@ -59,7 +60,7 @@ func TestDriftUsageErrors(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			code, stdout, errOut := runDriftCLI(t, tc.vars, append(tc.args, "--out", out)...)
-			assert.Check(t, is.Equal(code, exitUsage))
+			assert.Check(t, is.Equal(code, exitcode.Usage))
 			assert.Check(t, is.Contains(errOut, tc.want))
 			assert.Check(t, is.Equal(stdout, ""))
 			_, err := os.Stat(out)
@@ -75,7 +76,7 @@ func TestDriftLatestResolvesThroughNpm(t *testing.T) {
 		return []byte("3.4.5\n"), nil
 	})
 	code, _, errOut := runDriftCLI(t, nil, "--host", "--install=false", "--cli-dir", "/nonexistent", "--cli-version", "latest")
-	assert.Check(t, is.Equal(code, exitUsage))
+	assert.Check(t, is.Equal(code, exitcode.Usage))
 	assert.Check(t, is.Contains(errOut, "find claude-code 3.4.5: not installed"))
 	assert.Check(t, is.DeepEqual(calls, []string{"npm view @anthropic-ai/claude-code version"}))
 }
@@ -134,7 +135,7 @@ func TestDriftSavesCandidatesAndOpensTheIssue(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, errOut := runDriftCLI(t, map[string]string{"GITHUB_TOKEN": "tok", "GITHUB_API_URL": srv.URL},
 		"--host", "--install=false", "--cli-dir", cliDir, "--cli-version", "7.7.7", "--against", "7.7.8", "--out", out, "--issue", "o/r")
-	assert.Check(t, is.Equal(code, exitFailed), errOut)
+	assert.Check(t, is.Equal(code, exitcode.Failed), errOut)
 	assert.Check(t, is.Contains(errOut, `readme2demo drift: claude-code 7.7.7: first changed field: agent_version in scenario success: want "7.7.7", got "2.1.332"`))
 	assert.Check(t, is.Contains(errOut, "opened issue #7 https://github.test/o/r/issues/7"))
 	assert.Check(t, is.Contains(stdout, "DRIFT: claude-code 7.7.7 differs from what the parser expects"))
@@ -189,7 +190,7 @@ func TestDriftRealClaudeCodeOnHost(t *testing.T) {
 	code, stdout, errOut := runDriftCLI(t, nil, "--host", "--install=false", "--cli-dir", cliDir,
 		"--cli-version", old, "--against", "pinned", "--out", out)
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
-	assert.Check(t, is.Equal(code, exitFailed))
+	assert.Check(t, is.Equal(code, exitcode.Failed))
 	for _, want := range []string{
 		"no drift: claude-code 2.1.332 matches every expectation in 4 scenarios",
 		"DRIFT: claude-code 1.0.128 differs from what the parser expects",
@@ -216,7 +217,7 @@ func TestDriftPinnedClaudeCodeInDocker(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, errOut := runDriftCLI(t, nil, "--image", img, "--out", out)
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
-	assert.Check(t, is.Equal(code, exitOK))
+	assert.Check(t, is.Equal(code, exitcode.OK))
 	assert.Check(t, is.Contains(stdout, "no drift: claude-code 2.1.332 matches every expectation in 4 scenarios"))
 	assert.Check(t, is.Contains(stdout, "scenario killed (docker "+img+"): 16 fields, 0 differ"))
 	assert.Check(t, fileExists(filepath.Join(out, "claude-code-2.1.332", "failures.jsonl")))

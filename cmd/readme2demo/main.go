@@ -3,20 +3,27 @@
 // in a locked-down container and records every command it ran in
 // command_log.json.
 //
-// Each verb lives in its own file and registers itself in verbs.
+// The command line is spf13/cobra's. Each verb lives in its own file as a
+// constructor, newXCmd(e env) *cobra.Command, added in newRootCmd; flags
+// that several verbs share are defined once in flags.go. A verb's RunE
+// prints its own errors and returns exitWith(status); errors cobra finds
+// (a bad flag, a wrong number of arguments, an unknown verb) exit 2.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
 	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 )
 
 // env is what a verb gets from the world; tests pass their own.
@@ -26,23 +33,10 @@ type env struct {
 	stderr io.Writer
 }
 
-// verb is one subcommand.
-type verb struct {
-	summary string
-	run     func(ctx context.Context, args []string, e env) int
-}
-
-var verbs = map[string]verb{}
-
-// Exit codes shared by the verbs.
-const (
-	exitOK      = 0
-	exitFailed  = 1 // the README did not work (run) or a check failed
-	exitUsage   = 2 // bad flags, unknown engine, unreadable input
-	exitBlocked = 3 // the agent could not proceed (run)
-)
-
 func main() {
+	if egress.IsProxy(os.Args[0]) {
+		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
+	}
 	// Parsing allocates many short-lived values while keeping little alive:
 	// collect less often, but never let the heap pass 192 MiB.
 	debug.SetGCPercent(400)
@@ -52,63 +46,68 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], env{getenv: os.Getenv, stdout: os.Stdout, stderr: os.Stderr}))
 }
 
+// run runs the command line args and returns the exit status
+// (internal/exitcode).
 func run(ctx context.Context, args []string, e env) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(e.stdout)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	v, ok := verbs[args[0]]
-	if !ok {
-		fmt.Fprintf(e.stderr, "readme2demo: unknown command %q\n\n", args[0])
-		usage(e.stderr)
-		return exitUsage
-	}
-	return v.run(ctx, args[1:], e)
+	return execute(ctx, newRootCmd(e), args, e)
 }
 
-func usage(w io.Writer) {
-	fmt.Fprint(w, `readme2demo: does our README still work?
+// execute runs root on args and maps the outcome to an exit status.
+func execute(ctx context.Context, root *cobra.Command, args []string, e env) int {
+	if len(args) == 0 {
+		_ = root.Help() // no command given
+		return exitcode.Usage
+	}
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	var status exitError
+	switch {
+	case err == nil:
+		return exitcode.OK
+	case errors.As(err, &status):
+		return int(status)
+	}
+	fmt.Fprintf(e.stderr, "%s: %v\nRun '%s --help' for usage.\n", cmd.CommandPath(), err, cmd.CommandPath())
+	return exitcode.Usage
+}
+
+func newRootCmd(e env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "readme2demo",
+		Short: "does our README still work?",
+		Long: `readme2demo: does our README still work?
 
 It hands a repository's README to an AI coding agent inside a fresh, locked-down
 Docker container, records every command the agent ran with its output and exit
 code in command_log.json, and reports the outcome and the cost.
 
-Usage:
-  readme2demo <command> [flags] [args]
-
-Commands:
-`)
-	names := make([]string, 0, len(verbs))
-	for n := range verbs {
-		names = append(names, n)
+Exit status: 0 success, 1 failed, 2 bad flags or configuration, 3 blocked
+(each command's --help says what its statuses mean).`,
+		Version:       version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, verbs[n].summary)
-	}
-	fmt.Fprint(w, `
-Run "readme2demo <command> --help" for a command's flags.
-`)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.AddCommand(
+		newRunCmd(e),
+		newParseCmd(e),
+		newReportCmd(e),
+		newDemoCmd(e),
+		newDriftCmd(e),
+	)
+	return root
 }
 
-// newFlagSet returns a verb's flag set, reporting to the verb's stderr.
-func newFlagSet(name string, e env) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	return fs
-}
+// exitError is a verb's exit status; the verb has said why already.
+type exitError int
 
-// parseFlags parses a verb's flags. done means the verb returns code now:
-// 0 after --help, exitUsage after a bad flag (the flag package said why).
-func parseFlags(fs *flag.FlagSet, args []string) (code int, done bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, true
-		}
-		return exitUsage, true
+func (s exitError) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// exitWith turns a verb's exit status into its RunE result.
+func exitWith(status int) error {
+	if status == exitcode.OK {
+		return nil
 	}
-	return 0, false
+	return exitError(status)
 }

@@ -10,9 +10,22 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 )
+
+// TestMain lets this test binary act as the egress proxy: the run tests
+// under network allowlist copy it into the proxy container, started as
+// egress.ProgramName.
+func TestMain(m *testing.M) {
+	if egress.IsProxy(os.Args[0]) {
+		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
@@ -21,18 +34,41 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func TestHelp(t *testing.T) {
-	code, out, _ := runCLI(t, "--help")
-	assert.Equal(t, code, exitOK)
-	assert.Assert(t, strings.Contains(out, "parse"), out)
-	code, _, _ = runCLI(t)
-	assert.Equal(t, code, exitUsage)
-	code, _, errOut := runCLI(t, "frobnicate")
-	assert.Equal(t, code, exitUsage)
-	assert.Assert(t, strings.Contains(errOut, `unknown command "frobnicate"`))
-	code, _, errOut = runCLI(t, "parse", "--help")
-	assert.Equal(t, code, exitOK)
-	assert.Assert(t, strings.Contains(errOut, "Usage: readme2demo parse"))
+// Exit statuses and where the text goes: help asked for is on stdout and
+// exits 0; a usage error says what is wrong on stderr and exits 2.
+func TestHelpAndUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+		notStdout      string
+	}{
+		{args: []string{"--help"}, code: exitcode.OK, stdout: "Available Commands:"},
+		{args: []string{"-h"}, code: exitcode.OK, stdout: "completion"},
+		{args: []string{"help", "parse"}, code: exitcode.OK, stdout: "readme2demo parse [flags] TRANSCRIPT"},
+		{args: nil, code: exitcode.Usage, stdout: "Available Commands:"},
+		{args: []string{"frobnicate"}, code: exitcode.Usage, stderr: `unknown command "frobnicate"`},
+		{args: []string{"parse", "--help"}, code: exitcode.OK, stdout: "Usage:\n  readme2demo parse [flags] TRANSCRIPT"},
+		{args: []string{"parse", "--help"}, code: exitcode.OK, stdout: "  -o, --out string ", notStdout: " -engine"},
+		{args: []string{"run", "--help"}, code: exitcode.OK, stdout: "      --max-turns int ", notStdout: " -max-turns"},
+		{args: []string{"run", "--help"}, code: exitcode.OK, stdout: "Exit status: 0 success, 1 failed (or interrupted), 3 blocked"},
+		{args: []string{"run", "--max-turns", "many"}, code: exitcode.Usage, stderr: `invalid argument "many" for "--max-turns"`},
+		{args: []string{"run", "-max-turns", "3"}, code: exitcode.Usage, stderr: "readme2demo run: unknown shorthand flag: 'm' in -max-turns\nRun 'readme2demo run --help' for usage."},
+		{args: []string{"demo", "--bogus", "x"}, code: exitcode.Usage, stderr: "readme2demo demo: unknown flag: --bogus"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := runCLI(t, tc.args...)
+			assert.Check(t, is.Equal(code, tc.code), "stderr: %s", errOut)
+			assert.Check(t, is.Contains(out, tc.stdout))
+			assert.Check(t, is.Contains(errOut, tc.stderr))
+			if tc.notStdout != "" {
+				assert.Check(t, !strings.Contains(out, tc.notStdout), out)
+			}
+			if tc.code == exitcode.Usage && tc.stderr != "" {
+				assert.Check(t, is.Equal(out, ""))
+			}
+		})
+	}
 }
 
 func TestParseErrors(t *testing.T) {
@@ -44,12 +80,12 @@ func TestParseErrors(t *testing.T) {
 		{"unknown engine", []string{"parse", "--engine", "nope", "x"}, `unknown engine "nope"`},
 		{"missing file", []string{"parse", filepath.Join(t.TempDir(), "missing.jsonl")}, "open transcript"},
 		{"no file", []string{"parse"}, "exactly one transcript"},
-		{"bad flag", []string{"parse", "--bogus"}, "flag provided but not defined"},
+		{"bad flag", []string{"parse", "--bogus"}, "unknown flag: --bogus"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runCLI(t, tt.args...)
-			assert.Equal(t, code, exitUsage)
+			assert.Equal(t, code, exitcode.Usage)
 			assert.Equal(t, out, "")
 			assert.Assert(t, strings.Contains(errOut, tt.want), errOut)
 		})
@@ -58,7 +94,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestParseFixture(t *testing.T) {
 	code, out, errOut := runCLI(t, "parse", "--engine", "claude-code", "../../testdata/fixtures/claude-code/edge-mixed-2.1.jsonl")
-	assert.Equal(t, code, exitOK, errOut)
+	assert.Equal(t, code, exitcode.OK, errOut)
 	l, err := commandlog.Decode(strings.NewReader(out))
 	assert.NilError(t, err)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess)
@@ -68,16 +104,22 @@ func TestParseFixture(t *testing.T) {
 
 	dst := filepath.Join(t.TempDir(), "command_log.json")
 	code, out, _ = runCLI(t, "parse", "-o", dst, "../../testdata/fixtures/claude-code/edge-mixed-2.1.jsonl")
-	assert.Equal(t, code, exitOK)
+	assert.Equal(t, code, exitcode.OK)
 	assert.Equal(t, out, "")
 	b, err := os.ReadFile(dst)
 	assert.NilError(t, err)
 	assert.Assert(t, json.Valid(b))
 }
 
+// An empty transcript holds no record any engine understands: refused with
+// exit status 4, and written (still status 4) only with --force.
 func TestParseEmptyTranscript(t *testing.T) {
-	code, out, _ := runCLI(t, "parse", "--engine", "claude-code", os.DevNull)
-	assert.Equal(t, code, exitOK)
+	code, out, errOut := runCLI(t, "parse", "--engine", "claude-code", os.DevNull)
+	assert.Equal(t, code, exitcode.NotUnderstood)
+	assert.Equal(t, out, "")
+	assert.Assert(t, strings.Contains(errOut, os.DevNull+" does not look like a claude-code transcript: 0 of 0 records understood"), errOut)
+	code, out, _ = runCLI(t, "parse", "--engine", "claude-code", "--force", os.DevNull)
+	assert.Equal(t, code, exitcode.NotUnderstood)
 	l, err := commandlog.Decode(strings.NewReader(out))
 	assert.NilError(t, err)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
@@ -104,7 +146,7 @@ func TestParseRedactsKnownTokenShapes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	assert.NilError(t, os.WriteFile(path, []byte(transcript), 0o600))
 	code, out, errOut := runCLI(t, "parse", path)
-	assert.Equal(t, code, exitOK, errOut)
+	assert.Equal(t, code, exitcode.OK, errOut)
 	for _, s := range secrets {
 		assert.Assert(t, !strings.Contains(out, s), "secret %.12s… leaked", s)
 		assert.Assert(t, !strings.Contains(errOut, s))
@@ -118,12 +160,12 @@ func TestParseCannotWrite(t *testing.T) {
 	fixture := "../../testdata/fixtures/claude-code/edge-mixed-2.1.jsonl"
 	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
 	code, out, errOut := runCLI(t, "parse", fixture)
-	assert.Equal(t, code, exitFailed)
+	assert.Equal(t, code, exitcode.Failed)
 	assert.Equal(t, out, "")
 	assert.Assert(t, strings.Contains(errOut, "set TMPDIR"), errOut)
 
 	t.Setenv("TMPDIR", t.TempDir())
 	code, _, errOut = runCLI(t, "parse", "-o", filepath.Join(t.TempDir(), "no", "such", "dir", "log.json"), fixture)
-	assert.Equal(t, code, exitFailed)
+	assert.Equal(t, code, exitcode.Failed)
 	assert.Assert(t, strings.Contains(errOut, "write command log"), errOut)
 }

@@ -1,97 +1,232 @@
 package main
 
 import (
-	"context"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/logstream"
-	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/transcript"
 )
+
+// parseOptions are the parse verb's flags.
+type parseOptions struct {
+	engine, out, instance, session string
+	force                          bool
+}
+
+func newParseCmd(e env) *cobra.Command {
+	var o parseOptions
+	cmd := &cobra.Command{
+		Use:   "parse [flags] TRANSCRIPT",
+		Short: "turn an agent transcript into command_log.json (re-parse an artifact, or read a session file an agent CLI left)",
+		Long: `Parses a transcript an agent CLI wrote (for example the transcript.jsonl
+artifact of a run) into command_log.json, schema v1. Known secret shapes are
+redacted. TRANSCRIPT is a file, or a directory whose files are read as one
+in natural order of their names (page-2 before page-10), as when OpenHands
+event pages were saved one file per page.
+
+Formats read:
+  claude-code  stream-json (-p --output-format stream-json --verbose), the
+               same stream saved as a JSON array (claude-code-action), the
+               session files under ~/.claude/projects/
+  codex        exec --json (thread events; --experimental-json 0.41-0.43; the
+               legacy {"id","msg"} stream), and the session rollouts under
+               ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl of every
+               generation (and the TypeScript CLI's session JSON)
+  gemini       stream-json and --output-format json, and the chat session
+               files under ~/.gemini/tmp/<project>/chats/session-*.json(l)
+  openhands    V0 and V1 events as JSONL, JSON arrays, {"events"} and
+               {"trajectory"} wrappers, the CLI's --JSON Event-- output, V1
+               event search pages ({"items": [...], "next_page_id"}: one page,
+               pages one after another, a JSON array of pages, a directory of
+               page files), evaluation/resolver output (one run per line)
+  markdown, replay
+               readme2demo's own runner transcripts
+
+Auto-detection (the default, --engine auto) tells the engine and format from
+the content, never the file name, and says on stderr what it found. Records
+that match several engines about equally are an error naming them: pass
+--engine.
+
+A transcript the engine does not understand is refused, not turned into an
+empty log: when no record was recognised, or more than half were unknown or
+malformed, parse prints "TRANSCRIPT does not look like a <engine>
+transcript: N of M records understood; it looks like <what>", writes no log
+unless --force is given, and exits 4. Malformed or unknown records in a
+transcript that is otherwise understood are counted in parse_stats.
+
+A file holding several runs (OpenHands evaluation output, one instance per
+line) gives one log per run: --instance ID keeps one; without it, -o must be
+a directory (one OUT/<ID>.json per run), else parse lists the runs and exits
+2. Cost, turns and duration are each run's own, never spanning runs.
+
+--session FILE merges a Gemini CLI chat session file of the same run into
+the log: its exact exit codes, by tool call id (readme2demo run keeps it as
+session.jsonl beside the transcript).
+
+Memory stays bounded whatever the transcript's size: the commands of a run
+are written to temporary files in $TMPDIR as they complete (about the size of
+the log, removed at the end), and the log is written once the transcript is
+read; with -o the file is replaced only by a complete log. The runs of an
+evaluation file, and a run merged with --session, are held in memory.
+
+Exit status: 0 parsed; 1 the log could not be written (output, or temporary
+files: set TMPDIR); 2 bad flags, unknown engine, unreadable file, engines
+that match equally, a file of several runs without --instance or an -o
+directory; 4 the transcript was not understood (the log is written only
+with --force, and the status is still 4).
+`,
+		Args: oneArg("transcript file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return exitWith(runParse(o, args[0], e))
+		},
+	}
+	addEngineFlag(cmd, &o.engine, transcript.Auto, "the engine that wrote the transcript: auto (detect it from the content), "+strings.Join(engines.Names(), ", "))
+	addOutFlag(cmd, &o.out, "", "write the command log to this file (for a file of several runs: one log per run into this directory) instead of standard output")
+	cmd.Flags().StringVar(&o.instance, "instance", "", "the run to parse, for a file holding several (OpenHands evaluation output: the instance_id)")
+	cmd.Flags().StringVar(&o.session, "session", "", "a Gemini CLI chat session `file` of the same run to merge (exact exit codes)")
+	cmd.Flags().BoolVar(&o.force, "force", false, "write the command log even when the transcript was not understood (the exit status stays 4)")
+	return cmd
+}
 
 // parseMemoryLimit keeps the streaming parse's heap small: its live data is
 // bounded (a few MiB of parser state), so collecting sooner costs little and
 // keeps the peak RSS well under 128 MiB (docs/benchmarks.md).
 const parseMemoryLimit = 80 << 20
 
-func init() {
-	verbs["parse"] = verb{summary: "turn an agent transcript into command_log.json (re-parse an artifact after a parser fix)", run: runParse}
-}
-
-func runParse(_ context.Context, args []string, e env) int {
-	fs := newFlagSet("parse", e)
-	engine := fs.String("engine", engines.ClaudeCodeName, "the engine that wrote the transcript: "+strings.Join(engines.Names(), ", "))
-	out := fs.String("o", "", "write the command log to this file instead of standard output")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: readme2demo parse [--engine E] [-o OUT] TRANSCRIPT
-
-Parses a raw agent transcript (for example the transcript.jsonl artifact of a
-run) into command_log.json, schema v1, and prints it. Parsing is tolerant:
-malformed or unknown records are counted in parse_stats, not fatal. Known
-secret shapes are redacted from the output.
-
-Memory stays bounded whatever the transcript's size: commands are written to
-temporary files in $TMPDIR as they complete (about the size of the log, removed
-at the end), and the log is printed once the transcript is read; with -o the
-file is replaced only by a complete log.
-
-Exit status: 0 parsed, 1 the log could not be written (output or temporary
-files), 2 unknown engine or unreadable transcript.
-
-Flags:
-`)
-		fs.PrintDefaults()
-	}
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(e.stderr, "readme2demo parse: give exactly one transcript file (see --help)")
-		return exitUsage
-	}
-	eng, err := engines.Lookup(*engine)
+func runParse(o parseOptions, path string, e env) int {
+	// A transcript of one run is streamed: commands go to temporary files as
+	// they complete, so memory stays bounded whatever its size.
+	debug.SetMemoryLimit(parseMemoryLimit)
+	res, w, err := transcript.Stream(path, transcript.Options{Engine: o.engine, Instance: o.instance, Session: o.session}, "")
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-		return exitUsage
-	}
-	path := fs.Arg(0)
-	f, err := os.Open(path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo parse: open transcript: %v\n", err)
-		return exitUsage
-	}
-	defer f.Close()
-	// The log is streamed: commands go to a spill file as they complete, so
-	// memory stays bounded whatever the transcript's size (internal/logstream).
-	debug.SetMemoryLimit(parseMemoryLimit)
-	red := redact.New(nil)
-	w, invalid, err := logstream.Parse(eng, f, logstream.Options{Redact: func(l *commandlog.Log) { redact.Log(l, red) }})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo parse: %s: %v\n", path, err)
 		var spill *logstream.SpillError
 		if errors.As(err, &spill) {
-			return exitFailed
+			return exitcode.Failed
 		}
-		return exitUsage
+		return exitcode.Usage
 	}
-	defer w.Close()
-	if invalid != nil {
+	if w != nil {
+		defer w.Close()
+	}
+	if res.Detected != nil {
+		fmt.Fprintf(e.stderr, "readme2demo parse: %s: detected %s\n", path, res.Detected)
+	}
+	for _, w := range res.Warnings {
 		// A parser bug, not the user's: say so, but still print what we have.
-		fmt.Fprintf(e.stderr, "readme2demo parse: warning: %v\n", invalid)
+		fmt.Fprintf(e.stderr, "readme2demo parse: warning: %s\n", w)
 	}
-	if *out == "" {
-		_, err = w.WriteTo(e.stdout)
+	code := exitcode.OK
+	if res.NotUnderstood != nil {
+		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", res.NotUnderstood)
+		code = exitcode.NotUnderstood
+		switch {
+		case len(res.Logs) == 0 && w == nil:
+			fmt.Fprintln(e.stderr, "readme2demo parse: no command log written: name the engine with --engine (and --force) to parse it anyway")
+			return code
+		case !o.force:
+			fmt.Fprintln(e.stderr, "readme2demo parse: no command log written (pass --force to write it anyway)")
+			return code
+		}
+	}
+	if w != nil {
+		if o.out == "" {
+			_, err = w.WriteTo(e.stdout)
+		} else {
+			err = w.WriteFile(o.out)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+			return exitcode.Failed
+		}
+		return code
+	}
+	if len(res.Logs) > 1 && !isDirTarget(o.out) {
+		_, err := res.OneLog(path)
+		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+		return exitcode.Usage
+	}
+	if len(res.Logs) > 1 {
+		if err := writeRunLogs(o.out, res.Logs); err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+			return exitcode.Failed
+		}
+		fmt.Fprintf(e.stderr, "readme2demo parse: wrote %d command logs (one per run) to %s\n", len(res.Logs), o.out)
+		return code
+	}
+	if err := writeLog(e, o.out, res.Logs[0].Log); err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+		return exitcode.Failed
+	}
+	return code
+}
+
+func writeLog(e env, out string, l *commandlog.Log) error {
+	var buf bytes.Buffer
+	if err := commandlog.Encode(&buf, l); err != nil {
+		return err
+	}
+	var err error
+	if out == "" {
+		_, err = e.stdout.Write(buf.Bytes())
 	} else {
-		err = w.WriteFile(*out)
+		err = os.WriteFile(out, buf.Bytes(), 0o644)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-		return exitFailed
+		return fmt.Errorf("write command log: %w", err)
 	}
-	return exitOK
+	return nil
+}
+
+// isDirTarget reports whether -o names a directory: an existing one, or a
+// path ending with a slash.
+func isDirTarget(out string) bool {
+	if out == "" {
+		return false
+	}
+	if strings.HasSuffix(out, "/") || strings.HasSuffix(out, string(filepath.Separator)) {
+		return true
+	}
+	st, err := os.Stat(out)
+	return err == nil && st.IsDir()
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// writeRunLogs writes one command log per run into dir, as <ID>.json.
+func writeRunLogs(dir string, runs []engines.Instance) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, in := range runs {
+		name := strings.Trim(unsafeName.ReplaceAllString(in.ID, "_"), "._")
+		if name == "" {
+			name = "trajectory"
+		}
+		for base, n := name, 2; seen[name]; n++ {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		seen[name] = true
+		var buf bytes.Buffer
+		if err := commandlog.Encode(&buf, in.Log); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write command log: %w", err)
+		}
+	}
+	return nil
 }

@@ -8,44 +8,31 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/prompt"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
-func init() {
-	verbs["run"] = verb{summary: "run an agent against a repository's README in a fresh container and write command_log.json", run: runRun}
+// runOptions are the run verb's flags.
+type runOptions struct {
+	engine, readme, image, model, out, replayLog string
+	maxTurns                                     int
+	maxCost                                      float64
+	timeout                                      time.Duration
+	net                                          networkFlags
 }
 
-// defaultImage is the sandbox image unless --image or R2D_IMAGE names
-// another (build it from images/base).
-const defaultImage = "readme2demo-base"
-
-func runRun(ctx context.Context, args []string, e env) int {
-	fs := newFlagSet("run", e)
-	image := defaultImage
-	if v := e.getenv("R2D_IMAGE"); v != "" {
-		image = v
-	}
-	engine := fs.String("engine", engines.ClaudeCodeName, "the agent engine: "+strings.Join(engines.Names(), ", "))
-	readmePath := fs.String("readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR")
-	fs.StringVar(&image, "image", image, "the sandbox image (default from R2D_IMAGE when set)")
-	maxTurns := fs.Int("max-turns", 0, "the agent's turn limit (0: the engine's default)")
-	maxCost := fs.Float64("max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")
-	timeout := fs.Duration("timeout", sandbox.DefaultTimeout, "stop the agent after this long")
-	model := fs.String("model", "", "the model to ask the agent for (default: the agent's own)")
-	out := fs.String("out", "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
-	priorLog := fs.String("replay-log", "", "the earlier command_log.json the replay engine re-runs")
-	network := fs.String("network", "", `the agent's network: "allowlist" (an internal network whose only way out is an egress proxy that allows the engine's API and the --allow-host hosts, and holds the API key), "open" (alias "bridge"), or "none". Default: allowlist for engines that use an API key, open for the keyless engines`)
-	var allowHosts hostList
-	fs.Var(&allowHosts, "allow-host", "a host the agent may reach under --network allowlist: a name, *.suffix or IP address, with an optional :port (repeat it, or separate hosts with commas)")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, `Usage: readme2demo run [flags] [REPO_DIR]
-
-Copies REPO_DIR (default: the current directory) into a fresh, locked-down
+func newRunCmd(e env) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [flags] [REPO_DIR]",
+		Short: "run an agent against a repository's README in a fresh container and write command_log.json",
+		Long: `Copies REPO_DIR (default: the current directory) into a fresh, locked-down
 container, asks the agent to follow its README as a new user would, and writes
 command_log.json (every command with its output and exit code, the outcome
 and the cost), the raw transcript, the agent's stderr and the prompt to --out,
@@ -67,60 +54,63 @@ proxy is this binary, run in a second container; on macOS or Windows set
 R2D_EGRESS_BINARY to a Linux build (docs/egress.md).
 
 Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
-2 bad flags or configuration (nothing was started).
+2 bad flags or configuration (nothing was started).`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return errors.New("give at most one repository directory")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo := "."
+			if len(args) == 1 {
+				repo = args[0]
+			}
+			return exitWith(runRun(cmd.Context(), o, repo, e))
+		},
+	}
+	f := cmd.Flags()
+	addEngineFlag(cmd, &o.engine, engines.ClaudeCodeName, "the agent engine: "+strings.Join(engines.Names(), ", "))
+	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR")
+	addImageFlag(cmd, &o.image, e, "the sandbox image")
+	f.IntVar(&o.maxTurns, "max-turns", 0, "the agent's turn limit (0: the engine's default)")
+	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")
+	f.DurationVar(&o.timeout, "timeout", sandbox.DefaultTimeout, "stop the agent after this long")
+	f.StringVar(&o.model, "model", "", "the model to ask the agent for (default: the agent's own)")
+	addOutFlag(cmd, &o.out, "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
+	f.StringVar(&o.replayLog, "replay-log", "", "the earlier command_log.json the replay engine re-runs")
+	addNetworkFlags(cmd, &o.net)
+	return cmd
+}
 
-Flags:
-`)
-		fs.PrintDefaults()
-	}
-	if code, done := parseFlags(fs, args); done {
-		return code
-	}
-	repo := "."
-	switch fs.NArg() {
-	case 0:
-	case 1:
-		repo = fs.Arg(0)
-	default:
-		fmt.Fprintln(e.stderr, "readme2demo run: give at most one repository directory (see --help)")
-		return exitUsage
-	}
-	policy, err := networkPolicy(*network, *engine)
+func runRun(ctx context.Context, o runOptions, repo string, e env) int {
+	policy, hosts, err := o.net.resolve(o.engine)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
-		return exitUsage
+		return exitcode.Usage
 	}
-	hosts, err := egress.ParseHosts(allowHosts...)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo run: --allow-host: %v\n", err)
-		return exitUsage
-	}
-	if len(hosts) > 0 && policy != pipeline.NetworkAllowlist {
-		fmt.Fprintf(e.stderr, "readme2demo run: --allow-host needs --network allowlist (the network is %s)\n", policy)
-		return exitUsage
-	}
-	if *timeout <= 0 || *maxTurns < 0 || *maxCost < 0 {
+	if o.timeout <= 0 || o.maxTurns < 0 || o.maxCost < 0 {
 		fmt.Fprintln(e.stderr, "readme2demo run: --timeout must be positive, --max-turns and --max-cost-usd not negative")
-		return exitUsage
+		return exitcode.Usage
 	}
 
 	var prior []byte
-	if *priorLog != "" {
-		b, err := os.ReadFile(*priorLog)
+	if o.replayLog != "" {
+		b, err := os.ReadFile(o.replayLog)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo run: read --replay-log: %v\n", err)
-			return exitUsage
+			return exitcode.Usage
 		}
 		prior = b
 	}
 	progress := &prefixWriter{w: e.stderr, prefix: "readme2demo: "}
 	res, err := pipeline.Run(ctx, pipeline.Config{
-		Engine:     *engine,
+		Engine:     o.engine,
 		RepoDir:    repo,
-		Readme:     *readmePath,
-		Image:      image,
-		Limits:     engines.Limits{MaxTurns: *maxTurns, MaxCostUSD: *maxCost, Timeout: *timeout, Model: *model},
-		OutDir:     *out,
+		Readme:     o.readme,
+		Image:      o.image,
+		Limits:     engines.Limits{MaxTurns: o.maxTurns, MaxCostUSD: o.maxCost, Timeout: o.timeout, Model: o.model},
+		OutDir:     o.out,
 		PriorLog:   prior,
 		Network:    policy,
 		AllowHosts: hosts,
@@ -131,9 +121,9 @@ Flags:
 	if res == nil {
 		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
 		if isConfigError(err) {
-			return exitUsage
+			return exitcode.Usage
 		}
-		return exitFailed
+		return exitcode.Failed
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo run: %v (partial results written)\n", err)
@@ -144,15 +134,15 @@ Flags:
 		fmt.Fprintf(e.stderr, "readme2demo: the agent's README edits: %s\n", res.ReadmeDiff)
 	}
 	if res.Canceled {
-		return exitFailed
+		return exitcode.Failed
 	}
 	switch res.Log.Outcome {
 	case commandlog.OutcomeSuccess:
-		return exitOK
+		return exitcode.OK
 	case commandlog.OutcomeBlocked:
-		return exitBlocked
+		return exitcode.Blocked
 	default:
-		return exitFailed
+		return exitcode.Failed
 	}
 }
 
@@ -189,31 +179,4 @@ func isConfigError(err error) bool {
 	)
 	return errors.Is(err, engines.ErrUnknownEngine) || errors.As(err, &engErr) || errors.As(err, &cfgErr) ||
 		errors.As(err, &pathErr) || errors.As(err, &unavail) || errors.As(err, &noImage) || errors.As(err, &boxErr)
-}
-
-// hostList collects repeated --allow-host flags.
-type hostList []string
-
-func (h *hostList) String() string { return strings.Join(*h, ",") }
-
-func (h *hostList) Set(v string) error {
-	*h = append(*h, v)
-	return nil
-}
-
-// networkPolicy maps --network to the pipeline's policy: "bridge" is the
-// old name of open, and no flag means pipeline.DefaultNetwork.
-func networkPolicy(flagValue, engine string) (string, error) {
-	switch flagValue {
-	case "":
-		return pipeline.DefaultNetwork(engine), nil
-	case "bridge":
-		return pipeline.NetworkOpen, nil
-	}
-	for _, m := range pipeline.NetworkModes {
-		if flagValue == m {
-			return m, nil
-		}
-	}
-	return "", fmt.Errorf("--network %q: use %s (bridge is open)", flagValue, strings.Join(pipeline.NetworkModes, ", "))
 }

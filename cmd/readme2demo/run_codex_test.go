@@ -10,6 +10,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 )
 
@@ -27,7 +28,7 @@ func TestRunCodexSucceedsExitsZero(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--engine", "codex", "--model", mockllm.CodexModel, "--timeout", "3m", "--out", out, sampleRepo},
 		env{getenv: func(k string) string { return vars[k] }, stdout: &stdout, stderr: &stderr})
-	assert.Equal(t, code, exitOK, "stderr:\n%s", stderr.String())
+	assert.Equal(t, code, exitcode.OK, "stderr:\n%s", stderr.String())
 	assert.Check(t, is.Contains(stderr.String(), "codex in "+img))
 	assert.Check(t, is.Contains(stderr.String(), "$ python3 greet.py World"))
 	assert.Check(t, is.Contains(stderr.String(), "$ ./test.sh"))

@@ -20,6 +20,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
@@ -33,7 +34,7 @@ const (
 func TestRunMissingCredentialsFailsBeforeAnyContainer(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	code, _, errOut := runCLI(t, "run", "--engine", "claude-code", "--out", out, sampleRepo)
-	assert.Equal(t, code, exitUsage)
+	assert.Equal(t, code, exitcode.Usage)
 	assert.Check(t, is.Contains(errOut, "engine claude-code: ANTHROPIC_API_KEY: not set: set ANTHROPIC_API_KEY"))
 	assert.Check(t, !strings.Contains(errOut, "run "), "a run started: %s", errOut)
 	_, err := os.Stat(out)
@@ -53,7 +54,7 @@ func TestRunUsageErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, _, errOut := runCLI(t, tc.args...)
-			assert.Equal(t, code, exitUsage)
+			assert.Equal(t, code, exitcode.Usage)
 			assert.Check(t, is.Contains(errOut, tc.want))
 		})
 	}
@@ -82,7 +83,7 @@ func TestRunBlockedExitsThree(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--engine", "claude-code", "--timeout", "3m", "--out", out, sampleRepo},
 		env{getenv: func(k string) string { return vars[k] }, stdout: &stdout, stderr: &stderr})
-	assert.Equal(t, code, exitBlocked, "stderr:\n%s", stderr.String())
+	assert.Equal(t, code, exitcode.Blocked, "stderr:\n%s", stderr.String())
 	assert.Check(t, is.Contains(stderr.String(), "readme2demo: [00:"))
 	assert.Check(t, is.Contains(stderr.String(), "$ python3 greet.py World"))
 	assert.Check(t, is.Contains(stderr.String(), "BLOCKED: the demo needs a cloud account"))
@@ -166,7 +167,7 @@ func TestRunSIGTERMRemovesTheContainerWithin10s(t *testing.T) {
 	err = cmd.Wait()
 	var ee *exec.ExitError
 	assert.Assert(t, errors.As(err, &ee), "wait: %v", err)
-	assert.Check(t, is.Equal(ee.ExitCode(), exitFailed))
+	assert.Check(t, is.Equal(ee.ExitCode(), exitcode.Failed))
 	assert.Check(t, time.Since(termAt) < 10*time.Second, "the process took %v to exit", time.Since(termAt))
 
 	log := readLog(t, filepath.Join(out, "command_log.json"))
@@ -194,7 +195,7 @@ func TestRunMarkdownEngineOnTheSampleNeedsNoKey(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--engine", "markdown", "--out", out, sampleRepo},
 		env{getenv: func(k string) string { return vars[k] }, stdout: &stdout, stderr: &stderr})
-	assert.Equal(t, code, exitFailed, "stderr:\n%s", stderr.String())
+	assert.Equal(t, code, exitcode.Failed, "stderr:\n%s", stderr.String())
 	log := readLog(t, filepath.Join(out, "command_log.json"))
 	var got []string
 	for _, c := range log.Commands {

@@ -132,6 +132,16 @@ func TestChangedTranscriptsNameTheFirstChangedField(t *testing.T) {
 			caps:  drift.Capabilities{ExitCodes: true, AgentVersion: true},
 		},
 		{
+			// A format this parser does not know at all: what `parse`
+			// refuses with exit status 4 is drift, named first.
+			name: "every record renamed",
+			edit: func(_ string, tr []byte) []byte {
+				return bytes.ReplaceAll(tr, []byte(`{"type":"`), []byte(`{"event":"`))
+			},
+			first: "first changed field: transcript in scenario success (claude-code): want understood by the claude-code parser, got 1 of 15 records understood",
+			caps:  drift.Capabilities{ExitCodes: true, AgentVersion: false},
+		},
+		{
 			name:  "the result line renamed",
 			edit:  replaceIn("bigoutput", `"type":"result","duration`, `"type":"final_result","duration`),
 			first: "first changed field: parse_stats.unknown_events in scenario bigoutput: want 0, got 1",

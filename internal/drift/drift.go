@@ -244,5 +244,13 @@ func Evaluate(eng engines.AgentEngine, sc Scenario, transcript, stderr []byte) R
 	}
 	res.Log = l
 	res.Rows = Check(sc.Expect, l)
+	if u, total := engines.Understood(l); len(bytes.TrimSpace(transcript)) > 0 && engines.Misunderstood(u, total) {
+		// The parser did not understand this CLI's transcript at all (what
+		// `readme2demo parse` refuses with exit status 4): the first drift.
+		// (An empty transcript is no format at all; the rows say what is
+		// missing.)
+		res.Rows = append([]Row{{Field: "transcript", Subject: eng.Name(),
+			Want: "understood by the " + eng.Name() + " parser", Got: fmt.Sprintf("%d of %d records understood", u, total)}}, res.Rows...)
+	}
 	return res
 }

@@ -5,28 +5,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 )
 
 // ProgramName is the name the readme2demo binary is started under inside
-// the proxy container. Any binary that links this package (the CLI, the
-// Action, a test binary) acts as the proxy when started under that name:
-// the binary is copied into the container as /r2d-egress/<ProgramName>, so
-// no separate proxy image or binary has to exist.
+// the proxy container: the binary is copied into the container as
+// /r2d-egress/<ProgramName>, so no separate proxy image or binary has to
+// exist. A main that may be run as the proxy (the CLI, the Action, and the
+// TestMain of a test package that starts one) checks IsProxy first.
 const ProgramName = "readme2demo-egress-proxy"
 
 // ConfigEnv is the variable that carries the proxy's Config (JSON) into
 // its exec's environment.
 const ConfigEnv = "R2D_EGRESS_CONFIG"
 
-func init() {
-	if len(os.Args) > 0 && filepath.Base(os.Args[0]) == ProgramName {
-		os.Exit(Main(os.Getenv, os.Stdout, os.Stderr))
-	}
-}
+// IsProxy reports whether a program started as arg0 (os.Args[0]) is to
+// run as the proxy; its main then returns Main's status instead of doing
+// its own work.
+func IsProxy(arg0 string) bool { return filepath.Base(arg0) == ProgramName }
 
 // Main runs the proxy: it reads the Config from ConfigEnv, listens on every
 // address, writes one JSON Event per line to stdout ("ready" first) and

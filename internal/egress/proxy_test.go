@@ -277,3 +277,18 @@ func TestCheckSelfTest(t *testing.T) {
 	_, err = CheckSelfTest([]byte("readme2demo-egress-selftest: ok: fine\n"))
 	assert.NilError(t, err)
 }
+
+func TestIsProxy(t *testing.T) {
+	for _, tc := range []struct {
+		arg0 string
+		want bool
+	}{
+		{"/r2d-egress/" + ProgramName, true},
+		{ProgramName, true},
+		{"/usr/local/bin/readme2demo", false},
+		{"/r2d-egress/" + ProgramName + ".test", false},
+		{"", false},
+	} {
+		assert.Check(t, is.Equal(IsProxy(tc.arg0), tc.want), tc.arg0)
+	}
+}

@@ -27,3 +27,35 @@ func captureDirs() (root, project, home string, err error) {
 	}
 	return root, project, home, nil
 }
+
+// sessionFile returns the newest file under home whose path, relative to
+// home, matches one of patterns (filepath.Match syntax, one pattern per
+// directory level): the session file the CLI wrote beside its stream (Codex's
+// rollout, Gemini CLI's chat session). nil when there is none.
+func sessionFile(home string, patterns ...string) ([]byte, error) {
+	var newest string
+	var newestMod int64
+	for _, p := range patterns {
+		matches, err := filepath.Glob(filepath.Join(home, p))
+		if err != nil {
+			return nil, fmt.Errorf("find session file: %w", err)
+		}
+		for _, m := range matches {
+			st, err := os.Stat(m)
+			if err != nil || !st.Mode().IsRegular() {
+				continue
+			}
+			if mod := st.ModTime().UnixNano(); newest == "" || mod > newestMod {
+				newest, newestMod = m, mod
+			}
+		}
+	}
+	if newest == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(newest)
+	if err != nil {
+		return nil, fmt.Errorf("read session file: %w", err)
+	}
+	return b, nil
+}

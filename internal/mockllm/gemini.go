@@ -508,6 +508,11 @@ func RunGemini(ctx context.Context, o GeminiRun) (*GeminiResult, error) {
 // GeminiPinnedVersion is the @google/gemini-cli version the project pins (engines.GeminiVersion).
 const GeminiPinnedVersion = "0.61.0"
 
+// GeminiCaptureVersions are the versions whose real-* fixtures (the stream-json transcript and
+// the chat session file of the same run) are committed, newest first: 0.61.0 writes JSONL
+// sessions, 0.35.0 one JSON document with the newer shell output, 0.20.2 the older one.
+var GeminiCaptureVersions = []string{GeminiPinnedVersion, "0.35.0", "0.20.2"}
+
 // GeminiBinary is where an npm-installed gemini is expected:
 // <cliDir>/gemini-cli-<version>/node_modules/.bin/gemini.
 func GeminiBinary(cliDir, version string) string {
@@ -525,6 +530,10 @@ type GeminiCapture struct {
 	*GeminiResult
 	Scenario Scenario
 	Requests []Request // what the mock received
+	// Session is the chat session file the CLI wrote under its home
+	// (~/.gemini/tmp/<project>/chats/session-*.json), paths sanitized like
+	// the transcript; nil when it wrote none.
+	Session []byte
 }
 
 // CaptureGemini runs the named capture scenario (see GeminiScenario) with a real gemini binary
@@ -560,7 +569,11 @@ func CaptureGemini(ctx context.Context, binary, scenario, model string) (*Gemini
 	res.Transcript = sanitizePaths(res.Transcript, root)
 	res.Stderr = sanitizePaths(res.Stderr, root)
 	c := &GeminiCapture{GeminiResult: res, Scenario: sc, Requests: srv.Requests()}
-	if err := errors.Join(runErr, closeErr); err != nil {
+	session, sessionErr := sessionFile(home, ".gemini/tmp/*/chats/session-*.json", ".gemini/tmp/*/chats/session-*.jsonl")
+	if session != nil {
+		c.Session = sanitizePaths(session, root)
+	}
+	if err := errors.Join(runErr, closeErr, sessionErr); err != nil {
 		return c, fmt.Errorf("capture gemini: %w", err)
 	}
 	return c, nil

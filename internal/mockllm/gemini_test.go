@@ -250,13 +250,13 @@ func TestGeminiSettingsMatchEngine(t *testing.T) {
 var geminiFixtureDir = filepath.Join(repoRoot, "testdata", "fixtures", "gemini")
 
 // geminiBinaryOrSkip finds the npm-installed pinned gemini. Missing: FAIL in CI, skip elsewhere.
-func geminiBinaryOrSkip(t *testing.T) string {
+func geminiBinaryOrSkip(t *testing.T, version string) string {
 	t.Helper()
 	dir := CLIDir(os.Getenv, repoRoot)
-	bin := GeminiBinary(dir, GeminiPinnedVersion)
+	bin := GeminiBinary(dir, version)
 	if _, err := os.Stat(bin); err != nil {
 		msg := fmt.Sprintf("gemini-cli %s not installed at %s; install it with: %s",
-			GeminiPinnedVersion, bin, GeminiInstallCommand(dir, GeminiPinnedVersion))
+			version, bin, GeminiInstallCommand(dir, version))
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
@@ -271,40 +271,80 @@ const geminiCaptureModel = "gemini-2.5-flash"
 // TestRealGeminiCLI runs the pinned REAL Gemini CLI against the mock for every capture
 // scenario (on the CLI's default model, which sends a routing request first, and once with
 // --model), parses each transcript with the gemini engine and checks the command log a user
-// would read. With -capture (or R2D_CAPTURE=1) it rewrites testdata/fixtures/gemini/real-*.
+// would read, and checks that the chat session file the CLI wrote for the same run, merged
+// into it, gives the exit codes the stream does not state. With -capture (or R2D_CAPTURE=1)
+// it runs every GeminiCaptureVersions CLI and rewrites testdata/fixtures/gemini/real-*.
 func TestRealGeminiCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real CLI; skipped with -short")
 	}
-	bin := geminiBinaryOrSkip(t)
 	capture := *captureFlag || os.Getenv("R2D_CAPTURE") == "1"
+	versions := []string{GeminiPinnedVersion}
+	if capture {
+		versions = GeminiCaptureVersions
+	}
 	eng, err := engines.Lookup(engines.GeminiName)
 	assert.NilError(t, err)
 	type run struct{ name, scenario, model string }
-	var runs []run
-	for _, n := range GeminiScenarioNames {
-		runs = append(runs, run{n, n, ""})
-	}
-	runs = append(runs, run{"model-success", ScenarioSuccess, geminiCaptureModel})
-	for _, r := range runs {
-		t.Run(r.name, func(t *testing.T) {
-			t.Parallel() // the CLI mostly waits: its startup, the mock, the commands
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-			defer cancel()
-			c, err := CaptureGemini(ctx, bin, r.scenario, r.model)
-			assert.NilError(t, err)
-			l, err := eng.ParseTranscript(bytes.NewReader(c.Transcript))
-			assert.NilError(t, err)
-			assert.NilError(t, commandlog.Validate(l))
-			if !checkGeminiRun(t, c, r.model) || !checkGeminiLog(t, c, l) {
-				t.Logf("exit %d, stderr:\n%s\ntranscript:\n%s", c.ExitCode, c.Stderr, c.Transcript)
-				return
+	for _, version := range versions {
+		t.Run(version, func(t *testing.T) {
+			bin := geminiBinaryOrSkip(t, version)
+			var runs []run
+			for _, n := range GeminiScenarioNames {
+				runs = append(runs, run{n, n, ""})
 			}
-			if capture {
-				writeGeminiFixture(t, r.name, c)
+			if version == GeminiPinnedVersion {
+				runs = append(runs, run{"model-success", ScenarioSuccess, geminiCaptureModel})
+			}
+			for _, r := range runs {
+				t.Run(r.name, func(t *testing.T) {
+					t.Parallel() // the CLI mostly waits: its startup, the mock, the commands
+					ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+					defer cancel()
+					c, err := CaptureGemini(ctx, bin, r.scenario, r.model)
+					assert.NilError(t, err)
+					l, err := eng.ParseTranscript(bytes.NewReader(c.Transcript))
+					assert.NilError(t, err)
+					assert.NilError(t, commandlog.Validate(l))
+					pinned := version == GeminiPinnedVersion
+					if pinned && (!checkGeminiRun(t, c, r.model) || !checkGeminiLog(t, c, l)) || !checkGeminiSession(t, c, l, pinned) {
+						t.Logf("exit %d, stderr:\n%s\ntranscript:\n%s\nsession:\n%s", c.ExitCode, c.Stderr, c.Transcript, c.Session)
+						return
+					}
+					if capture {
+						writeGeminiFixture(t, version, r.name, c)
+					}
+				})
 			}
 		})
 	}
+}
+
+// checkGeminiSession merges the run's session file into its stream log: every command the
+// session records gets the exit code it states (the pinned CLI states one for every command
+// that ran to an end; engines' TestGeminiSessionMerge checks the committed pairs in detail).
+func checkGeminiSession(t *testing.T, c *GeminiCapture, stream *commandlog.Log, pinned bool) bool {
+	t.Helper()
+	if !assert.Check(t, len(c.Session) > 0, "gemini wrote no chat session file under its home") {
+		return false
+	}
+	assert.Check(t, !bytes.Contains(c.Session, []byte(DummyAPIKey)), "session leaks the API key")
+	eng, _ := engines.Lookup(engines.GeminiName)
+	merged := *stream
+	merged.Commands = append([]commandlog.Command(nil), stream.Commands...)
+	_, err := eng.(engines.SessionMerger).MergeSession(&merged, bytes.NewReader(c.Session))
+	assert.NilError(t, err)
+	if pinned {
+		switch c.Scenario.Name {
+		case ScenarioSuccess, ScenarioFailures, ScenarioEdit, ScenarioBigOut, ScenarioMaxTurns:
+			for _, cmd := range merged.Commands {
+				assert.Check(t, cmd.ExitCode != nil, "%s: the session states no exit code", cmd.Command)
+			}
+		case ScenarioKilled:
+			assert.Check(t, is.Equal(merged.Commands[0].Status, commandlog.StatusUnknown), "a killed command stays unknown")
+		}
+	}
+	return !t.Failed()
 }
 
 // checkGeminiRun checks what the mock saw and how the CLI ended.
@@ -425,11 +465,23 @@ func checkGeminiLog(t *testing.T, c *GeminiCapture, l *commandlog.Log) bool {
 	return !t.Failed()
 }
 
-func writeGeminiFixture(t *testing.T, name string, c *GeminiCapture) {
+func writeGeminiFixture(t *testing.T, version, name string, c *GeminiCapture) {
 	t.Helper()
 	assert.NilError(t, os.MkdirAll(geminiFixtureDir, 0o755))
-	base := filepath.Join(geminiFixtureDir, fmt.Sprintf("real-%s-%s", GeminiPinnedVersion, name))
-	assert.Assert(t, !bytes.Contains(c.Transcript, []byte("/root")), "transcript holds a home path")
+	base := filepath.Join(geminiFixtureDir, fmt.Sprintf("real-%s-%s", version, name))
+	for _, b := range [][]byte{c.Transcript, c.Session} {
+		assert.Assert(t, !bytes.Contains(b, []byte("r2d-capture-")), "capture holds its temporary directory")
+		if home := os.Getenv("HOME"); len(home) > 1 {
+			assert.Assert(t, !bytes.Contains(b, []byte(home+"/.")), "capture holds a path under the host's home")
+		}
+		assert.Assert(t, !bytes.Contains(b, []byte(DummyAPIKey)), "capture leaks the API key")
+	}
 	assert.NilError(t, os.WriteFile(base+".jsonl", c.Transcript, 0o644))
-	t.Logf("wrote %s.jsonl (%d bytes)", base, len(c.Transcript))
+	// The session keeps the CLI's own format: one JSON document (older CLIs) or JSONL.
+	ext := ".session.jsonl"
+	if bytes.HasPrefix(bytes.TrimSpace(c.Session), []byte("{\n")) {
+		ext = ".session.json"
+	}
+	assert.NilError(t, os.WriteFile(base+ext, c.Session, 0o644))
+	t.Logf("wrote %s.jsonl (%d bytes) and %s (%d bytes)", base, len(c.Transcript), ext, len(c.Session))
 }

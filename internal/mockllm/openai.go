@@ -15,8 +15,9 @@ package mockllm
 //   - Bash(cmd) becomes exec_command {cmd} (codex ≥ 0.1xx with gpt-5.x models),
 //     shell_command {command} (0.5x–0.9x), or shell {command: ["bash","-lc",cmd]} (older);
 //   - Write(path, content) and Edit(path, old, new) become an apply_patch patch, sent as a
-//     freeform custom_tool_call when apply_patch is offered as a custom tool, else as a
-//     function_call {"input": patch};
+//     freeform custom_tool_call when apply_patch is offered as a custom tool, as a
+//     function_call {"input": patch} when it is offered as a function, else through the shell
+//     tool as {command: ["apply_patch", patch]} (what older codex expects of its models);
 //   - any other ToolCall is sent verbatim as a function_call named ToolCall.Name whose
 //     arguments are Input (a custom tool gets Input["input"] as its raw input).
 
@@ -219,8 +220,14 @@ func openaiToolItem(callID string, tc ToolCall, tools map[string]string) map[str
 		}
 	case "Write", "Edit":
 		name, args = "apply_patch", map[string]any{"input": patchFor(tc)}
-		if tools["apply_patch"] == "" && tools["exec"] == "custom" {
+		switch {
+		case tools["apply_patch"] != "":
+		case tools["exec"] == "custom":
 			name, args = "exec", map[string]any{"input": "const r = await tools.apply_patch(" + js(patchFor(tc)) + ");\ntext(r);\n"}
+		case tools["shell"] != "":
+			// no apply_patch tool (codex ≤ 0.8x): models run it through the shell, and codex
+			// intercepts it as a patch
+			name, args = "shell", map[string]any{"command": []string{"apply_patch", patchFor(tc)}}
 		}
 	}
 	if tools[name] == "custom" {
@@ -522,6 +529,10 @@ func CodexBinary(cliDir, version string) string {
 // CodexPinnedVersion is the @openai/codex version the project pins (engines.CodexVersion).
 const CodexPinnedVersion = "0.171.0"
 
+// CodexCaptureVersions are the versions whose real-* fixtures (the exec --json stream and the
+// session rollout of the same run) are committed, newest first: one per rollout generation.
+var CodexCaptureVersions = []string{CodexPinnedVersion, "0.125.0", "0.80.0", "0.45.0", "0.39.0", "0.20.0"}
+
 // CodexInstallCommand is the shell command that installs version where CodexBinary looks.
 func CodexInstallCommand(cliDir, version string) string {
 	return fmt.Sprintf("npm install --prefix %s @openai/codex@%s",
@@ -533,6 +544,10 @@ type CodexCapture struct {
 	*CodexResult
 	Scenario Scenario
 	Requests []Request // what the mock received
+	// Rollout is the session rollout the CLI wrote under its HOME
+	// (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl), paths sanitized like
+	// the transcript; nil when it wrote none.
+	Rollout []byte
 }
 
 // CaptureCodex runs the named capture scenario (see CodexScenario) with a real codex binary
@@ -566,7 +581,11 @@ func CaptureCodex(ctx context.Context, binary, scenario string, cliDefaultModel 
 	res.Transcript = sanitizePaths(res.Transcript, root)
 	res.Stderr = sanitizePaths(res.Stderr, root)
 	c := &CodexCapture{CodexResult: res, Scenario: sc, Requests: srv.Requests()}
-	if err := errors.Join(runErr, closeErr); err != nil {
+	rollout, rolloutErr := sessionFile(home, ".codex/sessions/*/*/*/rollout-*.jsonl", ".codex/sessions/rollout-*.json*")
+	if rollout != nil {
+		c.Rollout = sanitizePaths(rollout, root)
+	}
+	if err := errors.Join(runErr, closeErr, rolloutErr); err != nil {
 		return c, fmt.Errorf("capture codex: %w", err)
 	}
 	return c, nil

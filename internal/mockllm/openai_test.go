@@ -89,7 +89,7 @@ func TestOpenAIResponsesStream(t *testing.T) {
 			patchName: "apply_patch", patchKind: "function_call", patchBody: mustJSON(map[string]any{"input": patch})},
 		{name: "shell argv (older codex)", tools: []any{fn("shell")},
 			bashName: "shell", bashKind: "function_call", bashArgs: `{"command":["bash","-lc","ls -la"]}`,
-			patchName: "apply_patch", patchKind: "function_call", patchBody: mustJSON(map[string]any{"input": patch})},
+			patchName: "shell", patchKind: "function_call", patchBody: mustJSON(map[string]any{"command": []string{"apply_patch", patch}})},
 		{name: "code mode exec (codex default model)",
 			extra: []any{map[string]any{"type": "additional_tools", "role": "developer", "tools": []any{
 				map[string]any{"type": "namespace", "name": "functions", "tools": []any{custom("exec"), fn("wait")}}}}},
@@ -212,13 +212,13 @@ func mustJSON(v any) string {
 var codexFixtureDir = filepath.Join(repoRoot, "testdata", "fixtures", "codex")
 
 // codexBinaryOrSkip finds the npm-installed pinned codex. Missing: FAIL in CI, skip elsewhere.
-func codexBinaryOrSkip(t *testing.T) string {
+func codexBinaryOrSkip(t *testing.T, version string) string {
 	t.Helper()
 	dir := CLIDir(os.Getenv, repoRoot)
-	bin := CodexBinary(dir, CodexPinnedVersion)
+	bin := CodexBinary(dir, version)
 	if _, err := os.Stat(bin); err != nil {
 		msg := fmt.Sprintf("codex %s not installed at %s; install it with: %s",
-			CodexPinnedVersion, bin, CodexInstallCommand(dir, CodexPinnedVersion))
+			version, bin, CodexInstallCommand(dir, version))
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
@@ -229,40 +229,88 @@ func codexBinaryOrSkip(t *testing.T) string {
 
 // TestRealCodexCLI runs the pinned REAL codex CLI against the mock for every capture scenario
 // (and once on codex's default model, which is driven through its JavaScript exec tool),
-// parses each transcript with the codex engine and checks the command log a user would read.
-// With -capture (or R2D_CAPTURE=1) it rewrites testdata/fixtures/codex/real-*.
+// parses each transcript with the codex engine and checks the command log a user would read,
+// and checks that the session rollout the CLI wrote for the same run gives the same commands.
+// With -capture (or R2D_CAPTURE=1) it runs every CodexCaptureVersions CLI and rewrites
+// testdata/fixtures/codex/real-* (stream and rollout).
 func TestRealCodexCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real CLI; skipped with -short")
 	}
 	assert.Equal(t, CodexPinnedVersion, engines.CodexVersion, "the mock harness and the engine pin different codex versions")
-	bin := codexBinaryOrSkip(t)
 	capture := *captureFlag || os.Getenv("R2D_CAPTURE") == "1"
+	versions := []string{CodexPinnedVersion}
+	if capture {
+		versions = CodexCaptureVersions
+	}
 	eng, err := engines.Lookup(engines.CodexName)
 	assert.NilError(t, err)
-	runs := []struct{ name, scenario string }{}
-	for _, n := range CodexScenarioNames {
-		runs = append(runs, struct{ name, scenario string }{n, n})
-	}
-	runs = append(runs, struct{ name, scenario string }{"codemode-success", ScenarioSuccess})
-	for _, r := range runs {
-		t.Run(r.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			c, err := CaptureCodex(ctx, bin, r.scenario, strings.HasPrefix(r.name, "codemode-"))
-			assert.NilError(t, err)
-			l, err := eng.ParseTranscript(bytes.NewReader(c.Transcript))
-			assert.NilError(t, err)
-			assert.NilError(t, commandlog.Validate(l))
-			if !checkCodexLog(t, c, l) {
-				t.Logf("stderr:\n%s\ntranscript:\n%s", c.Stderr, c.Transcript)
-				return
+	for _, version := range versions {
+		t.Run(version, func(t *testing.T) {
+			bin := codexBinaryOrSkip(t, version)
+			runs := []struct{ name, scenario string }{}
+			for _, n := range CodexScenarioNames {
+				runs = append(runs, struct{ name, scenario string }{n, n})
 			}
-			if capture {
-				writeCodexFixture(t, r.name, c)
+			if version == CodexPinnedVersion {
+				runs = append(runs, struct{ name, scenario string }{"codemode-success", ScenarioSuccess})
+			}
+			for _, r := range runs {
+				t.Run(r.name, func(t *testing.T) {
+					ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+					defer cancel()
+					c, err := CaptureCodex(ctx, bin, r.scenario, strings.HasPrefix(r.name, "codemode-"))
+					assert.NilError(t, err)
+					l, err := eng.ParseTranscript(bytes.NewReader(c.Transcript))
+					assert.NilError(t, err)
+					assert.NilError(t, commandlog.Validate(l))
+					if version == CodexPinnedVersion && !checkCodexLog(t, c, l) || !checkCodexRollout(t, c, l) {
+						t.Logf("stderr:\n%s\ntranscript:\n%s\nrollout:\n%s", c.Stderr, c.Transcript, c.Rollout)
+						return
+					}
+					if capture {
+						writeCodexFixture(t, version, r.name, c)
+					}
+				})
 			}
 		})
 	}
+}
+
+// checkCodexRollout checks that the rollout of the run gives the stream's commands and exit
+// codes (engines' TestCodexRolloutMatchesStream compares the committed pairs in full).
+func checkCodexRollout(t *testing.T, c *CodexCapture, stream *commandlog.Log) bool {
+	t.Helper()
+	if !assert.Check(t, len(c.Rollout) > 0, "codex wrote no session rollout under its HOME") {
+		return false
+	}
+	assert.Check(t, !bytes.Contains(c.Rollout, []byte(DummyAPIKey)), "rollout leaks the API key")
+	eng, _ := engines.Lookup(engines.CodexName)
+	l, err := eng.ParseTranscript(bytes.NewReader(c.Rollout))
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(l.ParseStats.UnknownEvents, 0))
+	key := func(l *commandlog.Log) []string {
+		var out []string
+		for _, c := range l.Commands {
+			if c.Status == commandlog.StatusUnknown && c.ExitCode == nil && c.Output == "" {
+				continue // never completed in the stream; the rollout may not have recorded it yet
+			}
+			out = append(out, fmt.Sprintf("%s → %v %s", c.Command, deref(c.ExitCode), c.Status))
+		}
+		sort.Strings(out)
+		return out
+	}
+	if c.Scenario.Name != ScenarioKilled && c.Scenario.Name != ScenarioAbandoned {
+		assert.Check(t, is.DeepEqual(key(l), key(stream)))
+	}
+	return !t.Failed()
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 type cmdWant struct {
@@ -340,11 +388,20 @@ func checkCodexLog(t *testing.T, c *CodexCapture, l *commandlog.Log) bool {
 	return !t.Failed()
 }
 
-func writeCodexFixture(t *testing.T, name string, c *CodexCapture) {
+func writeCodexFixture(t *testing.T, version, name string, c *CodexCapture) {
 	t.Helper()
 	assert.NilError(t, os.MkdirAll(codexFixtureDir, 0o755))
-	base := filepath.Join(codexFixtureDir, fmt.Sprintf("real-%s-%s", CodexPinnedVersion, name))
-	assert.Assert(t, !bytes.Contains(c.Transcript, []byte("/root")), "transcript holds a home path")
+	base := filepath.Join(codexFixtureDir, fmt.Sprintf("real-%s-%s", version, name))
+	for _, b := range [][]byte{c.Transcript, c.Rollout} {
+		// the capture's temporary root is rewritten to CaptureRoot; nothing of the host's
+		// home may remain (codex's own tool descriptions mention "/root/task1": not a path)
+		assert.Assert(t, !bytes.Contains(b, []byte("r2d-capture-")), "capture holds its temporary directory")
+		if home := os.Getenv("HOME"); len(home) > 1 {
+			assert.Assert(t, !bytes.Contains(b, []byte(home+"/.")), "capture holds a path under the host's home")
+		}
+		assert.Assert(t, !bytes.Contains(b, []byte(DummyAPIKey)), "capture leaks the API key")
+	}
 	assert.NilError(t, os.WriteFile(base+".jsonl", c.Transcript, 0o644))
-	t.Logf("wrote %s.jsonl (%d bytes)", base, len(c.Transcript))
+	assert.NilError(t, os.WriteFile(base+".rollout.jsonl", c.Rollout, 0o644))
+	t.Logf("wrote %s.jsonl (%d bytes) and .rollout.jsonl (%d bytes)", base, len(c.Transcript), len(c.Rollout))
 }

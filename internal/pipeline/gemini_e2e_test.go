@@ -21,9 +21,9 @@ import (
 )
 
 // geminiSampleScenario is the sample README's demo as Gemini would run it.
-// Gemini CLI states an exit code only for a command that printed nothing,
-// so the drifted --shout step (which prints a usage error) is unknown, not
-// failed; `test` shows a stated exit code.
+// Gemini CLI's stream states an exit code only for a command that printed
+// nothing; its chat session file, which the run copies out and merges,
+// states every one, so the drifted --shout step is failed with exit code 2.
 var geminiSampleScenario = mockllm.Scenario{
 	Name: "gemini-sample",
 	Turns: []mockllm.Turn{
@@ -99,15 +99,18 @@ func TestRunEndToEndRealGeminiInContainer(t *testing.T) {
 		}
 		got = append(got, cmd{c.Command, c.ExitCode, c.Status, line})
 	}
-	one := 1
+	zero, one, two := 0, 1, 2
 	assert.DeepEqual(t, got, []cmd{
-		{"python3 greet.py World", nil, commandlog.StatusUnknown, 10},
-		{"python3 greet.py --shout World", nil, commandlog.StatusUnknown, 24},
-		// silent and failing: the one exit code Gemini states. The key is
-		// not in the commands' environment.
+		{"python3 greet.py World", &zero, commandlog.StatusOK, 10},
+		{"python3 greet.py --shout World", &two, commandlog.StatusFailed, 24},
+		// The key is not in the commands' environment.
 		{`test -n "${GEMINI_API_KEY:-}"`, &one, commandlog.StatusFailed, 0},
-		{"./test.sh", nil, commandlog.StatusUnknown, 32},
+		{"./test.sh", &zero, commandlog.StatusOK, 32},
 	})
+	assert.Check(t, is.Contains(progress.String(), "gemini session file: exact results for 3 command(s)"))
+	session, err := os.ReadFile(res.Session)
+	assert.NilError(t, err, "the session file is kept beside the transcript")
+	assert.Check(t, is.Contains(string(session), `"sessionId"`))
 	assert.Check(t, is.Contains(log.Commands[0].Output, "Hello, World!"))
 	assert.Check(t, is.Contains(log.Commands[1].Output, "unrecognized arguments: --shout"))
 	assert.Check(t, is.Contains(log.Commands[3].Output, "all tests passed"))
@@ -120,7 +123,7 @@ func TestRunEndToEndRealGeminiInContainer(t *testing.T) {
 		assert.Check(t, r.Kind != mockllm.KindUnknown, "request to %s", r.Path)
 	}
 
-	for _, p := range []string{res.CommandLog, res.Transcript, res.Stderr, res.Prompt} {
+	for _, p := range []string{res.CommandLog, res.Transcript, res.Stderr, res.Prompt, res.Session} {
 		b, err := os.ReadFile(p)
 		assert.NilError(t, err)
 		assert.Check(t, !strings.Contains(string(b), mockllm.DummyAPIKey), "%s holds the API key", p)

@@ -89,9 +89,13 @@ type Result struct {
 	// Paths of the files written in OutDir. ReadmeDiff is "" when the agent
 	// left the README as it was.
 	CommandLog, Transcript, Stderr, Prompt               string
+	Session                                              string // "" when the engine's CLI left no session file
 	ReadmeDiff, Report, DemoCast, DemoScript, HTMLReport string
 	AgentExitCode                                        *int // nil when killed or unknown
 	TimedOut, Canceled                                   bool
+	// NotUnderstood is set when the engine did not understand the
+	// transcript (parser drift); the log's outcome is then failed.
+	NotUnderstood *engines.NotUnderstoodError
 }
 
 // ConfigError is a configuration problem found before any container
@@ -208,7 +212,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		ExtraHosts:     cfg.ExtraHosts,
 		TranscriptPath: engines.TranscriptContainerPath,
 		StderrPath:     engines.StderrContainerPath,
-		Collect:        []string{readmeInContainer},
+		Collect:        append([]string{readmeInContainer}, sessionCollect(eng)...),
 		OnTranscript:   prog.feed,
 		Now:            cfg.Now,
 	})
@@ -227,7 +231,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, errors.Join(runErr, fmt.Errorf("parse transcript: %w", err))
 	}
+	session := mergeSession(eng, log, res.Collected, cfg.Progress)
+	notUnderstood := checkUnderstood(eng, log, res.Transcript)
 	explain(log, res, cfg.Limits.Timeout)
+	if notUnderstood != nil {
+		fmt.Fprintf(cfg.Progress, "error: %v\n", notUnderstood)
+	}
 	bud.enforce(log)
 	readme.Map(log, cfg.Readme, readmeText)
 	redact.Log(log, red)
@@ -237,10 +246,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	out := &Result{
 		RunID: runID, Log: log, AgentExitCode: res.ExitCode, TimedOut: res.TimedOut, Canceled: res.Canceled,
-		CommandLog: filepath.Join(cfg.OutDir, CommandLogFile),
-		Transcript: filepath.Join(cfg.OutDir, TranscriptFile),
-		Stderr:     filepath.Join(cfg.OutDir, StderrFile),
-		Prompt:     filepath.Join(cfg.OutDir, PromptFile),
+		NotUnderstood: notUnderstood,
+		CommandLog:    filepath.Join(cfg.OutDir, CommandLogFile),
+		Transcript:    filepath.Join(cfg.OutDir, TranscriptFile),
+		Stderr:        filepath.Join(cfg.OutDir, StderrFile),
+		Prompt:        filepath.Join(cfg.OutDir, PromptFile),
 	}
 	var buf bytes.Buffer
 	if err := commandlog.Encode(&buf, log); err != nil {
@@ -251,6 +261,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		{out.Transcript, []byte(red.String(string(res.Transcript)))},
 		{out.Stderr, []byte(red.String(string(res.Stderr)))},
 		{out.Prompt, []byte(promptText)},
+	}
+	if session != nil {
+		out.Session = filepath.Join(cfg.OutDir, SessionFile)
+		files = append(files, outFile{out.Session, []byte(red.String(string(session)))})
 	}
 	// What people read: the agent's README edits, the report and the demo.
 	diff := ""

@@ -1,0 +1,160 @@
+package engines
+
+// OpenHands V1 events (software-agent-sdk, OpenHands ≥ 1.0): events with a
+// "kind", ActionEvent and ObservationEvent paired by action_id or
+// tool_call_id. The format and its drift tolerance are described in
+// openhands.go.
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/jsonv"
+)
+
+var v1IgnoredKinds = map[string]bool{
+	"SystemPromptEvent": true, "PauseEvent": true, "InterruptEvent": true, "Condensation": true,
+	"CondensationRequest": true, "CondensationSummaryEvent": true, "TokenEvent": true, "StreamingDeltaEvent": true,
+	"HookExecutionEvent": true, "LLMCompletionLogEvent": true, "ACPToolCallEvent": true,
+}
+
+var v1TerminalActions = map[string]bool{"TerminalAction": true, "ExecuteBashAction": true, "BashAction": true}
+var v1TerminalTools = map[string]bool{"terminal": true, "execute_bash": true, "bash": true}
+var v1EditorActions = map[string]bool{"FileEditorAction": true, "StrReplaceEditorAction": true, "PlanningFileEditorAction": true}
+
+var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
+
+// noThink drops the <think> blocks of a model's text.
+func noThink(s string) string {
+	if !strings.Contains(s, "<think>") {
+		return s
+	}
+	return thinkBlock.ReplaceAllString(s, "")
+}
+
+func (p *openHandsParser) v1(t *trajectory, e *jsonv.Value) {
+	switch kind := e.Get("kind").Str(); kind {
+	case "ActionEvent":
+		p.v1Action(t, e)
+	case "ObservationEvent":
+		p.v1Observation(t, e)
+	case "AgentErrorEvent":
+		c := t.lookup(e.Get("action_id").Str(), e.Get("tool_call_id").Str(), "\x00")
+		p.failCall(t, c, e.Get("error").Str())
+	case "UserRejectObservation":
+		c := t.lookup(e.Get("action_id").Str(), e.Get("tool_call_id").Str(), "\x00")
+		p.failCall(t, c, firstString(e, "rejection_reason", "reason"))
+	case "MessageEvent":
+		if e.Get("source").Str() != "agent" {
+			return
+		}
+		p.turn(t, e.Get("llm_response_id").Str())
+		text, _ := claudeContentText(e.Path("llm_message", "content"))
+		p.agentText(noThink(text))
+	case "ConversationStateUpdateEvent":
+		switch e.Get("key").Str() {
+		case "stats":
+			var sum float64
+			var any bool
+			for _, m := range e.Path("value", "usage_to_metrics").Members() {
+				if f, ok := m.Val.Get("accumulated_cost").Float(); ok {
+					sum += f
+					any = true
+				}
+			}
+			if any {
+				t.statsCost = float64Ptr(sum)
+			}
+		case "execution_status":
+			if s := e.Get("value").Str(); s != "" {
+				t.state = s
+			}
+		}
+	default:
+		if !v1IgnoredKinds[kind] {
+			p.b.unknownEvent()
+		}
+	}
+}
+
+func (p *openHandsParser) v1Action(t *trajectory, e *jsonv.Value) {
+	eventID := e.Get("id").Str()
+	toolCallID := e.Get("tool_call_id").Str()
+	p.turn(t, e.Get("llm_response_id").Str())
+	var thoughts []string
+	for _, b := range e.Get("thought").Items() {
+		thoughts = append(thoughts, b.Get("text").Str())
+	}
+	p.agentText(noThink(strings.Join(thoughts, "\n")))
+	action := e.Get("action")
+	akind := action.Get("kind").Str()
+	tool := e.Get("tool_name").Str()
+	id := p.newID(t, toolCallID, eventID)
+	var c *toolCall
+	switch {
+	case v1TerminalActions[akind] || (akind == "" && v1TerminalTools[tool] && action.Get("command").IsString()):
+		c = p.startCommand(t, action.Get("command").Str(), action.Get("is_input").True(), id)
+	case v1EditorActions[akind] || ((tool == "file_editor" || tool == "str_replace_editor") && akind == ""):
+		sub := action.Get("command").Str()
+		if sub == "view" || action == nil {
+			c = &toolCall{kind: callOther}
+			break
+		}
+		if id == "" {
+			id = p.b.nextID()
+		}
+		name := sub
+		if name == "" {
+			name = tool
+		}
+		p.b.edit(id, action.Get("path").Str(), name)
+		c = &toolCall{kind: callEdit, id: id}
+	case akind == "FinishAction":
+		t.finished = true
+		p.agentText(action.Get("message").Str())
+		c = &toolCall{kind: callOther}
+	default:
+		c = &toolCall{kind: callOther}
+	}
+	c.action = "\x00" // V1 never pairs by order
+	if eventID == "" && toolCallID == "" {
+		return
+	}
+	t.register(c, eventID, toolCallID)
+}
+
+func (p *openHandsParser) v1Observation(t *trajectory, e *jsonv.Value) {
+	obs := e.Get("observation")
+	okind := obs.Get("kind").Str()
+	actionID, toolCallID := e.Get("action_id").Str(), e.Get("tool_call_id").Str()
+	c := t.lookup(actionID, toolCallID, "\x00")
+	terminal := okind == "TerminalObservation" || okind == "ExecuteBashObservation" ||
+		(okind == "" && v1TerminalTools[e.Get("tool_name").Str()])
+	text, omitted := claudeContentText(obs.Get("content"))
+	if text == "" && obs.Get("output").IsString() {
+		text, omitted = obs.Get("output").Text()
+	}
+	isError := obs.Get("is_error").True()
+	switch {
+	case terminal:
+		if c == nil {
+			cmd := obs.Get("command").Str()
+			if cmd == "" {
+				p.b.unknownEvent()
+				return
+			}
+			c = p.startCommand(t, cmd, false, p.newID(t, toolCallID, actionID))
+		}
+		if c.kind != callCommand && c.kind != callInput {
+			return
+		}
+		code := firstExitCode(intSource(obs.Get("exit_code")), intSource(obs.Path("metadata", "exit_code")))
+		timedOut := obs.Get("timeout").True()
+		p.finishCommand(t, c, cmdResult{Output: text, Omitted: omitted, ExitCode: code, Failed: isError && !timedOut})
+	case c != nil && c.kind == callEdit:
+		p.b.editResult(c.id, !isError && !strings.HasPrefix(strings.TrimSpace(text), "ERROR:"))
+	case c != nil && c.kind == callCommand:
+		// a non-terminal observation for a terminal call: keep what it says
+		p.finishCommand(t, c, cmdResult{Output: text, Omitted: omitted, Failed: isError})
+	}
+}

@@ -1,0 +1,145 @@
+package action
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
+)
+
+// Comment modes (input `comment`).
+const (
+	commentAlways    = "always"
+	commentOnFailure = "on-failure"
+	commentNever     = "never"
+)
+
+// config is the Action's inputs, validated.
+type config struct {
+	Engine       string
+	Readme       string
+	WorkDir      string // repository directory the README belongs to
+	Model        string
+	MaxTurns     int
+	MaxCostUSD   float64
+	Timeout      time.Duration
+	Image        string
+	Network      string   // a pipeline.Network* policy
+	AllowHosts   []string // under allowlist: the allow-hosts input, parsed
+	Comment      string
+	FailOn       failOn
+	GitHubToken  string
+	OutDir       string
+	ArtifactName string
+}
+
+// InputError is one bad input; several are joined with errors.Join.
+type InputError struct {
+	Input  string
+	Reason string
+}
+
+func (e *InputError) Error() string { return fmt.Sprintf("input %s: %s", e.Input, e.Reason) }
+
+// inputReader reads an input the way both kinds of runner pass it:
+// INPUT_MAX_TURNS (what action.yml sets for the composite step) or
+// INPUT_MAX-TURNS (what the runner sets for JavaScript and Docker actions).
+type inputReader func(string) string
+
+func newInputReader(getenv func(string) string) inputReader {
+	return func(name string) string {
+		up := strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
+		if v := strings.TrimSpace(getenv("INPUT_" + strings.ReplaceAll(up, "-", "_"))); v != "" {
+			return v
+		}
+		return strings.TrimSpace(getenv("INPUT_" + up))
+	}
+}
+
+func orDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+// parseConfig validates every input and reports all problems at once.
+func parseConfig(in inputReader, getenv func(string) string) (config, error) {
+	var errs []error
+	bad := func(input, format string, a ...any) {
+		errs = append(errs, &InputError{Input: input, Reason: fmt.Sprintf(format, a...)})
+	}
+	c := config{
+		Engine:       orDefault(in("engine"), "claude-code"),
+		Readme:       orDefault(in("readme"), "README.md"),
+		Model:        in("model"),
+		Image:        in("image"),
+		Comment:      orDefault(in("comment"), commentAlways),
+		GitHubToken:  in("github-token"),
+		ArtifactName: orDefault(in("artifact-name"), "readme2demo"),
+	}
+	c.WorkDir = orDefault(in("working-directory"), ".")
+	if ws := getenv("GITHUB_WORKSPACE"); ws != "" && !filepath.IsAbs(c.WorkDir) {
+		c.WorkDir = filepath.Join(ws, c.WorkDir)
+	}
+	c.OutDir = in("output-dir")
+	if c.OutDir == "" {
+		if tmp := getenv("RUNNER_TEMP"); tmp != "" {
+			c.OutDir = filepath.Join(tmp, "readme2demo")
+		} else {
+			c.OutDir = "readme2demo-out"
+		}
+	}
+	if filepath.IsAbs(c.Readme) || strings.HasPrefix(filepath.Clean(c.Readme), "..") {
+		bad("readme", "%q must be a path inside the working directory", c.Readme)
+	}
+	if v := in("max-turns"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			bad("max-turns", "%q is not a positive whole number", v)
+		}
+		c.MaxTurns = n
+	}
+	if v := in("max-cost-usd"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 {
+			bad("max-cost-usd", "%q is not a positive number of dollars", v)
+		}
+		c.MaxCostUSD = f
+	}
+	if v := in("timeout-minutes"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 {
+			bad("timeout-minutes", "%q is not a positive number of minutes", v)
+		}
+		c.Timeout = time.Duration(f * float64(time.Minute))
+	}
+	network, err := pipeline.ParseNetwork(orDefault(in("network"), pipeline.NetworkAllowlist), c.Engine)
+	if err != nil {
+		bad("network", "%v", err)
+	}
+	c.Network = network
+	hosts, err := egress.ParseHosts(in("allow-hosts"))
+	if err != nil {
+		bad("allow-hosts", "%v", err)
+	}
+	if network == pipeline.NetworkAllowlist {
+		c.AllowHosts = hosts
+	}
+	switch c.Comment {
+	case commentAlways, commentOnFailure, commentNever:
+	default:
+		bad("comment", "%q is not always, on-failure or never", c.Comment)
+	}
+	f, err := parseFailOn(orDefault(in("fail-on"), defaultFailOn))
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.FailOn = f
+	return c, errors.Join(errs...)
+}

@@ -1,0 +1,17 @@
+package security
+
+import (
+	"os"
+	"testing"
+
+	"github.com/readme2demo/readme2demo/internal/egress"
+)
+
+// TestMain lets this test binary act as the egress proxy: the allowlist
+// tests copy it into the proxy container, started as egress.ProgramName.
+func TestMain(m *testing.M) {
+	if egress.IsProxy(os.Args[0]) {
+		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
