@@ -30,6 +30,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/ghcomment"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/release"
 	"github.com/readme2demo/readme2demo/internal/report"
 )
 
@@ -45,10 +46,11 @@ type app struct {
 	pipeline   pipelineFunc
 	httpClient *http.Client
 	sleep      ghcomment.Sleeper
+	docker     func(ctx context.Context) (release.Docker, func(), error)
 }
 
 func defaultApp() *app {
-	return &app{pipeline: pipeline.Run, httpClient: http.DefaultClient, sleep: ghcomment.Sleep}
+	return &app{pipeline: pipeline.Run, httpClient: http.DefaultClient, sleep: ghcomment.Sleep, docker: dockerClient}
 }
 
 // step is one invocation: the Actions toolkit plus what it learned so far.
@@ -85,39 +87,22 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 	s.red = redact.New(secrets)
 
 	if len(args) > 0 {
-		if args[0] == "-h" || args[0] == "--help" {
+		switch args[0] {
+		case "-h", "--help":
 			fmt.Fprint(stdout, usageText)
 			return exitcode.OK
+		case modeValidate, modePullImage:
+			if len(args) == 1 {
+				return a.runMode(ctx, s, args[0])
+			}
 		}
 		s.errorf("unexpected arguments %q: the Action reads its inputs from INPUT_* variables (see --help)", args)
 		return exitcode.Usage
 	}
 
-	cfg, err := parseConfig(newInputReader(getenv), getenv)
-	if err != nil {
-		for _, e := range unjoin(err) {
-			s.errorf("%v", e)
-		}
-		return exitcode.Usage
-	}
-	eng, err := engines.Lookup(cfg.Engine)
-	if err != nil {
-		s.errorf("input engine: %v", err)
-		return exitcode.Usage
-	}
-	ev, err := loadEvent(getenv)
-	if err != nil {
-		s.warningf("%v", err)
-	}
-
-	if _, err := eng.ResolveEnv(getenv); err != nil {
-		var ee *engines.EngineError
-		if errors.As(err, &ee) && ev.untrustedPR() {
-			return s.skipForFork(cfg, ee)
-		}
-		s.errorf("%v. Pass the credential as the Action's input (for example `anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}`)", err)
-		s.setOutputs(map[string]string{"outcome": "error"})
-		return exitcode.Usage
+	cfg, ev, code, proceed := s.check(true)
+	if !proceed {
+		return code
 	}
 
 	res, err := a.pipeline(ctx, pipeline.Config{
@@ -174,6 +159,46 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		s.noticef("readme2demo: %s", strings.TrimSpace(report.Verdict(log)))
 	}
 	return code
+}
+
+// check validates the inputs and the engine's credential, the same way for
+// the run and for the validate mode that runs before any image is pulled or
+// built. proceed is false when the run must stop: code is then its exit
+// status (usage errors, or 0 after a fork PR without credentials was
+// skipped; the skip's notice, summary and outputs are written only when
+// report is set: the validate mode leaves them to the run).
+func (s *step) check(report bool) (cfg config, ev event, code int, proceed bool) {
+	cfg, err := parseConfig(newInputReader(s.getenv), s.getenv)
+	if err != nil {
+		for _, e := range unjoin(err) {
+			s.errorf("%v", e)
+		}
+		s.setOutputs(map[string]string{"outcome": "error"})
+		return cfg, ev, exitcode.Usage, false
+	}
+	eng, err := engines.Lookup(cfg.Engine)
+	if err != nil {
+		s.errorf("input engine: %v", err)
+		s.setOutputs(map[string]string{"outcome": "error"})
+		return cfg, ev, exitcode.Usage, false
+	}
+	ev, err = loadEvent(s.getenv)
+	if err != nil && report {
+		s.warningf("%v", err)
+	}
+	if _, err := eng.ResolveEnv(s.getenv); err != nil {
+		var ee *engines.EngineError
+		if errors.As(err, &ee) && ev.untrustedPR() {
+			if !report {
+				return cfg, ev, exitcode.OK, false
+			}
+			return cfg, ev, s.skipForFork(cfg, ee), false
+		}
+		s.errorf("%v. Pass the credential as the Action's input (for example `anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}`)", err)
+		s.setOutputs(map[string]string{"outcome": "error"})
+		return cfg, ev, exitcode.Usage, false
+	}
+	return cfg, ev, exitcode.OK, true
 }
 
 // skipForFork ends a pull_request run from a fork neutrally: GitHub does
@@ -431,4 +456,12 @@ prints the report to stdout and the outputs to stderr.
 
 Exit status: 0 passed or skipped, 1 failed (by fail-on), 2 bad inputs,
 3 blocked (by fail-on).
+
+Setup modes (action.yml runs them before the run):
+  validate     check the inputs and the engine's credentials, nothing else;
+               sets the output proceed (false: a fork PR without credentials,
+               which the run reports as skipped). Exit 2 on bad inputs.
+  pull-image   pull the engine's released sandbox image by digest, from the
+               sandbox-images.json named by R2D_RELEASE_MANIFEST; sets the
+               output image (NAME@sha256:DIGEST). Exit 1 when it fails.
 `
