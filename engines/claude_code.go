@@ -144,7 +144,7 @@ func (c *claudeCode) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, er
 
 func (c *claudeCode) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &claudeParser{b: newLogBuilderTo(c.Name(), s), calls: newWindow[string, claudeCall](idWindow), texts: newSeenSet()}
-	err := readRecords(r, jsonv.Options{Skip: claudeSkipKeys, Workers: parseWorkers()}, p.b, func(v *jsonv.Value) {
+	err := readRecords(r, jsonv.Options{Keep: claudeKeys, Skip: claudeSkipKeys, Workers: parseWorkers()}, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
 	})
@@ -152,6 +152,19 @@ func (c *claudeCode) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 		return nil, err
 	}
 	return p.b.done(p.finish())
+}
+
+// claudeKeys are the only fields the parser reads: the decoder steps over
+// every other one (token usage, tool and plugin lists, thinking text, file
+// snapshots, ids of lines and sessions, and whatever a new CLI adds).
+// TestEngineKeysListed fails when the parser reads a field missing here.
+var claudeKeys = map[string]bool{
+	"type": true, "version": true, "sessionId": true, "claude_code_version": true, "message": true,
+	"parent_tool_use_id": true, "isSidechain": true, "id": true, "content": true, "text": true, "name": true,
+	"input": true, "command": true, "cmd": true, "command_line": true, "file_path": true, "path": true,
+	"notebook_path": true, "tool_use_id": true, "is_error": true, "tool_use_result": true, "toolUseResult": true,
+	"interrupted": true, "backgroundTaskId": true, "stdout": true, "stderr": true, "persistedOutputSize": true,
+	"result": true, "total_cost_usd": true, "cost_usd": true, "num_turns": true, "duration_ms": true, "subtype": true,
 }
 
 // claudeSkipKeys are fields the parser never reads; the decoder steps over

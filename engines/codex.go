@@ -206,11 +206,29 @@ func (c *codex) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) 
 
 func (c *codex) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &codexParser{b: newLogBuilderTo(c.Name(), s), kinds: newWindow[string, string](idWindow), texts: newSeenSet()}
-	err := readRecords(r, jsonv.Options{}, p.b, p.event)
+	err := readRecords(r, codexOptions, p.b, p.event)
 	if err != nil {
 		return nil, err
 	}
 	return p.b.done(p.finish())
+}
+
+// codexOptions decode only the fields the parser reads (exec events, the
+// legacy stream, rollouts); TestEngineKeysListed fails when it reads one
+// missing here. A patch's changes are decoded whole: their keys are paths.
+var codexOptions = jsonv.Options{
+	Keep: map[string]bool{
+		"action": true, "aggregated_output": true, "approval": true, "arguments": true, "call_id": true,
+		"cli_version": true, "cmd": true, "command": true, "content": true, "cwd": true, "duration": true,
+		"duration_ms": true, "encrypted_content": true, "error": true, "exit_code": true, "id": true, "input": true,
+		"instructions": true, "item": true, "item_type": true, "items": true, "kind": true, "last_agent_message": true,
+		"message": true, "meta": true, "metadata": true, "model": true, "msg": true, "name": true, "nanos": true,
+		"output": true, "path": true, "payload": true, "prompt": true, "provider": true, "reason": true,
+		"record_type": true, "role": true, "sandbox": true, "secs": true, "session": true, "session_id": true,
+		"status": true, "stderr": true, "stdout": true, "success": true, "summary": true, "text": true,
+		"timestamp": true, "type": true,
+	},
+	KeepAll: map[string]bool{"changes": true},
 }
 
 type codexParser struct {

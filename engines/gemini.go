@@ -209,7 +209,7 @@ func (g *gemini) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error)
 
 func (g *gemini) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &geminiParser{b: newLogBuilderTo(g.Name(), s), kinds: newWindow[string, string](idWindow)}
-	err := readRecords(r, jsonv.Options{}, p.b, func(v *jsonv.Value) {
+	err := readRecords(r, geminiOptions, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
 	})
@@ -218,6 +218,18 @@ func (g *gemini) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	}
 	return p.b.done(p.finish())
 }
+
+// geminiOptions decode only the fields the parser reads (stream-json,
+// --output-format json, session files); TestEngineKeysListed fails when it
+// reads one missing here.
+var geminiOptions = jsonv.Options{Keep: map[string]bool{
+	"$rewindTo": true, "$set": true, "absolute_path": true, "args": true, "command": true, "content": true,
+	"delta": true, "duration_ms": true, "error": true, "file_path": true, "functionResponse": true, "id": true,
+	"lastUpdated": true, "message": true, "messages": true, "name": true, "output": true, "parameters": true,
+	"path": true, "projectHash": true, "response": true, "result": true, "resultDisplay": true, "role": true,
+	"sessionId": true, "severity": true, "startTime": true, "stats": true, "status": true, "text": true,
+	"timestamp": true, "toolCalls": true, "tool_id": true, "tool_name": true, "type": true,
+}}
 
 type geminiParser struct {
 	b      *logBuilder

@@ -160,14 +160,27 @@ func (o *openHands) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 
 // openHandsOptions are how the engine reads its transcripts: text lines
 // between JSON values (CLI banners, spinner output, the --JSON Event--
-// marker lines, "Goodbye!") are skipped, and fields the parser never reads
-// are stepped over without being decoded: the model's raw response
-// (choices, usage), the tool definitions of the system prompt, and the
-// per-call lists that llm_metrics repeats, growing, on every event.
-var openHandsOptions = jsonv.Options{TextLines: true, Skip: map[string]bool{
-	"choices": true, "usage": true, "tools": true, "token_usages": true, "response_latencies": true,
-	"costs": true, "accumulated_token_usage": true,
-}}
+// marker lines, "Goodbye!") are skipped, and only the fields the parser
+// reads are decoded — the model's raw response, the tool definitions of the
+// system prompt and llm_metrics' growing per-call lists are stepped over.
+// TestEngineKeysListed fails when the parser reads a field missing here
+// ("type" is read by claudeContentText, for V1 message content). The
+// finish action's outputs and the per-model stats are decoded whole: their
+// keys are data.
+var openHandsOptions = jsonv.Options{
+	TextLines: true,
+	Keep: map[string]bool{
+		"accumulated_cost": true, "action": true, "action_id": true, "agent_state": true, "args": true, "cause": true,
+		"command": true, "content": true, "error": true, "events": true, "exit_code": true, "extras": true,
+		"final_thought": true, "history": true, "id": true, "instance_id": true, "is_error": true, "is_input": true,
+		"items": true, "key": true, "kind": true, "llm_message": true, "llm_metrics": true, "llm_response_id": true,
+		"message": true, "metadata": true, "metrics": true, "model_response": true, "next_page_id": true,
+		"observation": true, "output": true, "path": true, "reason": true, "rejection_reason": true, "source": true,
+		"suffix": true, "text": true, "thought": true, "timeout": true, "timestamp": true, "tool_call_id": true,
+		"tool_call_metadata": true, "tool_name": true, "trajectory": true, "type": true, "value": true,
+	},
+	KeepAll: map[string]bool{"outputs": true, "usage_to_metrics": true},
+}
 
 // callKind says what an agent action became in the command log.
 type callKind int

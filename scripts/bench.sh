@@ -35,8 +35,8 @@ done
 
 go build -o "$WORK/readme2demo" ./cmd/readme2demo
 go build -o "$WORK/gentranscript" ./scripts/gentranscript
-declare -A engine
-while IFS=$'\t' read -r name eng _; do engine[$name]=$eng; done < <("$WORK/gentranscript" -list)
+declare -A engine runs
+while IFS=$'\t' read -r name eng r _; do engine[$name]=$eng runs[$name]=$r; done < <("$WORK/gentranscript" -list)
 SHAPES="${SHAPES:-$("$WORK/gentranscript" -list | cut -f1 | tr '\n' ' ')}"
 
 # timed NAME CMD...: runs CMD, output to /dev/null; appends "wall cpu rss_kb" to $WORK/NAME.
@@ -64,12 +64,22 @@ for shape in $SHAPES; do
 	f="$WORK/t.jsonl"
 	"$WORK/gentranscript" -shape "$shape" -mb "$MB" -o "$f" 2>"$WORK/gen"
 	read -r bytes lines median_line < <(sed -E 's/.*wrote ([0-9]+) bytes, ([0-9]+) lines \(median ([0-9]+) bytes\).*/\1 \2 \3/' "$WORK/gen")
-	"$WORK/readme2demo" parse --engine "$eng" -o "$WORK/log.json" "$f"
-	commands=$(grep -c '^      "status": ' "$WORK/log.json" || true)
+	# A transcript of several runs (evaluation output) gives one log per run,
+	# in a directory; its runs are held in memory.
+	out=()
+	if [ "${runs[$shape]}" = several ]; then out=(-o "$WORK/runs/"); fi
+	rm -rf "$WORK/runs" && mkdir -p "$WORK/runs"
+	if [ "${runs[$shape]}" = several ]; then
+		"$WORK/readme2demo" parse --engine "$eng" -o "$WORK/runs/" "$f"
+		commands=$(cat "$WORK"/runs/*.json | grep -c '^      "status": ' || true)
+	else
+		"$WORK/readme2demo" parse --engine "$eng" -o "$WORK/log.json" "$f"
+		commands=$(grep -c '^      "status": ' "$WORK/log.json" || true)
+	fi
 	rm -f "$WORK/jq" "$WORK/r2d" "$WORK/ratio"
 	for ((i = 0; i < RUNS; i++)); do
 		timed jq jq -c "$JQ_FILTER" "$f"
-		timed r2d "$WORK/readme2demo" parse --engine "$eng" "$f"
+		timed r2d "$WORK/readme2demo" parse --engine "$eng" "${out[@]}" "$f"
 		paste -d' ' <(tail -1 "$WORK/jq") <(tail -1 "$WORK/r2d") |
 			awk '{printf "%.3f %.3f\n", $1/$4, $2/$5}' >>"$WORK/ratio"
 	done

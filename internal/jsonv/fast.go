@@ -20,10 +20,11 @@ import (
 // to the streaming decoder instead, which gives the same Values.
 
 type fastParser struct {
-	r *Reader
-	a *arena
-	b []byte
-	i int
+	r   *Reader
+	a   *arena
+	b   []byte
+	i   int
+	all int // inside this many values of Options.KeepAll keys: Keep does not apply
 }
 
 // arena holds the Values of the records the fast path hands out, with the
@@ -324,33 +325,62 @@ func (p *fastParser) skip() error {
 // associative, so two frequent keys that hash alike ("id" and "type") do
 // not keep evicting each other.
 type keyCache struct {
-	keys [2 * keySets]string
-	skip [2 * keySets]bool
-	next [keySets]uint8 // the way to replace on a miss
+	keys  [2 * keySets]string
+	flags [2 * keySets]keyFlags
+	next  [keySets]uint8 // the way to replace on a miss
 }
 
 const keySets = 1024
 
-func (c *keyCache) get(raw []byte, skip map[string]bool) (string, bool) {
+// keyFlags say what Options make of a key.
+type keyFlags uint8
+
+const (
+	keySkip    keyFlags = 1 << iota // in Skip: never decoded
+	keyNotKept                      // Keep is set and names it not (nor KeepAll)
+	keyAll                          // in KeepAll: decoded whole
+)
+
+func (o *Options) keyFlags(k string) keyFlags {
+	var f keyFlags
+	if o.Skip[k] {
+		f |= keySkip
+	}
+	if o.Keep != nil && !o.Keep[k] && !o.KeepAll[k] {
+		f |= keyNotKept
+	}
+	if o.KeepAll[k] {
+		f |= keyAll
+	}
+	return f
+}
+
+// skipped reports whether the value of a key with flags f is stepped over,
+// inside all values of KeepAll keys.
+func (f keyFlags) skipped(all int) bool {
+	return f&keySkip != 0 || f&keyNotKept != 0 && all == 0
+}
+
+func (c *keyCache) get(raw []byte, o *Options) (string, keyFlags) {
 	if len(raw) == 0 || len(raw) > 48 {
 		s := string(raw)
-		return s, skip[s]
+		return s, o.keyFlags(s)
 	}
 	set := shortHash(raw) % keySets
 	i := 2 * set
 	if s := c.keys[i]; s == string(raw) {
 		c.next[set] = 1
-		return s, c.skip[i]
+		return s, c.flags[i]
 	}
 	if s := c.keys[i+1]; s == string(raw) {
 		c.next[set] = 0
-		return s, c.skip[i+1]
+		return s, c.flags[i+1]
 	}
 	i += uint(c.next[set])
 	c.next[set] ^= 1
 	s := string(raw)
-	c.keys[i], c.skip[i] = s, skip[s]
-	return s, c.skip[i]
+	c.keys[i], c.flags[i] = s, o.keyFlags(s)
+	return s, c.flags[i]
 }
 
 // maxShort is the longest string value interned by shortCache.
@@ -406,27 +436,27 @@ func shortHash(b []byte) uint {
 	return uint(h >> 32)
 }
 
-// key reads an object key and whether its value is to be skipped.
-func (p *fastParser) key() (string, bool, error) {
+// key reads an object key and what the options make of it.
+func (p *fastParser) key() (string, keyFlags, error) {
 	raw, esc, err := p.rawString()
 	if err != nil {
-		return "", false, err
+		return "", 0, err
 	}
 	if !esc && len(raw) <= p.r.opt.MaxString {
-		k, skip := p.r.keys.get(raw, p.r.opt.Skip)
-		return k, skip, nil
+		k, f := p.r.keys.get(raw, &p.r.opt)
+		return k, f, nil
 	}
 	if len(raw) > p.r.opt.MaxString {
 		s, _, err := p.r.keepString(raw, esc)
-		return s, p.r.opt.Skip[s], err
+		return s, p.r.opt.keyFlags(s), err
 	}
 	dec, err := unescape(p.r.scratch[:0], raw)
 	if err != nil {
-		return "", false, err
+		return "", 0, err
 	}
 	p.r.scratch = dec[:0]
 	k := string(dec)
-	return k, p.r.opt.Skip[k], nil
+	return k, p.r.opt.keyFlags(k), nil
 }
 
 func (p *fastParser) object(depth int) (*Value, error) {
@@ -463,7 +493,7 @@ func (p *fastParser) members(depth int) error {
 			return synErr(fmt.Sprintf("expected object key, got %q", p.b[p.i]))
 		}
 		p.i++
-		k, skip, err := p.key()
+		k, flags, err := p.key()
 		if err != nil {
 			return err
 		}
@@ -475,12 +505,18 @@ func (p *fastParser) members(depth int) error {
 			return synErr(fmt.Sprintf("expected : after object key, got %q", p.b[p.i]))
 		}
 		p.i++
-		if skip {
+		if flags.skipped(p.all) {
 			if err := p.skip(); err != nil {
 				return err
 			}
 		} else {
+			if flags&keyAll != 0 {
+				p.all++
+			}
 			val, err := p.value(depth + 1)
+			if flags&keyAll != 0 {
+				p.all--
+			}
 			if err != nil {
 				return err
 			}

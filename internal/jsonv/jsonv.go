@@ -233,6 +233,13 @@ type Options struct {
 	// opening or closing bracket or brace) is text. OpenHands' CLI mixes
 	// spinner and log lines with its JSON events.
 	TextLines bool
+	// Keep, when set, names the only object keys whose values are decoded
+	// (with those of KeepAll): every other key is stepped over as if it
+	// were in Skip. For callers that read a few fields of large records.
+	Keep map[string]bool
+	// KeepAll names keys whose values are decoded whole, Keep not applying
+	// inside them: their keys are data (file paths, model names).
+	KeepAll map[string]bool
 	// Skip names object keys whose values the caller never reads (token
 	// usage, tool lists, thinking text). They are stepped over without
 	// being decoded and do not appear in the Value. Malformed JSON inside a
@@ -282,6 +289,8 @@ type Reader struct {
 	par       *parallel
 	seqNext   int // read this many records sequentially before going parallel again
 	fallbacks int // records that ran past their line in parallel mode
+
+	all int // the streaming decoder is inside this many KeepAll values
 
 	// fast path state
 	arena  *arena   // the sequential reader's arena, reset by Next
@@ -641,11 +650,18 @@ func (r *Reader) object(depth int) (*Value, error) {
 			return nil, synErr(fmt.Sprintf("expected : after object key, got %q", c))
 		}
 		r.take(1)
+		flags := r.opt.keyFlags(key)
+		if flags&keyAll != 0 {
+			r.all++
+		}
 		val, err := r.value(depth + 1)
+		if flags&keyAll != 0 {
+			r.all--
+		}
 		if err != nil {
 			return nil, err
 		}
-		if !r.opt.Skip[key] {
+		if !flags.skipped(r.all) {
 			v.Obj = append(v.Obj, Member{Key: key, Val: val})
 		}
 		if c, err = r.skipSpace(); err != nil {

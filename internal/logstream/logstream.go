@@ -208,9 +208,24 @@ func (w *Writer) WriteTo(out io.Writer) (int64, error) {
 	return cw.n, err
 }
 
-// WriteFile writes the command log to path, replacing it only once the
-// whole log is written.
+// WriteFile writes the command log to path, replacing a regular file only
+// once the whole log is written. A path that is not a regular file (a
+// device such as /dev/stdout, a named pipe) is written to directly.
 func (w *Writer) WriteFile(path string) error {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("write command log %s: %w", path, err)
+		}
+		_, err = w.WriteTo(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("write command log %s: %w", path, err)
+		}
+		return nil
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("write command log: %w", err)

@@ -267,3 +267,16 @@ func TestFinishValidates(t *testing.T) {
 	assert.Assert(t, errors.Is(err, commandlog.ErrInvalid))
 	assert.ErrorContains(t, err, "commands[1] (b): status failed with exit_code 0; file_edits[0]: path is empty")
 }
+
+// WriteFile writes to a device or a pipe in place: it never replaces one
+// with a file.
+func TestWriteFileToADevice(t *testing.T) {
+	eng, _ := engines.Lookup(engines.ClaudeCodeName)
+	_, w := streamed(t, eng, largest(t, engines.ClaudeCodeName))
+	assert.NilError(t, w.WriteFile(os.DevNull))
+	st, err := os.Stat(os.DevNull)
+	assert.NilError(t, err)
+	assert.Assert(t, st.Mode()&os.ModeDevice != 0, "%s is still a device", os.DevNull)
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(os.DevNull), ".null.*.tmp"))
+	assert.Equal(t, len(left), 0)
+}

@@ -15,6 +15,9 @@ type Shape struct {
 	// Fixtures are paths from the repository root, concatenated in order.
 	Fixtures []string
 	About    string
+	// Runs says the transcript holds one run per line (evaluation output):
+	// `readme2demo parse` writes one log per run, into a directory.
+	Runs bool
 }
 
 // Shapes are the benchmark shapes (docs/benchmarks.md).
@@ -74,6 +77,7 @@ var Shapes = []Shape{
 			"testdata/bench/openhands/multi-swe-bench-output-2025-04.history.jsonl",
 		},
 		About: "OpenHands evaluation output: one instance, its whole history, per line (about 230 KB records)",
+		Runs:  true,
 	},
 }
 

@@ -6,8 +6,8 @@
 //	go run ./scripts/gentranscript -list
 //
 // The shapes (internal/transcriptgen.Shapes) name the engine and the
-// transcripts repeated; -list prints them as "name engine description"
-// lines. Run it from the repository root. It reports the bytes, lines and
+// transcripts repeated; -list prints them as "name engine runs description"
+// lines (runs: "several" for a transcript of one run per line). Run it from the repository root. It reports the bytes, lines and
 // median line length written on standard error.
 package main
 
@@ -24,11 +24,15 @@ func main() {
 	fixture := flag.String("fixture", "", "a JSONL transcript to copy instead of a shape")
 	mb := flag.Int64("mb", 64, "size to write, in MiB")
 	out := flag.String("o", "", "output file (required)")
-	list := flag.Bool("list", false, "list the shapes: name, engine, description")
+	list := flag.Bool("list", false, "list the shapes: name, engine, runs (one or several), description")
 	flag.Parse()
 	if *list {
 		for _, s := range transcriptgen.Shapes {
-			fmt.Printf("%s\t%s\t%s\n", s.Name, s.Engine, s.About)
+			runs := "one"
+			if s.Runs {
+				runs = "several"
+			}
+			fmt.Printf("%s\t%s\t%s\t%s\n", s.Name, s.Engine, runs, s.About)
 		}
 		return
 	}
