@@ -13,7 +13,7 @@ package engines
 // paired and its command stays "unknown".
 //
 // Bounds, with what they cost in memory at most: open commands and edits
-// (openSlots, openBytes: 8 MiB), ids remembered per table (idWindow to
+// (openSlots, openBytes: 2 MiB), ids remembered per table (idWindow to
 // 2*idWindow, about 100 bytes each), one unfinished line of streamed agent
 // text (maxAgentLine).
 
@@ -28,8 +28,8 @@ const (
 	// openSlots and openBytes bound the commands and file edits kept in
 	// memory while their results may still come: past either, the oldest
 	// is sealed (final, handed to the sink).
-	openSlots = 4096
-	openBytes = 8 << 20
+	openSlots = 512
+	openBytes = 2 << 20
 )
 
 // window is a map that remembers only its most recent keys: at least max,

@@ -49,7 +49,7 @@ func (a *arena) reset() {
 
 // chunkItems is the size of an arena's chunks, in items; a list longer
 // than a quarter of a chunk gets an allocation of its own (not reused).
-const chunkItems = 2048
+const chunkItems = 1024
 
 // chunks is a growable list of fixed-size chunks of T.
 type chunks[T any] struct {

@@ -30,7 +30,7 @@ import (
 const (
 	batchBytes = 128 << 10
 	batchLines = 1024
-	queueDepth = 16
+	queueDepth = 4
 )
 
 type batch struct {
@@ -104,7 +104,7 @@ func (r *Reader) startParallel() {
 	p := &parallel{
 		order: make(chan *batch, queueDepth),
 		work:  make(chan *batch, queueDepth),
-		free:  make(chan *batch, 2*queueDepth+4),
+		free:  make(chan *batch, queueDepth+2),
 		stop:  make(chan struct{}),
 	}
 	workers := r.opt.Workers
