@@ -2,6 +2,7 @@ package transcriptgen
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,4 +126,23 @@ func TestShapes(t *testing.T) {
 	}
 	_, err := ShapeNamed("nope")
 	assert.ErrorContains(t, err, "claude-session")
+}
+
+// Every synthetic shape parses to the commands it says it wrote.
+func TestSynthetic(t *testing.T) {
+	for _, shape := range Synthetic {
+		eng := SyntheticEngine(shape)
+		var b bytes.Buffer
+		n, err := WriteSynthetic(&b, shape, 3<<20)
+		assert.NilError(t, err)
+		assert.Assert(t, b.Len() >= 3<<20, shape)
+		e, err := engines.Lookup(eng)
+		assert.NilError(t, err)
+		l, err := e.ParseTranscript(&b)
+		assert.NilError(t, err)
+		assert.Equal(t, int64(len(l.Commands)), n, shape)
+		assert.Equal(t, l.ParseStats.Malformed, 0, shape)
+	}
+	_, err := WriteSynthetic(io.Discard, "nope", 1)
+	assert.ErrorContains(t, err, "claude-small-commands")
 }
