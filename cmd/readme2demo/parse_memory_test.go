@@ -186,4 +186,3 @@ func countCommands(r io.Reader) (commands int64, tail string, n int64) {
 		}
 	}
 }
-
