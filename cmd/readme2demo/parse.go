@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -109,6 +110,14 @@ func runParse(o parseOptions, path string, e env) int {
 	// A transcript of one run is streamed: commands go to temporary files as
 	// they complete, so memory stays bounded whatever its size.
 	debug.SetMemoryLimit(parseMemoryLimit)
+	if p := e.getenv("R2D_CPUPROFILE"); p != "" { // docs/benchmarks.md
+		stop, err := startCPUProfile(p)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+			return exitcode.Usage
+		}
+		defer stop()
+	}
 	res, w, err := transcript.Stream(path, transcript.Options{Engine: o.engine, Instance: o.instance, Session: o.session}, "")
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
@@ -229,4 +238,18 @@ func writeRunLogs(dir string, runs []engines.Instance) error {
 		}
 	}
 	return nil
+}
+
+// startCPUProfile writes a CPU profile of the parse to path
+// (R2D_CPUPROFILE), for `go tool pprof`.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
