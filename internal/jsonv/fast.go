@@ -328,6 +328,10 @@ type keyCache struct {
 	keys  [2 * keySets]string
 	flags [2 * keySets]keyFlags
 	next  [keySets]uint8 // the way to replace on a miss
+	// succ[i] is the slot of the key that followed keys[i] in an object
+	// last time (+1; 0 for none): objects of one kind repeat their keys in
+	// the same order, so the next key is usually known before it is read.
+	succ [2 * keySets]uint16
 }
 
 const keySets = 1024
@@ -361,26 +365,27 @@ func (f keyFlags) skipped(all int) bool {
 	return f&keySkip != 0 || f&keyNotKept != 0 && all == 0
 }
 
-func (c *keyCache) get(raw []byte, o *Options) (string, keyFlags) {
+// get returns the key, its flags and its slot (+1; 0 when not cached).
+func (c *keyCache) get(raw []byte, o *Options) (string, keyFlags, int) {
 	if len(raw) == 0 || len(raw) > 48 {
 		s := string(raw)
-		return s, o.keyFlags(s)
+		return s, o.keyFlags(s), 0
 	}
 	set := shortHash(raw) % keySets
 	i := 2 * set
 	if s := c.keys[i]; s == string(raw) {
 		c.next[set] = 1
-		return s, c.flags[i]
+		return s, c.flags[i], int(i) + 1
 	}
 	if s := c.keys[i+1]; s == string(raw) {
 		c.next[set] = 0
-		return s, c.flags[i+1]
+		return s, c.flags[i+1], int(i) + 2
 	}
 	i += uint(c.next[set])
 	c.next[set] ^= 1
 	s := string(raw)
-	c.keys[i], c.flags[i] = s, o.keyFlags(s)
-	return s, c.flags[i]
+	c.keys[i], c.flags[i], c.succ[i] = s, o.keyFlags(s), 0
+	return s, c.flags[i], int(i) + 1
 }
 
 // maxShort is the longest string value interned by shortCache.
@@ -436,27 +441,44 @@ func shortHash(b []byte) uint {
 	return uint(h >> 32)
 }
 
-// key reads an object key and what the options make of it.
-func (p *fastParser) key() (string, keyFlags, error) {
+// key reads an object key and what the options make of it. prev is the
+// slot of the object's previous key (+1; 0 for none), and the key's own
+// slot is returned: when the key is the one that followed prev last time,
+// it is recognised by comparing its bytes, without scanning or hashing.
+func (p *fastParser) key(prev int) (string, keyFlags, int, error) {
+	c := p.r.keys
+	if prev > 0 {
+		if next := int(c.succ[prev-1]); next > 0 {
+			// A cached key holds no quote or backslash: equal bytes
+			// followed by a quote are that key.
+			if k := c.keys[next-1]; p.i+len(k) < len(p.b) && p.b[p.i+len(k)] == '"' && string(p.b[p.i:p.i+len(k)]) == k {
+				p.i += len(k) + 1
+				return k, c.flags[next-1], next, nil
+			}
+		}
+	}
 	raw, esc, err := p.rawString()
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	if !esc && len(raw) <= p.r.opt.MaxString {
-		k, f := p.r.keys.get(raw, &p.r.opt)
-		return k, f, nil
+		k, f, slot := c.get(raw, &p.r.opt)
+		if prev > 0 && slot > 0 {
+			c.succ[prev-1] = uint16(slot)
+		}
+		return k, f, slot, nil
 	}
 	if len(raw) > p.r.opt.MaxString {
 		s, _, err := p.r.keepString(raw, esc)
-		return s, p.r.opt.keyFlags(s), err
+		return s, p.r.opt.keyFlags(s), 0, err
 	}
 	dec, err := unescape(p.r.scratch[:0], raw)
 	if err != nil {
-		return "", 0, err
+		return "", 0, 0, err
 	}
 	p.r.scratch = dec[:0]
 	k := string(dec)
-	return k, p.r.opt.keyFlags(k), nil
+	return k, p.r.opt.keyFlags(k), 0, nil
 }
 
 func (p *fastParser) object(depth int) (*Value, error) {
@@ -479,6 +501,7 @@ func (p *fastParser) object(depth int) (*Value, error) {
 // members reads an object's members onto the member stack, from after its
 // opening brace.
 func (p *fastParser) members(depth int) error {
+	prev := 0 // the slot of the previous key
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
@@ -493,10 +516,11 @@ func (p *fastParser) members(depth int) error {
 			return synErr(fmt.Sprintf("expected object key, got %q", p.b[p.i]))
 		}
 		p.i++
-		k, flags, err := p.key()
+		k, flags, slot, err := p.key(prev)
 		if err != nil {
 			return err
 		}
+		prev = slot
 		p.ws()
 		if p.i >= len(p.b) {
 			return errIncomplete

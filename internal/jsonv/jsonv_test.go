@@ -233,7 +233,7 @@ func TestKeyCacheCollisions(t *testing.T) {
 	for round := 0; round < 2; round++ {
 		for i := 0; i < 5000; i++ {
 			k := strconv.Itoa(i * 7919)
-			got, flags := c.get([]byte(k), &opt)
+			got, flags, _ := c.get([]byte(k), &opt)
 			assert.Equal(t, got, k)
 			assert.Equal(t, flags.skipped(0), skip[k], k)
 		}
