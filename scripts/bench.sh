@@ -4,6 +4,8 @@
 #
 #   scripts/bench.sh                              # every shape, 512 MiB, 5 rounds
 #   SHAPES="claude-session codex" MB=128 RUNS=3 scripts/bench.sh
+#   CALLGRIND=1 MB=8 scripts/bench.sh             # instructions executed, under valgrind
+#   BIN=/tmp/old/readme2demo scripts/bench.sh     # another build of readme2demo (an older commit)
 #
 # Shapes (go run ./scripts/gentranscript -list): real transcripts of each
 # engine repeated with fresh ids — Claude Code sessions of small commands,
@@ -20,6 +22,10 @@
 # and the ratio is taken per round; the table shows medians over RUNS rounds
 # (default 5), the load average before and after, and readme2demo's highest
 # peak RSS. Needs jq, GNU time (/usr/bin/time) and Go.
+#
+# CALLGRIND=1 counts the instructions each tool executes instead
+# (valgrind --tool=callgrind, one run each): a measure that does not move
+# with the machine's load. Use a small MB: valgrind runs 50 times slower.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -33,7 +39,11 @@ for tool in jq /usr/bin/time go; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is needed (apt-get install -y jq time)" >&2; exit 2; }
 done
 
-go build -o "$WORK/readme2demo" ./cmd/readme2demo
+if [ -n "${BIN:-}" ]; then
+	cp "$BIN" "$WORK/readme2demo"
+else
+	go build -o "$WORK/readme2demo" ./cmd/readme2demo
+fi
 go build -o "$WORK/gentranscript" ./scripts/gentranscript
 declare -A engine runs
 while IFS=$'\t' read -r name eng r _; do engine[$name]=$eng runs[$name]=$r; done < <("$WORK/gentranscript" -list)
@@ -53,6 +63,27 @@ timed() {
 
 # median FILE COLUMN
 median() { sort -g -k"$2","$2" "$1" | awk -v c="$2" '{v[NR]=$c} END{n=NR; if (n%2) print v[(n+1)/2]; else printf "%.3f\n", (v[n/2]+v[n/2+1])/2}'; }
+
+if [ -n "${CALLGRIND:-}" ]; then
+	command -v valgrind >/dev/null || { echo "bench: valgrind is needed (apt-get install -y valgrind)" >&2; exit 2; }
+	# instructions CMD...: instructions executed by CMD, in millions.
+	instructions() {
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+			awk '/refs:/{gsub(",","",$NF); printf "%.0f", $NF/1e6}'
+	}
+	printf '| shape | MiB | jq, million instructions | parse, million instructions | jq ÷ parse |\n| --- | --- | --- | --- | --- |\n'
+	for shape in $SHAPES; do
+		f="$WORK/t.jsonl"
+		"$WORK/gentranscript" -shape "$shape" -mb "$MB" -o "$f" 2>/dev/null
+		out=()
+		if [ "${runs[$shape]}" = several ]; then rm -rf "$WORK/runs" && out=(-o "$WORK/runs/"); fi
+		jqi=$(instructions jq -c "$JQ_FILTER" "$f")
+		# Go's asynchronous preemption signals upset callgrind.
+		ri=$(GODEBUG=asyncpreemptoff=1 instructions "$WORK/readme2demo" parse --engine "${engine[$shape]}" "${out[@]}" "$f")
+		awk -v s="$shape" -v mb="$MB" -v j="$jqi" -v r="$ri" 'BEGIN{printf "| %s | %d | %d | %d | **%.1f×** |\n", s, mb, j, r, j/r}'
+	done
+	exit 0
+fi
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/{printf "%d GiB", $2/1048576}' /proc/meminfo), $(go version | cut -d' ' -f3), $(jq --version)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
