@@ -3,6 +3,7 @@ module github.com/readme2demo/readme2demo
 go 1.26.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.0
 	github.com/docker/docker v28.5.2+incompatible
 	github.com/google/go-containerregistry v0.22.1
 	github.com/google/go-github/v60 v60.0.0
@@ -12,6 +13,7 @@ require (
 	github.com/sethvargo/go-githubactions v1.3.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
+	github.com/ulikunitz/xz v0.5.17
 	github.com/yuin/goldmark v1.8.7
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/mod v0.41.0

@@ -19,7 +19,9 @@ package engines
 //     is optional (missing or wrongly typed means unknown).
 //   - Unknown event types are counted in parse_stats.unknown_events and
 //     otherwise ignored; so are the known ones that carry no command
-//     (stream_event, rate_limit_event, control_*, session-file bookkeeping).
+//     (stream_event, rate_limit_event, control_*, tool_progress — 2.1.x
+//     prints it while a Bash command runs long or a hook beats — and
+//     session-file bookkeeping).
 //   - Calls pair with results by id only. A call without a result stays
 //     "unknown" with a null exit code.
 //   - The exit code is stated only as text: "Exit code N" at the start of an
@@ -217,7 +219,7 @@ func (p *claudeParser) event(v *jsonv.Value) {
 			p.b.agentTextOnce(text)
 		}
 	case "stream_event", "rate_limit_event", "control_request", "control_response", "control_cancel_request",
-		"conversation_reset", "keep_alive",
+		"conversation_reset", "keep_alive", "tool_progress",
 		// session-file bookkeeping
 		"progress", "file-history-snapshot", "queue-operation", "summary", "last-prompt", "custom-title":
 	default:

@@ -105,10 +105,6 @@ var _ AgentEngine = (*codex)(nil)
 // CodexName is the --engine value of the Codex engine.
 const CodexName = "codex"
 
-// CodexVersion is the @openai/codex release BuildCommand expects in the
-// image; the parser is tested against real transcripts of this version.
-const CodexVersion = "0.171.0"
-
 // CodexProvider is the name of the model provider BuildCommand defines when
 // OPENAI_BASE_URL is set (codex reaches a custom endpoint only through a
 // model_providers entry).

@@ -12,6 +12,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 )
 
@@ -159,11 +160,13 @@ func TestCodexBuildCommandRealCLI(t *testing.T) {
 	}
 	root, err := filepath.Abs("..")
 	assert.NilError(t, err)
-	cliDir := mockllm.CLIDir(os.Getenv, root)
-	bin := mockllm.CodexBinary(cliDir, engines.CodexVersion)
+	cli, err := agentcli.Lookup(engines.CodexName)
+	assert.NilError(t, err)
+	cliDir := agentcli.CLIDir(os.Getenv, root)
+	bin := cli.Binary(cliDir, cli.Pinned)
 	if _, err := os.Stat(bin); err != nil {
-		msg := "codex " + engines.CodexVersion + " not installed at " + bin + "; install it with: " +
-			mockllm.CodexInstallCommand(cliDir, engines.CodexVersion)
+		msg := "codex " + cli.Pinned + " not installed at " + bin + "; install it with: " +
+			cli.InstallCommand(cliDir, cli.Pinned)
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}

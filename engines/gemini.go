@@ -101,10 +101,6 @@ var _ AgentEngine = (*gemini)(nil)
 // GeminiName is the --engine value of the Gemini CLI engine.
 const GeminiName = "gemini"
 
-// GeminiVersion is the @google/gemini-cli release BuildCommand expects in
-// the image; the parser is tested against real transcripts of this version.
-const GeminiVersion = "0.61.0"
-
 type gemini struct{}
 
 func (*gemini) Name() string { return GeminiName }

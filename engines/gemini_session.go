@@ -286,7 +286,8 @@ func geminiSessionShell(tc *jsonv.Value, status string) cmdResult {
 		res.Output, res.Omitted = display.Text()
 		geminiDisplayResult(&res)
 	}
-	if sh, ok := parseShellContent(resp.Get("output").Str()); ok {
+	sh, ok := parseShellContent(resp.Get("output").Str())
+	if ok {
 		if !display.IsString() {
 			res.Output = sh.output
 		}
@@ -302,6 +303,11 @@ func geminiSessionShell(tc *jsonv.Value, status string) cmdResult {
 	if status == "error" {
 		res.Failed = true
 	}
+	if sh.zeroByAbsence && res.Failed {
+		// A 0 read from silence never stands against stated failure (the
+		// display's signal, an error, an error status): the code is unknown.
+		res.ExitCode = nil
+	}
 	return res
 }
 
@@ -310,6 +316,9 @@ type shellContent struct {
 	output string
 	exit   *int
 	failed bool
+	// zeroByAbsence: exit is 0 because the report states no code, no
+	// signal and no error (the newer form), not because it says 0.
+	zeroByAbsence bool
 }
 
 var (
@@ -392,7 +401,7 @@ func parseShellContent(s string) (shellContent, bool) {
 			sc.exit = intPtr(n)
 		}
 	case !old && !hasSignal && !hasError:
-		sc.exit = intPtr(0)
+		sc.exit, sc.zeroByAbsence = intPtr(0), true
 	}
 	sc.failed = hasSignal || hasError
 	return sc, true

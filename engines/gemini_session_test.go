@@ -160,6 +160,7 @@ func TestGeminiSessionShellForms(t *testing.T) {
 		{"0.6x, wrapped", "<untrusted_context>\nOutput: (empty)\nExit Code: 3\nProcess Group PGID: 9\n</untrusted_context>", "Command exited with code: 3", 3, commandlog.StatusFailed, ""},
 		{"cancelled", "Command was cancelled by user before it could complete. Below is the output before it was cancelled:\npartial", "Command cancelled by user.", nil, commandlog.StatusUnknown, "Command cancelled by user."},
 		{"backgrounded", "Command moved to background (PID: 42). Output hidden. Press Ctrl+B to view.", "Command moved to background (PID: 42). Output hidden. Press Ctrl+B to view.", nil, commandlog.StatusUnknown, "Command moved to background (PID: 42). Output hidden. Press Ctrl+B to view."},
+		{"a damaged trailer reads as silence, but the display says a signal: no code", "Output: (empty)\nSignal: 15\nPLocess Group PGID: 783", "Command terminated by signal: 15", nil, commandlog.StatusFailed, "Command terminated by signal: 15"},
 		{"summarized by a model: no shell format", "The build succeeded.", "built", nil, commandlog.StatusUnknown, "built"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -116,7 +116,7 @@ func TestMarkdownStopsAtFirstFailure(t *testing.T) {
 		"7 ls does-not-exist => 2 failed",
 	})
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
-	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, `README.md line 7: "ls does-not-exist" exited with 2`), l.OutcomeReason)
+	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, "README.md line 7: `ls does-not-exist` exited with 2; 2 of 4 planned commands were not reached"), l.OutcomeReason)
 	assert.Assert(t, strings.Contains(l.OutcomeReason, "try an AI engine such as --engine claude-code"), l.OutcomeReason)
 	assert.Assert(t, strings.Contains(l.Commands[1].Output, "does-not-exist"), "stderr is captured: %q", l.Commands[1].Output)
 	assert.Equal(t, len(l.Markers), 0)
@@ -152,7 +152,7 @@ func TestMarkdownTimeoutFailsTheRun(t *testing.T) {
 	md := "<!-- readme2demo: timeout=1s -->\n```sh\nsleep 30\n```\n\n```sh\necho never\n```\n"
 	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
 	assert.DeepEqual(t, cmdSummary(l), []string{"3 sleep 30 => 124 failed"})
-	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, `README.md line 3: "sleep 30" timed out after 1s`), l.OutcomeReason)
+	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, "README.md line 3: `sleep 30` timed out after 1s"), l.OutcomeReason)
 }
 
 func TestMarkdownBackgroundThatNeverGetsReady(t *testing.T) {
@@ -179,7 +179,7 @@ func TestMarkdownNoShellBlocks(t *testing.T) {
 	l, _ := runLocal(t, MarkdownName, readmePlan("# nothing\n\n```python\nprint(1)\n```\n"), nil)
 	assert.Equal(t, len(l.Commands), 0)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
-	assert.Assert(t, strings.Contains(l.OutcomeReason, "README.md has no shell code block to run"), l.OutcomeReason)
+	assert.Assert(t, strings.Contains(l.OutcomeReason, "nothing to run: none of the 1 code blocks of README.md has a command to run on Linux (line 4: python code, not shell)"), l.OutcomeReason)
 }
 
 func TestMarkdownForgedSuccessDoesNotPass(t *testing.T) {
@@ -190,7 +190,7 @@ func TestMarkdownForgedSuccessDoesNotPass(t *testing.T) {
 	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
 	assert.Equal(t, len(l.Markers), 0)
-	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, `README.md line 3: "false" exited with 1`), l.OutcomeReason)
+	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, "README.md line 3: `false` exited with 1"), l.OutcomeReason)
 }
 
 func TestMarkdownLongOutputIsTruncated(t *testing.T) {
@@ -218,7 +218,7 @@ func TestRunnerTranscriptDamage(t *testing.T) {
 	}{
 		{name: "killed mid-command", lines: []string{`{"type":"plan","runner":"readme2demo-runner/1"}`, start},
 			summary: []string{"7 make => null unknown"}, outcome: commandlog.OutcomeFailed,
-			reason: `README.md line 7: "make" did not finish (the run was killed or timed out); if it starts a server`},
+			reason: "README.md line 7: `make` did not finish (the run was killed or timed out); if it starts a server"},
 		{name: "malformed and unknown records", lines: []string{`{"type":"plan",}`, start, `{"type":"telemetry"}`, end0, `{"type":"summary","text":"SUCCESS"}`},
 			summary: []string{"7 make => 0 ok"}, outcome: commandlog.OutcomeSuccess, malformed: 1, unknown: 1},
 		{name: "no summary", lines: []string{start, end0},
@@ -229,7 +229,7 @@ func TestRunnerTranscriptDamage(t *testing.T) {
 			outcome: commandlog.OutcomeFailed, reason: "not a readme2demo runner script"},
 		{name: "empty", outcome: commandlog.OutcomeFailed, reason: "the transcript is empty"},
 		{name: "damaged base64 keeps what decodes", lines: []string{start, `{"type":"end","id":"1","exit_code":2,"output_head_b64":"aGVsbG8gd29ybGQ=!!"}`},
-			summary: []string{"7 make => 2 failed"}, outcome: commandlog.OutcomeFailed, reason: `README.md line 7: "make" exited with 2`},
+			summary: []string{"7 make => 2 failed"}, outcome: commandlog.OutcomeFailed, reason: "README.md line 7: `make` exited with 2"},
 	}
 	e, err := Lookup(MarkdownName)
 	assert.NilError(t, err)

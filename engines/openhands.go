@@ -1,8 +1,10 @@
 package engines
 
 // OpenHands engine: `openhands --headless --json --override-with-envs
-// --file PROMPT` (OpenHands CLI, PyPI package `openhands`, pinned to
-// OpenHandsCLIVersion), stdout saved as the transcript.
+// --file PROMPT` (OpenHands CLI, PyPI package `openhands`, the version
+// pinned in internal/agentcli: software-agent-sdk events; its --json output is
+// the `--JSON Event--` block format, and the parser also reads the later JSONL
+// form), stdout saved as the transcript.
 //
 // Transcript format assumed (TRANSCRIPT-FORMATS.md, section 2). OpenHands has
 // two event generations, detected per event:
@@ -96,11 +98,6 @@ var _ AgentEngine = (*openHands)(nil)
 
 // OpenHandsName is the --engine value of the OpenHands engine.
 const OpenHandsName = "openhands"
-
-// OpenHandsCLIVersion is the OpenHands CLI release BuildCommand targets (PyPI
-// package `openhands`, software-agent-sdk events). Its --json output is the
-// `--JSON Event--` block format; the parser also reads the later JSONL form.
-const OpenHandsCLIVersion = "1.11.0"
 
 type openHands struct{}
 

@@ -29,6 +29,8 @@ import (
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 var _ AgentEngine = (*replayEngine)(nil)
@@ -70,11 +72,43 @@ func (e *replayEngine) PrepareInput(in RunInput) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare replay: %w", &EngineError{Engine: e.Name(), Reason: "the command log to replay is not a valid command_log.json: " + err.Error()})
 	}
+	if err := refuseRedacted(old); err != nil {
+		return nil, err
+	}
 	plan := replayPlan(old)
 	if len(plan.Steps) == 0 {
 		return nil, &EngineError{Engine: e.Name(), Reason: fmt.Sprintf("the command log to replay (engine %s) has no successful command", old.Engine)}
 	}
 	return renderRunner(plan, canonicalRunnerPaths()), nil
+}
+
+// refuseRedacted refuses a log whose successful path holds a command that
+// redaction altered: replaying it would run a different command (a
+// "[REDACTED:…]" where a value stood) and report the result as the
+// README's.
+func refuseRedacted(old *commandlog.Log) error {
+	var bad []string
+	for i, c := range old.Commands {
+		if c.Status != commandlog.StatusOK || !redact.ContainsMarker(c.Command) {
+			continue
+		}
+		where := fmt.Sprintf("command %d", i+1)
+		if c.Source != nil {
+			where += fmt.Sprintf(" (%s line %d)", c.Source.File, c.Source.Line)
+		}
+		cmd := termtext.Visible(c.Command)
+		if len(cmd) > 200 {
+			cmd = cmd[:200] + "…"
+		}
+		bad = append(bad, where+": "+cmd)
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &EngineError{Engine: ReplayName, Reason: fmt.Sprintf(
+		"refusing to replay: redaction altered %d command(s) of the log, which would run something else than what was recorded: %s; "+
+			"re-record the log with the secret passed at run time (an environment variable the README reads) rather than written in the command",
+		len(bad), strings.Join(bad, "; "))}
 }
 
 // replayPlan picks the successful path of a log.

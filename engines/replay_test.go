@@ -86,7 +86,7 @@ func TestReplayDetectsDrift(t *testing.T) {
 		"0 chmod +x build.sh && ./build.sh => 1 failed",
 	})
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
-	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, `command 2: "chmod +x build.sh && ./build.sh" exited with 1; the replay engine`), l.OutcomeReason)
+	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, "command 2: `chmod +x build.sh && ./build.sh` exited with 1; 2 of 4 planned commands were not reached; the replay engine"), l.OutcomeReason)
 }
 
 func TestReplayPrepareInput(t *testing.T) {
@@ -118,4 +118,32 @@ func TestReplayPrepareInput(t *testing.T) {
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}
+}
+
+// A command that redaction altered is never replayed: the replay refuses
+// before anything runs and names the command and its README line.
+func TestReplayRefusesRedactedCommands(t *testing.T) {
+	zero := 0
+	l := &commandlog.Log{SchemaVersion: 1, Engine: "markdown", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+		{ID: "1", Command: "echo ok", ExitCode: &zero, Status: commandlog.StatusOK},
+		{ID: "2", Command: "curl -H 'Authorization: Bearer [REDACTED:bearer-token]' https://x", ExitCode: &zero, Status: commandlog.StatusOK,
+			Source: &commandlog.Source{File: "README.md", Line: 12}},
+	}}
+	var b bytes.Buffer
+	assert.NilError(t, commandlog.Encode(&b, l))
+	e, err := Lookup(ReplayName)
+	assert.NilError(t, err)
+	_, err = e.(InputPreparer).PrepareInput(RunInput{ReadmeName: "README.md", CommandLog: b.Bytes()})
+	var ee *EngineError
+	assert.Assert(t, errors.As(err, &ee), "%v", err)
+	assert.ErrorContains(t, err, "refusing to replay")
+	assert.ErrorContains(t, err, "command 2 (README.md line 12)")
+	assert.ErrorContains(t, err, "[REDACTED:bearer-token]")
+
+	// A failed command with a marker is not replayed anyway: no refusal.
+	l.Commands[1].Status, l.Commands[1].ExitCode = commandlog.StatusFailed, nil
+	b.Reset()
+	assert.NilError(t, commandlog.Encode(&b, l))
+	_, err = e.(InputPreparer).PrepareInput(RunInput{ReadmeName: "README.md", CommandLog: b.Bytes()})
+	assert.NilError(t, err)
 }

@@ -9,12 +9,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/demo"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/htmlreport"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/secrets"
 )
 
 // demoOptions are the demo verb's flags.
@@ -114,21 +114,6 @@ func writeHTML(o demoOptions, e env, l *commandlog.Log, logPath string) int {
 	return exitcode.OK
 }
 
-// credentialValues returns the values of every engine's credential
-// variables that are set, so that a secret the log somehow kept is still
-// redacted from the demo.
-func credentialValues(getenv func(string) string) []string {
-	var out []string
-	for _, name := range engines.Names() {
-		eng, err := engines.Lookup(name)
-		if err != nil {
-			continue
-		}
-		for _, v := range eng.RequiredEnv() {
-			if val := getenv(v); val != "" {
-				out = append(out, val)
-			}
-		}
-	}
-	return out
-}
+// credentialValues returns the secret values in the environment
+// (internal/secrets decides which).
+func credentialValues(getenv func(string) string) []string { return secrets.Values(getenv, nil) }

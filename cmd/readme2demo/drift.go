@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -9,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/drift"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghissue"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
@@ -20,7 +21,9 @@ import (
 // replace them.
 var driftDeps = struct {
 	docker  func(ctx context.Context) (drift.Docker, string, func(), error)
-	command drift.Commander
+	command agentcli.Commander
+	// parser returns the engine whose parser reads the transcripts.
+	parser func(name string) (engines.AgentEngine, error)
 }{
 	docker: func(ctx context.Context) (drift.Docker, string, func(), error) {
 		cli, err := sandbox.NewClient(ctx)
@@ -34,7 +37,8 @@ var driftDeps = struct {
 		}
 		return cli, gw, func() { cli.Close() }, nil
 	},
-	command: drift.ExecCommander,
+	command: agentcli.ExecCommander,
+	parser:  engines.Lookup,
 }
 
 // driftOptions are the drift verb's flags.
@@ -54,11 +58,18 @@ with known exit codes, print huge output, edit files, print markers, and a run
 killed mid-command) against a local mock LLM, in the Docker sandbox (an image
 %s:<engine>-<version> is built once FROM --image) or with --host on
 this machine. Each transcript is parsed and checked against what the scenario
-makes true; a table per scenario shows every field. A CLI that states no exit
-codes at all is reported as such ("exit codes not stated").
+makes true, as far as the engine's CLI states it; a table per scenario shows
+every field. A CLI that states no exit codes at all is reported as such
+("exit codes not stated").
+
+"latest" asks the package registry (npm_config_registry, or
+https://registry.npmjs.org/; PyPI for openhands, R2D_PYPI_URL). The openhands
+driver is tested against a fake CLI only (PyPI is out of reach of this
+project's CI): its results are unverified, see docs/drift.md.
 
 Drifted scenarios' transcripts are saved as fixture candidates under
---out/fixture-candidates/ (see docs/drift.md for bumping a pinned CLI).
+--out/fixture-candidates/; --out/drift.json says what was checked (it feeds
+"readme2demo pin --fixtures DIR"). See docs/drift.md.
 
 Exit status: 0 no drift, 1 drift (the first changed field is named),
 2 bad flags or nothing could be run (no Docker, no image, no CLI).`, drift.ImageRepo),
@@ -73,19 +84,25 @@ Exit status: 0 no drift, 1 drift (the first changed field is named),
 		},
 	}
 	f := cmd.Flags()
-	addEngineFlag(cmd, &o.engine, engines.ClaudeCodeName, "the engine whose CLI to check (drivable by the mock: claude-code)")
-	f.StringVar(&o.version, "cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (npm view)`)
+	f.StringVar(&o.engine, "engine", engines.ClaudeCodeName, fmt.Sprintf("the engine whose CLI to check: %s, or %q for %s",
+		strings.Join(agentcli.Engines(), ", "), drift.All, strings.Join(drift.ExpandEngines(drift.All), ", ")))
+	_ = cmd.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions(append(agentcli.Engines(), drift.All), cobra.ShellCompDirectiveNoFileComp))
+	f.StringVar(&o.version, "cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (the registry's newest)`)
 	f.StringVar(&o.against, "against", "", `also run this version (usually "pinned") and diff the two command logs side by side`)
-	addOutFlag(cmd, &o.out, "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates and report.md")
+	addOutFlag(cmd, &o.out, "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates, report.md and drift.json")
 	addImageFlag(cmd, &o.image, e, "the base image a CLI version is layered on")
-	f.BoolVar(&o.host, "host", false, "run the CLI on the host (npm prefix under --cli-dir, mock on 127.0.0.1) instead of the Docker sandbox")
+	f.BoolVar(&o.host, "host", false, "run the CLI on the host (installed under --cli-dir, mock on 127.0.0.1) instead of the Docker sandbox")
 	f.StringVar(&o.cliDir, "cli-dir", "", "host mode: where CLI versions are installed (default $R2D_CLI_DIR or .cache/cli)")
-	f.BoolVar(&o.install, "install", true, "host mode: npm install a missing CLI version under --cli-dir")
-	f.StringVar(&o.issue, "issue", "", "on drift, open or update ONE issue in OWNER/REPO (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
+	f.BoolVar(&o.install, "install", true, "host mode: install a missing CLI version under --cli-dir (npm; pip for PyPI CLIs)")
+	f.StringVar(&o.issue, "issue", "", "on drift, open or update ONE issue per engine in OWNER/REPO (needs GITHUB_TOKEN; GITHUB_API_URL is honoured)")
 	return cmd
 }
 
 func runDrift(ctx context.Context, o driftOptions, e env) int {
+	if o.engine == drift.All && (!isKeyword(o.version) || (o.against != "" && !isKeyword(o.against))) {
+		fmt.Fprintln(e.stderr, `readme2demo drift: --engine all takes --cli-version and --against "pinned" or "latest" only (a version number belongs to one CLI)`)
+		return exitcode.Usage
+	}
 	var owner, repo string
 	if o.issue != "" {
 		var ok bool
@@ -100,15 +117,16 @@ func runDrift(ctx context.Context, o driftOptions, e env) int {
 		}
 	}
 	if o.cliDir == "" {
-		o.cliDir = mockllm.CLIDir(e.getenv, ".")
+		o.cliDir = agentcli.CLIDir(e.getenv, ".")
 	}
 	if abs, err := filepath.Abs(o.cliDir); err == nil {
 		o.cliDir = abs
 	}
 	opts := drift.Options{
-		Engine: o.engine, Version: o.version, Against: o.against, OutDir: o.out,
+		Version: o.version, Against: o.against, OutDir: o.out,
 		Image: o.image, Host: o.host, CLIDir: o.cliDir, Install: o.install,
-		Run: driftDeps.command, Progress: e.stderr,
+		Run: driftDeps.command, Registries: agentcli.RegistriesFromEnv(e.getenv), Parser: driftDeps.parser,
+		Progress: e.stderr,
 	}
 	if !o.host {
 		d, gw, closeFn, err := driftDeps.docker(ctx)
@@ -119,31 +137,50 @@ func runDrift(ctx context.Context, o driftOptions, e env) int {
 		defer closeFn()
 		opts.Docker, opts.Gateway = d, gw
 	}
-	res, err := drift.RunCheck(ctx, opts)
+	checks, err := drift.RunChecks(ctx, opts, drift.ExpandEngines(o.engine))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
-		if res == nil {
-			return exitcode.Usage
+	}
+	drifted, notRun := false, errors.Is(err, context.Canceled)
+	for _, c := range checks {
+		if c.Outcome == nil {
+			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", c.Err)
+			notRun = true
+			continue
+		}
+		if c.Err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", c.Err)
+		}
+		res := c.Outcome
+		res.Write(e.stdout)
+		if !res.Drifted() {
+			continue
+		}
+		drifted = true
+		for _, r := range []*drift.Report{res.Report, res.Against} {
+			if r != nil && r.Drifted() {
+				fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", r.Engine, r.Version, r.FirstLine())
+			}
+		}
+		if o.out != "" {
+			fmt.Fprintf(e.stderr, "readme2demo drift: fixture candidates under %s\n", filepath.Join(o.out, "fixture-candidates"))
+		}
+		if o.issue != "" {
+			if err := openDriftIssue(ctx, e, owner, repo, res); err != nil {
+				fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
+			}
 		}
 	}
-	res.Write(e.stdout)
-	if !res.Drifted() {
-		return exitcode.OK
+	switch {
+	case drifted: // drift outranks an engine that could not run
+		return exitcode.Failed
+	case notRun:
+		return exitcode.Usage
 	}
-	fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", res.Report.Engine, res.Report.Version, res.Report.FirstLine())
-	if res.Against != nil && res.Against.Drifted() {
-		fmt.Fprintf(e.stderr, "readme2demo drift: %s %s: %s\n", res.Against.Engine, res.Against.Version, res.Against.FirstLine())
-	}
-	if o.out != "" {
-		fmt.Fprintf(e.stderr, "readme2demo drift: fixture candidates under %s\n", filepath.Join(o.out, "fixture-candidates"))
-	}
-	if o.issue != "" {
-		if err := openDriftIssue(ctx, e, owner, repo, res); err != nil {
-			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", err)
-		}
-	}
-	return exitcode.Failed
+	return exitcode.OK
 }
+
+func isKeyword(v string) bool { return v == "pinned" || v == "latest" || v == "" }
 
 // openDriftIssue opens or updates the one drift issue of the engine.
 func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.Outcome) error {
@@ -151,17 +188,9 @@ func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.O
 	if err != nil {
 		return fmt.Errorf("open drift issue: %w", err)
 	}
-	body := drift.Markdown(res)
-	if server, r, id := e.getenv("GITHUB_SERVER_URL"), e.getenv("GITHUB_REPOSITORY"), e.getenv("GITHUB_RUN_ID"); server != "" && r != "" && id != "" {
-		body += fmt.Sprintf("\nWorkflow run (transcripts and fixture candidates in its artifact): %s/%s/actions/runs/%s\n", server, r, id)
-	}
-	title := fmt.Sprintf("Agent CLI drift: %s %s", res.Report.Engine, res.Report.Version)
-	if !res.Report.Drifted() && res.Against != nil {
-		title = fmt.Sprintf("Agent CLI drift: %s %s", res.Against.Engine, res.Against.Version)
-	}
-	is, err := svc.Upsert(ctx, ghissue.Target{Owner: owner, Repo: repo, Key: "drift " + res.Report.Engine}, title, body, nil)
+	is, err := drift.OpenIssue(ctx, svc, owner, repo, res, runURL(e))
 	if err != nil {
-		return fmt.Errorf("open drift issue: %w", err)
+		return err
 	}
 	verb := "updated"
 	if is.Created {
@@ -169,4 +198,13 @@ func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.O
 	}
 	fmt.Fprintf(e.stderr, "readme2demo drift: %s issue #%d %s\n", verb, is.Number, is.URL)
 	return nil
+}
+
+// runURL is the URL of the workflow run this runs in, or "".
+func runURL(e env) string {
+	server, repo, id := e.getenv("GITHUB_SERVER_URL"), e.getenv("GITHUB_REPOSITORY"), e.getenv("GITHUB_RUN_ID")
+	if server == "" || repo == "" || id == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s/actions/runs/%s", server, repo, id)
 }

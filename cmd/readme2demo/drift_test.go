@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,9 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/drift"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghissue"
@@ -32,7 +36,7 @@ func runDriftCLI(t *testing.T, vars map[string]string, args ...string) (int, str
 }
 
 // withCommand replaces the program runner (npm) for one test.
-func withCommand(t *testing.T, c drift.Commander) {
+func withCommand(t *testing.T, c agentcli.Commander) {
 	old := driftDeps.command
 	driftDeps.command = c
 	t.Cleanup(func() { driftDeps.command = old })
@@ -52,7 +56,8 @@ func TestDriftUsageErrors(t *testing.T) {
 		{[]string{"--host", "extra"}, nil, `unexpected argument "extra"`},
 		{[]string{"--host", "--issue", "nope"}, nil, `--issue wants OWNER/REPO, got "nope"`},
 		{[]string{"--host", "--issue", "o/r"}, nil, "--issue needs GITHUB_TOKEN"},
-		{[]string{"--host", "--engine", "openhands"}, nil, `look up engine "openhands": engine cannot be driven by the mock LLM`},
+		{[]string{"--host", "--engine", "markdown"}, nil, `look up engine "markdown": engine cannot be driven by the mock LLM (drift supports: claude-code, codex, gemini, openhands)`},
+		{[]string{"--host", "--engine", "all", "--cli-version", "1.2.3"}, nil, `--engine all takes --cli-version and --against "pinned" or "latest" only`},
 		{[]string{"--host", "--cli-version", "2.x"}, nil, `"2.x" is not a version like 1.2.3, "pinned" or "latest"`},
 		{[]string{"--host", "--install=false", "--cli-dir", "/nonexistent", "--cli-version", "1.2.3"}, nil,
 			"find claude-code 1.2.3: not installed at /nonexistent/claude-code-1.2.3/node_modules/.bin/claude; install it with: npm install --prefix /nonexistent/claude-code-1.2.3 @anthropic-ai/claude-code@1.2.3"},
@@ -69,25 +74,30 @@ func TestDriftUsageErrors(t *testing.T) {
 	}
 }
 
-func TestDriftLatestResolvesThroughNpm(t *testing.T) {
-	var calls []string
-	withCommand(t, func(_ context.Context, name string, args ...string) ([]byte, error) {
-		calls = append(calls, name+" "+strings.Join(args, " "))
-		return []byte("3.4.5\n"), nil
-	})
-	code, _, errOut := runDriftCLI(t, nil, "--host", "--install=false", "--cli-dir", "/nonexistent", "--cli-version", "latest")
+func TestDriftLatestResolvesThroughTheRegistry(t *testing.T) {
+	var paths []string
+	npm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.EscapedPath())
+		io.WriteString(w, `{"name":"x","dist-tags":{"latest":"3.4.5"},"versions":{"3.4.5":{}}}`)
+	}))
+	defer npm.Close()
+	code, _, errOut := runDriftCLI(t, map[string]string{"npm_config_registry": npm.URL},
+		"--host", "--install=false", "--cli-dir", "/nonexistent", "--cli-version", "latest", "--engine", "codex",
+		"--out", filepath.Join(t.TempDir(), "out"))
 	assert.Check(t, is.Equal(code, exitcode.Usage))
-	assert.Check(t, is.Contains(errOut, "find claude-code 3.4.5: not installed"))
-	assert.Check(t, is.DeepEqual(calls, []string{"npm view @anthropic-ai/claude-code version"}))
+	assert.Check(t, is.Contains(errOut, "find codex 3.4.5: not installed at /nonexistent/codex-3.4.5/node_modules/.bin/codex"))
+	assert.Check(t, is.DeepEqual(paths, []string{"/@openai%2fcodex"}))
 }
 
 // fakeCLI installs, as version, a "claude" that ignores the mock and prints
 // the pinned CLI's success capture: a CLI whose transcripts drifted.
 func fakeCLI(t *testing.T, dir, version string) {
 	t.Helper()
-	bin := mockllm.ClaudeBinary(dir, version)
+	cli, err := agentcli.Lookup("claude-code")
+	assert.NilError(t, err)
+	bin := cli.Binary(dir, version)
 	assert.NilError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
-	fixture, err := filepath.Abs("../../testdata/fixtures/claude-code/real-" + mockllm.ClaudePinnedVersion + "-success.jsonl")
+	fixture, err := filepath.Abs("../../testdata/fixtures/claude-code/real-2.1.332-success.jsonl")
 	assert.NilError(t, err)
 	assert.NilError(t, os.WriteFile(bin, []byte("#!/bin/sh\ncat '"+fixture+"'\n"), 0o755))
 }
@@ -143,7 +153,7 @@ func TestDriftSavesCandidatesAndOpensTheIssue(t *testing.T) {
 	assert.Check(t, is.Contains(stdout, "== command logs side by side: claude-code 7.7.8 | 7.7.7"))
 	assert.Check(t, is.Contains(stdout, "-- scenario failures: identical"))
 
-	for _, sc := range mockllm.ClaudeScenarioNames {
+	for _, sc := range mockllm.CaptureScenarioNames {
 		_, err := os.Stat(drift.CandidatePath(out, "claude-code", "7.7.7", sc))
 		assert.Check(t, err, "fixture candidate for %s", sc)
 		_, err = os.Stat(filepath.Join(out, "claude-code-7.7.7", sc+".command_log.json"))
@@ -159,13 +169,17 @@ func TestDriftSavesCandidatesAndOpensTheIssue(t *testing.T) {
 	assert.Check(t, is.Contains(body, string(report)))
 }
 
-// cliOrSkip finds an npm-installed Claude Code version: FAIL in CI, skip elsewhere.
-func cliOrSkip(t *testing.T, version string) string {
+// cliOrSkip finds an installed version of an engine's CLI under
+// $R2D_CLI_DIR (or .cache/cli) and returns that directory: FAIL in CI, skip
+// elsewhere.
+func cliOrSkip(t *testing.T, engine, version string) string {
 	t.Helper()
-	dir, err := filepath.Abs(mockllm.CLIDir(os.Getenv, "../.."))
+	cli, err := agentcli.Lookup(engine)
 	assert.NilError(t, err)
-	if bin := mockllm.ClaudeBinary(dir, version); !fileExists(bin) {
-		msg := "claude-code " + version + " not installed at " + bin + "; install it with: " + mockllm.ClaudeInstallCommand(dir, version)
+	dir, err := filepath.Abs(agentcli.CLIDir(os.Getenv, "../.."))
+	assert.NilError(t, err)
+	if bin := cli.Binary(dir, version); !fileExists(bin) {
+		msg := engine + " " + version + " not installed at " + bin + "; install it with: " + cli.InstallCommand(dir, version)
 		if os.Getenv("CI") == "true" {
 			t.Fatal(msg)
 		}
@@ -184,30 +198,38 @@ func TestDriftRealClaudeCodeOnHost(t *testing.T) {
 		t.Skip("runs real CLIs; skipped with -short")
 	}
 	const old = "1.0.128"
-	cliDir := cliOrSkip(t, mockllm.ClaudePinnedVersion)
-	cliOrSkip(t, old)
+	pin := agentcli.ClaudeCodeVersion
+	cliDir := cliOrSkip(t, "claude-code", pin)
+	cliOrSkip(t, "claude-code", old)
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, errOut := runDriftCLI(t, nil, "--host", "--install=false", "--cli-dir", cliDir,
 		"--cli-version", old, "--against", "pinned", "--out", out)
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
 	assert.Check(t, is.Equal(code, exitcode.Failed))
 	for _, want := range []string{
-		"no drift: claude-code 2.1.332 matches every expectation in 4 scenarios",
+		"no drift: claude-code " + pin + " matches every expectation in 4 scenarios",
 		"DRIFT: claude-code 1.0.128 differs from what the parser expects",
 		`first changed field: agent_version in scenario success: want "1.0.128", got null [agent_version missing]`,
 		"capabilities: exit codes stated: no; agent version stated: no",
 		`  - agent_version missing: want "1.0.128", got null (4 fields) — in success, failures, bigoutput, killed`,
 		"  - exit codes not stated: failed commands have status failed and exit_code null (5 fields) — in failures",
-		"== command logs side by side: claude-code 2.1.332 | 1.0.128",
+		"== command logs side by side: claude-code " + pin + " | 1.0.128",
 	} {
 		assert.Check(t, is.Contains(stdout, want))
 	}
 	assert.Check(t, is.Contains(errOut, `claude-code 1.0.128: first changed field: agent_version`))
-	assert.Check(t, !strings.Contains(errOut, "claude-code 2.1.332: first changed field"), "the pinned CLI drifted")
-	for _, sc := range mockllm.ClaudeScenarioNames {
+	assert.Check(t, !strings.Contains(errOut, "claude-code "+pin+": first changed field"), "the pinned CLI drifted")
+	for _, sc := range mockllm.CaptureScenarioNames {
 		assert.Check(t, fileExists(drift.CandidatePath(out, "claude-code", old, sc)), sc)
-		assert.Check(t, !fileExists(drift.CandidatePath(out, "claude-code", mockllm.ClaudePinnedVersion, sc)), sc)
+		assert.Check(t, !fileExists(drift.CandidatePath(out, "claude-code", pin, sc)), sc)
 	}
+	sum, err := drift.ReadSummary(out)
+	assert.NilError(t, err)
+	_, _, err = sum.Verified("claude-code", old)
+	assert.Check(t, errors.Is(err, drift.ErrNotVerified))
+	_, v, err := sum.Verified("claude-code", pin)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(v.Dir, "claude-code-"+pin))
 }
 
 // The product path: the pinned CLI in the hardened sandbox, through the same
@@ -215,11 +237,172 @@ func TestDriftRealClaudeCodeOnHost(t *testing.T) {
 func TestDriftPinnedClaudeCodeInDocker(t *testing.T) {
 	_, img := sandboxtest.Docker(t)
 	out := filepath.Join(t.TempDir(), "out")
+	pin := agentcli.ClaudeCodeVersion
 	code, stdout, errOut := runDriftCLI(t, nil, "--image", img, "--out", out)
 	t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
 	assert.Check(t, is.Equal(code, exitcode.OK))
-	assert.Check(t, is.Contains(stdout, "no drift: claude-code 2.1.332 matches every expectation in 4 scenarios"))
+	assert.Check(t, is.Contains(stdout, "no drift: claude-code "+pin+" matches every expectation in 4 scenarios"))
 	assert.Check(t, is.Contains(stdout, "scenario killed (docker "+img+"): 16 fields, 0 differ"))
-	assert.Check(t, fileExists(filepath.Join(out, "claude-code-2.1.332", "failures.jsonl")))
+	assert.Check(t, fileExists(filepath.Join(out, "claude-code-"+pin, "failures.jsonl")))
 	assert.Check(t, !fileExists(filepath.Join(out, "fixture-candidates")))
+}
+
+// withParser replaces the engine lookup drift parses with, for one test.
+func withParser(t *testing.T, p func(string) (engines.AgentEngine, error)) {
+	old := driftDeps.parser
+	driftDeps.parser = p
+	t.Cleanup(func() { driftDeps.parser = old })
+}
+
+// alteredParser is an engine's real parser with one deliberate change: a
+// test double standing in for a parser that no longer reads the CLI right.
+type alteredParser struct {
+	engines.AgentEngine
+	alter func(*commandlog.Log)
+}
+
+func (a alteredParser) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	l, err := a.AgentEngine.ParseTranscript(r)
+	if err == nil {
+		a.alter(l)
+	}
+	return l, err
+}
+
+// alteredMerger is an alteredParser of an engine that merges session files:
+// the merged log is altered too.
+type alteredMerger struct{ alteredParser }
+
+func (a alteredMerger) MergeSession(l *commandlog.Log, session io.Reader) (int, error) {
+	n, err := a.AgentEngine.(engines.SessionMerger).MergeSession(l, session)
+	if err == nil {
+		a.alter(l)
+	}
+	return n, err
+}
+
+// alter wraps eng's parser with a deliberate change.
+func alter(eng engines.AgentEngine, change func(*commandlog.Log)) engines.AgentEngine {
+	a := alteredParser{eng, change}
+	if _, ok := eng.(engines.SessionMerger); ok {
+		return alteredMerger{a}
+	}
+	return a
+}
+
+// The acceptance runs of codex and gemini: the pinned REAL CLI passes every
+// scenario on the host and in the sandbox (through the same pipeline as
+// `readme2demo run`); with a deliberately altered parser the same check
+// fails and names the first changed field.
+func TestDriftPinnedCodexAndGemini(t *testing.T) {
+	for _, engine := range []string{"codex", "gemini"} {
+		cli, err := agentcli.Lookup(engine)
+		assert.NilError(t, err)
+		pin := cli.Pinned
+		for _, mode := range []string{"host", "docker", "host, altered parser"} {
+			t.Run(engine+"/"+mode, func(t *testing.T) {
+				if testing.Short() {
+					t.Skip("runs a real CLI; skipped with -short")
+				}
+				out := filepath.Join(t.TempDir(), "out")
+				args := []string{"--engine", engine, "--out", out}
+				if mode == "docker" {
+					_, img := sandboxtest.Docker(t)
+					args = append(args, "--image", img)
+				} else {
+					args = append(args, "--host", "--install=false", "--cli-dir", cliOrSkip(t, engine, pin))
+				}
+				altered := strings.Contains(mode, "altered")
+				if altered {
+					// The parser loses the exit code of every failed command.
+					withParser(t, func(name string) (engines.AgentEngine, error) {
+						real, err := engines.Lookup(name)
+						if err != nil {
+							return nil, err
+						}
+						return alter(real, func(l *commandlog.Log) {
+							for i := range l.Commands {
+								if c := &l.Commands[i]; c.ExitCode != nil && *c.ExitCode != 0 {
+									c.ExitCode = nil
+								}
+							}
+						}), nil
+					})
+				}
+				code, stdout, errOut := runDriftCLI(t, nil, args...)
+				t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
+				sum, err := drift.ReadSummary(out)
+				assert.NilError(t, err)
+				_, _, verr := sum.Verified(engine, pin)
+				if altered {
+					assert.Check(t, is.Equal(code, exitcode.Failed))
+					assert.Check(t, is.Contains(errOut, "readme2demo drift: "+engine+" "+pin+
+						": first changed field: commands[0].exit_code in scenario failures (false): want 1, got null [exit codes not stated]"))
+					assert.Check(t, errors.Is(verr, drift.ErrNotVerified))
+					assert.Check(t, fileExists(drift.CandidatePath(out, engine, pin, "failures")))
+					return
+				}
+				assert.Check(t, is.Equal(code, exitcode.OK))
+				assert.Check(t, is.Contains(stdout, "no drift: "+engine+" "+pin+" matches every expectation in 4 scenarios"))
+				assert.Check(t, verr)
+				for _, sc := range mockllm.CaptureScenarioNames {
+					assert.Check(t, fileExists(filepath.Join(out, engine+"-"+pin, sc+".jsonl")), sc)
+				}
+				assert.Check(t, !fileExists(filepath.Join(out, "fixture-candidates")))
+				report, err := os.ReadFile(filepath.Join(out, "report.md"))
+				assert.NilError(t, err)
+				assert.Check(t, is.Contains(string(report), "No drift: every expectation holds in 4 scenarios"))
+			})
+		}
+	}
+}
+
+// installReplayCLI installs, as version of engine's CLI, a program that
+// ignores the mock and prints a committed capture of scenario: a CLI whose
+// every run looks the same.
+func installReplayCLI(t *testing.T, dir, engine, version, fixture string) {
+	t.Helper()
+	cli, err := agentcli.Lookup(engine)
+	assert.NilError(t, err)
+	bin := cli.Binary(dir, version)
+	assert.NilError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
+	abs, err := filepath.Abs(filepath.Join("..", "..", "testdata", "fixtures", engine, fixture))
+	assert.NilError(t, err)
+	assert.NilError(t, os.WriteFile(bin, []byte("#!/bin/sh\ncat '"+abs+"'\n"), 0o755))
+}
+
+// --engine all checks every scheduled engine in turn, reports each, and
+// one that cannot run does not stop the others.
+func TestDriftAllEngines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs (fake) CLIs against the mock; skipped with -short")
+	}
+	cliDir := t.TempDir()
+	installReplayCLI(t, cliDir, "claude-code", agentcli.ClaudeCodeVersion, "real-2.1.332-success.jsonl")
+	installReplayCLI(t, cliDir, "codex", agentcli.CodexVersion, "real-0.171.0-success.jsonl")
+	// gemini is not installed
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, errOut := runDriftCLI(t, nil, "--engine", "all", "--host", "--install=false", "--cli-dir", cliDir, "--out", out)
+	assert.Check(t, is.Equal(code, exitcode.Failed), errOut)
+	assert.Check(t, is.Contains(stdout, "DRIFT: claude-code "+agentcli.ClaudeCodeVersion))
+	assert.Check(t, is.Contains(stdout, "DRIFT: codex "+agentcli.CodexVersion))
+	assert.Check(t, is.Contains(errOut, "readme2demo drift: find gemini "+agentcli.GeminiCLIVersion+": not installed"))
+	// a replayed success transcript is right for success and wrong for failures
+	assert.Check(t, is.Contains(errOut, "readme2demo drift: codex "+agentcli.CodexVersion+": first changed field: commands in scenario failures: want 6, got 3"))
+	sum, err := drift.ReadSummary(out)
+	assert.NilError(t, err)
+	assert.Assert(t, is.Len(sum.Checks, 3))
+	var engines []string
+	for _, c := range sum.Checks {
+		engines = append(engines, c.Engine)
+	}
+	assert.Check(t, is.DeepEqual(engines, []string{"claude-code", "codex", "gemini"}))
+	assert.Check(t, sum.Checks[1].Drifted)
+	assert.Check(t, is.DeepEqual(sum.Checks[1].Versions[0].DriftedScenarios, []string{"bigoutput", "failures", "killed"}))
+	assert.Check(t, is.Contains(sum.Checks[2].Error, "not installed"))
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	assert.NilError(t, err)
+	for _, want := range []string{"## readme2demo drift: claude-code", "## readme2demo drift: codex", "## readme2demo drift: gemini\n\n**Not checked:** find gemini"} {
+		assert.Check(t, is.Contains(string(report), want))
+	}
 }

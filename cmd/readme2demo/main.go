@@ -91,10 +91,12 @@ Exit status: 0 success, 1 failed, 2 bad flags or configuration, 3 blocked
 	root.SetErr(e.stderr)
 	root.AddCommand(
 		newRunCmd(e),
+		newPlanCmd(e),
 		newParseCmd(e),
 		newReportCmd(e),
 		newDemoCmd(e),
 		newDriftCmd(e),
+		newPinCmd(e),
 	)
 	return root
 }

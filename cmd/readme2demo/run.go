@@ -14,17 +14,20 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/prompt"
+	"github.com/readme2demo/readme2demo/internal/repofs"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // runOptions are the run verb's flags.
 type runOptions struct {
-	engine, readme, image, model, out, replayLog string
-	maxTurns                                     int
-	maxCost                                      float64
-	timeout                                      time.Duration
-	net                                          networkFlags
+	engine, readme, image, model, out, replayLog, order string
+	maxTurns                                            int
+	maxCost                                             float64
+	timeout                                             time.Duration
+	net                                                 networkFlags
 }
 
 func newRunCmd(e env) *cobra.Command {
@@ -38,13 +41,15 @@ command_log.json (every command with its output and exit code, the outcome
 and the cost), the raw transcript, the agent's stderr and the prompt to --out,
 with report.md, report.html (the whole run on one offline page with a demo
 player), demo.cast (asciicast v2), demo.sh (the successful path) and,
-when the agent edited the README, readme.diff. The checkout itself is only
-read. Progress goes to standard error, one line
-per command the agent runs.
+when the agent edited the README, readme.diff (a note instead when it changed
+too much to diff). The checkout itself is only read, and never through a
+symlink that leaves it. Progress goes to standard error, one line per command
+the agent runs, with terminal control characters shown, never sent.
 
 Credentials come from the environment: claude-code needs ANTHROPIC_API_KEY or
-CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README's
-code blocks as written) and replay engine (re-runs --replay-log) need none.
+CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README
+commands a careful person would run on Linux, exactly those "readme2demo
+plan" lists) and replay engine (re-runs --replay-log) need none.
 Under --network allowlist (the default for engines with a key) the agent
 sits on an internal network whose only way out is an egress proxy: it
 reaches the engine's API, through the proxy, which adds the key (claude-code,
@@ -71,7 +76,7 @@ Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 	}
 	f := cmd.Flags()
 	addEngineFlag(cmd, &o.engine, engines.ClaudeCodeName, "the agent engine: "+strings.Join(engines.Names(), ", "))
-	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR")
+	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes))
 	addImageFlag(cmd, &o.image, e, "the sandbox image")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "the agent's turn limit (0: the engine's default)")
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")
@@ -79,6 +84,7 @@ Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 	f.StringVar(&o.model, "model", "", "the model to ask the agent for (default: the agent's own)")
 	addOutFlag(cmd, &o.out, "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
 	f.StringVar(&o.replayLog, "replay-log", "", "the earlier command_log.json the replay engine re-runs")
+	f.StringVar(&o.order, "order", "", "the markdown engine's run order: readme (README order) or install-first (the README's install sections first); default: the README's order hint, else readme")
 	addNetworkFlags(cmd, &o.net)
 	return cmd
 }
@@ -87,6 +93,10 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 	policy, hosts, err := o.net.resolve(o.engine)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
+		return exitcode.Usage
+	}
+	if o.order != "" && !validOrder(o.order) {
+		fmt.Fprintf(e.stderr, "readme2demo run: --order %q: use %s\n", o.order, strings.Join(plan.Orders, " or "))
 		return exitcode.Usage
 	}
 	if o.timeout <= 0 || o.maxTurns < 0 || o.maxCost < 0 {
@@ -112,6 +122,7 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 		Limits:     engines.Limits{MaxTurns: o.maxTurns, MaxCostUSD: o.maxCost, Timeout: o.timeout, Model: o.model},
 		OutDir:     o.out,
 		PriorLog:   prior,
+		Order:      o.order,
 		Network:    policy,
 		AllowHosts: hosts,
 		Getenv:     e.getenv,
@@ -119,14 +130,16 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 		Now:        time.Now,
 	})
 	if res == nil {
-		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
+		// Errors can quote repository paths and commands: shown, never
+		// sent to the terminal as control sequences.
+		fmt.Fprintf(e.stderr, "readme2demo run: %s\n", termtext.Visible(err.Error()))
 		if isConfigError(err) {
 			return exitcode.Usage
 		}
 		return exitcode.Failed
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo run: %v (partial results written)\n", err)
+		fmt.Fprintf(e.stderr, "readme2demo run: %s (partial results written)\n", termtext.Visible(err.Error()))
 	}
 	fmt.Fprintf(e.stderr, "readme2demo: wrote %s\n", res.CommandLog)
 	fmt.Fprintf(e.stderr, "readme2demo: report %s (open %s in a browser), demo %s (asciinema play) and %s\n", res.Report, res.HTMLReport, res.DemoCast, res.DemoScript)

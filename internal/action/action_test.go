@@ -271,6 +271,28 @@ func TestExitPolicy(t *testing.T) {
 	}
 }
 
+// A keyless run with nothing to run is the no-commands case, not a failed
+// README: it fails the step only when fail-on lists no-commands.
+func TestNothingToRunIsNoCommands(t *testing.T) {
+	for _, tc := range []struct {
+		failOn string
+		want   int
+	}{{"", exitcode.Failed}, {"failed", exitcode.OK}, {"no-commands", exitcode.Failed}, {"failed,blocked", exitcode.OK}} {
+		t.Run("fail-on "+tc.failOn, func(t *testing.T) {
+			h := newHarness(t, "event_pull_request.json")
+			h.env["INPUT_FAIL_ON"] = tc.failOn
+			h.env["INPUT_COMMENT"] = "never"
+			h.mutate = func(l *commandlog.Log) {
+				l.Engine, l.Outcome, l.Commands, l.Markers = "markdown", commandlog.OutcomeFailed, nil, nil
+				l.OutcomeReason = "nothing to run: none of the 1 code blocks of README.md has a command to run on Linux (line 4: go code, not shell)"
+			}
+			r := h.run()
+			assert.Check(t, is.Equal(r.code, tc.want), r.stdout)
+			assert.Check(t, is.Equal(r.outputs["outcome"], "failed"), "schema v1 outcome")
+		})
+	}
+}
+
 func TestForkPullRequestIsSkipped(t *testing.T) {
 	h := newHarness(t, "event_pull_request_fork.json")
 	delete(h.env, "ANTHROPIC_API_KEY") // GitHub withholds secrets from fork PRs
@@ -324,12 +346,28 @@ func TestBadInputsAreAllReported(t *testing.T) {
 	h.env["INPUT_COMMENT"] = "sometimes"
 	h.env["INPUT_FAIL_ON"] = "failed,bored"
 	h.env["INPUT_NETWORK"] = "wide"
+	h.env["INPUT_ORDER"] = "alphabetical"
 	r := h.run()
 	assert.Check(t, is.Equal(r.code, exitcode.Usage))
-	for _, in := range []string{"max-turns", "max-cost-usd", "comment", "fail-on", "network"} {
+	for _, in := range []string{"max-turns", "max-cost-usd", "comment", "fail-on", "network", "order"} {
 		assert.Check(t, is.Contains(r.stdout, "::error::input "+in+":"))
 	}
 	assert.Check(t, is.Equal(h.calls.Load(), int32(0)))
+}
+
+// The order input reaches the pipeline as given.
+func TestOrderInputReachesThePipeline(t *testing.T) {
+	h := newHarness(t, "event_pull_request.json")
+	h.env["INPUT_ENGINE"] = "markdown"
+	h.env["INPUT_ORDER"] = "install-first"
+	inner := h.pipeline
+	var got string
+	h.pipeline = func(ctx context.Context, cfg pipeline.Config) (*pipeline.Result, error) {
+		got = cfg.Order
+		return inner(ctx, cfg)
+	}
+	h.run()
+	assert.Check(t, is.Equal(got, "install-first"))
 }
 
 func TestUnknownEngine(t *testing.T) {

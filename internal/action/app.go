@@ -32,6 +32,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/release"
 	"github.com/readme2demo/readme2demo/internal/report"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // maxAnnotations bounds the error annotations per run (GitHub shows ten
@@ -108,7 +109,7 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 	res, err := a.pipeline(ctx, pipeline.Config{
 		Engine: cfg.Engine, Readme: cfg.Readme, RepoDir: cfg.WorkDir, Image: cfg.Image,
 		Limits:  engines.Limits{MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout, Model: cfg.Model},
-		Network: cfg.Network, AllowHosts: cfg.AllowHosts, OutDir: cfg.OutDir,
+		Network: cfg.Network, AllowHosts: cfg.AllowHosts, Order: cfg.Order, OutDir: cfg.OutDir,
 		Getenv: pipelineEnv(getenv), Progress: stderr,
 	})
 	if err != nil && res != nil && res.Log != nil {
@@ -126,8 +127,9 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		s.summary(fmt.Sprintf("## readme2demo: 💥 the run did not complete\n\n%s\n", report.Text(msg)))
 		return exitcode.Failed
 	}
-	log := res.Log
-	redact.Log(log, s.red) // the pipeline redacted already; this is defence in depth
+	// The pipeline redacted already; this is defence in depth (README
+	// commands keep their text but for forwarded values).
+	log := redact.Copy(res.Log, s.red)
 
 	ropts := report.Options{
 		Readme:       filepath.ToSlash(cfg.Readme),
@@ -136,6 +138,7 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		BlobURL:      blobURL(getenv, ev, cfg.WorkDir),
 		ReadmeDiff:   readDiff(res.ReadmeDiff),
 		Redact:       s.red.String,
+		RedactValues: s.red.Values,
 	}
 	outputs := outputsFor(log, res.CommandLog)
 	s.annotate(log, cfg)
@@ -413,28 +416,34 @@ func (s *step) summary(md string) {
 	s.fileCommand("GITHUB_STEP_SUMMARY", func() { s.gh.AddStepSummary(md) })
 }
 
+// errorf, warningf and noticef print a message whose arguments may quote
+// the repository (paths, commands): control characters are shown, never
+// sent to a terminal or the job log.
 func (s *step) errorf(format string, a ...any) {
+	msg := termtext.Visible(fmt.Sprintf(format, a...))
 	if s.actions {
-		s.gh.Errorf(format, a...)
+		s.gh.Errorf("%s", msg)
 		return
 	}
-	fmt.Fprintf(s.stderr, "error: "+format+"\n", a...)
+	fmt.Fprintf(s.stderr, "error: %s\n", msg)
 }
 
 func (s *step) warningf(format string, a ...any) {
+	msg := termtext.Visible(fmt.Sprintf(format, a...))
 	if s.actions {
-		s.gh.Warningf(format, a...)
+		s.gh.Warningf("%s", msg)
 		return
 	}
-	fmt.Fprintf(s.stderr, "warning: "+format+"\n", a...)
+	fmt.Fprintf(s.stderr, "warning: %s\n", msg)
 }
 
 func (s *step) noticef(format string, a ...any) {
+	msg := termtext.Visible(fmt.Sprintf(format, a...))
 	if s.actions {
-		s.gh.Noticef(format, a...)
+		s.gh.Noticef("%s", msg)
 		return
 	}
-	fmt.Fprintf(s.stderr, format+"\n", a...)
+	fmt.Fprintf(s.stderr, "%s\n", msg)
 }
 
 // unjoin splits an errors.Join error into its parts.

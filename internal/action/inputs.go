@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/plan"
 )
 
 // Comment modes (input `comment`).
@@ -31,6 +33,7 @@ type config struct {
 	Image        string
 	Network      string   // a pipeline.Network* policy
 	AllowHosts   []string // under allowlist: the allow-hosts input, parsed
+	Order        string   // the markdown engine's run order ("" = the README's)
 	Comment      string
 	FailOn       failOn
 	GitHubToken  string
@@ -79,6 +82,7 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		Readme:       orDefault(in("readme"), "README.md"),
 		Model:        in("model"),
 		Image:        in("image"),
+		Order:        in("order"),
 		Comment:      orDefault(in("comment"), commentAlways),
 		GitHubToken:  in("github-token"),
 		ArtifactName: orDefault(in("artifact-name"), "readme2demo"),
@@ -122,6 +126,9 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 	network, err := pipeline.ParseNetwork(orDefault(in("network"), pipeline.NetworkAllowlist), c.Engine)
 	if err != nil {
 		bad("network", "%v", err)
+	}
+	if c.Order != "" && !slices.Contains(plan.Orders, c.Order) {
+		bad("order", "%q is not %s", c.Order, strings.Join(plan.Orders, " or "))
 	}
 	c.Network = network
 	hosts, err := egress.ParseHosts(in("allow-hosts"))

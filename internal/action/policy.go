@@ -7,6 +7,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
+	"github.com/readme2demo/readme2demo/internal/report"
 )
 
 // The fail-on conditions.
@@ -52,8 +53,17 @@ func (f failOn) String() string {
 
 // verdict returns the exit code for a log under the policy, and why it
 // fails ("" when it passes).
+//
+// A keyless run with nothing to run (report.NothingToRun) is a no-commands
+// case, not a failed README: its outcome is "failed" only because schema v1
+// has no other, so it fails the step only under no-commands.
 func (f failOn) verdict(l *commandlog.Log) (int, string) {
 	switch {
+	case report.NothingToRun(l):
+		if f[failNoCommands] {
+			return exitcode.Failed, "nothing to run: no README command fits the sandbox"
+		}
+		return exitcode.OK, ""
 	case l.Outcome == commandlog.OutcomeBlocked && f[failBlocked]:
 		return exitcode.Blocked, "the agent was blocked"
 	case l.Outcome == commandlog.OutcomeFailed && f[failFailed]:

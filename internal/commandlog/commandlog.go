@@ -70,7 +70,33 @@ type Log struct {
 	CostUSD       *float64   `json:"cost_usd"`
 	Turns         *int       `json:"turns"`
 	DurationMS    *int64     `json:"duration_ms"`
-	ParseStats    ParseStats `json:"parse_stats"`
+	// RepoFindings lists the repository paths the sandbox's copy did not
+	// take as they were: agent configuration removed, git configuration
+	// scrubbed, instruction files flagged (CLAUDE.md, AGENTS.md, …: the
+	// report lists them), special files and outside hard links skipped.
+	RepoFindings []RepoFinding `json:"repo_findings,omitempty"`
+	ParseStats   ParseStats    `json:"parse_stats"`
+	// Skipped lists the README commands a keyless engine did not run, with
+	// why (an optional addition to schema v1: absent when empty, ignored by
+	// readers that do not know it). They are the entries `readme2demo plan`
+	// prints with "run": false.
+	Skipped []Skipped `json:"skipped,omitempty"`
+}
+
+// Skipped is one README command that was not run.
+type Skipped struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Command string `json:"command"`
+	Reason  string `json:"reason"`
+}
+
+// RepoFinding is one repository path the copy into the sandbox did not
+// simply keep.
+type RepoFinding struct {
+	Path   string `json:"path"`
+	Action string `json:"action"` // "flag", "scrub", "remove" or "skip"
+	Reason string `json:"reason"`
 }
 
 // Marker is one marker line the agent wrote.
@@ -135,20 +161,7 @@ func (l *Log) Failed() []Command {
 // back exactly as it was written.
 func (l *Log) Normalize() {
 	l.SchemaVersion = SchemaVersion
-	if l.AgentVersion != nil {
-		v := validUTF8(*l.AgentVersion)
-		l.AgentVersion = &v
-	}
-	l.Engine, l.OutcomeReason = validUTF8(l.Engine), validUTF8(l.OutcomeReason)
-	for i := range l.Markers {
-		l.Markers[i].Normalize()
-	}
-	for i := range l.Commands {
-		l.Commands[i].Normalize()
-	}
-	for i := range l.FileEdits {
-		l.FileEdits[i].Normalize()
-	}
+	MapStrings(l, func(_ Field, s string) string { return validUTF8(s) })
 	if l.Markers == nil {
 		l.Markers = []Marker{}
 	}
@@ -159,20 +172,6 @@ func (l *Log) Normalize() {
 		l.FileEdits = []FileEdit{}
 	}
 }
-
-// Normalize makes the marker's text valid UTF-8 (see Log.Normalize).
-func (m *Marker) Normalize() { m.Text = validUTF8(m.Text) }
-
-// Normalize makes the command's strings valid UTF-8 (see Log.Normalize).
-func (c *Command) Normalize() {
-	c.ID, c.Command, c.Output, c.ParentID = validUTF8(c.ID), validUTF8(c.Command), validUTF8(c.Output), validUTF8(c.ParentID)
-	if c.Source != nil {
-		c.Source.File = validUTF8(c.Source.File)
-	}
-}
-
-// Normalize makes the edit's strings valid UTF-8 (see Log.Normalize).
-func (e *FileEdit) Normalize() { e.Path, e.Tool = validUTF8(e.Path), validUTF8(e.Tool) }
 
 func validUTF8(s string) string {
 	if utf8.ValidString(s) {
@@ -248,8 +247,15 @@ func EncodeLists(w io.Writer, l *Log, lists Lists) error {
 	e.field("cost_usd", l.CostUSD)
 	e.field("turns", l.Turns)
 	e.field("duration_ms", l.DurationMS)
-	e.last = true
+	if len(l.RepoFindings) > 0 {
+		e.values("repo_findings", len(l.RepoFindings), func(i int) any { return l.RepoFindings[i] })
+	}
+	e.last = len(l.Skipped) == 0
 	e.field("parse_stats", l.ParseStats)
+	if len(l.Skipped) > 0 {
+		e.last = true
+		e.values("skipped", len(l.Skipped), func(i int) any { return l.Skipped[i] })
+	}
 	e.raw("}\n")
 	if e.err == nil {
 		e.err = e.w.Flush()
@@ -302,6 +308,27 @@ func (e *encoder) end() {
 func (e *encoder) field(name string, v any) {
 	e.key(name)
 	e.value(v, "  ")
+	e.end()
+}
+
+// values writes a short list of items encoded with encoding/json.
+func (e *encoder) values(name string, n int, at func(int) any) {
+	e.key(name)
+	if n == 0 {
+		e.raw("[]")
+		e.end()
+		return
+	}
+	e.raw("[\n")
+	for i := 0; i < n; i++ {
+		e.raw("    ")
+		e.value(at(i), "    ")
+		if i < n-1 {
+			e.raw(",")
+		}
+		e.raw("\n")
+	}
+	e.raw("  ]")
 	e.end()
 }
 
@@ -464,6 +491,21 @@ func (v *Validator) Finish(l *Log) error {
 	}
 	if l.Adjusted && l.Outcome != OutcomeSuccess {
 		v.add("adjusted is true but outcome is %q", l.Outcome)
+	}
+	for i, sk := range l.Skipped {
+		if sk.File == "" || sk.Line < 1 || sk.Reason == "" {
+			v.add("skipped[%d]: needs a file, a line >= 1 and a reason", i)
+		}
+	}
+	for i, r := range l.RepoFindings {
+		switch r.Action {
+		case "flag", "scrub", "remove", "skip":
+		default:
+			v.add("repo_findings[%d]: unknown action %q", i, r.Action)
+		}
+		if r.Path == "" {
+			v.add("repo_findings[%d]: path is empty", i)
+		}
 	}
 	p := append(v.problems, items...)
 	if l.CostUSD != nil && *l.CostUSD < 0 {

@@ -156,3 +156,34 @@ func TestEncodeRoundTripsInvalidUTF8(t *testing.T) {
 	assert.Equal(t, second.String(), first.String())
 	assert.Equal(t, back.Commands[0].Output, "Er\uFFFDror")
 }
+
+// The optional skipped list: absent when empty (a v1 log without it reads
+// and writes the same bytes as before), present after parse_stats when set,
+// encoded exactly as json.MarshalIndent would, and validated.
+func TestSkippedIsOptionalAndValidated(t *testing.T) {
+	l := valid()
+	var plain bytes.Buffer
+	assert.NilError(t, Encode(&plain, l))
+	assert.Assert(t, !strings.Contains(plain.String(), "skipped"), plain.String())
+
+	l.Skipped = []Skipped{
+		{File: "README.md", Line: 12, Command: "brew install glow", Reason: "other platform: Homebrew"},
+		{File: "README.md", Line: 40, Command: "glow -s [dark|light]", Reason: "usage synopsis ([dark|light]), not a command to run"},
+	}
+	var got bytes.Buffer
+	assert.NilError(t, Encode(&got, l))
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	assert.NilError(t, enc.Encode(l))
+	assert.Equal(t, got.String(), want.String())
+	assert.Assert(t, strings.HasSuffix(got.String(), "\"reason\": \"usage synopsis ([dark|light]), not a command to run\"\n    }\n  ]\n}\n"), got.String())
+
+	back, err := Decode(bytes.NewReader(got.Bytes()))
+	assert.NilError(t, err)
+	assert.DeepEqual(t, back.Skipped, l.Skipped)
+
+	l.Skipped = append(l.Skipped, Skipped{File: "README.md", Line: 0, Command: "x"})
+	assert.ErrorContains(t, Validate(l), "skipped[2]: needs a file, a line >= 1 and a reason")
+}

@@ -23,12 +23,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // Pacing constants.
@@ -92,18 +92,9 @@ func WriteFiles(dir string, l *commandlog.Log, o Options) (castPath, scriptPath 
 	return castPath, scriptPath, nil
 }
 
-// redacted returns a redacted deep copy of the parts of l the demo uses.
+// redacted returns a redacted deep copy of l; l itself is left alone.
 func redacted(l *commandlog.Log, secrets []string) *commandlog.Log {
-	c := *l
-	c.Commands = append([]commandlog.Command(nil), l.Commands...)
-	c.Markers = append([]commandlog.Marker(nil), l.Markers...)
-	c.FileEdits = append([]commandlog.FileEdit(nil), l.FileEdits...)
-	if l.AgentVersion != nil {
-		v := *l.AgentVersion
-		c.AgentVersion = &v
-	}
-	redact.Log(&c, redact.New(secrets))
-	return &c
+	return redact.Copy(l, redact.New(secrets))
 }
 
 // Header is the first line of an asciicast v2 file.
@@ -161,6 +152,7 @@ func Cast(w io.Writer, l *commandlog.Log, o Options) error {
 	if h.Title == "" {
 		h.Title = fmt.Sprintf("readme2demo: %s (%s)", l.Engine, l.Outcome)
 	}
+	h.Title = termtext.Visible(oneLine(h.Title))
 	if !o.Timestamp.IsZero() {
 		h.Timestamp = o.Timestamp.Unix()
 	}
@@ -177,7 +169,7 @@ func Cast(w io.Writer, l *commandlog.Log, o Options) error {
 	}
 	cw.at(t, prompt)
 	t += EndDelay / 2
-	cw.at(t, dim+"# readme2demo: "+outcomeLine(l)+reset+"\r\n")
+	cw.at(t, dim+"# readme2demo: "+termtext.Visible(outcomeLine(l))+reset+"\r\n")
 	cw.at(t+EndDelay/2, "")
 	if _, err := w.Write(cw.buf.Bytes()); err != nil {
 		return fmt.Errorf("write cast: %w", err)
@@ -201,7 +193,10 @@ func outcomeLine(l *commandlog.Log) string {
 // castCommand emits one command from time t and returns the time after it.
 func castCommand(cw *castWriter, t time.Duration, c commandlog.Command) time.Duration {
 	cw.at(t, prompt)
-	text := strings.ReplaceAll(c.Command, "\r\n", "\n")
+	// The command is shown as typed, every control character drawn
+	// visibly: a README line cannot set the title, write the clipboard or
+	// clear the screen of whoever plays the demo.
+	text := termtext.Visible(c.Command)
 	typing := time.Duration(len(text)) * CharDelay
 	if typing > MaxTyping {
 		typing = MaxTyping
@@ -266,18 +261,16 @@ func typeChunks(s string) []string {
 	return out
 }
 
-// ansiRe matches terminal control sequences that would move the player's
-// cursor or clear its screen; colours (SGR, ending in m) are kept.
-var ansiRe = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-ln-z]|\x1b[()][A-Za-z0-9]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)`)
-
-// terminalText prepares output for a terminal: CR LF line ends, cursor
-// movement removed, a final line end.
+// terminalText prepares output for a terminal: only text, tabs and
+// colours survive (termtext.Output), CR LF line ends, a final line end.
 func terminalText(s string) string {
 	if s == "" {
 		return ""
 	}
-	s = ansiRe.ReplaceAllString(s, "")
-	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = termtext.Output(s)
+	if s == "" {
+		return ""
+	}
 	if !strings.HasSuffix(s, "\n") {
 		s += "\n"
 	}
@@ -351,8 +344,18 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 		if c.Source != nil {
 			fmt.Fprintf(&b, "# %s line %d\n", oneLine(c.Source.File), c.Source.Line)
 		}
-		b.WriteString(strings.ReplaceAll(strings.TrimRight(c.Command, "\n"), "\r\n", "\n"))
-		b.WriteString("\n")
+		cmd := strings.TrimRight(strings.ReplaceAll(c.Command, "\r\n", "\n"), "\n")
+		switch why := leftOut(cmd); {
+		case why != "":
+			// Shown, commented out, never run.
+			fmt.Fprintf(&b, "# left out: %s:\n", why)
+			for _, line := range strings.Split(termtext.Visible(cmd), "\n") {
+				b.WriteString("#   " + line + "\n")
+			}
+		default:
+			b.WriteString(cmd)
+			b.WriteString("\n")
+		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write demo script: %w", err)
@@ -360,8 +363,23 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	return nil
 }
 
-// oneLine keeps a header value on its comment line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine keeps a header value on its comment line, control characters
+// drawn visibly.
+func oneLine(s string) string { return termtext.Visible(strings.Join(strings.Fields(s), " ")) }
+
+// leftOut says why a command of the successful path is not written to
+// demo.sh as a command: redaction altered it (it would run something else),
+// or it holds terminal control characters (cat demo.sh would run them on
+// the reader's terminal).
+func leftOut(cmd string) string {
+	switch {
+	case redact.ContainsMarker(cmd):
+		return "redaction altered this command (it held a secret), so it cannot run as recorded"
+	case termtext.HasControl(cmd):
+		return "the command holds terminal control characters (shown as ^[, ^M, <U+…>)"
+	}
+	return ""
+}
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

@@ -237,3 +237,63 @@ func TestSecretsStayRedacted(t *testing.T) {
 	}
 	assert.Equal(t, l.Commands[1].Output, "logged in with "+custom+" and "+apiKey, "the caller's log is not modified")
 }
+
+// The demo works on a deep copy: the caller's log, README sources and
+// pointers included, is never changed.
+func TestDemoLeavesTheCallersLogAlone(t *testing.T) {
+	const custom = "hunter2-Custom-Secret-9value"
+	zero := 0
+	l := &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+		{ID: "1", Command: "echo " + custom, Output: custom, ExitCode: &zero, Status: commandlog.StatusOK,
+			Source: &commandlog.Source{File: "docs/" + custom + ".md", Line: 3}},
+	}}
+	before := commandlog.Clone(l)
+	var cast, script bytes.Buffer
+	assert.NilError(t, Cast(&cast, l, Options{Secrets: []string{custom}}))
+	assert.NilError(t, Script(&script, l, Options{Secrets: []string{custom}}))
+	assert.DeepEqual(t, l, before)
+	assert.Assert(t, !strings.Contains(cast.String()+script.String(), custom))
+}
+
+// Hostile command text and output never reach the player's terminal as
+// control sequences: the typed command is drawn visibly, output keeps only
+// colours, and demo.sh leaves such commands out (commented), as it does
+// commands redaction altered; README commands that need no change stay
+// exactly as written.
+func TestDemoIsTerminalSafe(t *testing.T) {
+	zero := 0
+	ok := func(cmd, out string) commandlog.Command {
+		return commandlog.Command{ID: cmd, Command: cmd, Output: out, ExitCode: &zero, Status: commandlog.StatusOK}
+	}
+	l := &commandlog.Log{Engine: "markdown\x1b]0;title\x07", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+		ok("printf 'x'", "clip \x1b]52;c;cHduZWQ=\nreset \x1bc\x1b[2J dcs \x1bP1$r\x1b\\ \u009b6n \x9b31m\nvisible\rhidden\n\x1b[32mgreen\x1b[0m\n"),
+		ok("echo typed \x1b]0;t\x07 \u202e", "fine\n"),
+		ok("echo gpgkey=https://packages.example.com/key.gpg", "gpgkey=https://packages.example.com/key.gpg\n"),
+		ok("curl -H 'Authorization: Bearer [REDACTED:secret]' https://x", ""),
+	}}
+	var cast, script bytes.Buffer
+	assert.NilError(t, Cast(&cast, l, Options{}))
+	assert.NilError(t, Script(&script, l, Options{}))
+	header, events := parseCast(t, cast.Bytes())
+	assert.Check(t, !strings.ContainsAny(header["title"].(string), "\x1b\x07"))
+	sgr := regexp.MustCompile(`\x1b\[[0-9;]*m`)
+	for _, e := range events {
+		rest := sgr.ReplaceAllString(e.data, "")
+		rest = strings.ReplaceAll(rest, "\r\n", "")
+		for _, c := range rest {
+			assert.Check(t, c >= 0x20 && c != 0x7f && !(c >= 0x80 && c <= 0x9f) && c != 0x202e, "control %U in cast event %q", c, e.data)
+		}
+	}
+	scr := screen(events)
+	assert.Check(t, strings.Contains(scr, "echo typed ^[]0;t^G <U+202E>"), scr)
+	assert.Check(t, strings.Contains(scr, "hiddene"), "bare CR shown as a terminal would: %s", scr)
+	assert.Check(t, strings.Contains(cast.String(), `\u001b[32mgreen\u001b[0m`), "colours kept")
+	sh := script.String()
+	for _, c := range sh {
+		assert.Check(t, c == '\n' || c == '\t' || c >= 0x20 && c != 0x7f && !(c >= 0x80 && c <= 0x9f) && c != 0x202e, "control %U in demo.sh", c)
+	}
+	assert.Check(t, strings.Contains(sh, "\necho gpgkey=https://packages.example.com/key.gpg\n"), sh)
+	assert.Check(t, strings.Contains(sh, "# left out: the command holds terminal control characters"), sh)
+	assert.Check(t, strings.Contains(sh, "# left out: redaction altered this command"), sh)
+	assert.Check(t, !strings.Contains(sh, "\ncurl -H"), "a redacted command runs in demo.sh: %s", sh)
+}

@@ -16,8 +16,9 @@ type DiffRow struct {
 }
 
 // Diff compares two command logs of the same scenario field by field.
-// Commands pair by id (the mock's ids are deterministic), edits and markers
-// by position. Durations are left out: they differ on every run.
+// Commands pair by their text (the n-th run of the same text with the n-th:
+// ids are not stable across versions for every CLI), edits and markers by
+// position. Durations are left out: they differ on every run.
 func Diff(a, b *commandlog.Log) []DiffRow {
 	fa, fb := flatten(a), flatten(b)
 	var out []DiffRow
@@ -71,12 +72,14 @@ func flatten(l *commandlog.Log) *flat {
 	f.set("adjusted", strconv.FormatBool(l.Adjusted))
 	f.set("markers", markersString(l.Markers))
 	f.set("commands", strconv.Itoa(len(l.Commands)))
-	for i, c := range l.Commands {
-		id := c.ID
-		if id == "" {
-			id = strconv.Itoa(i)
+	seen := map[string]int{}
+	for _, c := range l.Commands {
+		seen[c.Command]++
+		key := Clip(c.Command, 40)
+		if n := seen[c.Command]; n > 1 {
+			key += "#" + strconv.Itoa(n)
 		}
-		p := fmt.Sprintf("commands[%s].", id)
+		p := fmt.Sprintf("commands[%s].", key)
 		f.set(p+"command", quote(c.Command))
 		f.set(p+"status", string(c.Status))
 		f.set(p+"exit_code", intPtrString(c.ExitCode))

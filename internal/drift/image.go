@@ -8,12 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 )
 
 // ImageBuilder is the part of the Docker API EnsureImage uses; *client.Client
@@ -29,37 +29,22 @@ var _ ImageBuilder = (*client.Client)(nil)
 // <engine>-<version>: built once, reused afterwards.
 const ImageRepo = "readme2demo-drift"
 
-// versionRe is what a CLI version may look like (it ends up in a shell
-// command and an image tag).
-var versionRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
-
 // ValidVersion reports whether v is a plain semver version.
-func ValidVersion(v string) bool { return versionRe.MatchString(v) }
+func ValidVersion(v string) bool { return agentcli.ValidVersion(v) }
 
 // ImageTag is the tag of the image holding version of c's CLI.
-func ImageTag(c CLI, version string) string { return ImageRepo + ":" + c.Engine + "-" + version }
-
-// Dockerfile is the thin layer that installs version of c's CLI over base.
-// The base image (images/base) already trusts any extra CA it was built
-// with, so npm inside the build works behind the same proxy.
-func Dockerfile(c CLI, base, version string) string {
-	return fmt.Sprintf(`FROM %[1]s
-USER root
-RUN npm install -g --no-fund --no-audit --loglevel=error "%[2]s@%[3]s" \
- && npm cache clean --force >/dev/null 2>&1 \
- && rm -rf "$(npm root -g)"/%[2]s/node_modules/%[2]s-*-musl \
- && v="$(HOME=/tmp %[4]s --version)" && echo "%[4]s --version: $v" \
- && case "$v" in *"%[3]s"*) ;; *) echo "%[4]s reports '$v', want %[3]s" >&2; exit 1;; esac
-LABEL %[5]s="%[3]s" io.readme2demo.drift-base="%[1]s"
-USER agent
-`, base, c.Package, version, c.Bin, c.ImageLabel)
+func ImageTag(c agentcli.CLI, version string) string {
+	return ImageRepo + ":" + c.Engine + "-" + version
 }
+
+// baseLabel records the base image a drift image was built on.
+const baseLabel = "io.readme2demo.drift-base"
 
 // EnsureImage returns an image holding version of c's CLI: base itself
 // when its label says it has that version, else ImageTag(c, version), built
-// FROM base with Dockerfile when it does not exist yet. Build output goes to
-// progress.
-func EnsureImage(ctx context.Context, d ImageBuilder, c CLI, base, version string, progress io.Writer) (string, error) {
+// FROM base with c.Dockerfile when it does not exist yet. Build output goes
+// to progress.
+func EnsureImage(ctx context.Context, d ImageBuilder, c agentcli.CLI, base, version string, progress io.Writer) (string, error) {
 	if !ValidVersion(version) {
 		return "", fmt.Errorf("ensure image: %q is not a version like 1.2.3", version)
 	}
@@ -70,19 +55,23 @@ func EnsureImage(ctx context.Context, d ImageBuilder, c CLI, base, version strin
 	if err != nil {
 		return "", fmt.Errorf("inspect base image %s: %w", base, err)
 	}
-	if labelOf(info, c.ImageLabel) == version {
+	if labelOf(info, c.ImageLabel()) == version {
 		return base, nil
 	}
 	tag := ImageTag(c, version)
-	if have, err := d.ImageInspect(ctx, tag); err == nil && labelOf(have, c.ImageLabel) == version &&
-		labelOf(have, "io.readme2demo.drift-base") == base {
+	if have, err := d.ImageInspect(ctx, tag); err == nil && labelOf(have, c.ImageLabel()) == version &&
+		labelOf(have, baseLabel) == base {
 		fmt.Fprintf(progress, "drift: reusing image %s\n", tag)
 		return tag, nil
 	}
 	fmt.Fprintf(progress, "drift: building %s (%s@%s on %s)\n", tag, c.Package, version, base)
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	df := []byte(Dockerfile(c, base, version))
+	text, err := c.Dockerfile(base, version)
+	if err != nil {
+		return "", fmt.Errorf("ensure image: %w", err)
+	}
+	df := []byte(text)
 	if err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(df))}); err != nil {
 		return "", fmt.Errorf("write build context: %w", err)
 	}
@@ -94,7 +83,7 @@ func EnsureImage(ctx context.Context, d ImageBuilder, c CLI, base, version strin
 	}
 	resp, err := d.ImageBuild(ctx, &buf, build.ImageBuildOptions{
 		Tags: []string{tag}, Remove: true, ForceRemove: true, PullParent: false,
-		Labels: map[string]string{"io.readme2demo.managed": "drift"},
+		Labels: map[string]string{"io.readme2demo.managed": "drift", baseLabel: base},
 	})
 	if err != nil {
 		return "", fmt.Errorf("build image %s: %w", tag, err)
@@ -143,28 +132,18 @@ func followBuild(r io.Reader, w io.Writer) error {
 	}
 }
 
-// Commander runs a program and returns its standard output; tests inject one.
-type Commander func(ctx context.Context, name string, args ...string) ([]byte, error)
-
-// ResolveVersion turns "latest" into the newest published version of c's
-// package (`npm view <pkg> version`) and checks any other value is a version.
-func ResolveVersion(ctx context.Context, run Commander, c CLI, v string) (string, error) {
-	if v == "" || v == "pinned" {
+// ResolveVersion turns "pinned" (or "") into the pin, "latest" into the
+// newest published version of c's package (reg.Latest), and checks any other
+// value is a version.
+func ResolveVersion(ctx context.Context, reg agentcli.Registries, c agentcli.CLI, v string) (string, error) {
+	switch v {
+	case "", "pinned":
 		return c.Pinned, nil
+	case "latest":
+		return reg.Latest(ctx, c)
 	}
-	if v != "latest" {
-		if !ValidVersion(v) {
-			return "", fmt.Errorf("resolve version: %q is not a version like 1.2.3, \"pinned\" or \"latest\"", v)
-		}
-		return v, nil
+	if !ValidVersion(v) {
+		return "", fmt.Errorf("resolve version: %q is not a version like 1.2.3, \"pinned\" or \"latest\"", v)
 	}
-	out, err := run(ctx, "npm", "view", c.Package, "version")
-	if err != nil {
-		return "", fmt.Errorf("resolve latest %s: npm view: %w", c.Package, err)
-	}
-	got := strings.TrimSpace(string(out))
-	if !ValidVersion(got) {
-		return "", fmt.Errorf("resolve latest %s: npm view answered %q, not a version", c.Package, Clip(got, 80))
-	}
-	return got, nil
+	return v, nil
 }

@@ -2,9 +2,13 @@ package drift_test
 
 import (
 	"archive/tar"
+	"cmp"
+
 	"context"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -16,6 +20,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/drift"
 )
 
@@ -23,7 +28,8 @@ type fakeBuilder struct {
 	images     map[string]map[string]string // tag → labels
 	builds     []string                     // Dockerfiles built
 	tags       []string
-	buildError string // a daemon error in the build stream
+	labels     []map[string]string // the build's labels
+	buildError string              // a daemon error in the build stream
 }
 
 func (f *fakeBuilder) ImageInspect(_ context.Context, ref string, _ ...client.ImageInspectOption) (image.InspectResponse, error) {
@@ -46,6 +52,7 @@ func (f *fakeBuilder) ImageBuild(_ context.Context, ctx io.Reader, o build.Image
 	}
 	f.builds = append(f.builds, string(b))
 	f.tags = append(f.tags, o.Tags...)
+	f.labels = append(f.labels, o.Labels)
 	body := `{"stream":"Step 1/6 : FROM base\n"}` + "\n"
 	if f.buildError != "" {
 		body += `{"errorDetail":{"message":"` + f.buildError + `"},"error":"` + f.buildError + `"}` + "\n"
@@ -59,7 +66,7 @@ func TestEnsureImage(t *testing.T) {
 	ctx := context.Background()
 	base := "readme2demo-base:test"
 	newFake := func() *fakeBuilder {
-		return &fakeBuilder{images: map[string]map[string]string{base: {cli.ImageLabel: "2.1.332"}}}
+		return &fakeBuilder{images: map[string]map[string]string{base: {cli.ImageLabel(): "2.1.332"}}}
 	}
 
 	t.Run("the base image has the version", func(t *testing.T) {
@@ -80,12 +87,13 @@ func TestEnsureImage(t *testing.T) {
 		df := f.builds[0]
 		assert.Check(t, strings.HasPrefix(df, "FROM readme2demo-base:test\nUSER root\n"))
 		assert.Check(t, is.Contains(df, `npm install -g --no-fund --no-audit --loglevel=error "@anthropic-ai/claude-code@1.0.128"`))
-		assert.Check(t, is.Contains(df, `LABEL io.readme2demo.claude-code-version="1.0.128" io.readme2demo.drift-base="readme2demo-base:test"`))
+		assert.Check(t, is.Contains(df, `LABEL io.readme2demo.claude-code-version="1.0.128"`))
+		assert.Check(t, is.DeepEqual(f.labels[0], map[string]string{"io.readme2demo.managed": "drift", "io.readme2demo.drift-base": base}))
 		assert.Check(t, strings.HasSuffix(df, "USER agent\n"))
 		assert.Check(t, is.Contains(progress.String(), "Step 1/6"))
 
 		// Built images are reused while they sit on the same base.
-		f.images[img] = map[string]string{cli.ImageLabel: "1.0.128", "io.readme2demo.drift-base": base}
+		f.images[img] = map[string]string{cli.ImageLabel(): "1.0.128", "io.readme2demo.drift-base": base}
 		again, err := drift.EnsureImage(ctx, f, cli, base, "1.0.128", nil)
 		assert.NilError(t, err)
 		assert.Check(t, is.Equal(again, img))
@@ -116,29 +124,32 @@ func TestEnsureImage(t *testing.T) {
 func TestResolveVersion(t *testing.T) {
 	cli, err := drift.LookupCLI("claude-code")
 	assert.NilError(t, err)
-	var calls []string
-	npm := func(answer string, fail error) drift.Commander {
-		return func(_ context.Context, name string, args ...string) ([]byte, error) {
-			calls = append(calls, name+" "+strings.Join(args, " "))
-			return []byte(answer), fail
-		}
-	}
+	var requests []string
+	answer, status := "", http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests = append(requests, r.URL.EscapedPath())
+		w.WriteHeader(status)
+		io.WriteString(w, answer)
+	}))
+	defer srv.Close()
+	reg := agentcli.Registries{NPM: srv.URL}
 	ctx := context.Background()
 	for _, tc := range []struct {
 		in, answer string
-		fail       error
+		status     int
 		want, err  string
 	}{
-		{in: "latest", answer: "2.2.0\n", want: "2.2.0"},
+		{in: "latest", answer: `{"dist-tags":{"latest":"2.2.0","next":"2.3.0-beta.1"}}`, want: "2.2.0"},
 		{in: "pinned", want: cli.Pinned},
 		{in: "", want: cli.Pinned},
 		{in: "1.0.128", want: "1.0.128"},
 		{in: "1.0", err: `"1.0" is not a version`},
-		{in: "latest", answer: "<html>proxy error</html>", err: "npm view answered"},
-		{in: "latest", fail: errors.New("exit status 1"), err: "npm view: exit status 1"},
+		{in: "latest", answer: "<html>proxy error</html>", err: "resolve latest @anthropic-ai/claude-code: decode"},
+		{in: "latest", answer: `{"dist-tags":{"latest":"1.0; rm -rf /"}}`, err: "not a version like 1.2.3"},
+		{in: "latest", answer: `{"error":"Not found"}`, status: http.StatusNotFound, err: "answered 404 Not Found"},
 	} {
-		calls = nil
-		got, err := drift.ResolveVersion(ctx, npm(tc.answer, tc.fail), cli, tc.in)
+		requests, answer, status = nil, tc.answer, cmp.Or(tc.status, http.StatusOK)
+		got, err := drift.ResolveVersion(ctx, reg, cli, tc.in)
 		if tc.err != "" {
 			assert.Check(t, is.ErrorContains(err, tc.err), tc.in)
 			continue
@@ -146,11 +157,11 @@ func TestResolveVersion(t *testing.T) {
 		assert.Check(t, err, tc.in)
 		assert.Check(t, is.Equal(got, tc.want))
 		if tc.in == "latest" {
-			assert.Check(t, is.DeepEqual(calls, []string{"npm view @anthropic-ai/claude-code version"}))
+			assert.Check(t, is.DeepEqual(requests, []string{"/@anthropic-ai%2fclaude-code"}))
 		} else {
-			assert.Check(t, is.Len(calls, 0), "no npm call for %q", tc.in)
+			assert.Check(t, is.Len(requests, 0), "no registry request for %q", tc.in)
 		}
 	}
-	_, err = drift.LookupCLI("openhands")
+	_, err = drift.LookupCLI("markdown")
 	assert.Check(t, errors.Is(err, drift.ErrNotDrivable))
 }

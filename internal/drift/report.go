@@ -17,6 +17,7 @@ type Result struct {
 	Log        *commandlog.Log
 	Transcript []byte
 	Stderr     []byte
+	Session    []byte // the CLI's session file, nil when none
 	// Err is set when the scenario could not be run or parsed; Rows is then
 	// empty and the scenario counts as drifted.
 	Err error
@@ -228,6 +229,9 @@ func (rep *Report) WriteTables(w io.Writer) {
 				field += " " + Clip(r.Subject, 24)
 			}
 			verdict := "ok"
+			if r.Why != "" {
+				verdict += " (" + r.Why + ")"
+			}
 			if !r.OK {
 				verdict = "DIFF"
 				if r.Note != "" {

@@ -7,9 +7,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
@@ -23,16 +26,27 @@ type Runner interface {
 	ProjectDir() string
 	// Mode describes where the CLI runs, e.g. "host" or "docker image X".
 	Mode() string
-	Run(ctx context.Context, sc Scenario) (transcript, stderr []byte, err error)
+	// Run runs the scenario; an error comes with what the CLI wrote so far.
+	Run(ctx context.Context, sc Scenario) (Output, error)
+}
+
+// Output is what a CLI wrote in one scenario run.
+type Output struct {
+	Transcript []byte // its stdout: the stream the engine parses
+	Stderr     []byte
+	// Session is the CLI's own session file of the run (Codex's rollout,
+	// Gemini CLI's chat session), nil when there is none.
+	Session []byte
 }
 
 // RunTimeout bounds one scenario run.
 const RunTimeout = 3 * time.Minute
 
-// HostRunner runs an npm-installed Claude Code binary on the host with the
-// mock on 127.0.0.1 (mockllm.CaptureClaude): fast, no Docker, no sandbox.
-// Transcripts have their temporary root rewritten to mockllm.CaptureRoot.
+// HostRunner runs an installed CLI binary on the host with the mock on
+// 127.0.0.1 (mockllm.Capture): fast, no Docker, no sandbox. Transcripts have
+// their temporary root rewritten to mockllm.CaptureRoot.
 type HostRunner struct {
+	CLI    agentcli.CLI
 	Binary string
 }
 
@@ -43,27 +57,36 @@ func (h *HostRunner) ProjectDir() string { return filepath.Join(mockllm.CaptureR
 func (h *HostRunner) Mode() string { return "host" }
 
 // Run implements Runner.
-func (h *HostRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, error) {
+func (h *HostRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
-	c, err := mockllm.CaptureClaude(ctx, h.Binary, sc.Name)
+	engine := h.CLI.Engine
+	c, err := mockllm.Capture(ctx, mockllm.CaptureRun{
+		CLI: h.CLI, Binary: h.Binary, Kill: sc.Kill, MaxTurns: maxTurns,
+		// The same scenario, for the capture's own temporary project.
+		Scenario: func(dir string) (mockllm.Scenario, error) { return mockllm.CaptureScenario(engine, sc.Name, dir) },
+	})
 	if c == nil {
-		return nil, nil, fmt.Errorf("run %s on the host: %w", sc.Name, err)
+		return Output{}, fmt.Errorf("run %s on the host: %w", sc.Name, err)
 	}
+	out := Output{Transcript: c.Transcript, Stderr: c.Stderr, Session: c.Session}
 	if err != nil {
-		return c.Transcript, c.Stderr, fmt.Errorf("run %s on the host: %w", sc.Name, err)
+		return out, fmt.Errorf("run %s on the host: %w", sc.Name, err)
 	}
 	if sc.Kill && !c.Killed {
-		return c.Transcript, c.Stderr, fmt.Errorf("run %s on the host: the CLI ended before it could be killed mid-command (exit %d)", sc.Name, c.ExitCode)
+		return out, fmt.Errorf("run %s on the host: the CLI ended before it could be killed mid-command (exit %d)", sc.Name, c.ExitCode)
 	}
-	return c.Transcript, c.Stderr, nil
+	return out, nil
 }
+
+// maxTurns is the turn limit of a scenario run: more than any scenario has.
+const maxTurns = 20
 
 // DockerRunner runs the engine in the hardened sandbox through the same
 // pipeline as `readme2demo run`, in an image holding the CLI version, with
 // the mock listening on the Docker bridge gateway.
 type DockerRunner struct {
-	Engine  string
+	CLI     agentcli.CLI
 	Docker  sandbox.Docker
 	Image   string
 	Gateway string // the bridge gateway address (sandbox.BridgeGateway)
@@ -78,36 +101,49 @@ func (d *DockerRunner) ProjectDir() string { return engines.WorkspaceContainerPa
 func (d *DockerRunner) Mode() string { return "docker " + d.Image }
 
 // Run implements Runner.
-func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, error) {
+func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
 	srv, err := mockllm.Start(d.Gateway+":0", sc.Mock)
 	if err != nil {
-		return nil, nil, fmt.Errorf("run %s in docker: %w", sc.Name, err)
+		return Output{}, fmt.Errorf("run %s in docker: %w", sc.Name, err)
 	}
 	defer srv.Close()
 	tmp, err := os.MkdirTemp("", "r2d-drift-")
 	if err != nil {
-		return nil, nil, fmt.Errorf("create drift dir: %w", err)
+		return Output{}, fmt.Errorf("create drift dir: %w", err)
 	}
 	defer os.RemoveAll(tmp)
 	repo, out := filepath.Join(tmp, "repo"), filepath.Join(tmp, "out")
 	if err := os.Mkdir(repo, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("create drift repo: %w", err)
+		return Output{}, fmt.Errorf("create drift repo: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte(mockllm.CaptureReadme), 0o644); err != nil {
-		return nil, nil, fmt.Errorf("write drift readme: %w", err)
+		return Output{}, fmt.Errorf("write drift readme: %w", err)
 	}
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	runID := sandbox.NewRunID()
 	killed := make(chan struct{})
 	if sc.Kill {
 		go func() {
+			// Once the last call was served and its command runs in the
+			// container (a loaded machine may take a while to start it),
+			// let it run CaptureKillAfter, then kill the run.
 			select {
 			case <-srv.Exhausted():
 			case <-runCtx.Done():
 				return
+			}
+			tick := time.NewTicker(250 * time.Millisecond)
+			defer tick.Stop()
+			for !d.containerRuns(runCtx, sandbox.ContainerName(runID), mockllm.KilledCommandRunning) {
+				select {
+				case <-tick.C:
+				case <-runCtx.Done():
+					return
+				}
 			}
 			select {
 			case <-time.After(mockllm.CaptureKillAfter):
@@ -117,15 +153,13 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, er
 			}
 		}()
 	}
-	env := map[string]string{
-		"ANTHROPIC_API_KEY":  mockllm.DummyAPIKey,
-		"ANTHROPIC_BASE_URL": srv.URL(),
-	}
+	env := d.CLI.APIEnv(srv.URL(), mockllm.DummyAPIKey)
 	res, runErr := pipeline.Run(runCtx, pipeline.Config{
-		Engine:   d.Engine,
+		Engine:   d.CLI.Engine,
+		RunID:    runID,
 		RepoDir:  repo,
 		Image:    d.Image,
-		Limits:   engines.Limits{MaxTurns: 10, Timeout: RunTimeout - 10*time.Second},
+		Limits:   engines.Limits{MaxTurns: maxTurns, Timeout: RunTimeout - 10*time.Second},
 		OutDir:   out,
 		Getenv:   func(k string) string { return env[k] },
 		Progress: d.Progress,
@@ -138,32 +172,60 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) ([]byte, []byte, er
 	default:
 	}
 	if res == nil {
-		return nil, nil, fmt.Errorf("run %s in docker: %w", sc.Name, runErr)
+		return Output{}, fmt.Errorf("run %s in docker: %w", sc.Name, runErr)
 	}
 	tr, err := os.ReadFile(res.Transcript)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read transcript: %w", err)
+		return Output{}, fmt.Errorf("read transcript: %w", err)
 	}
-	stderr, _ := os.ReadFile(res.Stderr)
+	got := Output{Transcript: tr}
+	got.Stderr, _ = os.ReadFile(res.Stderr)
+	if res.Session != "" { // the session file the run copied out (pipeline.SessionFile)
+		got.Session, _ = os.ReadFile(res.Session)
+	}
 	switch {
 	case runErr != nil && !(wasKilled && errors.Is(runErr, context.Canceled)):
-		return tr, stderr, fmt.Errorf("run %s in docker: %w", sc.Name, runErr)
+		return got, fmt.Errorf("run %s in docker: %w", sc.Name, runErr)
 	case sc.Kill && !wasKilled:
-		return tr, stderr, fmt.Errorf("run %s in docker: the CLI ended before it could be killed mid-command", sc.Name)
+		return got, fmt.Errorf("run %s in docker: the CLI ended before it could be killed mid-command", sc.Name)
 	case res.TimedOut:
-		return tr, stderr, fmt.Errorf("run %s in docker: timed out", sc.Name)
+		return got, fmt.Errorf("run %s in docker: timed out", sc.Name)
 	}
-	return tr, stderr, nil
+	return got, nil
 }
 
-// RunAll runs every scenario with r and checks it against the engine's
-// parser. A scenario that cannot run is recorded in its Result; the error
-// is only for a context that ended.
-func RunAll(ctx context.Context, engineName, version string, r Runner, progress io.Writer) (*Report, error) {
-	eng, err := engines.Lookup(engineName)
-	if err != nil {
-		return nil, fmt.Errorf("run drift: %w", err)
+// containerRuns reports whether a process in the container has a command
+// line that contains fragment.
+func (d *DockerRunner) containerRuns(ctx context.Context, name, fragment string) bool {
+	top, ok := d.Docker.(interface {
+		ContainerTop(ctx context.Context, containerID string, arguments []string) (container.TopResponse, error)
+	})
+	if !ok {
+		return true // no way to look: kill on the timer alone
 	}
+	procs, err := top.ContainerTop(ctx, name, nil)
+	if err != nil {
+		return false // not started yet
+	}
+	col := len(procs.Titles) - 1 // ps puts the command line last
+	for i, t := range procs.Titles {
+		if t == "CMD" || t == "COMMAND" {
+			col = i
+		}
+	}
+	for _, p := range procs.Processes {
+		if col >= 0 && col < len(p) && strings.Contains(p[col], fragment) {
+			return true
+		}
+	}
+	return false
+}
+
+// RunAll runs every scenario with r and checks it with the parser eng. A
+// scenario that cannot run is recorded in its Result; the error is only for
+// a context that ended.
+func RunAll(ctx context.Context, eng engines.AgentEngine, version string, r Runner, progress io.Writer) (*Report, error) {
+	engineName := eng.Name()
 	scs, err := Scenarios(engineName, r.ProjectDir(), version)
 	if err != nil {
 		return nil, err
@@ -174,8 +236,8 @@ func RunAll(ctx context.Context, engineName, version string, r Runner, progress 
 			fmt.Fprintf(progress, "drift: %s %s: scenario %s (%s)\n", engineName, version, sc.Name, r.Mode())
 		}
 		start := time.Now()
-		tr, stderr, runErr := r.Run(ctx, sc)
-		res := Evaluate(eng, sc, tr, stderr)
+		out, runErr := r.Run(ctx, sc)
+		res := Evaluate(eng, sc, out)
 		if runErr != nil {
 			res.Err = runErr
 		}

@@ -3,60 +3,91 @@ package drift
 import (
 	"errors"
 	"fmt"
-	"path"
+	"strconv"
+	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 )
 
-// ErrNotDrivable is returned for an engine whose CLI the mock cannot drive
-// (yet); errors.Is tells it apart.
+// ErrNotDrivable is returned for an engine without an agent CLI the mock can
+// drive (markdown, replay, unknown names); errors.Is tells it apart.
 var ErrNotDrivable = errors.New("engine cannot be driven by the mock LLM")
 
-// CLI describes how an engine's agent CLI is installed and pinned.
-type CLI struct {
-	Engine  string // engines name, e.g. "claude-code"
-	Package string // the npm package
-	Bin     string // the executable the package installs
-	Pinned  string // the version the project pins (tests, images, parser)
-	// ImageLabel is the base image label holding the installed version.
-	ImageLabel string
-}
-
-// CLIs are the engines drift can check.
-var CLIs = map[string]CLI{
-	"claude-code": {
-		Engine: "claude-code", Package: "@anthropic-ai/claude-code", Bin: "claude",
-		Pinned: mockllm.ClaudePinnedVersion, ImageLabel: "io.readme2demo.claude-code-version",
-	},
-}
-
-// LookupCLI returns the CLI of an engine, or an error wrapping ErrNotDrivable.
-func LookupCLI(engine string) (CLI, error) {
-	c, ok := CLIs[engine]
-	if !ok {
-		return CLI{}, fmt.Errorf("look up engine %q: %w (drift supports: claude-code)", engine, ErrNotDrivable)
+// LookupCLI returns the agent CLI of an engine drift can check, or an error
+// wrapping ErrNotDrivable.
+func LookupCLI(engine string) (agentcli.CLI, error) {
+	c, err := agentcli.Lookup(engine)
+	if err != nil {
+		return agentcli.CLI{}, fmt.Errorf("look up engine %q: %w (drift supports: %s)", engine, ErrNotDrivable,
+			strings.Join(agentcli.Engines(), ", "))
 	}
 	return c, nil
+}
+
+// Presence says when a CLI states cost, turns or duration.
+type Presence int
+
+// Presences.
+const (
+	Never  Presence = iota // the transcript never has it: always null
+	Final                  // in the CLI's final record: null when the run was killed
+	Always                 // counted from the events: present even when killed
+)
+
+// Profile is what an engine's CLI states in its transcript, as its engine
+// file documents it for the pinned version. Ground truth is checked as far
+// as the CLI states it: where it states nothing, the parser must say null
+// or unknown, never a guess. A CLI that starts stating more shows up as a
+// difference too, so the profile is updated with the parser.
+type Profile struct {
+	AgentVersion          bool // the transcript names the CLI version
+	Cost, Turns, Duration Presence
+	// WriteTool and EditTool are the file_edits tool names of a file
+	// written whole and of a text replaced in it.
+	WriteTool, EditTool string
+}
+
+// Profiles are the engines' profiles (see each engines/<engine>.go header).
+var Profiles = map[string]Profile{
+	"claude-code": {AgentVersion: true, Cost: Final, Turns: Final, Duration: Final, WriteTool: "Write", EditTool: "Edit"},
+	// codex reports tokens, not dollars, and no duration; turns counts
+	// turn.completed.
+	"codex": {Cost: Never, Turns: Final, Duration: Never, WriteTool: "apply_patch:add", EditTool: "apply_patch:update"},
+	// gemini's stream states an exit code only as the whole output of a
+	// silent command, but its chat session file, merged into the log as
+	// `readme2demo run` does, states every one; turns counts the model's
+	// answers.
+	"gemini": {Cost: Never, Turns: Always, Duration: Final, WriteTool: "write_file", EditTool: "replace"},
+	// Not verified against the real CLI (PyPI is not reachable here): the
+	// V1 event stream as engines/openhands.go reads it, with the "stats"
+	// state updates the CLI prints during a run (the committed
+	// v1-*.cli.log); turns and duration come from the events.
+	"openhands": {Cost: Always, Turns: Always, Duration: Always, WriteTool: "create", EditTool: "str_replace"},
 }
 
 // Scenarios returns the engine's fixed scenarios for a project at dir (as
 // the CLI sees it) and a CLI that must report version.
 func Scenarios(engine, dir, version string) ([]Scenario, error) {
-	if engine != "claude-code" {
-		return nil, fmt.Errorf("build scenarios for %q: %w", engine, ErrNotDrivable)
+	cli, err := LookupCLI(engine)
+	if err != nil {
+		return nil, fmt.Errorf("build scenarios: %w", err)
+	}
+	prof, ok := Profiles[cli.Engine]
+	if !ok {
+		return nil, fmt.Errorf("build scenarios for %q: no profile: %w", engine, ErrNotDrivable)
 	}
 	var out []Scenario
-	for _, name := range mockllm.ClaudeScenarioNames {
-		mock, err := mockllm.ClaudeScenario(name, dir)
+	for _, name := range mockllm.CaptureScenarioNames {
+		mock, err := mockllm.CaptureScenario(engine, name, dir)
 		if err != nil {
 			return nil, fmt.Errorf("build scenarios: %w", err)
 		}
-		exp, err := claudeExpect(name, dir)
+		exp, err := expect(engine, prof, mock, version)
 		if err != nil {
 			return nil, err
 		}
-		exp.AgentVersion = version
 		out = append(out, Scenario{Name: name, Mock: mock, Kill: name == mockllm.ScenarioKilled, Expect: exp})
 	}
 	return out, nil
@@ -64,58 +95,119 @@ func Scenarios(engine, dir, version string) ([]Scenario, error) {
 
 func exit(n int) *int { return &n }
 
-// claudeExpect is the ground truth of mockllm's Claude scenarios: what the
-// shell makes of each scripted command, and what the scripted final text
-// says. It follows from the scenario alone, never from a CLI's transcript.
-func claudeExpect(name, dir string) (Expect, error) {
-	notes := path.Join(dir, "NOTES.md")
-	switch name {
-	case mockllm.ScenarioSuccess:
-		return Expect{
-			Commands: []ExpectCommand{
-				{Command: "ls", Exit: exit(0), Output: "README.md", Match: MatchContains},
-				{Command: "echo hi", Exit: exit(0), Output: "hi"},
-				{Command: "cat README.md", Exit: exit(0), Output: "# Demo", Match: MatchPrefix},
-			},
-			FileEdits: []commandlog.FileEdit{
-				{Path: notes, Tool: "Write", OK: true},
-				{Path: notes, Tool: "Edit", OK: true},
-			},
-			Markers: []commandlog.Marker{
-				{Kind: commandlog.MarkerFix, Text: "README step 2 needs mkdir build first"},
-				{Kind: commandlog.MarkerAdjustedSuccess},
-			},
-			Outcome: commandlog.OutcomeSuccess, Adjusted: true, Final: true,
-		}, nil
-	case mockllm.ScenarioFailures:
-		return Expect{
-			Commands: []ExpectCommand{
-				{Command: "false", Exit: exit(1)},
-				{Command: "exit 3", Exit: exit(3)},
-				{Command: "r2d-no-such-command --version", Exit: exit(127), Output: "command not found", Match: MatchContains},
-				{Command: "echo 'error: cannot connect to database' >&2; exit 2", Exit: exit(2), Output: "error: cannot connect to database", Match: MatchContains},
-				{Command: "false", Exit: exit(1)},
-				{Command: "echo after-parallel", Exit: exit(0), Output: "after-parallel"},
-			},
-			Markers: []commandlog.Marker{{Kind: commandlog.MarkerBlocked, Text: "needs a database"}},
-			Outcome: commandlog.OutcomeBlocked, Final: true,
-		}, nil
-	case mockllm.ScenarioBigOut:
-		return Expect{
-			Commands: []ExpectCommand{
-				{Command: "seq 1 200000", Exit: exit(0), Output: "1\n2\n3\n", Match: MatchPrefix, Truncated: true},
-				{Command: "echo SUCCESS", Exit: exit(0), Output: "SUCCESS"},
-			},
-			// SUCCESS only in a command's output is no marker.
-			Outcome: commandlog.OutcomeFailed, Final: true,
-		}, nil
-	case mockllm.ScenarioKilled:
-		return Expect{
-			Commands: []ExpectCommand{
-				{Command: "echo waiting for the server; sleep 60; echo done", Exit: nil, Output: ""},
-			},
-			Outcome: commandlog.OutcomeFailed, Final: false,
-		}, nil
+// truth is what the shell makes of a scripted command.
+type truth struct {
+	exit      *int // nil: still running when the CLI is killed
+	output    string
+	match     Match
+	truncated bool
+}
+
+// truthOf is the ground truth of every command the capture scenarios run:
+// it follows from the command alone, never from a CLI's transcript.
+func truthOf(cmd string) (truth, bool) {
+	if n, ok := strings.CutPrefix(cmd, "seq 1 "); ok {
+		if lines, err := strconv.Atoi(n); err == nil && lines >= 10000 {
+			// More than head 3 KiB + tail 1 KiB: truncated.
+			return truth{exit: exit(0), output: "1\n2\n3\n", match: MatchPrefix, truncated: true}, true
+		}
 	}
-	return Expect{}, fmt.Errorf("build expectations: unknown scenario %q", name)
+	t, ok := map[string]truth{
+		"ls":                            {exit: exit(0), output: "README.md", match: MatchContains},
+		"echo hi":                       {exit: exit(0), output: "hi"},
+		"cat README.md":                 {exit: exit(0), output: "# Demo", match: MatchPrefix},
+		"false":                         {exit: exit(1)},
+		"exit 3":                        {exit: exit(3)},
+		"r2d-no-such-command --version": {exit: exit(127), output: "command not found", match: MatchContains},
+		"echo 'error: cannot connect to database' >&2; exit 2": {exit: exit(2), output: "error: cannot connect to database", match: MatchContains},
+		"echo after-parallel": {exit: exit(0), output: "after-parallel"},
+		"echo SUCCESS":        {exit: exit(0), output: "SUCCESS"},
+		"echo waiting for the server; sleep 60; echo done": {}, // killed mid-command
+	}[cmd]
+	return t, ok
+}
+
+// outcomes are the markers, outcome and adjusted flag each scenario's final
+// text makes true (the killed scenario has no final text).
+var outcomes = map[string]struct {
+	markers  []commandlog.Marker
+	outcome  commandlog.Outcome
+	adjusted bool
+}{
+	mockllm.ScenarioSuccess: {markers: []commandlog.Marker{
+		{Kind: commandlog.MarkerFix, Text: "README step 2 needs mkdir build first"},
+		{Kind: commandlog.MarkerAdjustedSuccess},
+	}, outcome: commandlog.OutcomeSuccess, adjusted: true},
+	mockllm.ScenarioFailures: {markers: []commandlog.Marker{{Kind: commandlog.MarkerBlocked, Text: "needs a database"}},
+		outcome: commandlog.OutcomeBlocked},
+	// SUCCESS only in a command's output is no marker.
+	mockllm.ScenarioBigOut: {outcome: commandlog.OutcomeFailed},
+	mockllm.ScenarioKilled: {outcome: commandlog.OutcomeFailed},
+}
+
+// expect derives a scenario's ground truth from its scripted tool calls (the
+// commands and edits, in order) and its name (the final text's markers), as
+// far as the engine's CLI states it (prof).
+func expect(engine string, prof Profile, sc mockllm.Scenario, version string) (Expect, error) {
+	oc, ok := outcomes[sc.Name]
+	if !ok {
+		return Expect{}, fmt.Errorf("build expectations: unknown scenario %q", sc.Name)
+	}
+	killed := sc.Name == mockllm.ScenarioKilled
+	e := Expect{Markers: oc.markers, Outcome: oc.outcome, Adjusted: oc.adjusted}
+	if prof.AgentVersion {
+		e.AgentVersion = version
+	} else {
+		e.AgentVersionWhy = engine + " does not name its version in the transcript"
+	}
+	present := func(p Presence, what string) (bool, string) {
+		switch {
+		case p == Never:
+			return false, engine + " states no " + what
+		case p == Final && killed:
+			return false, "no final record: the run was killed"
+		}
+		return true, ""
+	}
+	e.Cost, e.CostWhy = present(prof.Cost, "cost")
+	e.Turns, e.TurnsWhy = present(prof.Turns, "turns")
+	e.Duration, e.DurationWhy = present(prof.Duration, "duration")
+	for _, turn := range sc.Turns {
+		for _, tc := range turn.Tools {
+			cmd, path, kind := toolCall(tc)
+			switch kind {
+			case "command":
+				t, ok := truthOf(cmd)
+				if !ok {
+					return Expect{}, fmt.Errorf("build expectations: scenario %s runs %q, which has no ground truth", sc.Name, cmd)
+				}
+				e.Commands = append(e.Commands, ExpectCommand{Command: cmd, Exit: t.exit, Output: t.output, Match: t.match, Truncated: t.truncated})
+			case "write":
+				e.FileEdits = append(e.FileEdits, commandlog.FileEdit{Path: path, Tool: prof.WriteTool, OK: true})
+			case "edit":
+				e.FileEdits = append(e.FileEdits, commandlog.FileEdit{Path: path, Tool: prof.EditTool, OK: true})
+			}
+		}
+	}
+	return e, nil
+}
+
+// toolCall classifies a scripted tool call: a shell command, a file written
+// whole, a replacement in a file, or something else (finish).
+func toolCall(tc mockllm.ToolCall) (cmd, path, kind string) {
+	str := func(k string) string { s, _ := tc.Input[k].(string); return s }
+	switch tc.Name {
+	case "Bash", "terminal":
+		return str("command"), "", "command"
+	case "Write":
+		return "", str("file_path"), "write"
+	case "Edit":
+		return "", str("file_path"), "edit"
+	case "file_editor":
+		if str("command") == "create" {
+			return "", str("path"), "write"
+		}
+		return "", str("path"), "edit"
+	}
+	return "", "", ""
 }

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
@@ -34,11 +34,16 @@ type Options struct {
 	Image   string
 	Docker  Docker
 	Gateway string
-	// Host mode: run npm-installed CLIs from CLIDir on the host.
+	// Host mode: run CLIs installed under CLIDir on the host.
 	Host    bool
 	CLIDir  string
-	Install bool // npm install a missing host CLI version
-	Run     Commander
+	Install bool               // install a missing host CLI version (npm, or pip for PyPI CLIs)
+	Run     agentcli.Commander // runs the installers; nil means agentcli.ExecCommander
+	// Registries resolve "latest"; the zero value asks the public ones.
+	Registries agentcli.Registries
+	// Parser returns the engine whose parser reads the transcripts; nil
+	// means engines.Lookup. Tests pass a deliberately altered one.
+	Parser func(name string) (engines.AgentEngine, error)
 	// Progress receives progress lines (runs, image builds); nil discards.
 	Progress io.Writer
 }
@@ -50,8 +55,10 @@ type SetupError struct{ Err error }
 func (e *SetupError) Error() string { return e.Err.Error() }
 func (e *SetupError) Unwrap() error { return e.Err }
 
-// Outcome is what a drift check found.
+// Outcome is what a drift check of one engine found.
 type Outcome struct {
+	Engine  string
+	Pinned  string       // the engine's pinned version
 	Report  *Report      // the version under test
 	Caps    Capabilities // of the version under test
 	Against *Report      // the --against version, nil without one
@@ -64,29 +71,40 @@ func (o *Outcome) Drifted() bool {
 }
 
 // RunCheck resolves the versions, gets the CLIs (image or host install),
-// runs every scenario for each version, saves the artifacts under
-// o.OutDir and returns what was found. Errors before any scenario ran are
-// *SetupError.
+// runs every scenario for each version, saves each version's artifacts under
+// o.OutDir (Save) and returns what was found. Errors before any scenario ran
+// are *SetupError. WriteSummary writes the report of one or more checks.
 func RunCheck(ctx context.Context, o Options) (*Outcome, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
 	o.Progress = &lockedWriter{w: o.Progress}
 	if o.Run == nil {
-		o.Run = ExecCommander
+		o.Run = agentcli.ExecCommander
+	}
+	if o.Parser == nil {
+		o.Parser = engines.Lookup
 	}
 	cli, err := LookupCLI(o.Engine)
 	if err != nil {
 		return nil, &SetupError{err}
 	}
-	version, err := ResolveVersion(ctx, o.Run, cli, o.Version)
+	eng, err := o.Parser(cli.Engine)
+	if err != nil {
+		return nil, &SetupError{fmt.Errorf("look up parser: %w", err)}
+	}
+	version, err := ResolveVersion(ctx, o.Registries, cli, o.Version)
 	if err != nil {
 		return nil, &SetupError{err}
 	}
 	var against string
 	if o.Against != "" {
-		if against, err = ResolveVersion(ctx, o.Run, cli, o.Against); err != nil {
+		if against, err = ResolveVersion(ctx, o.Registries, cli, o.Against); err != nil {
 			return nil, &SetupError{err}
+		}
+		if against == version {
+			fmt.Fprintf(o.Progress, "drift: %s: --against %s is %s, the version under test: checked once\n", cli.Engine, o.Against, version)
+			against = ""
 		}
 	}
 	// Get every CLI before running anything, so a setup error costs no runs.
@@ -103,7 +121,7 @@ func RunCheck(ctx context.Context, o Options) (*Outcome, error) {
 	}
 	// The two versions run side by side: each scenario has its own mock,
 	// project and HOME (or container), and most of a run is waiting.
-	out := &Outcome{}
+	out := &Outcome{Engine: cli.Engine, Pinned: cli.Pinned}
 	var agErr error
 	var wg sync.WaitGroup
 	if against != "" {
@@ -111,12 +129,12 @@ func RunCheck(ctx context.Context, o Options) (*Outcome, error) {
 		go func() {
 			defer wg.Done()
 			var rep *Report
-			if rep, agErr = RunAll(ctx, o.Engine, against, runners[against], o.Progress); agErr == nil {
+			if rep, agErr = RunAll(ctx, eng, against, runners[against], o.Progress); agErr == nil {
 				out.Against, out.AgCaps = rep, rep.Classify()
 			}
 		}()
 	}
-	rep, err := RunAll(ctx, o.Engine, version, runners[version], o.Progress)
+	rep, err := RunAll(ctx, eng, version, runners[version], o.Progress)
 	wg.Wait()
 	if err = errors.Join(err, agErr); err != nil {
 		return nil, err
@@ -131,29 +149,27 @@ func RunCheck(ctx context.Context, o Options) (*Outcome, error) {
 				return out, err
 			}
 		}
-		if err := os.WriteFile(filepath.Join(o.OutDir, "report.md"), []byte(Markdown(out)), 0o644); err != nil {
-			return out, fmt.Errorf("write report: %w", err)
-		}
 	}
 	return out, nil
 }
 
-func runnerFor(ctx context.Context, o Options, cli CLI, version string) (Runner, error) {
+func runnerFor(ctx context.Context, o Options, cli agentcli.CLI, version string) (Runner, error) {
 	if o.Host {
-		bin := mockllm.ClaudeBinary(o.CLIDir, version)
+		bin := cli.Binary(o.CLIDir, version)
 		if _, err := os.Stat(bin); err != nil {
 			if !o.Install {
 				return nil, fmt.Errorf("find %s %s: not installed at %s; install it with: %s",
-					cli.Engine, version, bin, mockllm.ClaudeInstallCommand(o.CLIDir, version))
+					cli.Engine, version, bin, cli.InstallCommand(o.CLIDir, version))
 			}
 			fmt.Fprintf(o.Progress, "drift: installing %s@%s under %s\n", cli.Package, version, o.CLIDir)
-			prefix := filepath.Join(o.CLIDir, cli.Engine+"-"+version)
-			if _, err := o.Run(ctx, "npm", "install", "--prefix", prefix, "--no-fund", "--no-audit",
-				"--no-save", "--loglevel=error", cli.Package+"@"+version); err != nil {
-				return nil, fmt.Errorf("install %s@%s: %w", cli.Package, version, err)
+			if err := cli.Install(ctx, o.Run, o.CLIDir, version); err != nil {
+				return nil, err
+			}
+			if _, err := os.Stat(bin); err != nil {
+				return nil, fmt.Errorf("find %s %s: the install did not create %s", cli.Engine, version, bin)
 			}
 		}
-		return &HostRunner{Binary: bin}, nil
+		return &HostRunner{CLI: cli, Binary: bin}, nil
 	}
 	if o.Docker == nil {
 		return nil, errors.New("run drift in docker: no Docker client")
@@ -165,22 +181,12 @@ func runnerFor(ctx context.Context, o Options, cli CLI, version string) (Runner,
 	if err != nil {
 		return nil, err
 	}
-	return &DockerRunner{Engine: cli.Engine, Docker: o.Docker, Image: img, Gateway: o.Gateway}, nil
-}
-
-// ExecCommander runs a program with os/exec; stderr is folded into the error.
-func ExecCommander(ctx context.Context, name string, args ...string) ([]byte, error) {
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), fmt.Errorf("%s: %w: %s", name, err, Clip(strings.TrimSpace(stderr.String()), 400))
-	}
-	return stdout.Bytes(), nil
+	return &DockerRunner{CLI: cli, Docker: o.Docker, Image: img, Gateway: o.Gateway}, nil
 }
 
 // Save writes a version's artifacts: <dir>/<engine>-<version>/<scenario>.jsonl,
-// .stderr and .command_log.json for every scenario, and each drifted
+// .stderr, the CLI's session file (.rollout.jsonl, .session.jsonl) and
+// .command_log.json for every scenario, and each drifted
 // scenario's transcript as a fixture candidate
 // <dir>/fixture-candidates/<engine>/real-<version>-<scenario>.jsonl (the
 // name testdata/fixtures/<engine>/ uses).
@@ -197,6 +203,12 @@ func Save(dir string, rep *Report) error {
 		if len(bytes.TrimSpace(res.Stderr)) > 0 {
 			if err := os.WriteFile(base+".stderr", res.Stderr, 0o644); err != nil {
 				return fmt.Errorf("write stderr: %w", err)
+			}
+		}
+		if len(bytes.TrimSpace(res.Session)) > 0 {
+			cli, _ := agentcli.Lookup(rep.Engine)
+			if err := os.WriteFile(base+cli.SessionSuffix(res.Session), res.Session, 0o644); err != nil {
+				return fmt.Errorf("write session file: %w", err)
 			}
 		}
 		if res.Log != nil {
@@ -239,37 +251,6 @@ func (o *Outcome) Write(w io.Writer) {
 	}
 }
 
-// Markdown is the report as GitHub markdown (the drift issue's body).
-func Markdown(o *Outcome) string {
-	var b strings.Builder
-	section := func(rep *Report, caps Capabilities) {
-		fmt.Fprintf(&b, "### %s %s (%s)\n\n", rep.Engine, rep.Version, rep.Mode)
-		if !rep.Drifted() {
-			fmt.Fprintf(&b, "No drift: every expectation holds in %d scenarios.\n\n", len(rep.Results))
-			return
-		}
-		fmt.Fprintf(&b, "**Drift.** %s\n\n", mdEscape(rep.FirstLine()))
-		fmt.Fprintf(&b, "Capabilities: exit codes stated: %s; agent version stated: %s.\n\n", yesNo(caps.ExitCodes), yesNo(caps.AgentVersion))
-		for _, d := range rep.Differences() {
-			fmt.Fprintf(&b, "- %s\n", mdEscape(d))
-		}
-		fmt.Fprintf(&b, "\nFixture candidates: `fixture-candidates/%s/real-%s-{%s}.jsonl` in the workflow artifact.\n\n",
-			rep.Engine, rep.Version, strings.Join(rep.DriftedScenarios(), ","))
-	}
-	b.WriteString("## readme2demo drift\n\n")
-	section(o.Report, o.Caps)
-	if o.Against != nil {
-		section(o.Against, o.AgCaps)
-		var d bytes.Buffer
-		WriteDiff(&d, o.Against, o.Report)
-		b.WriteString("<details><summary>Command logs side by side</summary>\n\n```text\n")
-		b.WriteString(strings.ReplaceAll(d.String(), "```", "'''"))
-		b.WriteString("\n```\n\n</details>\n\n")
-	}
-	b.WriteString("How to bump a pinned CLI safely: docs/drift.md.\n")
-	return b.String()
-}
-
 func mdEscape(s string) string {
 	return strings.NewReplacer("<", "&lt;", ">", "&gt;", "|", "\\|").Replace(s)
 }
@@ -284,4 +265,72 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// All is the --engine value that checks every engine of the weekly
+// schedule (agentcli.Scheduled).
+const All = "all"
+
+// ExpandEngines turns an --engine value into the engines to check: "all"
+// is every scheduled engine; anything else is itself (LookupCLI checks it).
+func ExpandEngines(engine string) []string {
+	if engine != All {
+		return []string{engine}
+	}
+	var out []string
+	for _, c := range agentcli.Scheduled() {
+		out = append(out, c.Engine)
+	}
+	return out
+}
+
+// EngineCheck is one engine's check in RunChecks: its outcome, or why it
+// could not be checked.
+type EngineCheck struct {
+	Engine  string
+	Outcome *Outcome // nil when Err is a *SetupError
+	Err     error
+}
+
+// Summary is the engine's entry in drift.json.
+func (c EngineCheck) Summary() CheckSummary {
+	if c.Outcome == nil {
+		cs := CheckSummary{Engine: c.Engine, Error: "not checked"}
+		if cli, err := agentcli.Lookup(c.Engine); err == nil {
+			cs.Pinned = cli.Pinned
+		}
+		if c.Err != nil {
+			cs.Error = c.Err.Error()
+		}
+		return cs
+	}
+	return SummaryOf(c.Outcome)
+}
+
+// RunChecks runs RunCheck for each engine in turn with o (o.Engine is
+// ignored) and, when any engine ran, writes drift.json and report.md under
+// o.OutDir. An engine that cannot be checked is recorded and the others
+// still run; a context that ended stops the run.
+func RunChecks(ctx context.Context, o Options, names []string) ([]EngineCheck, error) {
+	var out []EngineCheck
+	for _, name := range names {
+		o.Engine = name
+		res, err := RunCheck(ctx, o)
+		out = append(out, EngineCheck{Engine: name, Outcome: res, Err: err})
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	ran := false
+	var sums []CheckSummary
+	for _, c := range out {
+		ran = ran || c.Outcome != nil
+		sums = append(sums, c.Summary())
+	}
+	if o.OutDir != "" && ran { // nothing is written when nothing ran
+		if err := WriteSummary(o.OutDir, sums); err != nil {
+			return out, err
+		}
+	}
+	return out, ctx.Err()
 }

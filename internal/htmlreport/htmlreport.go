@@ -31,6 +31,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -68,6 +69,10 @@ type Options struct {
 	// Redact, when set, is applied to every string from the log or the diff
 	// before the built-in redaction (pass the run's redactor).
 	Redact func(string) string
+	// RedactValues, when set, is all the redaction the text of a command
+	// mapped to a README line gets (with the secret values): the pipeline
+	// redacted it already, and shape rules never rewrite a README command.
+	RedactValues func(string) string
 	// Width and Height size the player's terminal; 0 gives the demo
 	// defaults.
 	Width, Height int
@@ -115,7 +120,7 @@ func Render(w io.Writer, l *commandlog.Log, o Options) error {
 		return fmt.Errorf("render html report: no command log")
 	}
 	red := redactor(o)
-	l = redactedCopy(l, red)
+	l = redactedCopy(l, red, valuesRedactor(o))
 	o.ReadmeDiff, o.Readme, o.Source, o.Title = red(o.ReadmeDiff), red(o.Readme), red(o.Source), red(o.Title)
 	p, err := build(l, o)
 	if err != nil {
@@ -138,6 +143,7 @@ type page struct {
 	Total, OK, Failed, Unknown              int
 	Warning, Reason                         string
 	Blocked, Fixes, Edited                  []string
+	Skipped                                 []skippedRow
 	Diff                                    []diffLine
 	DiffCut                                 bool
 	Commands                                []row
@@ -151,6 +157,9 @@ type page struct {
 }
 
 type diffLine struct{ Class, Text string }
+
+// skippedRow is one README command the run did not test.
+type skippedRow struct{ Where, Command, Reason string }
 
 // row is one command in the timeline.
 type row struct {
@@ -231,6 +240,9 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 				p.Edited = append(p.Edited, e.Path)
 			}
 		}
+	}
+	for _, sk := range l.Skipped {
+		p.Skipped = append(p.Skipped, skippedRow{Where: fmt.Sprintf("%s:%d", sk.File, sk.Line), Command: sk.Command, Reason: sk.Reason})
 	}
 	p.Commands = make([]row, len(l.Commands))
 	for i, c := range l.Commands {
@@ -367,6 +379,9 @@ func outcome(l *commandlog.Log) string {
 }
 
 func verdict(l *commandlog.Log) string {
+	if report.NothingToRun(l) {
+		return "Nothing to run: no README command to test"
+	}
 	switch outcome(l) {
 	case "adjusted":
 		return "The README works, with adjustments"
@@ -398,41 +413,32 @@ func redactor(o Options) func(string) string {
 	}
 }
 
-// redactedCopy returns a deep copy of l with f applied to every string.
-func redactedCopy(l *commandlog.Log, f func(string) string) *commandlog.Log {
-	c := *l
-	c.Commands = append([]commandlog.Command(nil), l.Commands...)
-	for i := range c.Commands {
-		if s := c.Commands[i].Source; s != nil {
-			cp := *s
-			c.Commands[i].Source = &cp
-		}
+// valuesRedactor is the redaction of README-mapped commands, or nil.
+func valuesRedactor(o Options) func(string) string {
+	if o.RedactValues == nil {
+		return nil
 	}
-	c.Markers = append([]commandlog.Marker(nil), l.Markers...)
-	c.FileEdits = append([]commandlog.FileEdit(nil), l.FileEdits...)
-	applyAll(&c, f)
-	return &c
+	r := redact.New(o.Secrets)
+	return func(v string) string { return r.Values(o.RedactValues(v)) }
 }
 
-// applyAll runs f over every string of l, as redact.Log does.
-func applyAll(l *commandlog.Log, f func(string) string) {
-	l.Engine = f(l.Engine)
-	if l.AgentVersion != nil {
-		v := f(*l.AgentVersion)
-		l.AgentVersion = &v
-	}
-	l.OutcomeReason = f(l.OutcomeReason)
-	for i := range l.Markers {
-		l.Markers[i].Text = f(l.Markers[i].Text)
-	}
-	for i := range l.Commands {
-		c := &l.Commands[i]
-		c.ID, c.Command, c.Output, c.ParentID = f(c.ID), f(c.Command), f(c.Output), f(c.ParentID)
-		if c.Source != nil {
-			c.Source.File = f(c.Source.File)
+// redactedCopy returns a deep copy of l with f applied to every string
+// (commandlog's one traversal: a field added to the schema is covered);
+// the text of a command mapped to a README line gets values instead, when
+// set.
+func redactedCopy(l *commandlog.Log, f, values func(string) string) *commandlog.Log {
+	c := commandlog.Clone(l)
+	sourced := map[string]bool{}
+	for i := range c.Commands {
+		if c.Commands[i].Source != nil {
+			sourced["commands["+strconv.Itoa(i)+"].command"] = true
 		}
 	}
-	for i := range l.FileEdits {
-		l.FileEdits[i].Path, l.FileEdits[i].Tool = f(l.FileEdits[i].Path), f(l.FileEdits[i].Tool)
-	}
+	commandlog.MapStrings(c, func(fd commandlog.Field, s string) string {
+		if values != nil && sourced[fd.Path] {
+			return values(s)
+		}
+		return f(s)
+	})
+	return c
 }

@@ -2,9 +2,7 @@ package mockllm
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,54 +10,36 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
 
-var captureFlag = flag.Bool("capture", false,
-	"regenerate testdata/fixtures/claude-code/real-* by running every ClaudeCaptureVersions CLI (also R2D_CAPTURE=1)")
-
-const repoRoot = "../.."
-
 var fixtureDir = filepath.Join(repoRoot, "testdata", "fixtures", "claude-code")
 
-// claudeBinaryOrSkip finds an npm-installed CLI version. Missing: FAIL in CI, skip elsewhere.
-func claudeBinaryOrSkip(t *testing.T, version string) string {
-	t.Helper()
-	dir := CLIDir(os.Getenv, repoRoot)
-	bin := ClaudeBinary(dir, version)
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("claude-code %s not installed at %s; install it with: %s",
-			version, bin, ClaudeInstallCommand(dir, version))
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
+// claudeCaptureVersions are the Claude Code versions whose real-* fixtures are committed
+// (newest first); -capture rewrites all of them.
+var claudeCaptureVersions = []string{"2.1.332", "2.0.77", "1.0.128"}
 
 // TestRealClaudeCLI runs the pinned REAL Claude Code CLI against the mock for every capture
 // scenario and checks the transcript at JSON level. With -capture (or R2D_CAPTURE=1) it runs
-// every ClaudeCaptureVersions CLI and rewrites the committed real-* fixtures.
+// every claudeCaptureVersions CLI and rewrites the committed real-* fixtures.
 func TestRealClaudeCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real CLI; skipped with -short")
 	}
-	capture := *captureFlag || os.Getenv("R2D_CAPTURE") == "1"
-	versions := []string{ClaudePinnedVersion}
+	capture := capturing()
+	versions := []string{agentcli.ClaudeCodeVersion}
 	if capture {
-		versions = ClaudeCaptureVersions
+		versions = claudeCaptureVersions
 	}
 	for _, version := range versions {
 		t.Run(version, func(t *testing.T) {
-			bin := claudeBinaryOrSkip(t, version)
-			for _, name := range ClaudeScenarioNames {
+			cli, bin := cliOrSkip(t, "claude-code", version)
+			for _, name := range CaptureScenarioNames {
 				t.Run(name, func(t *testing.T) {
-					ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-					defer cancel()
-					c, err := CaptureClaude(ctx, bin, name)
-					assert.NilError(t, err)
+					// --max-turns 10, as the committed captures were made (CAPTURES.md).
+					c := captureRun(t, CaptureRun{CLI: cli, Binary: bin, MaxTurns: 10}, name, 3*time.Minute)
 					t.Logf("exit %d, killed %v, %v, %d requests: %s", c.ExitCode, c.Killed,
 						c.Duration.Round(time.Millisecond), len(c.Requests), summarize(c.Requests))
 					if t.Failed() || !checkCapture(t, version, c) {
@@ -75,7 +55,7 @@ func TestRealClaudeCLI(t *testing.T) {
 	}
 }
 
-func writeFixture(t *testing.T, version, name string, c *Capture) {
+func writeFixture(t *testing.T, version, name string, c *Captured) {
 	t.Helper()
 	assert.NilError(t, os.MkdirAll(fixtureDir, 0o755))
 	base := filepath.Join(fixtureDir, fmt.Sprintf("real-%s-%s", version, name))
@@ -160,7 +140,7 @@ func resultText(b map[string]any) string {
 }
 
 // checkCapture asserts what every version must show for the scenario; it reports success.
-func checkCapture(t *testing.T, version string, c *Capture) bool {
+func checkCapture(t *testing.T, version string, c *Captured) bool {
 	t.Helper()
 	tr := decodeTranscript(t, c.Transcript)
 	sc := c.Scenario

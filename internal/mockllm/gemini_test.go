@@ -3,7 +3,6 @@ package mockllm
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
 
@@ -232,38 +232,12 @@ func TestGeminiSideRequests(t *testing.T) {
 	assert.Check(t, is.DeepEqual(kinds, []RequestKind{KindSide, KindSide, KindSide, KindSide, KindCountTokens, KindUnknown}))
 }
 
-// The harness's settings are the engine's: the capture tests what BuildCommand sets up.
-func TestGeminiSettingsMatchEngine(t *testing.T) {
-	assert.Equal(t, fmt.Sprintf(GeminiSettings, 7), fmt.Sprintf(engines.GeminiSettings, GeminiAuthType, 7))
-	assert.Equal(t, GeminiPinnedVersion, engines.GeminiVersion, "the mock harness and the engine pin different gemini versions")
-	assert.Check(t, json.Valid([]byte(fmt.Sprintf(GeminiSettings, 7))))
-	eng, err := engines.Lookup(engines.GeminiName)
-	assert.NilError(t, err)
-	cmd := eng.BuildCommand(engines.Limits{})
-	for _, a := range GeminiArgs("", "") {
-		if a != "" {
-			assert.Check(t, is.Contains(cmd, a), "BuildCommand lacks the harness's %s", a)
-		}
-	}
-}
-
 var geminiFixtureDir = filepath.Join(repoRoot, "testdata", "fixtures", "gemini")
 
-// geminiBinaryOrSkip finds the npm-installed pinned gemini. Missing: FAIL in CI, skip elsewhere.
-func geminiBinaryOrSkip(t *testing.T, version string) string {
-	t.Helper()
-	dir := CLIDir(os.Getenv, repoRoot)
-	bin := GeminiBinary(dir, version)
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("gemini-cli %s not installed at %s; install it with: %s",
-			version, bin, GeminiInstallCommand(dir, version))
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
+// geminiCaptureVersions are the versions whose real-* fixtures (the stream-json transcript and
+// the chat session file of the same run) are committed, newest first: 0.61.0 writes JSONL
+// sessions, 0.35.0 one JSON document with the newer shell output, 0.20.2 the older one.
+var geminiCaptureVersions = []string{agentcli.GeminiCLIVersion, "0.35.0", "0.20.2"}
 
 // geminiCaptureModel is the model the "model-" capture asks for with --model (no routing).
 const geminiCaptureModel = "gemini-2.5-flash"
@@ -273,45 +247,46 @@ const geminiCaptureModel = "gemini-2.5-flash"
 // --model), parses each transcript with the gemini engine and checks the command log a user
 // would read, and checks that the chat session file the CLI wrote for the same run, merged
 // into it, gives the exit codes the stream does not state. With -capture (or R2D_CAPTURE=1)
-// it runs every GeminiCaptureVersions CLI and rewrites testdata/fixtures/gemini/real-*.
+// it runs every geminiCaptureVersions CLI and rewrites testdata/fixtures/gemini/real-*.
 func TestRealGeminiCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real CLI; skipped with -short")
 	}
-	capture := *captureFlag || os.Getenv("R2D_CAPTURE") == "1"
-	versions := []string{GeminiPinnedVersion}
-	if capture {
-		versions = GeminiCaptureVersions
+	versions := []string{agentcli.GeminiCLIVersion}
+	if capturing() {
+		versions = geminiCaptureVersions
 	}
 	eng, err := engines.Lookup(engines.GeminiName)
 	assert.NilError(t, err)
 	type run struct{ name, scenario, model string }
 	for _, version := range versions {
 		t.Run(version, func(t *testing.T) {
-			bin := geminiBinaryOrSkip(t, version)
+			cli, bin := cliOrSkip(t, engines.GeminiName, version)
+			pinned := version == agentcli.GeminiCLIVersion
 			var runs []run
-			for _, n := range GeminiScenarioNames {
+			for _, n := range []string{ScenarioSuccess, ScenarioFailures, ScenarioEdit, ScenarioSignals,
+				ScenarioMaxTurns, ScenarioBigOut, ScenarioKilled} {
 				runs = append(runs, run{n, n, ""})
 			}
-			if version == GeminiPinnedVersion {
+			if pinned {
 				runs = append(runs, run{"model-success", ScenarioSuccess, geminiCaptureModel})
 			}
 			for _, r := range runs {
 				t.Run(r.name, func(t *testing.T) {
 					t.Parallel() // the CLI mostly waits: its startup, the mock, the commands
-					ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-					defer cancel()
-					c, err := CaptureGemini(ctx, bin, r.scenario, r.model)
-					assert.NilError(t, err)
+					turns := 20
+					if r.scenario == ScenarioMaxTurns {
+						turns = CaptureMaxTurns
+					}
+					c := captureRun(t, CaptureRun{CLI: cli, Binary: bin, Model: r.model, MaxTurns: turns}, r.scenario, 4*time.Minute)
 					l, err := eng.ParseTranscript(bytes.NewReader(c.Transcript))
 					assert.NilError(t, err)
 					assert.NilError(t, commandlog.Validate(l))
-					pinned := version == GeminiPinnedVersion
 					if pinned && (!checkGeminiRun(t, c, r.model) || !checkGeminiLog(t, c, l)) || !checkGeminiSession(t, c, l, pinned) {
 						t.Logf("exit %d, stderr:\n%s\ntranscript:\n%s\nsession:\n%s", c.ExitCode, c.Stderr, c.Transcript, c.Session)
 						return
 					}
-					if capture {
+					if capturing() {
 						writeGeminiFixture(t, version, r.name, c)
 					}
 				})
@@ -323,7 +298,7 @@ func TestRealGeminiCLI(t *testing.T) {
 // checkGeminiSession merges the run's session file into its stream log: every command the
 // session records gets the exit code it states (the pinned CLI states one for every command
 // that ran to an end; engines' TestGeminiSessionMerge checks the committed pairs in detail).
-func checkGeminiSession(t *testing.T, c *GeminiCapture, stream *commandlog.Log, pinned bool) bool {
+func checkGeminiSession(t *testing.T, c *Captured, stream *commandlog.Log, pinned bool) bool {
 	t.Helper()
 	if !assert.Check(t, len(c.Session) > 0, "gemini wrote no chat session file under its home") {
 		return false
@@ -348,7 +323,7 @@ func checkGeminiSession(t *testing.T, c *GeminiCapture, stream *commandlog.Log, 
 }
 
 // checkGeminiRun checks what the mock saw and how the CLI ended.
-func checkGeminiRun(t *testing.T, c *GeminiCapture, model string) bool {
+func checkGeminiRun(t *testing.T, c *Captured, model string) bool {
 	t.Helper()
 	turns := 0
 	for i, r := range c.Requests {
@@ -394,7 +369,7 @@ func slicesContain(s []string, v string) bool {
 // checkGeminiLog asserts the command log of a scenario, as a reader of the transcript would
 // list it; it reports success. Gemini states an exit code only for a command that printed
 // nothing, so every other command is unknown (or failed, for a signal) with no exit code.
-func checkGeminiLog(t *testing.T, c *GeminiCapture, l *commandlog.Log) bool {
+func checkGeminiLog(t *testing.T, c *Captured, l *commandlog.Log) bool {
 	t.Helper()
 	assert.Check(t, is.Equal(l.Engine, "gemini"))
 	assert.Check(t, l.CostUSD == nil, "gemini reports tokens, not dollars")
@@ -465,7 +440,7 @@ func checkGeminiLog(t *testing.T, c *GeminiCapture, l *commandlog.Log) bool {
 	return !t.Failed()
 }
 
-func writeGeminiFixture(t *testing.T, version, name string, c *GeminiCapture) {
+func writeGeminiFixture(t *testing.T, version, name string, c *Captured) {
 	t.Helper()
 	assert.NilError(t, os.MkdirAll(geminiFixtureDir, 0o755))
 	base := filepath.Join(geminiFixtureDir, fmt.Sprintf("real-%s-%s", version, name))

@@ -3,7 +3,6 @@ package mockllm
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
 
@@ -211,64 +211,50 @@ func mustJSON(v any) string {
 
 var codexFixtureDir = filepath.Join(repoRoot, "testdata", "fixtures", "codex")
 
-// codexBinaryOrSkip finds the npm-installed pinned codex. Missing: FAIL in CI, skip elsewhere.
-func codexBinaryOrSkip(t *testing.T, version string) string {
-	t.Helper()
-	dir := CLIDir(os.Getenv, repoRoot)
-	bin := CodexBinary(dir, version)
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("codex %s not installed at %s; install it with: %s",
-			version, bin, CodexInstallCommand(dir, version))
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return bin
-}
+// codexCaptureVersions are the versions whose real-* fixtures (the exec --json stream and the
+// session rollout of the same run) are committed, newest first: one per rollout generation.
+var codexCaptureVersions = []string{agentcli.CodexVersion, "0.125.0", "0.80.0", "0.45.0", "0.39.0", "0.20.0"}
 
 // TestRealCodexCLI runs the pinned REAL codex CLI against the mock for every capture scenario
-// (and once on codex's default model, which is driven through its JavaScript exec tool),
-// parses each transcript with the codex engine and checks the command log a user would read,
-// and checks that the session rollout the CLI wrote for the same run gives the same commands.
-// With -capture (or R2D_CAPTURE=1) it runs every CodexCaptureVersions CLI and rewrites
+// (with -m CodexModel, which codex offers exec_command and apply_patch directly, and once on
+// codex's default model, which is driven through its JavaScript exec tool), parses each
+// transcript with the codex engine and checks the command log a user would read, and checks
+// that the session rollout the CLI wrote for the same run gives the same commands. With
+// -capture (or R2D_CAPTURE=1) it runs every codexCaptureVersions CLI and rewrites
 // testdata/fixtures/codex/real-* (stream and rollout).
 func TestRealCodexCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real CLI; skipped with -short")
 	}
-	assert.Equal(t, CodexPinnedVersion, engines.CodexVersion, "the mock harness and the engine pin different codex versions")
-	capture := *captureFlag || os.Getenv("R2D_CAPTURE") == "1"
-	versions := []string{CodexPinnedVersion}
-	if capture {
-		versions = CodexCaptureVersions
+	versions := []string{agentcli.CodexVersion}
+	if capturing() {
+		versions = codexCaptureVersions
 	}
 	eng, err := engines.Lookup(engines.CodexName)
 	assert.NilError(t, err)
 	for _, version := range versions {
 		t.Run(version, func(t *testing.T) {
-			bin := codexBinaryOrSkip(t, version)
-			runs := []struct{ name, scenario string }{}
-			for _, n := range CodexScenarioNames {
-				runs = append(runs, struct{ name, scenario string }{n, n})
+			cli, bin := cliOrSkip(t, engines.CodexName, version)
+			pinned := version == agentcli.CodexVersion
+			type run struct{ name, scenario, model string }
+			var runs []run
+			for _, n := range []string{ScenarioSuccess, ScenarioFailures, ScenarioEdit, ScenarioAbandoned, ScenarioKilled} {
+				runs = append(runs, run{n, n, CodexModel})
 			}
-			if version == CodexPinnedVersion {
-				runs = append(runs, struct{ name, scenario string }{"codemode-success", ScenarioSuccess})
+			if pinned {
+				runs = append(runs, run{ScenarioBigOut, ScenarioBigOut, CodexModel}, run{"codemode-success", ScenarioSuccess, ""})
 			}
 			for _, r := range runs {
 				t.Run(r.name, func(t *testing.T) {
-					ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-					defer cancel()
-					c, err := CaptureCodex(ctx, bin, r.scenario, strings.HasPrefix(r.name, "codemode-"))
-					assert.NilError(t, err)
+					c := captureRun(t, CaptureRun{CLI: cli, Binary: bin, Model: r.model}, r.scenario, 3*time.Minute)
 					l, err := eng.ParseTranscript(bytes.NewReader(c.Transcript))
 					assert.NilError(t, err)
 					assert.NilError(t, commandlog.Validate(l))
-					if version == CodexPinnedVersion && !checkCodexLog(t, c, l) || !checkCodexRollout(t, c, l) {
-						t.Logf("stderr:\n%s\ntranscript:\n%s\nrollout:\n%s", c.Stderr, c.Transcript, c.Rollout)
+					if pinned && !checkCodexLog(t, c, l) || !checkCodexRollout(t, c, l) {
+						t.Logf("stderr:\n%s\ntranscript:\n%s\nrollout:\n%s", c.Stderr, c.Transcript, c.Session)
 						return
 					}
-					if capture {
+					if capturing() {
 						writeCodexFixture(t, version, r.name, c)
 					}
 				})
@@ -279,14 +265,14 @@ func TestRealCodexCLI(t *testing.T) {
 
 // checkCodexRollout checks that the rollout of the run gives the stream's commands and exit
 // codes (engines' TestCodexRolloutMatchesStream compares the committed pairs in full).
-func checkCodexRollout(t *testing.T, c *CodexCapture, stream *commandlog.Log) bool {
+func checkCodexRollout(t *testing.T, c *Captured, stream *commandlog.Log) bool {
 	t.Helper()
-	if !assert.Check(t, len(c.Rollout) > 0, "codex wrote no session rollout under its HOME") {
+	if !assert.Check(t, len(c.Session) > 0, "codex wrote no session rollout under its HOME") {
 		return false
 	}
-	assert.Check(t, !bytes.Contains(c.Rollout, []byte(DummyAPIKey)), "rollout leaks the API key")
+	assert.Check(t, !bytes.Contains(c.Session, []byte(DummyAPIKey)), "rollout leaks the API key")
 	eng, _ := engines.Lookup(engines.CodexName)
-	l, err := eng.ParseTranscript(bytes.NewReader(c.Rollout))
+	l, err := eng.ParseTranscript(bytes.NewReader(c.Session))
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(l.ParseStats.UnknownEvents, 0))
 	key := func(l *commandlog.Log) []string {
@@ -323,7 +309,7 @@ type cmdWant struct {
 func ip(n int) *int { return &n }
 
 // checkCodexLog asserts the command log of a scenario; it reports success.
-func checkCodexLog(t *testing.T, c *CodexCapture, l *commandlog.Log) bool {
+func checkCodexLog(t *testing.T, c *Captured, l *commandlog.Log) bool {
 	t.Helper()
 	assert.Check(t, is.Equal(l.Engine, "codex"))
 	assert.Check(t, l.CostUSD == nil, "codex reports tokens, not dollars")
@@ -363,6 +349,14 @@ func checkCodexLog(t *testing.T, c *CodexCapture, l *commandlog.Log) bool {
 		// still running when the turn ended: no exit code, never a fabricated 0
 		want = []cmdWant{{"echo server starting; sleep 20; echo server stopped", nil, "unknown", ""}}
 		assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeSuccess))
+	case ScenarioBigOut:
+		// codex carries the whole output; the parser keeps head and tail
+		want = []cmdWant{{"echo SUCCESS", ip(0), "ok", "SUCCESS"}, {"seq 1 20000", ip(0), "ok", "1\n2\n3\n"}}
+		assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeFailed), "SUCCESS printed by a command is not the agent's marker")
+		assert.Check(t, is.Len(l.Markers, 0))
+		for _, cmd := range l.Commands {
+			assert.Check(t, is.Equal(cmd.Truncated, cmd.Command == "seq 1 20000"), cmd.Command)
+		}
 	case ScenarioKilled:
 		assert.Check(t, c.Killed, "the harness did not kill the CLI")
 		want = []cmdWant{{"echo waiting for the server; sleep 60; echo done", nil, "unknown", ""}}
@@ -388,11 +382,11 @@ func checkCodexLog(t *testing.T, c *CodexCapture, l *commandlog.Log) bool {
 	return !t.Failed()
 }
 
-func writeCodexFixture(t *testing.T, version, name string, c *CodexCapture) {
+func writeCodexFixture(t *testing.T, version, name string, c *Captured) {
 	t.Helper()
 	assert.NilError(t, os.MkdirAll(codexFixtureDir, 0o755))
 	base := filepath.Join(codexFixtureDir, fmt.Sprintf("real-%s-%s", version, name))
-	for _, b := range [][]byte{c.Transcript, c.Rollout} {
+	for _, b := range [][]byte{c.Transcript, c.Session} {
 		// the capture's temporary root is rewritten to CaptureRoot; nothing of the host's
 		// home may remain (codex's own tool descriptions mention "/root/task1": not a path)
 		assert.Assert(t, !bytes.Contains(b, []byte("r2d-capture-")), "capture holds its temporary directory")
@@ -402,6 +396,6 @@ func writeCodexFixture(t *testing.T, version, name string, c *CodexCapture) {
 		assert.Assert(t, !bytes.Contains(b, []byte(DummyAPIKey)), "capture leaks the API key")
 	}
 	assert.NilError(t, os.WriteFile(base+".jsonl", c.Transcript, 0o644))
-	assert.NilError(t, os.WriteFile(base+".rollout.jsonl", c.Rollout, 0o644))
-	t.Logf("wrote %s.jsonl (%d bytes) and .rollout.jsonl (%d bytes)", base, len(c.Transcript), len(c.Rollout))
+	assert.NilError(t, os.WriteFile(base+".rollout.jsonl", c.Session, 0o644))
+	t.Logf("wrote %s.jsonl (%d bytes) and .rollout.jsonl (%d bytes)", base, len(c.Transcript), len(c.Session))
 }

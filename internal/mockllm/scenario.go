@@ -1,5 +1,6 @@
-// Package mockllm owns the scripted mock LLM APIs that drive REAL agent CLIs in tests, and the
-// harness that runs those CLIs against the mock to capture real transcripts.
+// Package mockllm owns the scripted mock LLM APIs that drive REAL agent CLIs at no cost, the
+// capture scenarios `readme2demo drift` runs, and Capture, which runs a real CLI on this machine
+// against the mock.
 //
 // A Scenario is a list of Turns; every main-conversation request the CLI sends gets the next
 // Turn as the model's answer, so the CLI runs real commands and writes a real transcript with
@@ -10,10 +11,15 @@
 // Files:
 //   - scenario.go: the API-neutral scenario types and tool-call helpers (shared by every mock).
 //   - server.go: the HTTP server, request recording and turn bookkeeping (shared).
-//   - anthropic.go: the Anthropic Messages API (POST /v1/messages, SSE and JSON) for Claude Code.
-//   - claude.go: RunClaude, the harness that runs a real `claude` binary against the mock, and
-//     the capture scenarios behind testdata/fixtures/claude-code/real-* (see CAPTURES.md).
-//   - openai.go: the OpenAI Responses API for Codex, and RunCodex.
+//   - anthropic.go: the Anthropic Messages API (POST /v1/messages, SSE and JSON) for Claude Code
+//     (and OpenHands through LiteLLM).
+//   - openai.go: the OpenAI Responses API for Codex.
+//   - gemini.go: the Gemini API for Gemini CLI.
+//   - scenarios.go: the capture scenarios (success, failures, bigoutput, killed) per engine.
+//   - capture.go: Capture, one real CLI run against a fresh mock (see CAPTURES.md).
+//
+// How to start and run each CLI lives in internal/agentcli; the real-CLI tests and the
+// test-only scenarios are in this package's _test files.
 //
 // Everything is deterministic: ids are derived from the turn and call index, and usage numbers
 // are fixed constants.

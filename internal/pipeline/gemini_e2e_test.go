@@ -13,6 +13,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
@@ -46,9 +47,9 @@ func TestRunEndToEndRealGeminiInContainer(t *testing.T) {
 		img = v
 	}
 	ver, err := exec.Command("docker", "run", "--rm", "--network", "none", "-e", "HOME=/tmp", img, "gemini", "--version").Output()
-	if err != nil || strings.TrimSpace(string(ver)) != engines.GeminiVersion {
+	if err != nil || strings.TrimSpace(string(ver)) != agentcli.GeminiCLIVersion {
 		sandboxtest.Unavailable(t, "image %s has no gemini %s (got %q, %v): build it with GEMINI_CLI_VERSION=%s",
-			img, engines.GeminiVersion, strings.TrimSpace(string(ver)), err, engines.GeminiVersion)
+			img, agentcli.GeminiCLIVersion, strings.TrimSpace(string(ver)), err, agentcli.GeminiCLIVersion)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

@@ -17,22 +17,36 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/demo"
 	"github.com/readme2demo/readme2demo/internal/htmlreport"
+	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/prompt"
 	"github.com/readme2demo/readme2demo/internal/readme"
 	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/repoconfig"
+	"github.com/readme2demo/readme2demo/internal/repofs"
 	"github.com/readme2demo/readme2demo/internal/report"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/secrets"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 	"github.com/readme2demo/readme2demo/internal/textdiff"
 )
 
 // DefaultReadme is the README followed when Config.Readme is empty.
 const DefaultReadme = "README.md"
+
+// MaxReadmeBytes is the largest README readme2demo reads on the host: the
+// repository's before the run (a larger one is a configuration error) and
+// the one the agent left (a larger one is reported as changed too much to
+// diff). It keeps the host's memory bounded whatever a README or a
+// command writes.
+const MaxReadmeBytes = textdiff.MaxBytes
 
 // The files a run writes in its output directory.
 const (
@@ -60,6 +74,9 @@ type Config struct {
 	// PriorLog is an earlier command_log.json, for engines that re-run one
 	// (replay); nil otherwise.
 	PriorLog []byte
+	// Order is the markdown engine's run order (plan.OrderReadme or
+	// plan.OrderInstallFirst); "" takes the README's order hint.
+	Order string
 
 	// Sandbox settings beyond the defaults.
 	NetworkMode string
@@ -118,6 +135,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
+	// Progress lines quote commands, paths and messages from the
+	// repository: none reaches the terminal as a control sequence.
+	cfg.Progress = termtext.NewWriter(cfg.Progress)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -132,7 +152,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	readmeText, err := checkRepo(cfg.RepoDir, cfg.Readme)
+	// The README path's own checks (relative, inside) come first: they
+	// say what is wrong with the flag.
+	if _, err := prompt.Render(cfg.Readme, cfg.Limits); err != nil {
+		return nil, err
+	}
+	readmeText, err := ReadReadme(cfg.RepoDir, cfg.Readme)
 	if err != nil {
 		return nil, err
 	}
@@ -165,11 +190,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	readmeInContainer := path.Join(engines.WorkspaceContainerPath, path.Clean(cfg.Readme))
-	secrets := make([]string, 0, len(env))
-	for _, v := range env {
-		secrets = append(secrets, v)
-	}
-	red := redact.New(secrets)
+	secretValues := secrets.Values(cfg.Getenv, env)
+	red := redact.New(secretValues)
 	start := cfg.Now()
 	prog := newProgress(eng, cfg.Progress, red, start, cfg.Now)
 	runID := cfg.RunID
@@ -205,7 +227,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Workdir:        engines.WorkspaceContainerPath,
 		Files:          []sandbox.File{{Path: engines.PromptContainerPath, Data: []byte(promptText)}},
 		Command:        netw.command(eng.BuildCommand(cfg.Limits)),
-		Env:            netw.env,
+		Env:            withEnv(netw.env, repoconfig.GitEnv()),
 		Timeout:        cfg.Limits.Timeout,
 		Resources:      cfg.Resources,
 		NetworkMode:    netw.mode,
@@ -213,6 +235,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		TranscriptPath: engines.TranscriptContainerPath,
 		StderrPath:     engines.StderrContainerPath,
 		Collect:        append([]string{readmeInContainer}, sessionCollect(eng)...),
+		CollectLimits:  map[string]int64{readmeInContainer: MaxReadmeBytes},
 		OnTranscript:   prog.feed,
 		Now:            cfg.Now,
 	})
@@ -223,7 +246,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := netw.check(res); err != nil {
 		return nil, err
 	}
+	_, keyless := eng.(engines.InputPreparer)
 	for _, f := range res.RepoConfig {
+		if keyless && f.Action == repoconfig.Flag {
+			// Listed like every flagged path (SECURITY.md), without the
+			// agent's threat: nothing reads them in a keyless run.
+			fmt.Fprintf(cfg.Progress, "repository config flag: %s (kept; instructions for AI agents, which a keyless run does not read)\n", f.Path)
+			continue
+		}
 		fmt.Fprintf(cfg.Progress, "repository config %s: %s (%s)\n", f.Action, f.Path, f.Reason)
 	}
 
@@ -239,7 +269,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	bud.enforce(log)
 	readme.Map(log, cfg.Readme, readmeText)
-	redact.Log(log, red)
+	log.RepoFindings = repoFindings(res.RepoConfig)
+	// README commands are public: redaction never rewrites one into a
+	// different command (the replay engine would run that).
+	redact.Log(log, red, string(readmeText))
 	if err := commandlog.Validate(log); err != nil {
 		fmt.Fprintf(cfg.Progress, "warning: %v\n", err)
 	}
@@ -267,29 +300,29 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		files = append(files, outFile{out.Session, []byte(red.String(string(session)))})
 	}
 	// What people read: the agent's README edits, the report and the demo.
-	diff := ""
-	if after, ok := res.Collected[readmeInContainer]; ok {
-		diff = red.String(textdiff.Unified("a/"+path.Clean(cfg.Readme), "b/"+path.Clean(cfg.Readme), string(readmeText), string(after)))
+	diff := readmeDiff(cfg.Readme, readmeText, readmeInContainer, res, red)
+	if strings.HasPrefix(diff, "#") {
+		fmt.Fprintf(cfg.Progress, "%s", diff)
 	}
 	if diff != "" {
 		out.ReadmeDiff = filepath.Join(cfg.OutDir, ReadmeDiffFile)
 		files = append(files, outFile{out.ReadmeDiff, []byte(diff)})
 	}
 	out.Report = filepath.Join(cfg.OutDir, ReportFile)
-	rep := report.Render(log, report.Options{Readme: cfg.Readme, ReadmeDiff: diff, Redact: red.String})
+	rep := report.Render(log, report.Options{Readme: cfg.Readme, ReadmeDiff: diff, Redact: red.String, RedactValues: red.Values})
 	files = append(files, outFile{out.Report, []byte(rep)})
 	for _, f := range files {
 		if err := os.WriteFile(f.path, f.data, 0o644); err != nil {
 			return nil, errors.Join(runErr, fmt.Errorf("write %s: %w", filepath.Base(f.path), err))
 		}
 	}
-	cast, script, err := demo.WriteFiles(cfg.OutDir, log, demo.Options{Source: CommandLogFile, Secrets: secrets})
+	cast, script, err := demo.WriteFiles(cfg.OutDir, log, demo.Options{Source: CommandLogFile, Secrets: secretValues})
 	if err != nil {
 		return nil, errors.Join(runErr, fmt.Errorf("write demo: %w", err))
 	}
 	out.DemoCast, out.DemoScript = cast, script
 	out.HTMLReport, err = htmlreport.WriteFile(cfg.OutDir, log, htmlreport.Options{
-		Readme: cfg.Readme, Source: CommandLogFile, ReadmeDiff: diff, Secrets: secrets, Redact: red.String,
+		Readme: cfg.Readme, Source: CommandLogFile, ReadmeDiff: diff, Secrets: secretValues, Redact: red.String, RedactValues: red.Values,
 	})
 	if err != nil {
 		return nil, errors.Join(runErr, fmt.Errorf("write html report: %w", err))
@@ -322,8 +355,12 @@ func input(eng engines.AgentEngine, cfg Config, readmeText []byte) (string, erro
 	if !ok {
 		return text, nil
 	}
+	if cfg.Order != "" && !slices.Contains(plan.Orders, cfg.Order) {
+		return "", &ConfigError{fmt.Sprintf("order %q: use %s", cfg.Order, strings.Join(plan.Orders, " or "))}
+	}
 	b, err := prep.PrepareInput(engines.RunInput{
 		ReadmeName: path.Clean(cfg.Readme), Readme: readmeText, CommandLog: cfg.PriorLog, Limits: cfg.Limits,
+		Repo: plan.RepoFromDir(cfg.RepoDir, cfg.Getenv("GITHUB_REPOSITORY")), Order: cfg.Order,
 	})
 	if err != nil {
 		return "", err
@@ -331,9 +368,12 @@ func input(eng engines.AgentEngine, cfg Config, readmeText []byte) (string, erro
 	return string(b), nil
 }
 
-// checkRepo makes sure the repository and its README exist and returns the
-// README's text.
-func checkRepo(dir, readmePath string) ([]byte, error) {
+// ReadReadme makes sure the repository and its README exist and returns
+// the README's text, read through repofs: never through a symlink out of
+// the repository, never a hard link, FIFO or device, never more than
+// MaxReadmeBytes. Its errors are *ConfigError saying what to fix. Every
+// host-side reader of a repository's README uses it.
+func ReadReadme(dir, readmePath string) ([]byte, error) {
 	if dir == "" {
 		return nil, &ConfigError{"no repository directory given"}
 	}
@@ -341,12 +381,66 @@ func checkRepo(dir, readmePath string) ([]byte, error) {
 	if err != nil || !st.IsDir() {
 		return nil, &ConfigError{fmt.Sprintf("repository directory %s: not a readable directory", dir)}
 	}
-	p := filepath.Join(dir, filepath.FromSlash(path.Clean(readmePath)))
-	text, err := os.ReadFile(p)
-	if err != nil {
+	text, err := repofs.ReadFile(dir, readmePath, MaxReadmeBytes)
+	var re *repofs.Error
+	var tl *repofs.TooLargeError
+	switch {
+	case err == nil:
+		return text, nil
+	case errors.As(err, &tl):
+		return nil, &ConfigError{fmt.Sprintf("README %s: %d bytes, larger than the %s readme2demo reads; point --readme at a smaller file", readmePath, tl.Size, repofs.Size(tl.Max))}
+	case errors.As(err, &re) && re.Reason == "not found":
 		return nil, &ConfigError{fmt.Sprintf("README %s not found in %s: pass --readme with its path relative to the repository", readmePath, dir)}
+	case errors.As(err, &re):
+		return nil, &ConfigError{fmt.Sprintf("README %s: %s (readme2demo reads only regular files inside the repository)", readmePath, re.Reason)}
 	}
-	return text, nil
+	return nil, &ConfigError{fmt.Sprintf("README %s: cannot be read: %v", readmePath, err)}
+}
+
+// readmeDiff is the unified diff of the agent's README edits (redacted),
+// "" when there were none, or a one-line note starting with "#" when the
+// README changed too much to diff or grew past MaxReadmeBytes.
+func readmeDiff(name string, before []byte, inContainer string, res *sandbox.Result, red *redact.Redactor) string {
+	clean := path.Clean(name)
+	after, ok := res.Collected[inContainer]
+	if !ok {
+		for _, err := range res.CopyErrors {
+			if errors.Is(err, sandbox.ErrTooLarge) {
+				return fmt.Sprintf("# %s changed too much to diff: the agent left it larger than %s\n", clean, repofs.Size(MaxReadmeBytes))
+			}
+		}
+		return ""
+	}
+	d, err := textdiff.Unified("a/"+clean, "b/"+clean, string(before), string(after))
+	var tl *textdiff.TooLargeError
+	if errors.As(err, &tl) {
+		return "# " + red.String(tl.Error()) + "\n"
+	}
+	if err != nil {
+		return ""
+	}
+	return red.String(d)
+}
+
+// repoFindings turns the sandbox's repository findings into the log's.
+func repoFindings(fs []repoconfig.Finding) []commandlog.RepoFinding {
+	var out []commandlog.RepoFinding
+	for _, f := range fs {
+		out = append(out, commandlog.RepoFinding{Path: f.Path, Action: f.Action.String(), Reason: f.Reason})
+	}
+	return out
+}
+
+// withEnv returns env with extra added (extra does not override).
+func withEnv(env, extra map[string]string) map[string]string {
+	out := make(map[string]string, len(env)+len(extra))
+	for k, v := range extra {
+		out[k] = v
+	}
+	for k, v := range env {
+		out[k] = v
+	}
+	return out
 }
 
 // explain says why a run ended when the transcript cannot: the timeout, a

@@ -1,39 +1,45 @@
 // Package readme reads a README the way readme2demo needs it, without
-// running anything: it finds the shell code blocks with a real Markdown
-// parser (goldmark), splits each block into commands with their README line
-// numbers, reads the readme2demo hints in HTML comments before a block, and
-// maps the commands of any command log back to the README lines they came
-// from (Map). Everything here is pure: bytes in, values out.
+// running anything: it finds the code blocks with a real Markdown parser
+// (goldmark), keeps each block's lines with their README line numbers, the
+// headings it stands under and the sentence before it, splits shell blocks
+// into commands, reads the readme2demo hints in HTML comments before a
+// block, and maps the commands of any command log back to the README lines
+// they came from (Map). Everything here is pure: bytes in, values out.
+// Deciding which commands to run is internal/plan's job.
 //
 // Which blocks are shell:
 //   - fenced blocks labelled sh, bash, shell, zsh or ksh: every line is a
-//     script line, unless some line starts with a `$ ` prompt, in which
+//     script line, unless some line starts with a shell prompt, in which
 //     case the block is read as a console session;
 //   - fenced blocks labelled console, shell-session, sh-session,
-//     shellsession or terminal: console sessions;
+//     shellsession or terminal: console sessions, or scripts when no line
+//     has a prompt;
 //   - unlabelled fenced blocks and indented code blocks: console sessions
-//     when some line starts with a `$ ` prompt, otherwise not shell (they
-//     are as often output or configuration as commands); the `run` hint
-//     makes the engine run one as a script anyway;
+//     when some line starts with a shell prompt, otherwise split as a script
+//     but not marked shell (they are as often output or configuration as
+//     commands: internal/plan looks at their lines);
 //   - every other language (python, json, yaml, text, powershell, …) is
 //     not shell.
 //
-// In a console session only prompt lines are commands (`$ `, `(venv) $ `,
-// `user@host:~/dir$ `; `# ` root prompts only in a console-labelled block
-// with no `$ ` prompt at all); other lines are expected output. A command
-// continues on the following lines while it is incomplete (a trailing
-// backslash, an open quote, a here-document, an open if/for/while/case or
-// brace, a trailing && || |), and a `> ` continuation prompt on those
-// lines is removed.
+// In a console session only prompt lines are commands (`$ `, `% `, `❯ `,
+// `▶ `, `(venv) $ `, `user@host:~/dir$ `; `# ` root prompts only in a
+// console-labelled block with no other prompt at all); the other lines are
+// the command's expected output. A command continues on the following lines
+// while it is incomplete (a trailing backslash, an open quote, a
+// here-document, an open if/for/while/case or brace, a trailing && || |),
+// and a `> ` continuation prompt on those lines is removed.
 //
 // Hints are HTML comments before a block, several allowed, e.g.
 //
 //	<!-- readme2demo: skip -->
 //	<!-- readme2demo: timeout=30s continue-on-error -->
 //	<!-- readme2demo: background ready="curl -sf localhost:8080" timeout=60s -->
-//	<!-- readme2demo: run -->
+//	<!-- readme2demo: run platform=linux check-output exit=1 cwd=examples -->
+//	<!-- readme2demo: file=config.yaml -->
+//	<!-- readme2demo: setup="mkdir -p data" -->
 //
-// Hints apply to the next code block of any language and are then used up.
+// Hints apply to the next code block of any language and are then used up,
+// except `order=install-first`, which applies to the whole README.
 package readme
 
 import (
@@ -60,6 +66,15 @@ const (
 	ModeConsole Mode = "console" // only prompt lines are commands; the rest is output
 )
 
+// Doc is a parsed README.
+type Doc struct {
+	Blocks []Block
+	// Order is the README's `order=` hint ("install-first"), "" when none.
+	Order string
+	// Problems lists document-level hint words that were not understood.
+	Problems []string
+}
+
 // Block is one code block of the README.
 type Block struct {
 	// Lang is the first word of the info string, lower case; "" for an
@@ -74,11 +89,23 @@ type Block struct {
 	// Shell is true when the block is recognised as shell by its language
 	// or its prompts (see the package comment).
 	Shell bool `json:"shell"`
-	// Run is true when the markdown engine runs the block: shell or the run
-	// hint, and no skip hint.
-	Run      bool      `json:"run"`
+	// Headings are the texts of the headings the block stands under, the
+	// outermost first ("Installation", "macOS").
+	Headings []string `json:"headings,omitempty"`
+	// Before is the text of the paragraph (or list item text) right before
+	// the block, as written (Markdown markup kept), "" when a heading or
+	// nothing precedes it.
+	Before string `json:"before,omitempty"`
+	// Lines are the block's content lines, without their newline.
+	Lines    []Line    `json:"lines"`
 	Hints    Hints     `json:"hints"`
 	Commands []Command `json:"commands"`
+}
+
+// Line is one line of a block.
+type Line struct {
+	Text string `json:"text"`
+	Line int    `json:"line"`
 }
 
 // Command is one command of a block.
@@ -89,6 +116,9 @@ type Command struct {
 	// Line and EndLine are the README lines the command spans.
 	Line    int `json:"line"`
 	EndLine int `json:"end_line"`
+	// Output are the lines a console session shows after the command, up to
+	// the next prompt (nil in script blocks).
+	Output []Line `json:"output,omitempty"`
 }
 
 // Hints are the readme2demo comments before a block.
@@ -99,12 +129,31 @@ type Hints struct {
 	Background      bool          `json:"background,omitempty"`
 	Timeout         time.Duration `json:"timeout,omitempty"`
 	Ready           string        `json:"ready,omitempty"`
+	// Platform is the platform the block is for: "linux", "macos" or
+	// "windows"; "" when the hint is absent.
+	Platform string `json:"platform,omitempty"`
+	// CheckOutput compares each command's output with the lines the
+	// README shows after it.
+	CheckOutput bool `json:"check_output,omitempty"`
+	// Exit is the exit code the block's last command is expected to
+	// return; nil when the hint is absent.
+	Exit *int `json:"exit,omitempty"`
+	// Cwd is the directory, relative to the repository, the block runs in.
+	Cwd string `json:"cwd,omitempty"`
+	// File is the path the block's content is written to instead of being
+	// run.
+	File string `json:"file,omitempty"`
+	// Setup is a command run, unseen, before the block.
+	Setup string `json:"setup,omitempty"`
 	// Problems lists hint words that were not understood, with their line.
 	Problems []string `json:"problems,omitempty"`
 }
 
-func (h Hints) any() bool {
-	return h.Skip || h.Run || h.ContinueOnError || h.Background || h.Timeout != 0 || h.Ready != "" || len(h.Problems) > 0
+// Any reports whether any hint is set.
+func (h Hints) Any() bool {
+	return h.Skip || h.Run || h.ContinueOnError || h.Background || h.Timeout != 0 || h.Ready != "" ||
+		h.Platform != "" || h.CheckOutput || h.Exit != nil || h.Cwd != "" || h.File != "" || h.Setup != "" ||
+		len(h.Problems) > 0
 }
 
 var (
@@ -112,17 +161,31 @@ var (
 	consoleLangs = map[string]bool{"console": true, "shell-session": true, "sh-session": true, "shellsession": true, "terminal": true}
 )
 
+// IsShellLang reports whether a fenced block's language names a shell
+// script or a shell session.
+func IsShellLang(lang string) bool { return shellLangs[lang] || consoleLangs[lang] }
+
 // Extract returns the code blocks of a Markdown document in order.
-func Extract(src []byte) []Block {
+func Extract(src []byte) []Block { return Parse(src).Blocks }
+
+// Parse reads a Markdown document: its code blocks in order and its
+// document-level hints.
+func Parse(src []byte) Doc {
 	lines := newLineIndex(src)
-	doc := goldmark.New().Parser().Parse(text.NewReader(src))
-	var blocks []Block
+	root := goldmark.New().Parser().Parse(text.NewReader(src))
+	var doc Doc
 	var pending Hints
-	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	var headings []heading
+	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
 		switch n := n.(type) {
+		case *ast.Heading:
+			for len(headings) > 0 && headings[len(headings)-1].level >= n.Level {
+				headings = headings[:len(headings)-1]
+			}
+			headings = append(headings, heading{level: n.Level, text: segmentsText(n.Lines(), src)})
 		case *ast.HTMLBlock:
 			var b bytes.Buffer
 			segs := n.Lines()
@@ -137,7 +200,8 @@ func Extract(src []byte) []Block {
 			if segs.Len() > 0 {
 				start = lines.line(segs.At(0).Start)
 			}
-			parseHints(b.String(), start, &pending)
+			parseHints(b.String(), start, &pending, &doc)
+			headings = detailsHeadings(b.String(), headings)
 		case *ast.RawHTML:
 			var b bytes.Buffer
 			segs := n.Segments
@@ -149,44 +213,162 @@ func Extract(src []byte) []Block {
 			if segs.Len() > 0 {
 				start = lines.line(segs.At(0).Start)
 			}
-			parseHints(b.String(), start, &pending)
+			parseHints(b.String(), start, &pending, &doc)
 		case *ast.FencedCodeBlock:
-			blocks = append(blocks, newBlock(strings.ToLower(string(n.Language(src))), false, n.Lines(), src, lines, pending))
+			b := newBlock(strings.ToLower(string(n.Language(src))), false, n.Lines(), src, lines, pending)
+			b.Headings, b.Before = headingTexts(headings), textBefore(n, src)
+			doc.Blocks = append(doc.Blocks, b)
 			pending = Hints{}
 		case *ast.CodeBlock:
-			blocks = append(blocks, newBlock("", true, n.Lines(), src, lines, pending))
+			b := newBlock("", true, n.Lines(), src, lines, pending)
+			b.Headings, b.Before = headingTexts(headings), textBefore(n, src)
+			doc.Blocks = append(doc.Blocks, b)
 			pending = Hints{}
 		}
 		return ast.WalkContinue, nil
 	})
-	return blocks
+	return doc
 }
 
-// srcLine is one content line of a block with its README line number.
-type srcLine struct {
-	text string
-	line int
+type heading struct {
+	level int
+	text  string
+}
+
+// detailsLevel is the heading level given to a <details> summary: deeper
+// than any Markdown heading, so the next real heading closes it.
+const detailsLevel = 7
+
+var (
+	summaryRe  = regexp.MustCompile(`(?is)<summary[^>]*>(.*?)</summary>`)
+	tagRe      = regexp.MustCompile(`<[^>]*>`)
+	detailsEnd = regexp.MustCompile(`(?i)</details>`)
+)
+
+// detailsHeadings treats the <summary> of a <details> element as a heading
+// for the blocks inside it ("<summary>macOS</summary>" is a section title),
+// and closes it at </details>.
+func detailsHeadings(html string, hs []heading) []heading {
+	ends := detailsEnd.FindAllStringIndex(html, -1)
+	sums := summaryRe.FindAllStringSubmatchIndex(html, -1)
+	// Process closings and summaries in document order.
+	i, j := 0, 0
+	for i < len(ends) || j < len(sums) {
+		if j >= len(sums) || (i < len(ends) && ends[i][0] < sums[j][0]) {
+			if n := len(hs); n > 0 && hs[n-1].level == detailsLevel {
+				hs = hs[:n-1]
+			}
+			i++
+			continue
+		}
+		m := sums[j]
+		t := strings.TrimSpace(tagRe.ReplaceAllString(html[m[2]:m[3]], ""))
+		if t != "" {
+			hs = append(hs, heading{level: detailsLevel, text: t})
+		}
+		j++
+	}
+	return hs
+}
+
+func headingTexts(hs []heading) []string {
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.text
+	}
+	return out
+}
+
+// maxBefore caps the text kept from the paragraph before a block: its last
+// sentences are what say "save this as" or "on macOS".
+const maxBefore = 400
+
+// textBefore returns the text of the paragraph right before n: its previous
+// sibling when that is a paragraph (hint comments in between are passed
+// over), or, for the first block of a list item, the item's own text.
+func textBefore(n ast.Node, src []byte) string {
+	prev := n.PreviousSibling()
+	for prev != nil && prev.Kind() == ast.KindHTMLBlock {
+		prev = prev.PreviousSibling()
+	}
+	var t string
+	switch {
+	case prev == nil:
+		if p := n.Parent(); p != nil && p.Kind() == ast.KindListItem {
+			if first := p.FirstChild(); first != nil && first != n && first.Type() == ast.TypeBlock && first.Lines() != nil {
+				t = segmentsText(first.Lines(), src)
+			}
+		}
+	case prev.Kind() == ast.KindParagraph || prev.Kind() == ast.KindTextBlock:
+		t = segmentsText(prev.Lines(), src)
+	case prev.Kind() == ast.KindList:
+		// A list right before the block: its last item's text.
+		if li := prev.LastChild(); li != nil {
+			if first := li.FirstChild(); first != nil && first.Lines() != nil {
+				t = segmentsText(first.Lines(), src)
+			}
+		}
+	}
+	if len(t) > maxBefore {
+		t = t[len(t)-maxBefore:]
+		if i := strings.IndexByte(t, ' '); i >= 0 {
+			t = t[i+1:]
+		}
+	}
+	return t
+}
+
+// segmentsText joins the source lines of a node with spaces.
+func segmentsText(segs *text.Segments, src []byte) string {
+	var b strings.Builder
+	for i := 0; i < segs.Len(); i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		seg := segs.At(i)
+		b.WriteString(strings.TrimSpace(string(seg.Value(src))))
+	}
+	return strings.TrimSpace(b.String())
 }
 
 func newBlock(lang string, indented bool, segs *text.Segments, src []byte, idx lineIndex, h Hints) Block {
 	b := Block{Lang: lang, Indented: indented, Hints: h}
-	var ls []srcLine
+	var ls []Line
 	for i := 0; i < segs.Len(); i++ {
 		seg := segs.At(i)
 		t := strings.TrimRight(string(seg.Value(src)), "\r\n")
-		ls = append(ls, srcLine{text: t, line: idx.line(seg.Start)})
+		ls = append(ls, Line{Text: t, Line: idx.line(seg.Start)})
 	}
+	b.Lines = ls
 	if len(ls) > 0 {
-		b.Line, b.EndLine = ls[0].line, ls[len(ls)-1].line
+		b.Line, b.EndLine = ls[0].Line, ls[len(ls)-1].Line
 	}
-	hasPrompt := false
+	hasPrompt, hasRoot, hasGt := false, false, false
 	for _, l := range ls {
-		if _, ok := cutPrompt(l.text); ok {
+		if _, ok := CutPrompt(l.Text); ok {
 			hasPrompt = true
 			break
 		}
+		if _, ok := cutRootPrompt(l.Text); ok {
+			hasRoot = true
+		}
+		if gtPromptRe.MatchString(l.Text) {
+			hasGt = true
+		}
+	}
+	// `> cmd` is a prompt too, in a block with no other prompt whose first
+	// line has it (as some READMEs write sessions).
+	gt := !hasPrompt && hasGt && len(ls) > 0 && gtPromptRe.MatchString(firstText(ls)) && (shellLangs[lang] || consoleLangs[lang] || lang == "")
+	if gt {
+		hasPrompt = true
 	}
 	switch {
+	case consoleLangs[lang] && !hasPrompt && !hasRoot:
+		// A console block without a single prompt holds commands only.
+		b.Mode, b.Shell = ModeScript, true
 	case consoleLangs[lang]:
 		b.Mode, b.Shell = ModeConsole, true
 	case shellLangs[lang] && hasPrompt:
@@ -197,7 +379,7 @@ func newBlock(lang string, indented bool, segs *text.Segments, src []byte, idx l
 		b.Mode, b.Shell = ModeConsole, true
 	case lang == "" || h.Run:
 		// Unlabelled blocks may be commands; they are split for Map and for
-		// the run hint, but not run by default.
+		// internal/plan to judge, but are not marked shell.
 		b.Mode = ModeScript
 	}
 	switch b.Mode {
@@ -205,36 +387,47 @@ func newBlock(lang string, indented bool, segs *text.Segments, src []byte, idx l
 		b.Commands = scriptCommands(ls)
 	case ModeConsole:
 		root := consoleLangs[lang] && !hasPrompt
-		b.Commands = consoleCommands(ls, root)
+		b.Commands = consoleCommands(ls, root, gt)
 	}
-	b.Run = (b.Shell || h.Run) && !h.Skip && b.Mode != ModeNone
 	return b
+}
+
+// gtPromptRe is a `> ` prompt in the first column followed by a word.
+var gtPromptRe = regexp.MustCompile(`^> +[A-Za-z./~$]`)
+
+func firstText(ls []Line) string {
+	for _, l := range ls {
+		if strings.TrimSpace(l.Text) != "" {
+			return l.Text
+		}
+	}
+	return ""
 }
 
 // scriptCommands splits script lines: every line that is not blank or a
 // comment starts a command, which runs on while it is incomplete.
-func scriptCommands(ls []srcLine) []Command {
+func scriptCommands(ls []Line) []Command {
 	var out []Command
 	var cur *Command
-	var sc shellScanner
+	var sc Scanner
 	for _, l := range ls {
 		if cur != nil {
-			cur.Text += "\n" + l.text
-			cur.EndLine = l.line
-			sc.feed(l.text)
-			if sc.complete() {
+			cur.Text += "\n" + l.Text
+			cur.EndLine = l.Line
+			sc.Feed(l.Text)
+			if sc.Complete() {
 				out = append(out, trimCommand(*cur))
 				cur = nil
 			}
 			continue
 		}
-		if isBlankOrComment(l.text) {
+		if IsBlankOrComment(l.Text) {
 			continue
 		}
-		sc = shellScanner{}
-		sc.feed(l.text)
-		c := Command{Text: l.text, Line: l.line, EndLine: l.line}
-		if sc.complete() {
+		sc = Scanner{}
+		sc.Feed(l.Text)
+		c := Command{Text: l.Text, Line: l.Line, EndLine: l.Line}
+		if sc.Complete() {
 			out = append(out, trimCommand(c))
 			continue
 		}
@@ -247,39 +440,62 @@ func scriptCommands(ls []srcLine) []Command {
 }
 
 // consoleCommands splits a console session: prompt lines start commands,
-// which continue while incomplete; other lines are output.
-func consoleCommands(ls []srcLine, rootPrompts bool) []Command {
+// which continue while incomplete; the other lines are the output of the
+// command before them.
+func consoleCommands(ls []Line, rootPrompts, gtPrompts bool) []Command {
 	var out []Command
 	var cur *Command
-	var sc shellScanner
+	var sc Scanner
+	// When some prompt stands in the first column, an indented prompt is
+	// part of an output (a help text that shows examples).
+	anchored := false
+	for _, l := range ls {
+		if _, ok := CutPrompt(l.Text); ok && !strings.HasPrefix(l.Text, " ") && !strings.HasPrefix(l.Text, "\t") {
+			anchored = true
+			break
+		}
+	}
 	for _, l := range ls {
 		if cur != nil {
-			t := l.text
+			t := l.Text
 			if rest, ok := strings.CutPrefix(t, "> "); ok {
 				t = rest
 			} else if t == ">" {
 				t = ""
 			}
 			cur.Text += "\n" + t
-			cur.EndLine = l.line
-			sc.feed(t)
-			if sc.complete() {
+			cur.EndLine = l.Line
+			sc.Feed(t)
+			if sc.Complete() {
 				out = append(out, trimCommand(*cur))
 				cur = nil
 			}
 			continue
 		}
-		cmd, ok := cutPrompt(l.text)
-		if !ok && rootPrompts {
-			cmd, ok = cutRootPrompt(l.text)
+		cmd, ok := CutPrompt(l.Text)
+		if ok && anchored && (strings.HasPrefix(l.Text, " ") || strings.HasPrefix(l.Text, "\t")) {
+			ok = false
 		}
-		if !ok || strings.TrimSpace(cmd) == "" || isBlankOrComment(cmd) {
+		if !ok && rootPrompts {
+			cmd, ok = cutRootPrompt(l.Text)
+		}
+		if !ok && gtPrompts && gtPromptRe.MatchString(l.Text) {
+			cmd, ok = strings.TrimLeft(l.Text[1:], " "), true
+		}
+		if !ok {
+			if len(out) > 0 {
+				last := &out[len(out)-1]
+				last.Output = append(last.Output, l)
+			}
 			continue
 		}
-		sc = shellScanner{}
-		sc.feed(cmd)
-		c := Command{Text: cmd, Line: l.line, EndLine: l.line}
-		if sc.complete() {
+		if strings.TrimSpace(cmd) == "" || IsBlankOrComment(cmd) {
+			continue
+		}
+		sc = Scanner{}
+		sc.Feed(cmd)
+		c := Command{Text: cmd, Line: l.Line, EndLine: l.Line}
+		if sc.Complete() {
 			out = append(out, trimCommand(c))
 			continue
 		}
@@ -297,11 +513,14 @@ func trimCommand(c Command) Command {
 }
 
 // promptRe matches a shell prompt at the start of a console line: `$ `,
-// `(venv) $ `, `user@host:~/dir$ `.
-var promptRe = regexp.MustCompile(`^\s*(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s*)?\$(?:\s+|$)`)
+// `% `, `❯ `, `▶ `, `(venv) $ `, `user@host:~/dir$ `, oh-my-zsh's
+// `➜  ~/dir(branch) `. A bare prompt with nothing after it matches too.
+// `%`, `❯`, `▶` and `➜` count only in the first column: an indented
+// "  % Total" is curl's progress output.
+var promptRe = regexp.MustCompile(`^\s*(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?\$(?:\s+|$)|^(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?(?:%|❯|▶)(?:\s+|$)|^➜ +(?:[~/.][^\s(]*(?:\([^)\s]*\))? +)?`)
 
-// cutPrompt returns the command after a `$` prompt.
-func cutPrompt(line string) (string, bool) {
+// CutPrompt returns the command after a shell prompt at the start of line.
+func CutPrompt(line string) (string, bool) {
 	loc := promptRe.FindStringIndex(line)
 	if loc == nil {
 		return "", false
@@ -322,11 +541,22 @@ func cutRootPrompt(line string) (string, bool) {
 
 var hintRe = regexp.MustCompile(`(?s)<!--\s*readme2demo:(.*?)-->`)
 
-// parseHints adds the readme2demo hints found in an HTML fragment.
-func parseHints(html string, line int, h *Hints) {
+// knownHints is the hint list error messages show.
+const knownHints = "skip, run, timeout=D, continue-on-error, background, ready=CMD, platform=linux|macos|windows, check-output, exit=N, cwd=DIR, file=PATH, setup=CMD, order=install-first"
+
+// parseHints adds the readme2demo hints found in an HTML fragment to h (the
+// next block's) or to doc (document-level ones).
+func parseHints(html string, line int, h *Hints, doc *Doc) {
 	for _, m := range hintRe.FindAllStringSubmatch(html, -1) {
 		for _, w := range hintWords(m[1]) {
 			key, val, hasVal := strings.Cut(w, "=")
+			needValue := func(example string) bool {
+				if !hasVal || strings.TrimSpace(val) == "" {
+					h.Problems = append(h.Problems, fmt.Sprintf("line %d: %s needs a value, e.g. %s", line, key, example))
+					return false
+				}
+				return true
+			}
 			switch key {
 			case "skip":
 				h.Skip = true
@@ -336,21 +566,54 @@ func parseHints(html string, line int, h *Hints) {
 				h.ContinueOnError = true
 			case "background":
 				h.Background = true
+			case "check-output":
+				h.CheckOutput = true
 			case "timeout":
 				d, err := parseTimeout(val)
 				if err != nil || !hasVal {
-					h.Problems = append(h.Problems, fmt.Sprintf("line %d: timeout=%q is not a duration like 30s or 5m", line, val))
+					h.Problems = append(h.Problems, fmt.Sprintf("line %d: timeout=%s is not a duration like 30s or 5m", line, val))
 					continue
 				}
 				h.Timeout = d
 			case "ready":
-				if !hasVal || strings.TrimSpace(val) == "" {
-					h.Problems = append(h.Problems, fmt.Sprintf("line %d: ready needs a command, e.g. ready=\"curl -sf localhost:8080\"", line))
+				if needValue(`ready="curl -sf localhost:8080"`) {
+					h.Ready = val
+				}
+			case "platform":
+				switch strings.ToLower(val) {
+				case "linux", "macos", "windows":
+					h.Platform = strings.ToLower(val)
+				default:
+					h.Problems = append(h.Problems, fmt.Sprintf("line %d: platform=%s: use linux, macos or windows", line, val))
+				}
+			case "exit":
+				n, err := strconv.Atoi(val)
+				if err != nil || n < 0 || n > 255 {
+					h.Problems = append(h.Problems, fmt.Sprintf("line %d: exit=%s is not an exit code from 0 to 255", line, val))
 					continue
 				}
-				h.Ready = val
+				h.Exit = &n
+			case "cwd":
+				if needValue("cwd=examples") {
+					h.Cwd = val
+				}
+			case "file":
+				if needValue("file=config.yaml") {
+					h.File = val
+				}
+			case "setup":
+				if needValue(`setup="mkdir -p data"`) {
+					h.Setup = val
+				}
+			case "order":
+				switch val {
+				case "install-first", "readme":
+					doc.Order = val
+				default:
+					doc.Problems = append(doc.Problems, fmt.Sprintf("line %d: order=%s: use order=install-first (or order=readme, the default)", line, val))
+				}
 			default:
-				h.Problems = append(h.Problems, fmt.Sprintf("line %d: unknown hint %q (known: skip, run, timeout=D, continue-on-error, background, ready=CMD)", line, w))
+				h.Problems = append(h.Problems, fmt.Sprintf("line %d: unknown hint %s (known: %s)", line, w, knownHints))
 			}
 		}
 	}

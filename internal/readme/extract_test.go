@@ -11,10 +11,10 @@ import (
 	"gotest.tools/v3/golden"
 )
 
-// readmes returns the sample READMEs of testdata/readmes.
+// readmes returns the synthetic sample READMEs of testdata/readmes/synthetic.
 func readmes(t *testing.T) []string {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "readmes", "*.md"))
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "readmes", "synthetic", "*.md"))
 	assert.NilError(t, err)
 	assert.Assert(t, len(paths) >= 12, "want a dozen sample READMEs, got %d", len(paths))
 	return paths
@@ -37,7 +37,7 @@ func render(blocks []Block) string {
 		if mode == "" {
 			mode = "not-shell"
 		}
-		fmt.Fprintf(&b, "block %d: %s %s lines %d-%d mode=%s shell=%t run=%t", i+1, kind, lang, bl.Line, bl.EndLine, mode, bl.Shell, bl.Run)
+		fmt.Fprintf(&b, "block %d: %s %s lines %d-%d mode=%s shell=%t", i+1, kind, lang, bl.Line, bl.EndLine, mode, bl.Shell)
 		h := bl.Hints
 		var hs []string
 		if h.Skip {
@@ -58,15 +58,38 @@ func render(blocks []Block) string {
 		if h.Ready != "" {
 			hs = append(hs, fmt.Sprintf("ready=%q", h.Ready))
 		}
+		if h.Platform != "" {
+			hs = append(hs, "platform="+h.Platform)
+		}
+		if h.CheckOutput {
+			hs = append(hs, "check-output")
+		}
+		if h.Exit != nil {
+			hs = append(hs, fmt.Sprintf("exit=%d", *h.Exit))
+		}
+		for _, kv := range [][2]string{{"cwd", h.Cwd}, {"file", h.File}, {"setup", h.Setup}} {
+			if kv[1] != "" {
+				hs = append(hs, fmt.Sprintf("%s=%q", kv[0], kv[1]))
+			}
+		}
 		if len(hs) > 0 {
 			fmt.Fprintf(&b, " hints: %s", strings.Join(hs, " "))
 		}
 		b.WriteString("\n")
+		if len(bl.Headings) > 0 {
+			fmt.Fprintf(&b, "  under: %s\n", strings.Join(bl.Headings, " > "))
+		}
+		if bl.Before != "" {
+			fmt.Fprintf(&b, "  after: %q\n", bl.Before)
+		}
 		for _, p := range h.Problems {
 			fmt.Fprintf(&b, "  hint problem: %s\n", p)
 		}
 		for _, c := range bl.Commands {
 			fmt.Fprintf(&b, "  %d-%d: %q\n", c.Line, c.EndLine, c.Text)
+			for _, o := range c.Output {
+				fmt.Fprintf(&b, "    output %d: %q\n", o.Line, o.Text)
+			}
 		}
 	}
 	return b.String()

@@ -19,7 +19,7 @@ import (
 //
 //	go test ./internal/readme -run '^$' -fuzz '^FuzzExtract$' -fuzztime 20s
 func FuzzExtract(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "readmes", "*.md"))
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "readmes", "*", "*.md"))
 	for _, p := range paths {
 		if b, err := os.ReadFile(p); err == nil && len(b) <= 64<<10 {
 			f.Add(b)

@@ -113,7 +113,7 @@ func normalize(s string) string {
 	s = strings.ReplaceAll(s, "\\\n", " ")
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		if c, ok := cutPrompt(l); ok {
+		if c, ok := CutPrompt(l); ok {
 			l = c
 		} else if c, ok := strings.CutPrefix(strings.TrimSpace(l), "> "); ok && i > 0 {
 			l = c

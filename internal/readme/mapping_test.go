@@ -69,7 +69,7 @@ func TestMapGolden(t *testing.T) {
 	for _, tc := range mapCases {
 		name := strings.TrimSuffix(tc.readme, ".md")
 		t.Run(name, func(t *testing.T) {
-			src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "readmes", tc.readme))
+			src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "readmes", "synthetic", tc.readme))
 			assert.NilError(t, err)
 			l := &commandlog.Log{}
 			for i, c := range tc.commands {

@@ -2,7 +2,7 @@ package readme
 
 import "strings"
 
-// shellScanner decides, line by line, whether the shell text fed so far is
+// Scanner decides, line by line, whether the shell text fed so far is
 // a complete command or needs more lines: a trailing backslash, an open
 // quote, a pending or unfinished here-document, an open compound command
 // (if/case/for/while/until/select, braces, parentheses) or a trailing
@@ -12,7 +12,7 @@ import "strings"
 // command ends so that each command gets its own exit code. Bash still
 // parses and runs the text; a misjudged boundary only makes a command
 // bigger or smaller, never changes what runs.
-type shellScanner struct {
+type Scanner struct {
 	quote      byte // 0, '\'', '"' or '`'
 	paren      int  // open $( ( $(( subshells
 	compound   int  // open if/case/loops/braces
@@ -28,14 +28,14 @@ type heredoc struct {
 	stripTabs bool
 }
 
-// complete reports whether the lines fed so far form a whole command.
-func (s *shellScanner) complete() bool {
+// Complete reports whether the lines fed so far form a whole command.
+func (s *Scanner) Complete() bool {
 	return s.quote == 0 && s.paren <= 0 && s.compound <= 0 && !s.cont && !s.pendingOp &&
 		len(s.heredocs) == 0 && len(s.inHeredoc) == 0
 }
 
-// feed scans one line (without its newline).
-func (s *shellScanner) feed(line string) {
+// Feed scans one line (without its newline).
+func (s *Scanner) Feed(line string) {
 	if len(s.inHeredoc) > 0 {
 		h := s.inHeredoc[0]
 		l := line
@@ -210,8 +210,8 @@ func (s *shellScanner) feed(line string) {
 	}
 }
 
-// isBlankOrComment reports whether a script line carries no command.
-func isBlankOrComment(line string) bool {
+// IsBlankOrComment reports whether a script line carries no command.
+func IsBlankOrComment(line string) bool {
 	t := strings.TrimSpace(line)
 	return t == "" || strings.HasPrefix(t, "#")
 }

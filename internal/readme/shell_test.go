@@ -46,11 +46,11 @@ func TestShellScannerComplete(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var s shellScanner
+			var s Scanner
 			for _, l := range strings.Split(tc.text, "\n") {
-				s.feed(l)
+				s.Feed(l)
 			}
-			assert.Equal(t, s.complete(), tc.complete)
+			assert.Equal(t, s.Complete(), tc.complete)
 		})
 	}
 }

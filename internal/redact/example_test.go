@@ -18,7 +18,7 @@ func ExampleRedactor_String() {
 	// Output:
 	// ANTHROPIC_API_KEY=[REDACTED:secret]
 	// cut: [REDACTED:secret]
-	// b64: Sz1[REDACTED:secret]U=
+	// b64: [REDACTED:secret]
 	// token [REDACTED:github-token]
 }
 

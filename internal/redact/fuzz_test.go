@@ -6,14 +6,17 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzRedact checks, for an arbitrary secret placed in arbitrary text,
 // behind arbitrary padding and written in arbitrary chunks:
 //
 //   - String never panics, and its output contains neither the secret nor
-//     (for a credential-like secret) any piece of it as long as the minimum
-//     run, nor its base64 form;
+//     (for a credential-like secret) any 12-byte piece of it holding 6
+//     bytes past its public prefix, nor its base64 form — also when the
+//     text is folded at an arbitrary width (then checked without the
+//     line breaks);
 //   - String is idempotent, and keeps a JSON document valid JSON;
 //   - the streaming Writer gives exactly the output of String, whatever the
 //     chunk size and however far into the stream the secret sits (the
@@ -24,6 +27,11 @@ import (
 //
 //	go test ./internal/redact -run '^$' -fuzz '^FuzzRedact$' -fuzztime 20s
 func FuzzRedact(f *testing.F) {
+	// A small decoding window, so that the Writer holds back little and
+	// cuts the padded text everywhere (String and Writer share it).
+	run, line := maxDecodeRun, maxDumpLine
+	maxDecodeRun, maxDumpLine = 4<<10, 2<<10
+	f.Cleanup(func() { maxDecodeRun, maxDumpLine = run, line })
 	f.Add(canary, "env: X=", "\n", uint16(0), uint16(1))
 	f.Add(canary, "K", "xyz", uint16(17000), uint16(4093))
 	f.Add("aaaaaaaaaaaa", "aaaa", "aaaaaaaa", uint16(16383), uint16(7))
@@ -31,6 +39,12 @@ func FuzzRedact(f *testing.F) {
 	f.Add("p4ss-w0rd-123", "https://u:", "@host/x "+pemKey, uint16(100), uint16(3))
 	f.Add(githubPAT, "Authorization: Bearer ", " "+jwtToken, uint16(49000), uint16(1000))
 	f.Fuzz(func(t *testing.T, secret, prefix, suffix string, pad, chunk uint16) {
+		started := time.Now()
+		defer func() {
+			if d := time.Since(started); d > 3*time.Second {
+				t.Fatalf("slow: %s for %d+%d+%d bytes", d, len(prefix), len(secret), len(suffix))
+			}
+		}()
 		r := New([]string{secret})
 		text := prefix + secret + suffix
 		b64 := base64.StdEncoding.EncodeToString([]byte(prefix + secret + suffix))
@@ -40,14 +54,8 @@ func FuzzRedact(f *testing.F) {
 				if strings.Contains(out, secret) {
 					t.Fatalf("secret survived in %q", out)
 				}
-				minRun := len(secret)
-				if credentialLike(secret) {
-					minRun = min(len(secret), max(12, len(secret)/2))
-				}
-				for i := 0; i+minRun <= len(secret); i++ {
-					if piece := secret[i : i+minRun]; strings.Contains(out, piece) && checkable(piece) {
-						t.Fatalf("piece %q of the secret survived in %q", piece, out)
-					}
+				if p := survivingPiece(secret, out); p != "" {
+					t.Fatalf("piece %q of the secret survived in %q", p, out)
 				}
 				if frag := base64Fragment(base64.StdEncoding, secret, len(prefix)%3); len(frag) >= 4 && !inMarker(frag) && strings.Contains(out, frag) {
 					t.Fatalf("base64 of the secret survived in %q", out)
@@ -55,6 +63,19 @@ func FuzzRedact(f *testing.F) {
 			}
 			if again := r.String(out); again != out {
 				t.Fatalf("not idempotent:\n%q\n%q", out, again)
+			}
+		}
+
+		// Folded at any width, the secret is still caught.
+		if checkable(secret) && credentialLike(secret) {
+			width := int(chunk)%23 + 1
+			var folded strings.Builder
+			for i := 0; i < len(text); i += width {
+				folded.WriteString(text[i:min(len(text), i+width)] + "\n")
+			}
+			out := r.String(folded.String())
+			if p := survivingPiece(secret, strings.ReplaceAll(out, "\n", "")); p != "" && !strings.Contains(prefix+suffix, p) {
+				t.Fatalf("folded at %d: piece %q of the secret survived in %q", width, p, out)
 			}
 		}
 
@@ -84,6 +105,28 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("stream and string differ (chunk %d, pad %d):\n%q\n%q", size, pad, buf.String(), want)
 		}
 	})
+}
+
+// survivingPiece returns a piece of secret that must not survive and is
+// in out: for a credential-like secret, 12 bytes with 6 past its public
+// prefix; otherwise the secret whole.
+func survivingPiece(secret, out string) string {
+	if !credentialLike(secret) {
+		if strings.Contains(out, secret) {
+			return secret
+		}
+		return ""
+	}
+	pp := publicPrefix(secret)
+	for i := 0; i+pieceRun <= len(secret); i++ {
+		if i+pieceRun-max(i, pp) < pieceBody {
+			continue
+		}
+		if piece := secret[i : i+pieceRun]; strings.Contains(out, piece) && checkable(piece) {
+			return piece
+		}
+	}
+	return ""
 }
 
 // checkable reports whether survival of s can be checked: a marker cannot

@@ -1,38 +1,51 @@
 // Package redact removes secrets from everything readme2demo publishes:
 // command_log.json, transcripts, reports, PR comments, logs and demo files.
 //
-// Two kinds of rule apply:
+// It is defence in depth: the network allowlist keeps API keys out of the
+// sandbox altogether (the egress proxy holds them), so under the default
+// policy there is nothing for a README to print. Redaction is what stands
+// when a key does reach the sandbox (network open, engines whose key must
+// be inside), and for tokens the agent finds elsewhere.
 //
-//   - The values of the secrets the run forwarded, in the forms they take in
-//     logs: the raw value and, for values that look like generated
-//     credentials (credentialLike), any substring of it at least
-//     max(12, len/2) bytes long (an agent told to "drop the first seven
-//     characters to dodge the scanner" is still caught), base64 (standard
-//     and URL alphabets, padded or not, at each of the three byte alignments
-//     a secret embedded in longer text can have), hex, reversed,
-//     URL-encoded and JSON-escaped.
-//   - The shapes of well-known tokens (Rules): Anthropic, OpenAI, GitHub,
-//     AWS and Google keys, PEM private keys, JWTs, bearer tokens, URL
-//     credentials and NAME=value pairs whose name says secret, so a token the
-//     agent found somewhere else is caught too.
+// Three kinds of rule apply:
+//
+//   - The values of the secrets the run forwarded (internal/secrets finds
+//     them), in the forms they take in logs (forms.go): whole, in their
+//     common encodings, and — for values that look like generated
+//     credentials — any piece of at least 12 characters, raw, reversed,
+//     rot13, hex, base64 or base32, also when wrapped, folded or spaced
+//     (the skeleton, skeleton.go).
+//   - The shapes of well-known tokens (Rules): the token families of
+//     gitleaks' rule set with a distinctive prefix, the generic
+//     "key = value" rule, PEM keys, JWTs, URL and header credentials and
+//     NAME=value env dumps, so a token the agent found elsewhere is caught
+//     too.
+//   - Both again inside nested encodings (decode.go, dump.go): base64 and
+//     base32 runs, compressed streams inside them, and od/xxd/hexdump
+//     dumps and byte lists are decoded and searched.
 //
 // A match becomes "[REDACTED:<rule>]" ("[REDACTED:secret]" for a forwarded
 // value). Redaction is idempotent. The secret itself never appears in any
-// message this package produces.
+// message this package produces. A command that appears verbatim in the
+// README is public already: Log leaves it to the forwarded-value rules
+// only, so redaction never rewrites a README command into a different one
+// (see Log).
 //
-// Redaction is one pass over the text: a rolling 3- and 4-byte window is
-// looked up in small bit tables built from the rules' literal prefixes and
-// the secrets' forms, and only candidate positions are examined further, so
-// ordinary output streams through at hundreds of MB/s (BenchmarkRedactString).
+// What it cannot catch is stated in SECURITY.md: a secret never forwarded
+// that has no known shape, and a determined encoding (encryption with a
+// key the README holds, a custom alphabet, pieces shorter than 12
+// characters mixed with noise).
+//
+// Redaction is one pass over the text for the rules and the exact forms (a
+// rolling 3-byte window looked up in small bit tables), one over its
+// skeleton for the pieces, and decoding only where runs or dumps stand.
 // NewWriter applies the same rules to a stream and catches secrets split
 // across writes.
 package redact
 
 import (
-	"encoding/base64"
-	"encoding/hex"
-	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -53,20 +66,20 @@ const markerPrefix = "[REDACTED:"
 // Redactor replaces secrets in text. A nil *Redactor (New without secrets
 // returns one) redacts token shapes only. It is safe for concurrent use.
 type Redactor struct {
-	needles map[uint32][]needle // by the needle's first three bytes
-	bits    *bitset             // filter over the hashed first three bytes of rule prefixes and needles
-	maxLen  int                 // longest secret
+	needles map[uint32][]needle // exact forms, by their first three bytes
+	bits    *bitset             // filter over the hashed first three bytes of rule prefixes and exact forms
+	pieces  map[uint32][]needle // blocks of piece forms, matched in the skeleton
+	pbits   *bitset
+	forms   []form // piece forms, indexed by needle.form
+	maxLen  int    // longest secret
+	maxForm int    // longest form
 }
 
-// needle is one form of one secret to look for.
+// needle is one exact form of a secret, or one block of a piece form.
 type needle struct {
-	text string
-	// For a block of the raw value: the secret it comes from, its offset
-	// there and the shortest run that counts as a leak. secret is "" for an
-	// exact form (an encoding), which must match whole.
-	secret string
-	offset int
-	minRun int
+	text   string
+	form   int // index in forms (pieces only)
+	offset int // of text in the form (pieces only)
 }
 
 type bitset [1 << 16 / 64]uint64
@@ -84,43 +97,39 @@ func key3(s string) uint32 { return uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(
 // are ignored.
 func New(secrets []string) *Redactor {
 	bits := *anchorBits
-	r := &Redactor{needles: map[uint32][]needle{}, bits: &bits}
-	seen := map[needle]bool{}
-	add := func(n needle) {
-		if len(n.text) < 4 || seen[n] {
-			return
-		}
-		seen[n] = true
-		k := key3(n.text)
-		r.needles[k] = append(r.needles[k], n)
-		r.bits.set(hash(k))
-		if len(n.text) > r.maxLen {
-			r.maxLen = len(n.text)
-		}
-	}
+	r := &Redactor{needles: map[uint32][]needle{}, bits: &bits, pieces: map[uint32][]needle{}, pbits: new(bitset)}
+	seen := map[string]bool{}
 	for _, s := range secrets {
 		if len(s) < MinSecretLen {
 			continue
 		}
-		// Any run of at least minRun bytes of s contains one whole block
-		// of size (minRun+1)/2 starting at a multiple of that size: look
-		// for the blocks and extend each hit both ways. Values that do not
-		// look like credentials (a base URL, a model name) are only
-		// matched whole: a piece of them is ordinary text.
-		minRun := len(s)
-		if credentialLike(s) {
-			minRun = min(len(s), max(12, len(s)/2))
-		}
-		block := (minRun + 1) / 2
-		for off := 0; off+block <= len(s); off += block {
-			add(needle{text: s[off : off+block], secret: s, offset: off, minRun: minRun})
-		}
-		if len(s) > r.maxLen {
-			r.maxLen = len(s)
-		}
+		r.maxLen = max(r.maxLen, len(s))
 		for _, e := range Encodings(s) {
-			if e != s {
-				add(needle{text: e})
+			if len(e) < 4 || seen[e] {
+				continue
+			}
+			seen[e] = true
+			k := key3(e)
+			r.needles[k] = append(r.needles[k], needle{text: e})
+			r.bits.set(hash(k))
+			r.maxForm = max(r.maxForm, len(e))
+		}
+		if !credentialLike(s) {
+			// A base URL or a model name: its pieces are ordinary text.
+			continue
+		}
+		for _, f := range pieceForms(s) {
+			// Any run of at least minRun characters of the form holds
+			// one whole block of (minRun+1)/2 starting at a multiple of
+			// that size: look for the blocks and extend each hit.
+			fi := len(r.forms)
+			r.forms = append(r.forms, f)
+			r.maxForm = max(r.maxForm, len(f.text))
+			block := (f.minRun + 1) / 2
+			for off := 0; off+block <= len(f.text); off += block {
+				k := key3(f.text[off:])
+				r.pieces[k] = append(r.pieces[k], needle{text: f.text[off : off+block], form: fi, offset: off})
+				r.pbits.set(hash(k))
 			}
 		}
 	}
@@ -129,82 +138,6 @@ func New(secrets []string) *Redactor {
 	}
 	return r
 }
-
-// credentialLike reports whether a forwarded value looks like a generated
-// credential, whose pieces are secret too: at least 16 bytes, no white
-// space, not a URL, and upper-case letters, lower-case letters and digits
-// all present (API keys and tokens are; URLs, model and project names are
-// not).
-func credentialLike(s string) bool {
-	if len(s) < 16 || strings.Contains(s, "://") {
-		return false
-	}
-	var upper, lower, digit bool
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c <= ' ':
-			return false
-		case c >= 'A' && c <= 'Z':
-			upper = true
-		case c >= 'a' && c <= 'z':
-			lower = true
-		case c >= '0' && c <= '9':
-			digit = true
-		}
-	}
-	return upper && lower && digit
-}
-
-// Encodings returns the forms a secret commonly takes in logs, s itself
-// first: base64 in the standard and URL alphabets at each of the three byte
-// alignments (only the characters that depend on s alone, so the form is
-// found inside the encoding of any longer text), hex in both cases, s
-// reversed, URL-encoded (query and path) and JSON-escaped.
-func Encodings(s string) []string {
-	out := []string{s}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-		for align := 0; align < 3; align++ {
-			out = append(out, base64Fragment(enc, s, align))
-		}
-	}
-	h := hex.EncodeToString([]byte(s))
-	out = append(out, h, strings.ToUpper(h), reverse(s), url.QueryEscape(s), url.PathEscape(s), jsonEscape(s))
-	seen := map[string]bool{}
-	uniq := out[:0]
-	for _, e := range out {
-		if !seen[e] && e != "" {
-			seen[e] = true
-			uniq = append(uniq, e)
-		}
-	}
-	return uniq
-}
-
-// base64Fragment encodes s as it appears after align bytes of other data,
-// keeping only the characters whose six bits all come from s.
-func base64Fragment(enc *base64.Encoding, s string, align int) string {
-	buf := make([]byte, align+len(s))
-	copy(buf[align:], s)
-	full := enc.EncodeToString(buf)
-	first := (8*align + 5) / 6         // first char starting at or after bit 8*align
-	last := (8 * (align + len(s))) / 6 // chars [first, last) end at or before the last bit of s
-	if last <= first {
-		return ""
-	}
-	return full[first:last]
-}
-
-func reverse(s string) string {
-	b := []byte(s)
-	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
-		b[i], b[j] = b[j], b[i]
-	}
-	return string(b)
-}
-
-var jsonEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "/", `\/`)
-
-func jsonEscape(s string) string { return jsonEscaper.Replace(s) }
 
 // span is one match: bytes [start, end) of the text, replaced by rule's
 // marker.
@@ -219,11 +152,35 @@ func (r *Redactor) String(s string) string {
 	if len(s) < 3 {
 		return s
 	}
-	spans := r.find(s, 0)
+	spans := r.find(s, 0, r.top(len(s)))
 	if len(spans) == 0 {
 		return s
 	}
 	return render(s, spans, len(s))
+}
+
+// Values returns s with the forwarded values replaced, and nothing else:
+// for text that is public already (a README command). A nil Redactor
+// changes nothing.
+func (r *Redactor) Values(s string) string { return r.values(s) }
+
+func (r *Redactor) values(s string) string {
+	if r == nil || len(s) < 3 {
+		return s
+	}
+	sc := r.top(len(s))
+	sc.shapes = false
+	spans := r.find(s, 0, sc)
+	if len(spans) == 0 {
+		return s
+	}
+	return render(s, spans, len(s))
+}
+
+// top is the scan of a whole text of n bytes.
+func (r *Redactor) top(n int) scan {
+	budget := 4*n + 4<<20
+	return scan{shapes: true, budget: &budget}
 }
 
 // Found returns the names of the rules that match s, without redacting it;
@@ -231,7 +188,7 @@ func (r *Redactor) String(s string) string {
 func (r *Redactor) Found(s string) []string {
 	var names []string
 	seen := map[string]bool{}
-	for _, sp := range r.find(s, 0) {
+	for _, sp := range r.find(s, 0, r.top(len(s))) {
 		if !seen[sp.rule] {
 			seen[sp.rule] = true
 			names = append(names, sp.rule)
@@ -241,25 +198,37 @@ func (r *Redactor) Found(s string) []string {
 	return names
 }
 
-// maxWindow is how many bytes a match can span: the longest token shape or
-// secret form. NewWriter holds back this much.
+// maxWindow is how many bytes a match can span: the longest token shape,
+// secret form or piece match, and the longest run or dump decoded.
+// NewWriter holds back this much.
 func (r *Redactor) maxWindow() int {
-	w := maxRuleLen
-	if r != nil && 3*r.maxLen > w {
-		w = 3 * r.maxLen
+	w := max(maxRuleLen, maxDecodeRun+maxDumpLine)
+	if r != nil {
+		w = max(w, 3*r.maxLen, r.maxExtent())
 	}
-	return w
+	return w + 64
 }
 
 // find returns the merged matches in s that end after from (the bytes
 // before from are context already written out; a match reaching into them
 // is cut at from).
-func (r *Redactor) find(s string, from int) []span {
-	var spans []span
-	var skip [16]int // per rule: anchors before this offset are inside a run already examined
+func (r *Redactor) find(s string, from int, sc scan) []span {
+	spans := r.rawSpans(s, from, sc, nil)
+	spans = r.skeletonSpans(s, from, spans)
+	spans = r.decodedSpans(s, from, sc, spans)
+	return finish(s, from, spans)
+}
+
+// rawSpans finds the rules (when sc.shapes) and the exact forms of the
+// forwarded values in s.
+func (r *Redactor) rawSpans(s string, from int, sc scan, spans []span) []span {
 	bits, needles := anchorBits, map[uint32][]needle(nil)
 	if r != nil {
 		bits, needles = r.bits, r.needles
+	}
+	var skip []int // per rule: anchors before this offset are inside a run already examined
+	if sc.shapes {
+		skip = make([]int, len(Rules))
 	}
 	var w uint32
 	for i := 2; i < len(s); i++ {
@@ -268,21 +237,30 @@ func (r *Redactor) find(s string, from int) []span {
 			continue
 		}
 		p := i - 2
-		for _, a := range anchors[w] {
-			if p < skip[a.rule] || !strings.HasPrefix(s[p:], a.prefix) {
-				continue
-			}
-			rule := &Rules[a.rule]
-			start, end, next := rule.match(s, p, a.prefix)
-			skip[a.rule] = next
-			if end > start && end > from {
-				spans = append(spans, span{max(start, from), end, rule.Name, a.rule})
+		if sc.shapes {
+			for _, a := range anchors[w] {
+				if p < skip[a.rule] || !strings.HasPrefix(s[p:], a.prefix) {
+					continue
+				}
+				rule := &Rules[a.rule]
+				start, end, next := rule.match(s, p, a.prefix)
+				skip[a.rule] = next
+				if end > start && end > from {
+					spans = append(spans, span{max(start, from), end, rule.Name, a.rule})
+				}
 			}
 		}
-		if ns := needles[w]; ns != nil {
-			spans = needleAt(s, p, ns, from, spans)
+		for _, n := range needles[w] {
+			if strings.HasPrefix(s[p:], n.text) && p+len(n.text) > from {
+				spans = append(spans, span{max(p, from), p + len(n.text), SecretRule, -1})
+			}
 		}
 	}
+	return spans
+}
+
+// finish fits the spans to s's escapes and merges them.
+func finish(s string, from int, spans []span) []span {
 	for i := range spans {
 		spans[i].start, spans[i].end = keepEscapes(s, spans[i].start, spans[i].end, from)
 	}
@@ -344,34 +322,6 @@ func oddBackslashes(s string, i int) bool {
 	return n%2 == 1
 }
 
-func needleAt(s string, p int, ns []needle, from int, spans []span) []span {
-	for _, n := range ns {
-		if !strings.HasPrefix(s[p:], n.text) {
-			continue
-		}
-		if n.secret == "" {
-			if p+len(n.text) > from {
-				spans = append(spans, span{max(p, from), p + len(n.text), SecretRule, -1})
-			}
-			continue
-		}
-		a, off := p, n.offset
-		for a > 0 && off > 0 && s[a-1] == n.secret[off-1] {
-			a--
-			off--
-		}
-		b, end := p+len(n.text), n.offset+len(n.text)
-		for b < len(s) && end < len(n.secret) && s[b] == n.secret[end] {
-			b++
-			end++
-		}
-		if b-a >= n.minRun && b > from {
-			spans = append(spans, span{max(a, from), b, SecretRule, -1})
-		}
-	}
-	return spans
-}
-
 // merge sorts spans and joins overlapping ones; the first (earliest, then
 // longest, then highest-precedence) names the result.
 func merge(spans []span) []span {
@@ -417,31 +367,73 @@ func render(s string, spans []span, upto int) string {
 	return b.String()
 }
 
-// Log redacts every string of a command log in place.
-func Log(l *commandlog.Log, r *Redactor) {
-	if l == nil {
-		return
-	}
-	if l.AgentVersion != nil {
-		v := r.String(*l.AgentVersion)
-		l.AgentVersion = &v
-	}
-	l.OutcomeReason = r.String(l.OutcomeReason)
-	for i := range l.Markers {
-		l.Markers[i].Text = r.String(l.Markers[i].Text)
-	}
-	for i := range l.Commands {
-		c := &l.Commands[i]
-		c.ID = r.String(c.ID)
-		c.Command = r.String(c.Command)
-		c.Output = r.String(c.Output)
-		c.ParentID = r.String(c.ParentID)
-		if c.Source != nil {
-			c.Source.File = r.String(c.Source.File)
+// Log redacts every string of a command log in place (the one traversal,
+// commandlog.MapStrings, so no field is forgotten). A command that
+// appears verbatim in one of the public texts (the README: every line of
+// it is a substring) is public already: only forwarded values are
+// redacted from it, never a token shape, so a README command is never
+// rewritten into a different one (`gpgkey=https://…` stays as written,
+// and the replay engine re-runs what the README says).
+func Log(l *commandlog.Log, r *Redactor, public ...string) {
+	commandlog.MapStrings(l, func(f commandlog.Field, s string) string {
+		if f.Name == "command" && verbatim(s, public) {
+			return r.values(s)
+		}
+		return r.String(s)
+	})
+}
+
+// Copy returns a redacted deep copy of l, leaving l as it was: for the
+// demo and the reports, which redact again whatever their caller did. A
+// command with a README source (mapped by the pipeline, which applied the
+// shape rules to every command the README does not hold verbatim) keeps
+// its text but for forwarded values.
+func Copy(l *commandlog.Log, r *Redactor) *commandlog.Log {
+	c := commandlog.Clone(l)
+	sourced := map[string]bool{}
+	if c != nil {
+		for i := range c.Commands {
+			if c.Commands[i].Source != nil {
+				sourced["commands["+strconv.Itoa(i)+"].command"] = true
+			}
 		}
 	}
-	for i := range l.FileEdits {
-		l.FileEdits[i].Path = r.String(l.FileEdits[i].Path)
-		l.FileEdits[i].Tool = r.String(l.FileEdits[i].Tool)
+	commandlog.MapStrings(c, func(f commandlog.Field, s string) string {
+		if sourced[f.Path] {
+			return r.values(s)
+		}
+		return r.String(s)
+	})
+	return c
+}
+
+// verbatim reports whether every line of cmd occurs in one of the texts.
+func verbatim(cmd string, texts []string) bool {
+	if strings.TrimSpace(cmd) == "" || len(texts) == 0 {
+		return false
 	}
+	for _, line := range strings.Split(cmd, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		found := false
+		for _, t := range texts {
+			if strings.Contains(t, line) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// ContainsMarker reports whether s holds a redaction marker: text that
+// redaction altered.
+func ContainsMarker(s string) bool {
+	i := strings.Index(s, markerPrefix)
+	return i >= 0 && strings.IndexByte(s[i:], ']') > len(markerPrefix)
 }

@@ -35,15 +35,28 @@ var (
 	pemKey       = "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq98" + strings.Repeat("Qk9vZ3VzS2V5RGF0YQ", 3) + "\nc2VjcmV0a2V5bWF0ZXJpYWw=\n-----END " + "RSA PRIVATE KEY-----"
 )
 
-func TestShapeRules(t *testing.T) {
-	// Every rule has true positives (must be redacted, labelled with the
-	// rule) and false positives (must come out unchanged).
-	type tc struct {
-		rule   string
-		text   string
-		secret string // "" for a false positive
+type shapeCase struct {
+	rule   string
+	text   string
+	secret string // "" for a false positive
+}
+
+// shapeCasesForCoverage says which rules have true and false positives.
+func shapeCasesForCoverage() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range shapeCases() {
+		if c.secret == "" {
+			m[c.rule+"/fp"] = true
+		} else {
+			m[c.rule+"/tp"] = true
+		}
 	}
-	cases := []tc{
+	return m
+}
+
+func shapeCases() []shapeCase {
+	type tc = shapeCase
+	return []tc{
 		// anthropic-key
 		{"anthropic-key", "ANTHROPIC_API_KEY " + anthropicKey + "\n", anthropicKey},
 		{"anthropic-key", `{"token":"` + anthropicOAT + `"}`, anthropicOAT},
@@ -88,11 +101,67 @@ func TestShapeRules(t *testing.T) {
 		{"url-credentials", "http://localhost:8080/path ssh://git@github.com/o/r git@github.com:o/r.git", ""},
 		// env-secret
 		{"env-secret", "DATABASE_PASSWORD=correct-horse-battery\nHOME=/root", "correct-horse-battery"},
-		{"env-secret", "PATH=/bin\x00STRIPE_SECRET=rk_live_51Habcdefgh\x00TERM=xterm", "rk_live_51Habcdefgh"},
+		{"env-secret", "PATH=/bin\x00STRIPE_SECRET=zq9Kx2Lm4Pw8Rt6Y\x00TERM=xterm", "zq9Kx2Lm4Pw8Rt6Y"},
 		{"env-secret", "curl 'https://api.example.com/?access_token=Zm9vYmFyYmF6cXV4'", "Zm9vYmFyYmF6cXV4"},
 		{"env-secret", "MAX_TOKENS=4096 KEY=short API_KEY=$ANTHROPIC_API_KEY TOKEN=<your-token>", ""},
+		{"env-secret", "gpgkey=https://packages.example.com/keys/repo.gpg KEY_FILE=/etc/ssl/private/key.pem SECRET=${{ secrets.X }}", ""},
+		// gitleaks-derived families (fake bodies).
+		{"gitlab-token", "export GITLAB_TOKEN " + "glpat-" + "Ab3dE5fG7hJ9kL1mN3pQ", "glpat-Ab3dE5fG7hJ9kL1mN3pQ"},
+		{"gitlab-token", "runner " + "glrt-" + "x9Y8w7V6u5T4s3R2q1P0o9", "glrt-x9Y8w7V6u5T4s3R2q1P0o9"},
+		{"gitlab-token", "glpat-short glpat- xglpat-Ab3dE5fG7hJ9kL1mN3pQ", ""},
+		{"gitlab-session", "Cookie: _gitlab_session=" + "0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef"},
+		{"gitlab-session", "_gitlab_session=short", ""},
+		{"slack-token", "SLACK_BOT " + "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"},
+		{"slack-token", "user " + "xoxp-" + "41684372915-1320496754-45609968301-e708ba56e1517a99f6b5fb07349476ef", "xoxp-41684372915-1320496754-45609968301-e708ba56e1517a99f6b5fb07349476ef"},
+		{"slack-token", "app " + "xapp-1-" + "A052FGTS2DL-5171572773297-610b6a11f4b7eb819e87b767d80e", "xapp-1-A052FGTS2DL-5171572773297-610b6a11f4b7eb819e87b767d80e"},
+		{"slack-token", "xoxb- xoxo xoxb-123 the xox-files", ""},
+		{"slack-webhook", "https://hooks.slack.com/services/" + "T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX1234", "T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX1234"},
+		{"slack-webhook", "see https://hooks.slack.com/services/ for details", ""},
+		{"webhook-url", "https://discord.com/api/webhooks/123456789012345678/" + strings.Repeat("aB3_dE5-fG7h", 6), strings.Repeat("aB3_dE5-fG7h", 6)},
+		{"webhook-url", "POST /api/webhooks/ with a JSON body", ""},
+		{"huggingface-token", "HF " + "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh"},
+		{"huggingface-token", "from huggingface_hub import hf_hub_download; hf_transfer", ""},
+		{"npm-token", "//registry.npmjs.org/:_authToken=" + "npm_" + "Ab3dE5fG7hJ9kL1mN3pQr5sT7uV9wX1yZ3aB", "npm_Ab3dE5fG7hJ9kL1mN3pQr5sT7uV9wX1yZ3aB"},
+		{"npm-token", "npm_config_cache npm_package_version", ""},
+		{"stripe-key", "Stripe.api_key = " + "sk_live_" + "51HabcdEFGhijKLMnop", "sk_live_51HabcdEFGhijKLMnop"},
+		{"stripe-key", "restricted " + "rk_live_" + "51HabcdEFGhijKLMnop", "rk_live_51HabcdEFGhijKLMnop"},
+		{"stripe-key", "sk_live_ and sk_test_short", ""},
+		{"aws-bedrock-key", "ABSK" + strings.Repeat("QmVkcm9ja0FQSUtleQ", 7), "ABSK" + strings.Repeat("QmVkcm9ja0FQSUtleQ", 7)},
+		{"aws-bedrock-key", "ABSKshort", ""},
+		{"grafana-token", "glsa_" + "Ab3dE5fG7hJ9kL1mN3pQr5sT7uV9wX1y" + "_0a1b2c3d", "glsa_Ab3dE5fG7hJ9kL1mN3pQr5sT7uV9wX1y_0a1b2c3d"},
+		{"grafana-token", "glsa_short glc_x", ""},
+		{"service-token", "DO " + "dop_v1_" + strings.Repeat("0a1b2c3d", 8), "dop_v1_" + strings.Repeat("0a1b2c3d", 8)},
+		{"service-token", "sendgrid " + "SG." + "Ab3dE5fG7hJ9kL1mN3pQr5" + "." + "sT7uV9wX1yZ3aB5cD7eF9gH1iJ3kL5mN7oP9qR1sT3u", "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"},
+		{"service-token", "pypi " + "pypi-AgEIcHlwaS5vcmc" + strings.Repeat("Ab3dE5fG7h", 6), "pypi-AgEIcHlwaS5vcmc" + strings.Repeat("Ab3dE5fG7h", 6)},
+		{"service-token", "shpat_" + strings.Repeat("0a1b2c3d", 4), "shpat_" + strings.Repeat("0a1b2c3d", 4)},
+		{"service-token", "path patterns API-version SG.x dapi ico-design pul-request sha256~abc", ""},
+		{"twilio-key", "twilio " + "SK" + strings.Repeat("0123456789abcdef", 2), "SK" + strings.Repeat("0123456789abcdef", 2)},
+		{"twilio-key", "SKU SK12 TASK0123456789abcdef0123456789abcdef", ""},
+		{"mailchimp-key", "mc " + strings.Repeat("0a1b2c3d", 4) + "-us21", strings.Repeat("0a1b2c3d", 4) + "-us21"},
+		{"mailchimp-key", "en-us locale -us1", ""},
+		{"maxmind-key", "lic " + "Ab3dE5" + "_" + "fG7hJ9kL1mN3pQr5sT7uV9wX1yZ3a" + "_mmk", "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"},
+		{"maxmind-key", "short_mmk", ""},
+		{"azure-client-secret", "secret: " + "abc8Q~" + "Ab3dE5fG7hJ9kL1mN3pQr5sT7uV9wX1yZ3", "abc8Q~Ab3dE5fG7hJ9kL1mN3pQr5sT7uV9wX1yZ3"},
+		{"azure-client-secret", "a 1Q~ b", ""},
+		{"terraform-token", "token " + "Ab3dE5fG7hJ9kL" + ".atlasv1." + strings.Repeat("aB3dE5fG7h", 7), "Ab3dE5fG7hJ9kL.atlasv1." + strings.Repeat("aB3dE5fG7h", 7)},
+		{"terraform-token", "x.atlasv1.y", ""},
+		{"auth-header", "curl -H 'Authorization: Basic dXNlcjpwYXNzd29yZA=='", "dXNlcjpwYXNzd29yZA=="},
+		{"auth-header", "Authorization: token " + "ab3dE5fG7hJ9kL1m", "ab3dE5fG7hJ9kL1m"},
+		{"auth-header", "Authorization: $TOKEN and authorization: <token>", ""},
+		{"curl-user", "curl -u admin:Xk9-p2Lm@host https://x", "Xk9-p2Lm@host"},
+		{"curl-user", "git push -u origin main; docker run -u 1000:1000; curl -u user:$PASS; curl -u user:changeme", ""},
+		{"generic-secret", "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLE12", ""}, // EXAMPLE: a placeholder
+		{"generic-secret", "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY9xq2Lm4P", "wJalrXUtnFEMI/K7MDENG/bPxRfiCY9xq2Lm4P"},
+		{"generic-secret", `{"SecretAccessKey": "` + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY9xq2Lm4P" + `"}`, "wJalrXUtnFEMI/K7MDENG/bPxRfiCY9xq2Lm4P"},
+		{"generic-secret", "database:\n  password: " + "Tr0ub4dor-3\n", "Tr0ub4dor-3"},
+		{"generic-secret", "api_version: 2024-01-01\nkeyboard: us\nmax_tokens: 4096\npassword: changeme\napi: https://api.example.com\nkey: value", ""},
 	}
-	for _, c := range cases {
+}
+
+func TestShapeRules(t *testing.T) {
+	// Every rule has true positives (must be redacted, labelled with the
+	// rule) and false positives (must come out unchanged).
+	for _, c := range shapeCases() {
 		name := c.rule + "/tp"
 		if c.secret == "" {
 			name = c.rule + "/fp"
@@ -115,12 +184,18 @@ func TestShapeRules(t *testing.T) {
 	}
 }
 
-// Every rule has at least one true and one false positive above.
+// Every rule has at least one true and one false positive above, a
+// source and a doc; the table may grow past any fixed size.
 func TestEveryRuleHasFixtures(t *testing.T) {
-	src := []string{"anthropic-key", "openai-key", "github-token", "aws-access-key-id", "google-api-key", "jwt", "pem-private-key", "bearer-token", "url-credentials", "env-secret"}
-	assert.Equal(t, len(Rules), len(src))
+	src := shapeCasesForCoverage()
+	assert.Assert(t, len(Rules) > 16)
+	names := map[string]bool{}
 	for i, r := range Rules {
-		assert.Assert(t, r.Name != "" && r.Doc != "" && len(r.Prefixes) > 0, "rule %d", i)
+		assert.Assert(t, r.Name != "" && r.Doc != "" && r.Source != "" && len(r.Prefixes) > 0, "rule %d", i)
+		assert.Check(t, !names[r.Name], "duplicate rule %s", r.Name)
+		names[r.Name] = true
+		assert.Check(t, src[r.Name+"/tp"], "rule %s has no true positive", r.Name)
+		assert.Check(t, src[r.Name+"/fp"], "rule %s has no false positive", r.Name)
 	}
 }
 
@@ -245,6 +320,7 @@ func TestLogRedactsEveryField(t *testing.T) {
 		Commands: []commandlog.Command{{ID: canary, Command: "echo " + canary, Output: githubPAT, ExitCode: &code,
 			Status: commandlog.StatusOK, ParentID: canary, Source: &commandlog.Source{File: canary, Line: 1}}},
 		FileEdits: []commandlog.FileEdit{{Path: "/w/" + canary, Tool: canary}},
+		Skipped:   []commandlog.Skipped{{File: canary, Line: 3, Command: "export KEY=" + canary, Reason: "placeholder " + canary}},
 	}
 	Log(l, New([]string{canary}))
 	var buf bytes.Buffer

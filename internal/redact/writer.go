@@ -20,6 +20,9 @@ type Writer struct {
 	window int
 	closed bool
 	err    error
+	// trimmed is set once the buffer no longer starts at the stream's
+	// start.
+	trimmed bool
 	// flushAt is how much pending text, beyond the window, triggers a
 	// write.
 	flushAt int
@@ -30,7 +33,7 @@ const defaultFlushAt = 64 << 10
 // NewWriter returns a Writer that redacts with r (nil: token shapes only)
 // and writes the result to w.
 func NewWriter(w io.Writer, r *Redactor) *Writer {
-	return &Writer{w: w, r: r, window: r.maxWindow(), flushAt: defaultFlushAt}
+	return &Writer{w: w, r: r, window: r.maxWindow(), flushAt: max(defaultFlushAt, r.maxWindow())}
 }
 
 // Write redacts p as part of the stream. It reports len(p) unless the
@@ -71,7 +74,9 @@ func (w *Writer) Close() error {
 // context kept.
 func (w *Writer) flush(final bool) error {
 	s := string(w.buf)
-	spans := w.r.find(s, w.ctx)
+	sc := w.r.top(len(s))
+	sc.trimmed, sc.partial = w.trimmed, !final
+	spans := w.r.find(s, w.ctx, sc)
 	cut := len(s)
 	if !final {
 		cut = len(s) - w.window
@@ -98,6 +103,9 @@ func (w *Writer) flush(final bool) error {
 		return w.err
 	}
 	keep := max(0, cut-w.window)
+	if keep > 0 {
+		w.trimmed = true
+	}
 	w.buf = append(w.buf[:0], w.buf[keep:]...)
 	w.ctx = cut - keep
 	return nil

@@ -4,21 +4,17 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 )
 
-// Agent CLI pins the release images are built with.
-//
-// PINS: until internal/agentcli (issue #19) is their one home, these are
-// copies of the pins where they live today, and TestPinsMatchTheirHomes
-// fails when one changes without the other:
-//   - claude-code: images/base/Dockerfile (ARG CLAUDE_CODE_VERSION) and .ci/run
-//   - codex, gemini: action.yml's "Build the sandbox image" step and .ci/run
-//   - openhands: engines.OpenHandsCLIVersion
+// Agent CLI pins the release images are built with: internal/agentcli's,
+// the one home of each pin (`readme2demo pin` moves them).
 const (
-	ClaudeCodeVersion = "2.1.332"
-	CodexVersion      = "0.171.0"
-	GeminiCLIVersion  = "0.61.0"
-	OpenHandsVersion  = "1.11.0"
+	ClaudeCodeVersion = agentcli.ClaudeCodeVersion
+	CodexVersion      = agentcli.CodexVersion
+	GeminiCLIVersion  = agentcli.GeminiCLIVersion
+	OpenHandsVersion  = agentcli.OpenHandsVersion
 )
 
 // A Flavour is one sandbox image of a release: images/base/Dockerfile built

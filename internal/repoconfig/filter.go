@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/repofs"
 )
 
 // maxScrubSize is the largest file Scrub rewrites; a bigger one is removed.
@@ -63,7 +65,9 @@ func FilterTar(dst io.Writer, src io.Reader) ([]Finding, error) {
 			removed[name] = true
 			continue
 		case Scrub:
-			if hdr.Size > maxScrubSize {
+			// Only a regular file can be scrubbed: a symlink or hard link
+			// in its place would make git read another, unscrubbed file.
+			if hdr.Typeflag != tar.TypeReg || hdr.Size > maxScrubSize {
 				findings[len(findings)-1].Action = Remove
 				removed[name] = true
 				continue
@@ -72,7 +76,7 @@ func FilterTar(dst io.Writer, src io.Reader) ([]Finding, error) {
 			if err != nil {
 				return findings, fmt.Errorf("read %s: %w", name, err)
 			}
-			b = ScrubGitConfig(b)
+			b = ScrubFile(name, b)
 			hdr.Size = int64(len(b))
 			if err := tw.WriteHeader(hdr); err != nil {
 				return findings, fmt.Errorf("write repository tar: %w", err)
@@ -142,7 +146,10 @@ func NeutralizeTree(dir string) ([]Finding, error) {
 			}
 		case Scrub:
 			if !d.Type().IsRegular() {
-				return nil
+				// A symlink where a scrubbed file belongs: git would read
+				// what it points at.
+				findings[len(findings)-1].Action = Remove
+				return os.Remove(p)
 			}
 			info, err := d.Info()
 			if err != nil {
@@ -152,11 +159,12 @@ func NeutralizeTree(dir string) ([]Finding, error) {
 				findings[len(findings)-1].Action = Remove
 				return os.Remove(p)
 			}
-			b, err := os.ReadFile(p)
+			b, err := repofs.ReadFile(dir, filepath.ToSlash(rel), maxScrubSize)
 			if err != nil {
-				return fmt.Errorf("read %s: %w", rel, err)
+				findings[len(findings)-1].Action = Remove
+				return os.Remove(p)
 			}
-			if s := ScrubGitConfig(b); !bytes.Equal(s, b) {
+			if s := ScrubFile(rel, b); !bytes.Equal(s, b) {
 				if err := os.WriteFile(p, s, info.Mode().Perm()); err != nil {
 					return fmt.Errorf("scrub %s: %w", rel, err)
 				}

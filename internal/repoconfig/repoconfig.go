@@ -13,12 +13,19 @@
 // repository inside the sandbox may contain:
 //
 //   - Remove: the file or directory is left out of the copy.
-//   - Scrub: the file is copied with credentials removed (.git/config, where
-//     actions/checkout may persist the job token).
+//   - Scrub: the file is copied reduced to what is safe: git configuration
+//     keeps an allowlist of keys (no hook path, fsmonitor, filter or diff
+//     driver, ssh command, include…; credentials actions/checkout may have
+//     persisted are removed), a ".git" pointer file is kept only when it
+//     points into a ".git" directory.
 //   - Flag: copied as is but reported. Instruction files (CLAUDE.md,
 //     AGENTS.md, GEMINI.md) cannot run code by themselves; they are prompt
 //     injection vectors, exactly like the README, and the report lists them.
 //   - Keep: everything else.
+//
+// Skip is used by the copy-in for paths that are not repository content
+// at all (special files, hard links to files outside the tree): see
+// internal/repofs.
 //
 // The host checkout is never modified by FilterTar; NeutralizeTree changes a
 // directory in place and is meant for a scratch copy.
@@ -38,6 +45,7 @@ const (
 	Flag
 	Scrub
 	Remove
+	Skip // not repository content: left out by the copy-in (repofs)
 )
 
 func (a Action) String() string {
@@ -50,6 +58,8 @@ func (a Action) String() string {
 		return "scrub"
 	case Remove:
 		return "remove"
+	case Skip:
+		return "skip"
 	}
 	return "unknown"
 }
@@ -93,7 +103,11 @@ var instructionFiles = map[string]string{
 	".env":                            "Gemini CLI loads a project .env into its own environment (it can redirect the API endpoint); kept because the application may need it, the egress allowlist stops the redirect",
 }
 
-const gitConfigReason = "git configuration: credentials persisted by actions/checkout (http.*.extraheader, user:token@ URLs) are removed"
+const (
+	gitConfigReason = "git configuration: reduced to an allowlist of keys (no hooksPath, fsmonitor, filter, diff or merge driver, sshCommand, pager, alias, include, credential helper…), credentials in URLs and persisted by actions/checkout removed"
+	gitFileReason   = "git directory pointer: kept only when it points into a .git directory"
+	gitHooksReason  = "git hooks run on git commands the agent may type"
+)
 
 // Classify says what to do with one repository path: rel is relative to the
 // repository root, slash- or OS-separated; isDir says whether it is a
@@ -121,11 +135,14 @@ func Classify(rel string, isDir bool) (Action, string) {
 			}
 			return Remove, reason
 		}
-		if p == ".git" && !last {
+		if p == ".git" {
 			switch {
-			case parts[i+1] == "hooks":
-				return Remove, "git hooks run on git commands the agent may type"
-			case parts[i+1] == "config" && i+2 == len(parts) && !isDir:
+			case last && !isDir:
+				return Scrub, gitFileReason
+			case last:
+			case gitHooksPath(parts, i):
+				return Remove, gitHooksReason
+			case !isDir && gitConfigFile(parts, i):
 				return Scrub, gitConfigReason
 			}
 		}
@@ -148,25 +165,22 @@ func Classify(rel string, isDir bool) (Action, string) {
 	return Keep, ""
 }
 
-// ScrubGitConfig returns a git config with credentials removed: every
-// extraheader entry (actions/checkout persists "AUTHORIZATION: basic <token>"
-// there) and the user:password part of URLs.
-func ScrubGitConfig(b []byte) []byte {
-	var out []string
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		key, val, ok := strings.Cut(strings.TrimSpace(line), "=")
-		k := strings.ToLower(strings.TrimSpace(key))
-		if ok && (k == "extraheader" || strings.HasSuffix(k, ".extraheader")) {
-			continue
-		}
-		if ok && (k == "url" || k == "pushurl" || k == "insteadof") {
-			if scheme, rest, found := strings.Cut(val, "://"); found {
-				if at := strings.IndexByte(rest, '@'); at >= 0 && at < strings.IndexAny(rest+"/", "/") {
-					line = strings.Replace(line, scheme+"://"+rest[:at+1], scheme+"://", 1)
-				}
-			}
-		}
-		out = append(out, line)
+// ScrubFile returns the scrubbed content of a file Classify says to
+// scrub (rel as given to Classify).
+func ScrubFile(rel string, b []byte) []byte {
+	rel = strings.TrimPrefix(path.Clean("/"+strings.ReplaceAll(rel, "\\", "/")), "/")
+	if path.Base(rel) == ".git" {
+		return ScrubGitFile(b)
 	}
-	return []byte(strings.Join(out, ""))
+	return ScrubGitConfig(b)
+}
+
+// Merge joins finding lists, sorted by path.
+func Merge(lists ...[]Finding) []Finding {
+	var out []Finding
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	sortFindings(out)
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -56,7 +57,19 @@ func TestClassify(t *testing.T) {
 		{".openhands_instructions", false, Flag},
 		// git
 		{".git/config", false, Scrub},
+		{".git/config.worktree", false, Scrub},
+		{".git/worktrees/w/config.worktree", false, Scrub},
+		{".git/modules/sub/config", false, Scrub},
+		{".git/modules/a/b/config", false, Scrub},
+		{".git/modules/sub/refs/heads/config", false, Keep},
+		{".git/refs/heads/config", false, Keep},
 		{".git/hooks/pre-commit", false, Remove},
+		{".git/modules/sub/hooks/post-checkout", false, Remove},
+		{".git/modules/sub/refs/heads/hooks", false, Keep},
+		{"vendor/lib/.git/config", false, Scrub},
+		{"vendor/lib/.git/hooks/x", false, Remove},
+		{"sub/.git", false, Scrub}, // a gitdir: pointer file
+		{".git", true, Keep},
 		{".git/HEAD", false, Keep},
 		{".git/objects/ab/cdef", false, Keep},
 		{".github/copilot-instructions.md", false, Flag},
@@ -96,7 +109,7 @@ func TestScrubGitConfig(t *testing.T) {
 	got := string(ScrubGitConfig([]byte(in)))
 	assert.Assert(t, !strings.Contains(got, "ghs_FAKE"))
 	assert.Assert(t, !strings.Contains(got, "AUTHORIZATION"))
-	assert.Assert(t, strings.Contains(got, "url = https://github.com/o/r.git\n"))
+	assert.Assert(t, strings.Contains(got, "url = https://github.com/o/r.git\n"), got)
 	assert.Assert(t, strings.Contains(got, "url = git@github.com:o/s.git\n"))
 	assert.Assert(t, strings.Contains(got, "fetch = +refs/heads/*:refs/remotes/origin/*\n"))
 	assert.Equal(t, string(ScrubGitConfig([]byte(got))), got)
@@ -157,6 +170,9 @@ func TestFilterTar(t *testing.T) {
 		{name: "lnk", link: "docs", typ: tar.TypeSymlink},
 		{name: "lnk/config.toml", body: "notify = ['sh']", typ: tar.TypeReg},
 		{name: "hard", link: ".mcp.json", typ: tar.TypeLink},
+		{name: "sub/.git/", typ: tar.TypeDir},
+		{name: "sub/.git/config", link: "../../evil.cfg", typ: tar.TypeSymlink},
+		{name: "wt/.git", link: "../evil-gitdir", typ: tar.TypeSymlink},
 		{name: "docs/", typ: tar.TypeDir},
 	})
 	var dst bytes.Buffer
@@ -168,11 +184,12 @@ func TestFilterTar(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	assert.DeepEqual(t, names, []string{"./", ".claude/", ".claude/CLAUDE.md", ".gemini/", ".git/", ".git/config", "AGENTS.md", "README.md", "cfg", "docs/", "lnk"})
-	assert.Equal(t, got[".git/config"], "[http]\n[core]\n\tbare = false\n")
+	assert.DeepEqual(t, names, []string{"./", ".claude/", ".claude/CLAUDE.md", ".gemini/", ".git/", ".git/config", "AGENTS.md", "README.md", "cfg", "docs/", "lnk", "sub/.git/"})
+	assert.Equal(t, got[".git/config"], "[core]\n\tbare = false\n")
 	want := map[string]Action{
 		".claude/CLAUDE.md": Flag, ".claude/settings.json": Remove, ".gemini/settings.json": Remove,
 		".git/config": Scrub, ".mcp.json": Remove, "AGENTS.md": Flag, "hard": Remove, "lnk/config.toml": Remove,
+		"sub/.git/config": Remove, "wt/.git": Remove,
 	}
 	gotF := map[string]Action{}
 	for _, f := range findings {
@@ -181,6 +198,132 @@ func TestFilterTar(t *testing.T) {
 	}
 	assert.DeepEqual(t, gotF, want)
 	assert.Assert(t, sort.SliceIsSorted(findings, func(i, j int) bool { return findings[i].Path < findings[j].Path }))
+}
+
+// Every git key that runs a program, or pulls in more configuration, is
+// dropped whatever the syntax used to write it; the keys a clone needs
+// survive and git reads the result back as written.
+func TestScrubGitConfigAllowlist(t *testing.T) {
+	in := `# comment
+[core]
+	repositoryformatversion = 0
+	filemode = true
+	hooksPath = .githooks
+	fsmonitor = ./fsmon.sh ; a comment
+	FSMonitor = "x"
+	sshCommand = sh -c 'touch /tmp/p'
+	pager = "less; touch /tmp/p"
+	editor = vi
+	askPass = /tmp/ask
+	gitProxy = /tmp/proxy
+	alternateRefsCommand = /tmp/alt
+	worktree = /
+	excludesFile = /etc/passwd
+[core] bare = false
+[Core]hooksPath=/x
+[core "sub"]
+	ignorecase = true
+[core.sub]
+	filemode = false
+[ core ]
+	hookspath = /y
+[filter "lfs"]
+	clean = git-lfs clean -- %f
+	smudge = git-lfs smudge -- %f
+	process = git-lfs filter-process
+	required = true
+[diff "x"]
+	textconv = /tmp/t
+[merge "x"]
+	driver = /tmp/m
+[alias]
+	st = !touch /tmp/p
+[include]
+	path = ../evil.cfg
+[includeIf "gitdir:/"]
+	path = ../evil.cfg
+[credential]
+	helper = !touch /tmp/p
+[gpg]
+	program = /tmp/g
+[protocol "ext"]
+	allow = always
+[url "ext::sh -c touch% /tmp/p"]
+	insteadOf = https://
+[remote "origin"]
+	url = https://user:tok@example.com/o/r.git
+	fetch = +refs/heads/*:refs/remotes/origin/*
+	uploadpack = touch /tmp/p
+	receivepack = touch /tmp/p
+	vcs = evil
+	proxy = http://proxy
+[remote "evil"]
+	url = ext::sh -c touch% /tmp/p
+[remote "dash"]
+	url = --upload-pack=touch /tmp/p
+[remote "cont"]
+	url = https://example.com/\
+continued.git
+[submodule "s"]
+	url = ../s.git
+	update = !touch /tmp/p
+[branch "main"]
+	remote = origin
+	merge = refs/heads/main
+[extensions]
+	worktreeConfig = true
+	objectFormat = sha256
+[user]
+	name = "A \"quoted\" name"
+[http "https://github.com/"]
+	extraheader = AUTHORIZATION: basic eC1hY2Nlc3M=
+[core
+	hooksPath = /broken-header
+[remote "unterminated]
+	url = https://x
+`
+	got := string(ScrubGitConfig([]byte(in)))
+	t.Logf("%s", got)
+	for _, bad := range []string{"hooks", "fsmon", "touch", "/tmp", "sshcommand", "pager", "editor", "askpass",
+		"proxy", "alternate", "worktree", "excludes", "filter", "lfs", "textconv", "driver", "alias", "include",
+		"evil", "helper", "gpg", "ext::", "upload", "receive", "vcs", "tok@", "extraheader", "update", "broken", "unterminated"} {
+		assert.Check(t, !strings.Contains(strings.ToLower(got), strings.ToLower(bad)), "%q survived", bad)
+	}
+	want := "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n" +
+		"[remote \"origin\"]\n\turl = https://example.com/o/r.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n" +
+		"[remote \"cont\"]\n\turl = https://example.com/continued.git\n" +
+		"[submodule \"s\"]\n\turl = ../s.git\n" +
+		"[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n" +
+		"[extensions]\n\tobjectformat = sha256\n" +
+		"[user]\n\tname = \"A \\\"quoted\\\" name\"\n"
+	assert.Equal(t, got, want)
+	assert.Equal(t, string(ScrubGitConfig([]byte(got))), got, "not stable")
+}
+
+// The scrubbed configuration is what git itself reads back (when git is
+// installed): same keys, same values.
+func TestScrubGitConfigReadsBackInGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	in := "[core]\n\tbare = false\n[user]\n\tname = \"semi;colon # hash \\\"q\\\" \\\\ back\"\n\temail = x@example.com\n" +
+		"[remote \"o\\\"q\"]\n\turl = https://example.com/x\n[branch \"feat/x\"]\n\tmerge = refs/heads/feat/x\n"
+	out := ScrubGitConfig([]byte(in))
+	list := func(b []byte) string {
+		f := filepath.Join(t.TempDir(), "config")
+		assert.NilError(t, os.WriteFile(f, b, 0o644))
+		o, err := exec.Command("git", "config", "--file", f, "--list").CombinedOutput()
+		assert.NilError(t, err, "%s", o)
+		return string(o)
+	}
+	assert.Equal(t, list(out), list([]byte(in)))
+}
+
+func TestScrubGitFile(t *testing.T) {
+	assert.Equal(t, string(ScrubGitFile([]byte("gitdir: ../.git/modules/sub\n"))), "gitdir: ../.git/modules/sub\n")
+	assert.Equal(t, string(ScrubGitFile([]byte("gitdir: /home/r/w/.git/worktrees/x\n"))), "gitdir: /home/r/w/.git/worktrees/x\n")
+	assert.Equal(t, string(ScrubGitFile([]byte("gitdir: ../evil-gitdir\n"))), "")
+	assert.Equal(t, string(ScrubGitFile([]byte("anything else"))), "")
 }
 
 func TestFilterTarBadInput(t *testing.T) {

@@ -63,6 +63,11 @@ type Options struct {
 	// the diff (pass the run's redactor, which knows the forwarded secret
 	// values). Known token shapes are always redacted.
 	Redact func(string) string
+	// RedactValues, when set, replaces Redact and the shape rules for the
+	// text of commands mapped to a README line: they were redacted by the
+	// pipeline already and shape rules never rewrite a README command
+	// (pass the run's (*redact.Redactor).Values).
+	RedactValues func(string) string
 }
 
 // Render returns the markdown report of l.
@@ -83,6 +88,14 @@ type renderer struct {
 	shapes *redact.Redactor
 }
 
+// cmd is a command's text made safe to publish: see Options.RedactValues.
+func (r *renderer) cmd(c commandlog.Command) string {
+	if c.Source != nil && r.o.RedactValues != nil {
+		return r.o.RedactValues(c.Command)
+	}
+	return r.s(c.Command)
+}
+
 // s makes a string from the log safe to publish: the caller's redactor,
 // then the known token shapes.
 func (r *renderer) s(v string) string {
@@ -100,6 +113,7 @@ func (r *renderer) render() string {
 	head.WriteString(r.metrics())
 	head.WriteString(r.fixes())
 	head.WriteString(r.readmeFix())
+	head.WriteString(r.repoFiles())
 	footer := r.footer()
 
 	budget := r.o.MaxBytes - footerReserve - len(footer)
@@ -130,6 +144,10 @@ func (r *renderer) render() string {
 		table, shownRows = r.commandTable(len(table)+rest, true)
 	}
 	out += table + outputs
+	if len(l.Skipped) > 0 {
+		skipped, _ := r.skippedList(max(0, budget-len(out)-300))
+		out += skipped
+	}
 	if shownRows < len(l.Commands) || shownOutputs < len(failed) {
 		out += fmt.Sprintf("> [!NOTE]\n> This report was shortened to fit GitHub's size limit: %d of %d commands and %d of %d failed outputs are shown. The full log is `command_log.json` in the run's artifact.\n\n",
 			shownRows, len(l.Commands), shownOutputs, len(failed))
@@ -141,9 +159,18 @@ func (r *renderer) render() string {
 	return out
 }
 
+// NothingToRun reports a keyless run that found no README command to run:
+// its outcome is failed (schema v1 has no other), and its reason, written
+// by the engine, starts with "nothing to run".
+func NothingToRun(l *commandlog.Log) bool {
+	return l.Outcome == commandlog.OutcomeFailed && len(l.Commands) == 0 && strings.HasPrefix(l.OutcomeReason, "nothing to run")
+}
+
 // Verdict is the one-line verdict for a log, such as "✅ The README works".
 func Verdict(l *commandlog.Log) string {
 	switch {
+	case NothingToRun(l):
+		return "⚪ Nothing to run: no README command to test"
 	case l.Outcome == commandlog.OutcomeSuccess && l.Adjusted:
 		return "⚠️ The README works, with adjustments"
 	case l.Outcome == commandlog.OutcomeSuccess:
@@ -214,6 +241,9 @@ func (r *renderer) metrics() string {
 	cmds := fmt.Sprintf("%d run · %d ok · %d failed", len(l.Commands), ok, failed)
 	if unknown > 0 {
 		cmds += fmt.Sprintf(" · %d unknown", unknown)
+	}
+	if len(l.Skipped) > 0 {
+		cmds += fmt.Sprintf(" · %d not tested", len(l.Skipped))
 	}
 	var b strings.Builder
 	b.WriteString("| Engine | Agent version | Cost | Turns | Duration | Commands |\n")
@@ -375,7 +405,7 @@ func (r *renderer) commandTable(budget int, problemsFirst bool) (string, int) {
 	n := 0
 	for _, i := range order {
 		c := cmds[i]
-		cmd := codeSpan(clip(r.s(c.Command), maxCommandCell))
+		cmd := codeSpan(clip(r.cmd(c), maxCommandCell))
 		if c.ParentID != "" {
 			cmd = "↳ " + cmd // run by a sub-agent
 		}
@@ -424,7 +454,7 @@ func (r *renderer) failedOutputs(failed []commandlog.Command, budget int) (strin
 			out = "(no output)"
 		}
 		item := fmt.Sprintf("<details><summary><code>%s</code> — %s%s</summary>\n\n%s\n</details>\n\n",
-			htmlText(clip(r.s(c.Command), maxCommandCell)), exit, where, codeBlock("text", out))
+			htmlText(clip(r.cmd(c), maxCommandCell)), exit, where, codeBlock("text", out))
 		if b.Len()+len(item) > budget {
 			break
 		}
@@ -434,6 +464,51 @@ func (r *renderer) failedOutputs(failed []commandlog.Command, budget int) (strin
 	if n == 0 {
 		return "", 0
 	}
+	return b.String(), n
+}
+
+// maxSkippedRows caps the "not tested" list; the rest is in the log.
+const maxSkippedRows = 60
+
+// skippedList renders the README commands the run did not test, with why,
+// in at most budget bytes, and reports how many rows it showed.
+func (r *renderer) skippedList(budget int) (string, int) {
+	sk := r.log.Skipped
+	var b strings.Builder
+	what := fmt.Sprintf("%d README commands were skipped", len(sk))
+	if len(sk) == 1 {
+		what = "1 README command was skipped"
+	}
+	fmt.Fprintf(&b, "<details><summary>Not tested: %s, and why</summary>\n\n", what)
+	b.WriteString("| README | Command | Why it was skipped |\n| --- | --- | --- |\n")
+	end := "\n</details>\n\n"
+	if b.Len()+len(end) > budget {
+		return "", 0
+	}
+	n := 0
+	for _, s := range sk {
+		if n == maxSkippedRows {
+			break
+		}
+		c := s.Command
+		if i := strings.IndexByte(c, '\n'); i >= 0 {
+			c = c[:i] + " …"
+		}
+		label := codeSpan(fmt.Sprintf("%s:%d", clip(r.s(s.File), 200), s.Line))
+		if r.o.BlobURL != "" {
+			label = fmt.Sprintf("[%s](%s%s#L%d)", Text(fmt.Sprintf("%s:%d", clip(r.s(s.File), 200), s.Line)), r.o.BlobURL, pathEscape(s.File), s.Line)
+		}
+		row := fmt.Sprintf("| %s | %s | %s |\n", label, codeSpan(clip(r.s(c), maxCommandCell)), Text(clip(r.s(s.Reason), maxCommandCell)))
+		if b.Len()+len(row)+len(end)+80 > budget {
+			break
+		}
+		b.WriteString(row)
+		n++
+	}
+	if n < len(sk) {
+		fmt.Fprintf(&b, "\n_%d more in `command_log.json` (`skipped`)._\n", len(sk)-n)
+	}
+	b.WriteString(end)
 	return b.String(), n
 }
 

@@ -12,6 +12,7 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/redact"
 )
 
 func ip(i int) *int                { return &i }
@@ -78,12 +79,34 @@ func TestRenderGolden(t *testing.T) {
 	killed.Commands = append(killed.Commands[:2], commandlog.Command{ID: "t3", Command: "npm test", Status: commandlog.StatusUnknown})
 	killed.ParseStats = commandlog.ParseStats{Lines: 40, Malformed: 1, UnknownEvents: 2}
 
+	keyless := baseLog()
+	keyless.Engine, keyless.AgentVersion, keyless.Turns, keyless.CostUSD = "markdown", sp("readme2demo-runner/1"), nil, fp(0)
+	keyless.Outcome, keyless.Markers = commandlog.OutcomeFailed, nil
+	keyless.Commands = []commandlog.Command{
+		{ID: "1", Command: "make build", Output: "ok\n", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(18)},
+		{ID: "2", Command: "glow README.md", Output: "bash: glow: command not found\n", ExitCode: ip(127), Status: commandlog.StatusFailed, Source: src(40)},
+	}
+	keyless.OutcomeReason = "README.md line 40: `glow README.md` exited with 127 (glow: command not found); 3 of 5 planned commands were not reached"
+	keyless.Skipped = []commandlog.Skipped{
+		{File: "README.md", Line: 12, Command: "brew install glow", Reason: "other platform: Homebrew"},
+		{File: "README.md", Line: 30, Command: "glow -s [dark|light]", Reason: "usage synopsis ([dark|light]), not a command to run"},
+		{File: "README.md", Line: 33, Command: "cat <<EOF | tee x.yml\nkey: `value` | <b>\nEOF", Reason: "file content: the text before the block says to put it in x.yml"},
+	}
+
+	nothing := baseLog()
+	nothing.Engine, nothing.AgentVersion, nothing.Turns, nothing.CostUSD = "markdown", sp("readme2demo-runner/1"), nil, fp(0)
+	nothing.Outcome, nothing.Markers, nothing.Commands = commandlog.OutcomeFailed, nil, nil
+	nothing.OutcomeReason = "nothing to run: none of the 2 code blocks of README.md has a command to run on Linux (line 4: go code, not shell; line 9: other platform: Homebrew)"
+	nothing.Skipped = []commandlog.Skipped{{File: "README.md", Line: 9, Command: "brew install lib", Reason: "other platform: Homebrew"}}
+
 	tests := []struct {
 		name string
 		log  *commandlog.Log
 		opts Options
 	}{
 		{"success", baseLog(), opts},
+		{"keyless-skipped", keyless, opts},
+		{"nothing-to-run", nothing, Options{Readme: "README.md"}},
 		{"adjusted", adjusted, withDiff(opts, adjustedDiff)},
 		{"failed", failed, opts},
 		{"blocked", blocked, opts},
@@ -218,4 +241,41 @@ func renderHTML(t *testing.T, md string) string {
 	// becomes a tag here was produced by markdown syntax.
 	assert.NilError(t, goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert([]byte(md), &b))
 	return b.String()
+}
+
+// The report lists the flagged instruction files and what was left out of
+// the sandbox, as SECURITY.md promises; git's routine files stay in the log.
+func TestReportListsRepositoryFindings(t *testing.T) {
+	l := &commandlog.Log{SchemaVersion: 1, Engine: "claude-code", Outcome: commandlog.OutcomeSuccess,
+		RepoFindings: []commandlog.RepoFinding{
+			{Path: "CLAUDE.md", Action: "flag", Reason: "r"},
+			{Path: "docs/AGENTS.md", Action: "flag", Reason: "r"},
+			{Path: ".claude/settings.json", Action: "remove", Reason: "r"},
+			{Path: "notes.md", Action: "skip", Reason: "a hard link"},
+			{Path: ".git/config", Action: "scrub", Reason: "r"},
+			{Path: ".git/hooks/pre-commit", Action: "remove", Reason: "r"},
+		}}
+	out := Render(l, Options{Readme: "README.md"})
+	for _, want := range []string{"Agent instruction files in the repository", "` CLAUDE.md `", "` docs/AGENTS.md `",
+		"Left out of the sandbox", "` .claude/settings.json `", "` notes.md `"} {
+		assert.Check(t, strings.Contains(out, want), "missing %q in:\n%s", want, out)
+	}
+	assert.Check(t, !strings.Contains(out, ".git/"), out)
+	assert.Check(t, !strings.Contains(Render(&commandlog.Log{SchemaVersion: 1, Engine: "x", Outcome: commandlog.OutcomeSuccess}, Options{}), "instruction files"))
+}
+
+// A README command keeps its text in the report (only forwarded values are
+// redacted from it); a command the agent made up gets the shape rules.
+func TestReportKeepsReadmeCommandsVerbatim(t *testing.T) {
+	zero := 0
+	readmeCmd := "export API_TOKEN=docs-example-" + "Zk9xQ2mP7rLw"
+	agentCmd := "export API_TOKEN=agent-secret-" + "Zk9xQ2mP7rLw"
+	l := &commandlog.Log{SchemaVersion: 1, Engine: "markdown", Outcome: commandlog.OutcomeFailed, Commands: []commandlog.Command{
+		{ID: "1", Command: readmeCmd, ExitCode: &zero, Status: commandlog.StatusOK, Source: &commandlog.Source{File: "README.md", Line: 3}},
+		{ID: "2", Command: agentCmd, ExitCode: &zero, Status: commandlog.StatusOK},
+	}}
+	r := redact.New([]string{"forwarded-Secret-9value"})
+	out := Render(l, Options{Redact: r.String, RedactValues: r.Values})
+	assert.Check(t, strings.Contains(out, readmeCmd), out)
+	assert.Check(t, !strings.Contains(out, agentCmd), out)
 }

@@ -345,7 +345,11 @@ func TestTarDirKeepsTreeAndOwnsItForTheAgent(t *testing.T) {
 	assert.NilError(t, err)
 	defer ln.Close()
 	var b bytes.Buffer
-	assert.NilError(t, tarDir(&b, dir, 1000, 1000))
+	skipped, err := tarDir(&b, dir, 1000, 1000)
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(skipped, 1))
+	assert.Check(t, is.Equal(skipped[0].Path, "sock"))
+	assert.Check(t, is.Equal(skipped[0].Reason, "not a regular file (a socket)"))
 	tr := tar.NewReader(&b)
 	got := map[string]string{}
 	for {

@@ -88,19 +88,23 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		perFile = cancelCopyOut
 	}
 	if s.TranscriptPath != "" {
-		res.Transcript, err = copyOut(d, created.ID, s.TranscriptPath, perFile)
+		res.Transcript, err = copyOut(d, created.ID, s.TranscriptPath, perFile, MaxCopyOut)
 		if err != nil {
 			res.CopyErrors = append(res.CopyErrors, err)
 		}
 	}
 	if s.StderrPath != "" {
-		res.Stderr, err = copyOut(d, created.ID, s.StderrPath, perFile)
+		res.Stderr, err = copyOut(d, created.ID, s.StderrPath, perFile, MaxCopyOut)
 		if err != nil {
 			res.CopyErrors = append(res.CopyErrors, err)
 		}
 	}
 	for _, p := range s.Collect {
-		data, err := copyOut(d, created.ID, p, perFile)
+		limit := s.CollectLimits[p]
+		if limit <= 0 {
+			limit = MaxCopyOut
+		}
+		data, err := copyOut(d, created.ID, p, perFile, limit)
 		if err != nil {
 			res.CopyErrors = append(res.CopyErrors, err)
 			continue
@@ -126,19 +130,26 @@ func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result) error
 		// permissions at agent start never reaches the container. The host
 		// checkout is only read.
 		pr, pw := io.Pipe()
-		go func() { pw.CloseWithError(tarDir(pw, s.RepoDir, uid, gid)) }()
+		skippedc := make(chan []repoconfig.Finding, 1)
+		go func() {
+			skipped, err := tarDir(pw, s.RepoDir, uid, gid)
+			skippedc <- skipped
+			pw.CloseWithError(err)
+		}()
 		fr, fw := io.Pipe()
 		done := make(chan struct{})
+		var findings []repoconfig.Finding
 		go func() {
 			defer close(done)
-			findings, err := repoconfig.FilterTar(fw, pr)
-			res.RepoConfig = findings
+			var err error
+			findings, err = repoconfig.FilterTar(fw, pr)
 			pr.CloseWithError(err)
 			fw.CloseWithError(err)
 		}()
 		err := d.CopyToContainer(ctx, id, s.Workdir, fr, container.CopyToContainerOptions{})
 		fr.CloseWithError(errors.New("copy aborted"))
 		<-done
+		res.RepoConfig = repoconfig.Merge(findings, <-skippedc)
 		if err != nil {
 			return fmt.Errorf("copy repository into container: %w", err)
 		}
@@ -295,8 +306,9 @@ func readFrom(ctx context.Context, d Docker, id string, s Spec, off int64) []byt
 	return buf.Bytes()
 }
 
-// copyOut reads one file out of the container (running or stopped).
-func copyOut(d Docker, id, p string, timeout time.Duration) ([]byte, error) {
+// copyOut reads one regular file out of the container (running or
+// stopped), at most limit bytes of it.
+func copyOut(d Docker, id, p string, timeout time.Duration, limit int64) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	rc, _, err := d.CopyFromContainer(ctx, id, p)
@@ -304,7 +316,7 @@ func copyOut(d Docker, id, p string, timeout time.Duration) ([]byte, error) {
 		return nil, fmt.Errorf("copy %s out of container: %w", p, err)
 	}
 	defer rc.Close()
-	data, err := readTarFile(rc, MaxCopyOut)
+	data, err := readTarFile(rc, limit)
 	if err != nil {
 		return data, fmt.Errorf("copy %s out of container: %w", p, err)
 	}

@@ -129,8 +129,12 @@ type Spec struct {
 	TranscriptPath string
 	StderrPath     string
 	// Collect lists further files copied out after the command (the README
-	// the agent may have edited); each is read with the same size cap.
-	Collect []string
+	// the agent may have edited). Each is read only if it is a regular file
+	// (a symlink is not followed) of at most its CollectLimits entry bytes
+	// (none: MaxCopyOut); a larger one is not collected and its CopyErrors
+	// entry wraps ErrTooLarge.
+	Collect       []string
+	CollectLimits map[string]int64
 	// OnTranscript, when set, receives the transcript's new bytes as it
 	// grows, about every PollInterval, from one goroutine.
 	OnTranscript func(chunk []byte)

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/readme2demo/readme2demo/internal/repoconfig"
+	"github.com/readme2demo/readme2demo/internal/repofs"
 )
 
 // owner parses "uid:gid" (or "uid") into numbers; names count as 1000, the
@@ -31,41 +31,27 @@ func owner(user string) (uid, gid int) {
 
 // tarDir writes dir's tree to w as a tar whose entries belong to uid:gid,
 // starting with the "./" entry (so the destination directory gets that owner
-// too). Regular files, directories and symlinks are copied; sockets, devices
-// and pipes are skipped. It only reads dir.
-func tarDir(w io.Writer, dir string, uid, gid int) error {
+// too). It reads the tree only through repofs: regular files, directories
+// and symlinks (as links, never followed) are copied; FIFOs, sockets,
+// devices and hard links with names outside the tree are left out and
+// returned as Skip findings. It only reads dir.
+func tarDir(w io.Writer, dir string, uid, gid int) ([]repoconfig.Finding, error) {
 	tw := tar.NewWriter(w)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		link := ""
-		switch {
-		case info.Mode().IsRegular(), info.IsDir():
-		case info.Mode()&fs.ModeSymlink != 0:
-			if link, err = os.Readlink(p); err != nil {
-				return err
-			}
-		default:
+	var skipped []repoconfig.Finding
+	err := repofs.Walk(dir, func(e repofs.Entry, open func() (io.ReadCloser, error)) error {
+		if e.Skip != "" {
+			skipped = append(skipped, repoconfig.Finding{Path: e.Rel, Action: repoconfig.Skip, Reason: e.Skip})
 			return nil
 		}
-		hdr, err := tar.FileInfoHeader(info, link)
+		hdr, err := tar.FileInfoHeader(e.Info, e.Link)
 		if err != nil {
 			return err
 		}
-		name := filepath.ToSlash(rel)
-		if info.IsDir() {
+		name := e.Rel
+		if e.Info.IsDir() {
 			name += "/"
 		}
-		if rel == "." {
+		if e.Rel == "." {
 			name = "./"
 		}
 		hdr.Name = name
@@ -74,23 +60,23 @@ func tarDir(w io.Writer, dir string, uid, gid int) error {
 		if err := tw.WriteHeader(hdr); err != nil {
 			return err
 		}
-		if !info.Mode().IsRegular() {
+		if open == nil {
 			return nil
 		}
-		f, err := os.Open(p)
+		f, err := open()
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		if _, err := io.CopyN(tw, f, hdr.Size); err != nil {
-			return fmt.Errorf("copy %s: %w", rel, err)
+			return fmt.Errorf("copy %s: %w", e.Rel, err)
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("archive %s: %w", dir, err)
+		return skipped, fmt.Errorf("archive %s: %w", dir, err)
 	}
-	return tw.Close()
+	return skipped, tw.Close()
 }
 
 // tarFiles writes files (paths relative to the archive root) to a tar.
@@ -112,8 +98,9 @@ func tarFiles(w io.Writer, files map[string]File, uid, gid int, now time.Time) e
 	return tw.Close()
 }
 
-// errTooLarge is returned with the first limit bytes of a file copied out.
-var errTooLarge = errors.New("file too large")
+// ErrTooLarge is wrapped by the error of a file copied out that is larger
+// than its limit (Result.CopyErrors).
+var ErrTooLarge = errors.New("file too large")
 
 // readTarFile returns the contents of the first regular file in a tar
 // stream, at most limit bytes.
@@ -132,7 +119,7 @@ func readTarFile(r io.Reader, limit int64) ([]byte, error) {
 			return data, fmt.Errorf("read %s: %w", path.Base(hdr.Name), err)
 		}
 		if hdr.Size > limit {
-			return data, fmt.Errorf("%s: %w (%d bytes, kept %d)", path.Base(hdr.Name), errTooLarge, hdr.Size, limit)
+			return data, fmt.Errorf("%s: %w (%d bytes, kept %d)", path.Base(hdr.Name), ErrTooLarge, hdr.Size, limit)
 		}
 		return data, nil
 	}

@@ -1,188 +1,85 @@
 // Package textdiff writes unified diffs of small text files, such as the
 // README edits an agent made, for reports and suggested fixes.
+//
+// Memory is bounded whatever the input: texts larger than MaxBytes or
+// longer than MaxLines, and diffs larger than MaxDiff, are not diffed —
+// the caller gets a *TooLargeError saying so ("README.md changed too much
+// to diff"), not a diff that would take gigabytes to compute or read. The
+// line diff itself is github.com/aymanbagabas/go-udiff (the Go tools'
+// internal diff, exported): Myers' algorithm in linear space with a bound
+// on the edit distance it explores, so time and memory stay linear in the
+// (capped) input; past the bound it returns a correct but not always
+// minimal diff.
 package textdiff
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 )
 
 // Context is the number of unchanged lines shown around a change.
 const Context = 3
 
-// maxCells bounds the line-matching table; larger inputs are shown as one
-// hunk that replaces the whole file.
-const maxCells = 16 << 20
+// The limits.
+const (
+	MaxBytes = 2 << 20 // each text
+	MaxLines = 40000   // each text
+	MaxDiff  = 1 << 20 // the unified diff
+)
 
-type op struct {
-	kind byte // ' ', '-', '+'
-	line string
+// ErrTooLarge is wrapped by every *TooLargeError.
+var ErrTooLarge = errors.New("changed too much to diff")
+
+// TooLargeError says which limit a diff hit.
+type TooLargeError struct {
+	Name   string // the file, as named in the diff header
+	Reason string
 }
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s changed too much to diff: %s", e.Name, e.Reason)
+}
+
+// Unwrap lets errors.Is(err, ErrTooLarge) classify it.
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
 
 // Unified returns the unified diff turning a into b, with the given file
 // names in its header, or "" when their lines are equal (a missing newline
-// at the end of the file is not a change here).
-func Unified(nameA, nameB, a, b string) string {
-	la, lb := lines(a), lines(b)
-	if equal(la, lb) {
-		return ""
+// at the end of the file is not a change here). Inputs or a result over
+// the limits give a *TooLargeError (name is nameB without its "b/").
+func Unified(nameA, nameB, a, b string) (string, error) {
+	name := strings.TrimPrefix(nameB, "b/")
+	for _, t := range []struct {
+		what, text string
+	}{{"before", a}, {"after", b}} {
+		if len(t.text) > MaxBytes {
+			return "", &TooLargeError{name, fmt.Sprintf("%d bytes %s the edit (the limit is %d MiB)", len(t.text), t.what, MaxBytes>>20)}
+		}
+		if n := strings.Count(t.text, "\n"); n > MaxLines {
+			return "", &TooLargeError{name, fmt.Sprintf("%d lines %s the edit (the limit is %d)", n, t.what, MaxLines)}
+		}
 	}
-	ops := diffLines(la, lb)
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", nameA, nameB)
-	// Group ops into hunks with Context lines around each change.
-	i := 0
-	for i < len(ops) {
-		for i < len(ops) && ops[i].kind == ' ' {
-			i++
-		}
-		if i == len(ops) {
-			break
-		}
-		start := max(0, i-Context)
-		end := i
-		for end < len(ops) {
-			if ops[end].kind != ' ' {
-				end++
-				continue
-			}
-			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
-				run++
-			}
-			if run == len(ops) || run-end > 2*Context {
-				end = min(len(ops), end+Context)
-				break
-			}
-			end = run
-		}
-		writeHunk(&sb, ops, start, end)
-		i = end
+	a, b = withFinalNewline(a), withFinalNewline(b)
+	if a == b {
+		return "", nil
 	}
-	return sb.String()
+	edits := udiff.Lines(a, b)
+	d, err := udiff.ToUnified(nameA, nameB, a, edits, Context)
+	if err != nil {
+		return "", fmt.Errorf("diff %s: %w", name, err)
+	}
+	if len(d) > MaxDiff {
+		return "", &TooLargeError{name, fmt.Sprintf("the diff is %d bytes (the limit is %d MiB)", len(d), MaxDiff>>20)}
+	}
+	return d, nil
 }
 
-func writeHunk(sb *strings.Builder, ops []op, start, end int) {
-	aStart, bStart := 1, 1
-	for _, o := range ops[:start] {
-		if o.kind != '+' {
-			aStart++
-		}
-		if o.kind != '-' {
-			bStart++
-		}
+func withFinalNewline(s string) string {
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		return s + "\n"
 	}
-	var aLen, bLen int
-	for _, o := range ops[start:end] {
-		if o.kind != '+' {
-			aLen++
-		}
-		if o.kind != '-' {
-			bLen++
-		}
-	}
-	if aLen == 0 {
-		aStart--
-	}
-	if bLen == 0 {
-		bStart--
-	}
-	fmt.Fprintf(sb, "@@ -%d,%d +%d,%d @@\n", aStart, aLen, bStart, bLen)
-	for _, o := range ops[start:end] {
-		sb.WriteByte(o.kind)
-		sb.WriteString(o.line)
-		sb.WriteByte('\n')
-	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func lines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	s = strings.TrimSuffix(s, "\n")
-	return strings.Split(s, "\n")
-}
-
-// diffLines is a longest-common-subsequence line diff.
-func diffLines(a, b []string) []op {
-	// Trim the common prefix and suffix first: edits are usually local.
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf] == b[len(b)-1-suf] {
-		suf++
-	}
-	var ops []op
-	for _, l := range a[:pre] {
-		ops = append(ops, op{' ', l})
-	}
-	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	if len(ma)*len(mb) > maxCells {
-		for _, l := range ma {
-			ops = append(ops, op{'-', l})
-		}
-		for _, l := range mb {
-			ops = append(ops, op{'+', l})
-		}
-	} else {
-		ops = append(ops, lcs(ma, mb)...)
-	}
-	for _, l := range a[len(a)-suf:] {
-		ops = append(ops, op{' ', l})
-	}
-	return ops
-}
-
-func lcs(a, b []string) []op {
-	n, m := len(a), len(b)
-	t := make([][]int32, n+1)
-	for i := range t {
-		t[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				t[i][j] = t[i+1][j+1] + 1
-			} else {
-				t[i][j] = max(t[i+1][j], t[i][j+1])
-			}
-		}
-	}
-	var ops []op
-	i, j := 0, 0
-	for i < n && j < m {
-		switch {
-		case a[i] == b[j]:
-			ops = append(ops, op{' ', a[i]})
-			i++
-			j++
-		case t[i+1][j] >= t[i][j+1]:
-			ops = append(ops, op{'-', a[i]})
-			i++
-		default:
-			ops = append(ops, op{'+', b[j]})
-			j++
-		}
-	}
-	for ; i < n; i++ {
-		ops = append(ops, op{'-', a[i]})
-	}
-	for ; j < m; j++ {
-		ops = append(ops, op{'+', b[j]})
-	}
-	return ops
+	return s
 }

@@ -1,9 +1,11 @@
 package textdiff
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -53,22 +55,62 @@ func TestUnifiedMatchesGNUDiff(t *testing.T) {
 			out, _ := exec.Command("diff", "-U3", a, b).Output()
 			want := string(out)
 			want = want[strings.Index(want, "@@"):]
-			got := Unified("a/README.md", "b/README.md", join(base), after)
+			got, err := Unified("a/README.md", "b/README.md", join(base), after)
+			assert.NilError(t, err)
 			assert.Assert(t, strings.HasPrefix(got, "--- a/README.md\n+++ b/README.md\n"))
 			assert.Equal(t, got[strings.Index(got, "@@"):], want)
 		})
 	}
 }
 
-func TestUnifiedEqual(t *testing.T) {
-	assert.Equal(t, Unified("a", "b", "x\ny\n", "x\ny\n"), "")
-	assert.Equal(t, Unified("a", "b", "x\ny", "x\ny\n"), "", "a final newline alone is not a change")
-	assert.Equal(t, Unified("a", "b", "", ""), "")
+func unified(t *testing.T, a, b string) string {
+	t.Helper()
+	d, err := Unified("a", "b", a, b)
+	assert.NilError(t, err)
+	return d
 }
 
-func TestUnifiedLargeInputStaysBounded(t *testing.T) {
+func TestUnifiedEqual(t *testing.T) {
+	assert.Equal(t, unified(t, "x\ny\n", "x\ny\n"), "")
+	assert.Equal(t, unified(t, "x\ny", "x\ny\n"), "", "a final newline alone is not a change")
+	assert.Equal(t, unified(t, "", ""), "")
+}
+
+// Many changed lines still diff, within the limits.
+func TestUnifiedLargeInput(t *testing.T) {
 	a := join(readmeLines(5000))
 	b := strings.ReplaceAll(a, "x", "y")
-	got := Unified("a", "b", a, b)
-	assert.Assert(t, strings.Contains(got, "@@ -1,5000 +1,5000 @@"))
+	got := unified(t, a, b)
+	assert.Assert(t, strings.HasPrefix(got, "--- a\n+++ b\n@@ -1,"))
+	assert.Assert(t, strings.Contains(got, "+line yyy"))
+}
+
+// Past the limits there is no diff, but an error that says so; memory
+// stays bounded (TestDiffMemoryIsBounded).
+func TestUnifiedTooLarge(t *testing.T) {
+	small := "# title\n"
+	for name, after := range map[string]string{
+		"bytes": strings.Repeat("a long line of the README bomb\n", MaxBytes/30+1),
+		"lines": strings.Repeat("y\n", MaxLines+1),
+	} {
+		_, err := Unified("a/README.md", "b/README.md", small, after)
+		assert.Assert(t, errors.Is(err, ErrTooLarge), name)
+		assert.ErrorContains(t, err, "README.md changed too much to diff")
+	}
+}
+
+// The diff's peak memory does not grow with the size of what it is given:
+// at the limits it stays within a fixed budget.
+func TestDiffMemoryIsBounded(t *testing.T) {
+	a := strings.Repeat("y\n", MaxLines-1)
+	b := strings.Repeat("n\n", MaxLines-1)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Unified("a", "b", a, b)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		assert.Assert(t, errors.Is(err, ErrTooLarge))
+	}
+	assert.Assert(t, after.TotalAlloc-before.TotalAlloc < 64<<20, "allocated %d MiB", (after.TotalAlloc-before.TotalAlloc)>>20)
 }

@@ -1,5 +1,6 @@
 // Package fakegithub is an in-memory stand-in for the part of the GitHub
-// REST API that readme2demo uses (issue comments), served by httptest under
+// REST API that readme2demo uses (issue comments; git data and pull
+// requests, git.go), served by httptest under
 // a base path, so tests drive the real go-github client end to end. It
 // paginates with Link headers like GitHub, checks the token, records every
 // request, and can be told to fail requests (403, 5xx, rate limits).
@@ -55,6 +56,7 @@ type Server struct {
 	comments map[string][]*Comment // "owner/repo#n" → comments, oldest first
 	nextID   int64
 	requests []string
+	repos    map[string]*repoData // git.go
 }
 
 // New starts a fake API under basePath (e.g. "/api/v3/"). Close it when done.
@@ -70,6 +72,7 @@ func New(basePath string) *Server {
 	mux.HandleFunc("GET "+basePath+"repos/{owner}/{repo}/issues/{number}/comments", s.list)
 	mux.HandleFunc("POST "+basePath+"repos/{owner}/{repo}/issues/{number}/comments", s.create)
 	mux.HandleFunc("PATCH "+basePath+"repos/{owner}/{repo}/issues/comments/{id}", s.edit)
+	s.routeGit(mux, basePath)
 	s.srv = httptest.NewServer(s.wrap(mux))
 	s.URL = s.srv.URL + basePath
 	return s

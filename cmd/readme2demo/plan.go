@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/readme2demo/readme2demo/internal/exitcode"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/plan"
+	"github.com/readme2demo/readme2demo/internal/repofs"
+)
+
+// planOptions are the plan verb's flags.
+type planOptions struct {
+	readme, format, order string
+}
+
+func newPlanCmd(e env) *cobra.Command {
+	var o planOptions
+	cmd := &cobra.Command{
+		Use:   "plan [flags] [REPO_DIR]",
+		Short: "list the README commands the keyless markdown engine would run or skip, and why (a dry run)",
+		Long: `Reads the README of REPO_DIR (default: the current directory) and lists every
+code block and every candidate command with its README line, the decision
+(run or skip) and the reason in words: "other platform: Homebrew", "output or
+text, not a command", "placeholder <your-token>: a value to fill in",
+"clones this repository: the run starts in its checkout", a hint. Nothing is
+run: this is exactly what "readme2demo run --engine markdown" would run, in
+the same order. docs/engines/markdown.md documents every rule and hint.
+
+The JSON form is an array of objects with the keys file, line, command, run,
+reason, block_line and language, in run order; it is stable for scripts. A
+code block with no candidate command has one entry with an empty command.
+
+Exit status: 0 the plan runs at least one command, 1 nothing to run,
+2 bad flags or no readable README.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return errors.New("give at most one repository directory")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			repo := "."
+			if len(args) == 1 {
+				repo = args[0]
+			}
+			return exitWith(runPlan(o, repo, e))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to plan, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes))
+	f.StringVar(&o.format, "format", "text", "the output format: text (for people) or json (an array of {file, line, command, run, reason, block_line, language})")
+	f.StringVar(&o.order, "order", "", "the run order: readme (README order) or install-first (the install sections first); default: the README's order hint, else readme")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("order", cobra.FixedCompletions(plan.Orders, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func runPlan(o planOptions, repo string, e env) int {
+	if o.format != "text" && o.format != "json" {
+		fmt.Fprintf(e.stderr, "readme2demo plan: --format %q: use text or json\n", o.format)
+		return exitcode.Usage
+	}
+	if o.order != "" && !validOrder(o.order) {
+		fmt.Fprintf(e.stderr, "readme2demo plan: --order %q: use %s\n", o.order, strings.Join(plan.Orders, " or "))
+		return exitcode.Usage
+	}
+	src, err := pipeline.ReadReadme(repo, o.readme)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo plan: %v\n", err)
+		return exitcode.Usage
+	}
+	name := path.Clean(filepath.ToSlash(o.readme))
+	p := plan.Make(src, plan.Options{File: name, Repo: plan.RepoFromDir(repo, e.getenv("GITHUB_REPOSITORY")), Order: o.order})
+	write := plan.WriteText
+	if o.format == "json" {
+		write = plan.WriteJSON
+	}
+	if err := write(e.stdout, p); err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo plan: write plan: %v\n", err)
+		return exitcode.Failed
+	}
+	if len(p.Run()) == 0 {
+		return exitcode.Failed
+	}
+	return exitcode.OK
+}
+
+func validOrder(o string) bool {
+	for _, v := range plan.Orders {
+		if o == v {
+			return true
+		}
+	}
+	return false
+}

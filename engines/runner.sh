@@ -1,0 +1,650 @@
+# shellcheck shell=bash
+# readme2demo runner: the helper functions of the script the keyless engines
+# (markdown, replay) run in the sandbox. engines/markdown.go embeds this file
+# (go:embed) between a generated header, which sets the variables below, and
+# the generated steps, which call __r2d_begin / __r2d_end around each command.
+# The steps run in ONE bash session (cd, export and functions carry over), so
+# the command itself is eval'd by the generated code at top level, not in a
+# function here. CI runs shellcheck on this file.
+#
+# Set by the generated header (and __r2d_c, the command of each step, by
+# the generated steps):
+#   __r2d_transcript  the JSONL transcript to write
+#   __r2d_workspace   the directory the run starts in
+#   __r2d_work        the runner's own directory for command output (NOT
+#                     under /tmp: a README that fills /tmp must not take the
+#                     output of every later command with it)
+#
+# Only bash builtins, /proc and coreutils (base64, head, tail, wc, mkfifo,
+# mktemp, rm, sleep as a fallback) are used, and the helpers survive a README
+# that sets -e, -u, pipefail, noclobber, xtrace or noglob (each helper
+# switches them off and restores them), that defines functions named like
+# builtins or tools (`:` in a fork bomb, a `cd` wrapper: the helpers call
+# `builtin x` and `command -p x`) or that changes PATH.
+# The per-command timeout must work under a fork bomb: the watchdog and the
+# killer fork nothing while they work (a FIFO read with a timeout is their
+# sleep), and they kill every process that appeared since the command
+# began, orphans included, not only the command's descendants.
+
+: "${__r2d_transcript:?}" "${__r2d_workspace:?}" "${__r2d_work:?}"
+
+# The runner leads a session of its own: what the README starts belongs to
+# it (unless it calls setsid itself), so a timeout kills this run's
+# processes and nobody else's.
+if [ -z "${__r2d_in_session:-}" ] && command -v setsid >/dev/null 2>&1; then
+	__r2d_in_session=1 exec setsid -w bash "${BASH_SOURCE[0]}" "$@"
+fi
+unset __r2d_in_session
+
+# The runner's own directory; a fallback when it cannot be made.
+if ! mkdir -p "$__r2d_work" 2>/dev/null || ! : >"$__r2d_work/.probe" 2>/dev/null; then
+	__r2d_work=$(mktemp -d 2>/dev/null) || __r2d_work=${HOME:-/tmp}/.readme2demo-runner.$$
+	mkdir -p "$__r2d_work" 2>/dev/null
+fi
+rm -f "$__r2d_work/.probe" 2>/dev/null
+: >"$__r2d_transcript" || exit 2
+
+__r2d_c=
+__r2d_runaway=0
+# More processes than this left behind by one command is a runaway.
+__r2d_runaway_max=100
+__r2d_cur=
+__r2d_kind=cmd
+__r2d_done=0
+__r2d_failed=0
+__r2d_fail_reason=
+__r2d_bg_ids=
+__r2d_bg_pids=
+__r2d_wd=
+__r2d_t0=
+__r2d_t1=
+__r2d_ms=
+__r2d_out=
+__r2d_lost=
+__r2d_want=
+__r2d_expect=
+__r2d_check=0
+__r2d_prevwd=
+__r2d_snapshot=
+__r2d_found=
+__r2d_head=
+__r2d_tail=
+__r2d_omit=0
+__r2d_opts=
+__r2d_allow=0
+__r2d_where=
+__r2d_tickfd=
+__r2d_ppid=
+__r2d_state=
+__r2d_sess=
+__r2d_start=
+__r2d_j=
+
+__r2d_emit() { builtin printf '%s\n' "$1" >>"$__r2d_transcript"; }
+
+# __r2d_clock: sets __r2d_ms to the time in milliseconds (no fork on bash 5).
+__r2d_clock() {
+	local t=${EPOCHREALTIME:-}
+	if [ -n "$t" ]; then
+		t=${t/[.,]/}
+		__r2d_ms=$((10#$t / 1000))
+	else
+		__r2d_ms=$(command -p date +%s%3N)
+	fi
+}
+__r2d_clock
+__r2d_run_t0=$__r2d_ms
+
+# A FIFO nobody writes to: reading it with a timeout is a sleep that forks
+# nothing. Without mkfifo, sleep(1) it is.
+command -p rm -f "$__r2d_work/tick" 2>/dev/null
+if command -p mkfifo "$__r2d_work/tick" 2>/dev/null && exec {__r2d_tickfd}<>"$__r2d_work/tick"; then
+	:
+else
+	__r2d_tickfd=
+fi
+# __r2d_sleep SECONDS
+__r2d_sleep() {
+	if [ -n "$__r2d_tickfd" ]; then
+		builtin read -r -t "$1" -u "$__r2d_tickfd" _ 2>/dev/null
+	else
+		# In the background, so that a trap (the watchdog's TERM) runs at once.
+		command -p sleep "$1" &
+		builtin wait "$!"
+	fi
+	return 0
+}
+
+# A reserve on the runner's disk: when a README fills it, removing the
+# reserve leaves room for the transcript records that say so.
+__r2d_reserve() { command -p head -c 1048576 /dev/zero >"$__r2d_work/reserve" 2>/dev/null || command -p rm -f "$__r2d_work/reserve"; }
+__r2d_reserve
+
+# __r2d_encode FILE: sets __r2d_head, __r2d_tail (base64) and __r2d_omit.
+__r2d_encode() {
+	local size
+	size=$(command -p wc -c <"$1" 2>/dev/null)
+	size=${size//[^0-9]/}
+	size=${size:-0}
+	__r2d_tail=
+	__r2d_omit=0
+	if [ "$size" -le 81920 ]; then
+		__r2d_head=$(command -p base64 -w0 <"$1" 2>/dev/null)
+	else
+		__r2d_head=$(command -p head -c 65536 "$1" | command -p base64 -w0)
+		__r2d_tail=$(command -p tail -c 16384 "$1" | command -p base64 -w0)
+		__r2d_omit=$((size - 81920))
+	fi
+}
+
+# __r2d_json STRING: sets __r2d_j to STRING escaped for a JSON string.
+__r2d_json() {
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	s=${s//$'\n'/\\n}
+	s=${s//$'\r'/\\r}
+	s=${s//$'\t'/\\t}
+	__r2d_j=${s//[$'\001'-$'\037']/?}
+}
+
+# __r2d_stat PID: sets __r2d_ppid and __r2d_start (the process's parent and
+# start time, from /proc) or returns 1 when it is gone.
+__r2d_stat() {
+	local stat rest
+	{ builtin read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1
+	rest=${stat##*) }
+	# shellcheck disable=SC2086 # split the fields of /proc/PID/stat
+	builtin set -- $rest
+	__r2d_state=$1
+	__r2d_ppid=$2
+	__r2d_sess=$4
+	__r2d_start=${20}
+}
+__r2d_sid=
+__r2d_stat $$ && __r2d_sid=$__r2d_sess
+
+# __r2d_snap: remembers every process that exists now (pid:start time), so
+# that a timeout kills only what appeared after.
+__r2d_snap() {
+	local p
+	__r2d_snapshot=" "
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		__r2d_stat "$p" || continue
+		__r2d_snapshot="$__r2d_snapshot$p:$__r2d_start "
+	done
+}
+
+# __r2d_tree ROOT SKIP...: sets __r2d_found to the descendants of ROOT, not
+# entering the subtrees of the SKIP pids.
+__r2d_tree() {
+	local queue=$1 cur p skip=" ${*:2} "
+	__r2d_found=
+	while [ -n "$queue" ]; do
+		cur=${queue%% *}
+		if [ "$cur" = "$queue" ]; then queue=; else queue=${queue#* }; fi
+		for p in /proc/[0-9]*; do
+			p=${p#/proc/}
+			case "$skip" in *" $p "*) continue ;; esac
+			__r2d_stat "$p" || continue
+			if [ "$__r2d_ppid" = "$cur" ]; then
+				__r2d_found="$__r2d_found $p"
+				queue="${queue:+$queue }$p"
+			fi
+		done
+	done
+}
+
+# __r2d_new KEEP...: sets __r2d_found to the processes that appeared since
+# the last snapshot, except the KEEP pids and the descendants of background
+# jobs (a server started earlier keeps its workers).
+__r2d_new() {
+	local p keep=" $* " bgkids=" "
+	if [ -n "${__r2d_bg_pids// /}" ]; then
+		local b
+		for b in $__r2d_bg_pids; do
+			__r2d_tree "$b"
+			bgkids="$bgkids$b $__r2d_found "
+		done
+	fi
+	__r2d_found=
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		case "$keep$bgkids" in *" $p "*) continue ;; esac
+		__r2d_stat "$p" || continue
+		[ -z "$__r2d_sid" ] || [ "$__r2d_sess" = "$__r2d_sid" ] || continue
+		case "$__r2d_state" in Z | X) continue ;; esac
+		case "$__r2d_snapshot" in *" $p:$__r2d_start "*) continue ;; esac
+		__r2d_found="$__r2d_found $p"
+	done
+}
+
+# __r2d_sweep KEEP...: kills every process that appeared since the
+# snapshot. A fork bomb refills every pid a kill frees, so it is stopped
+# first, all of it, and killed only once nothing of it still runs; then
+# again, until nothing is left. Forks nothing.
+__r2d_sweep() {
+	local round=0 p running quiet=0
+	while [ "$round" -lt 100 ]; do
+		round=$((round + 1))
+		__r2d_new "$@"
+		if [ -z "${__r2d_found// /}" ]; then
+			# A child forked just before its parent died shows up late:
+			# done only after a few quiet looks.
+			quiet=$((quiet + 1))
+			[ "$quiet" -lt 3 ] || return 0
+			__r2d_sleep 0.1
+			continue
+		fi
+		quiet=0
+		# shellcheck disable=SC2086 # a list of pids
+		builtin kill -STOP $__r2d_found 2>/dev/null
+		running=
+		for p in $__r2d_found; do
+			__r2d_stat "$p" || continue
+			case "$__r2d_state" in T | t | Z | X) ;; *) running=1 ;; esac
+		done
+		# A process blocked in the kernel (state D) stops only later: after
+		# a few rounds, kill what there is anyway.
+		if [ -z "$running" ] || [ "$round" -gt 8 ]; then
+			# shellcheck disable=SC2086
+			builtin kill -KILL $__r2d_found 2>/dev/null
+			# shellcheck disable=SC2086
+			builtin kill -CONT $__r2d_found 2>/dev/null
+		fi
+		[ "$round" -lt 5 ] || __r2d_sleep 0.05
+	done
+	return 0
+}
+
+__r2d_kill() { # PIDS: TERM, a grace period, then KILL
+	[ -n "${1// /}" ] || return 0
+	# shellcheck disable=SC2086 # a list of pids
+	builtin kill -TERM $1 2>/dev/null
+	local i alive p
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		alive=
+		for p in $1; do if builtin kill -0 "$p" 2>/dev/null; then alive=1; fi; done
+		[ -n "$alive" ] || return 0
+		__r2d_sleep 0.2
+	done
+	# shellcheck disable=SC2086
+	builtin kill -KILL $1 2>/dev/null
+	return 0
+}
+
+# __r2d_save / __r2d_restore: the helpers run with the options a README may
+# have set (errexit, nounset, pipefail, noclobber, xtrace, noglob) turned
+# off, and turn them back on after. No command substitution: under a fork
+# bomb a fork can wait for many seconds.
+__r2d_save() {
+	__r2d_opts=$-
+	if builtin shopt -qo pipefail; then __r2d_opts="${__r2d_opts}P"; fi
+	builtin set +euCxf +o pipefail
+}
+__r2d_restore() {
+	local o
+	for o in e u C x f; do
+		case "$__r2d_opts" in *"$o"*) builtin set "-$o" ;; esac
+	done
+	case "$__r2d_opts" in *P*) builtin set -o pipefail ;; esac
+	return 0
+}
+
+# __r2d_outfile: sets __r2d_out to a file for the next command's output, or
+# to /dev/null with __r2d_lost saying why when no place can take it.
+__r2d_outfile() {
+	__r2d_lost=
+	local f
+	for f in "$__r2d_work/out" "${HOME:-/nonexistent}/.readme2demo-out.$$" "${TMPDIR:-/tmp}/readme2demo-out.$$"; do
+		[ -d "${f%/*}" ] || command -p mkdir -p "${f%/*}" 2>/dev/null
+		if { builtin : >|"$f"; } 2>/dev/null; then
+			__r2d_out=$f
+			return 0
+		fi
+	done
+	__r2d_out=/dev/null
+	__r2d_lost="no writable place for the output (the runner's directory $__r2d_work, \$HOME and \$TMPDIR all refused a new file)"
+}
+
+# __r2d_checkroom: after a command, says in __r2d_lost when the disk that
+# holds its output was full (the output may then be cut short), and gives
+# back the reserve so that the transcript can still be written.
+__r2d_checkroom() {
+	[ "$__r2d_out" != /dev/null ] || return 0
+	local probe="${__r2d_out%/*}/.room"
+	if { builtin printf 'x' >|"$probe"; } 2>/dev/null; then
+		command -p rm -f "$probe"
+		return 0
+	fi
+	command -p rm -f "$probe" "$__r2d_work/reserve" 2>/dev/null
+	__r2d_lost="the disk holding the output was full, so the output may be cut short"
+}
+
+# __r2d_begin KIND ID TIMEOUT_S ALLOW WHERE START_RECORD WANT_EXIT CHECK
+#   KIND is cmd or setup (a setup hint's command: run unseen, reported only
+#   when it fails); WANT_EXIT is the exit code the README says the command
+#   returns ("" for 0); CHECK is 1 when its output is compared with
+#   $__r2d_expect (check-output hint).
+__r2d_begin() {
+	__r2d_save
+	__r2d_kind=$1
+	__r2d_cur=$2
+	__r2d_allow=$4
+	__r2d_where=$5
+	__r2d_want=$7
+	__r2d_check=$8
+	[ "$__r2d_kind" = setup ] || __r2d_emit "$6"
+	if [ "$__r2d_kind" = setup ]; then
+		builtin printf '[readme2demo] %s (setup hint) $ %s\n' "$__r2d_where" "${__r2d_c%%$'\n'*}"
+	else
+		builtin printf '[readme2demo] %s $ %s\n' "$__r2d_where" "${__r2d_c%%$'\n'*}"
+	fi
+	[ -e "$__r2d_work/reserve" ] || __r2d_reserve
+	command -p rm -f "$__r2d_work/timedout"
+	__r2d_outfile
+	__r2d_snap
+	__r2d_wd=
+	if [ "$3" -gt 0 ]; then
+		# The watchdog: after the timeout it kills everything that appeared
+		# since the command began (not the session, not earlier background
+		# jobs), and keeps doing so until the command ends.
+		(
+			builtin trap - EXIT
+			exec </dev/null >/dev/null 2>&1
+			builtin trap 'exit 0' TERM
+			__r2d_sleep "$3"
+			builtin : >|"$__r2d_work/timedout"
+			while builtin :; do
+				__r2d_sweep $$ "$BASHPID"
+				__r2d_sleep 0.5
+			done
+		) &
+		__r2d_wd=$!
+	fi
+	__r2d_restore
+	__r2d_clock
+	__r2d_t0=$__r2d_ms
+}
+
+__r2d_stop_watchdog() {
+	if [ -n "$__r2d_wd" ]; then
+		builtin kill -TERM "$__r2d_wd" 2>/dev/null
+		builtin wait "$__r2d_wd" 2>/dev/null
+		__r2d_wd=
+	fi
+}
+
+# __r2d_matches: compares the output file with $__r2d_expect line by line,
+# trailing white space and trailing blank lines ignored; an expected line
+# that is exactly "..." matches any number of lines. Returns 0 on a match.
+__r2d_matches() {
+	local -a exp act
+	local line i=0 j=0 star=-1 mark=0
+	while IFS= builtin read -r line || [ -n "$line" ]; do
+		exp+=("${line%"${line##*[![:space:]]}"}")
+	done <<<"$__r2d_expect"
+	while IFS= builtin read -r line || [ -n "$line" ]; do
+		act+=("${line%"${line##*[![:space:]]}"}")
+	done <"$__r2d_out"
+	while [ "${#exp[@]}" -gt 0 ] && [ -z "${exp[${#exp[@]}-1]}" ]; do builtin unset 'exp[${#exp[@]}-1]'; done
+	while [ "${#act[@]}" -gt 0 ] && [ -z "${act[${#act[@]}-1]}" ]; do builtin unset 'act[${#act[@]}-1]'; done
+	while [ "$j" -lt "${#act[@]}" ]; do
+		if [ "$i" -lt "${#exp[@]}" ] && [ "${exp[i]}" = "..." ]; then
+			star=$i
+			i=$((i + 1))
+			mark=$j
+		elif [ "$i" -lt "${#exp[@]}" ] && [ "${exp[i]}" = "${act[j]}" ]; then
+			i=$((i + 1))
+			j=$((j + 1))
+		elif [ "$star" -ge 0 ]; then
+			i=$((star + 1))
+			mark=$((mark + 1))
+			j=$mark
+		else
+			return 1
+		fi
+	done
+	while [ "$i" -lt "${#exp[@]}" ] && [ "${exp[i]}" = "..." ]; do i=$((i + 1)); done
+	[ "$i" -eq "${#exp[@]}" ]
+}
+
+# __r2d_record_end RC OUTFILE TIMED_OUT SHELL_EXITED
+__r2d_record_end() {
+	local dur=$((${__r2d_t1:-0} - ${__r2d_t0:-0})) mismatch=false want=null failed=0
+	if [ "$2" != /dev/null ]; then __r2d_encode "$2"; else
+		__r2d_head=
+		__r2d_tail=
+		__r2d_omit=0
+	fi
+	if [ "$__r2d_check" = 1 ] && [ "$3" = false ] && [ "$4" = false ] && ! __r2d_matches; then
+		mismatch=true
+	fi
+	[ -z "$__r2d_want" ] || want=$__r2d_want
+	__r2d_json "$__r2d_lost"
+	if [ "$__r2d_kind" = setup ]; then
+		local lost=$__r2d_j cmd where
+		__r2d_json "$__r2d_c"
+		cmd=$__r2d_j
+		__r2d_json "$__r2d_where"
+		where=$__r2d_j
+		__r2d_emit "{\"type\":\"setup\",\"id\":\"$__r2d_cur\",\"where\":\"$where\",\"command\":\"$cmd\",\"exit_code\":$1,\"duration_ms\":$dur,\"timed_out\":$3,\"output_lost\":\"$lost\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
+	else
+		__r2d_emit "{\"type\":\"end\",\"id\":\"$__r2d_cur\",\"exit_code\":$1,\"duration_ms\":$dur,\"timed_out\":$3,\"shell_exited\":$4,\"runaway\":${__r2d_runaway:-0},\"expected_exit\":$want,\"output_mismatch\":$mismatch,\"output_lost\":\"$__r2d_j\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
+	fi
+	builtin printf '[readme2demo] %s -> exit %s (%s ms)\n' "$__r2d_where" "$1" "$dur"
+	if [ -n "$__r2d_want" ]; then
+		[ "$1" = "$__r2d_want" ] || failed=1
+	elif [ "$1" -ne 0 ]; then
+		failed=1
+	fi
+	[ "$mismatch" = false ] || failed=1
+	[ "$3" = false ] || failed=1
+	[ "${__r2d_runaway:-0}" = 0 ] || failed=1
+	if [ "$failed" = 1 ] && { [ "$__r2d_allow" != 1 ] || [ "$__r2d_kind" = setup ]; } && [ "$__r2d_failed" = 0 ]; then
+		__r2d_failed=1
+		if [ "$3" = true ]; then
+			__r2d_fail_reason="$__r2d_where timed out"
+		elif [ "${__r2d_runaway:-0}" != 0 ]; then
+			__r2d_fail_reason="$__r2d_where left $__r2d_runaway processes running"
+		elif [ "$mismatch" = true ]; then
+			__r2d_fail_reason="$__r2d_where printed other output than the README shows"
+		else
+			__r2d_fail_reason="$__r2d_where exited with $1"
+		fi
+	fi
+}
+
+# __r2d_end RC: after a foreground command.
+__r2d_end() {
+	local rc=$1 timed=false
+	__r2d_clock
+	__r2d_t1=$__r2d_ms
+	__r2d_save
+	__r2d_stop_watchdog
+	__r2d_runaway=0
+	if [ -e "$__r2d_work/timedout" ]; then
+		timed=true
+		rc=124
+		# What the command left behind (a fork bomb's orphans) goes too,
+		# before the runner needs to fork again.
+		__r2d_sweep $$
+	else
+		# A command that returned but left a swarm of processes behind (a
+		# fork bomb that backgrounds itself) is stopped here, before the
+		# runner needs to fork again; a few daemons are fine. A swarm that
+		# has just begun is small: look twice.
+		__r2d_new $$
+		if [ -n "${__r2d_found// /}" ]; then
+			__r2d_sleep 0.3
+			__r2d_new $$
+		fi
+		# shellcheck disable=SC2086 # count the pids
+		builtin set -- $__r2d_found
+		if [ "$#" -gt "$__r2d_runaway_max" ]; then
+			__r2d_runaway=$#
+			__r2d_sweep $$
+		fi
+	fi
+	__r2d_checkroom
+	__r2d_record_end "$rc" "$__r2d_out" "$timed" false
+	local id=$__r2d_cur
+	__r2d_cur=
+	if [ "$__r2d_failed" = 1 ]; then
+		[ "$__r2d_kind" = setup ] || __r2d_emit "{\"type\":\"stop\",\"id\":\"$id\"}"
+		__r2d_finish
+	fi
+	__r2d_want=
+	__r2d_check=0
+	__r2d_kind=cmd
+	__r2d_restore
+}
+
+# __r2d_enter DIR: the cwd hint; cd to DIR (relative to the repository),
+# remembering where the session was. Fails, with a message in the output,
+# when DIR cannot be entered.
+__r2d_enter() {
+	__r2d_prevwd=$PWD
+	local d=$1
+	case "$d" in /*) ;; *) d="$__r2d_workspace/$d" ;; esac
+	builtin cd -- "$d" 2>/dev/null || {
+		builtin printf 'readme2demo: cwd hint: cannot enter %s\n' "$1"
+		return 1
+	}
+}
+
+# __r2d_leave: back to where the session was before the cwd hint.
+__r2d_leave() {
+	if [ -n "$__r2d_prevwd" ]; then
+		builtin cd -- "$__r2d_prevwd" 2>/dev/null || true
+		__r2d_prevwd=
+	fi
+	return 0
+}
+
+# __r2d_background PID READY TIMEOUT_S: wait until READY succeeds (or, with
+# no READY, two seconds), the job dies, or the timeout passes.
+__r2d_background() {
+	local pid=$1 ready=$2 limit=$3 rc='' timed=false deadline
+	__r2d_save
+	__r2d_bg_ids="$__r2d_bg_ids $__r2d_cur"
+	__r2d_bg_pids="$__r2d_bg_pids $pid"
+	eval "__r2d_bg_pid_$__r2d_cur=$pid"
+	eval "__r2d_bg_out_$__r2d_cur=\$__r2d_out"
+	if [ -z "$ready" ]; then limit=2; fi
+	__r2d_clock
+	deadline=$((__r2d_ms + limit * 1000))
+	while builtin :; do
+		if ! builtin kill -0 "$pid" 2>/dev/null; then
+			builtin wait "$pid"
+			rc=$?
+			if [ -n "$ready" ] && [ "$rc" = 0 ] && ! (eval "$ready") </dev/null >/dev/null 2>&1; then rc=1; fi
+			break
+		fi
+		if [ -n "$ready" ]; then
+			if command -v timeout >/dev/null 2>&1; then
+				command -p timeout 10 bash -c "$ready" </dev/null >/dev/null 2>&1 && {
+					rc=0
+					break
+				}
+			else
+				(eval "$ready") </dev/null >/dev/null 2>&1 && {
+					rc=0
+					break
+				}
+			fi
+		fi
+		__r2d_clock
+		if [ "$__r2d_ms" -ge "$deadline" ]; then
+			if [ -n "$ready" ]; then
+				rc=124
+				timed=true
+			else
+				rc=0
+			fi
+			break
+		fi
+		__r2d_sleep 0.5
+	done
+	__r2d_clock
+	__r2d_t1=$__r2d_ms
+	__r2d_record_end "$rc" "$__r2d_out" "$timed" false
+	local id=$__r2d_cur
+	__r2d_cur=
+	if [ "$__r2d_failed" = 1 ]; then
+		__r2d_emit "{\"type\":\"stop\",\"id\":\"$id\"}"
+		__r2d_finish
+	fi
+	__r2d_restore
+}
+
+# __r2d_bgstart: the output file of the background job about to start (its
+# own, since the next command's output must not overwrite it).
+__r2d_bgstart() {
+	if [ "$__r2d_out" != /dev/null ]; then
+		__r2d_out="${__r2d_out%/*}/bg$__r2d_cur"
+		{ builtin : >|"$__r2d_out"; } 2>/dev/null || __r2d_out=/dev/null
+	fi
+}
+
+# __r2d_finish: stop background jobs, write the summary, exit.
+__r2d_finish() {
+	builtin set +euo pipefail
+	__r2d_done=1
+	__r2d_stop_watchdog
+	local id pid out
+	for id in $__r2d_bg_ids; do
+		eval "pid=\${__r2d_bg_pid_$id}"
+		eval "out=\${__r2d_bg_out_$id}"
+		__r2d_tree "$pid"
+		__r2d_kill "$pid $__r2d_found"
+		builtin wait "$pid" 2>/dev/null
+		if [ "$out" != /dev/null ]; then __r2d_encode "$out"; else
+			__r2d_head=
+			__r2d_tail=
+			__r2d_omit=0
+		fi
+		__r2d_emit "{\"type\":\"background_output\",\"id\":\"$id\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
+	done
+	# Anything else the README left running.
+	__r2d_tree $$
+	__r2d_kill "$__r2d_found"
+	local text=SUCCESS rc=0
+	if [ "$__r2d_failed" = 1 ] || [ -n "$__r2d_fail_reason" ]; then
+		text="FAILED: $__r2d_fail_reason"
+		rc=1
+	fi
+	__r2d_json "$text"
+	__r2d_clock
+	__r2d_emit "{\"type\":\"summary\",\"text\":\"$__r2d_j\",\"duration_ms\":$((__r2d_ms - __r2d_run_t0)),\"cost_usd\":0}"
+	command -p rm -rf "$__r2d_work" 2>/dev/null
+	builtin printf '[readme2demo] %s\n' "$text"
+	exit "$rc"
+}
+
+# A README command that ends the shell (exit, set -e) ends the run there.
+# Only the runner's own shell: a subshell of a README command (a fork
+# bomb's, one that cannot fork) exits with the trap it inherited, and must
+# not write records.
+__r2d_on_exit() {
+	local rc=$?
+	[ "$__r2d_done" = 1 ] && return
+	[ "${BASHPID:-$$}" = "$$" ] || return
+	builtin set +euo pipefail
+	if [ -n "$__r2d_cur" ]; then
+		__r2d_clock
+		__r2d_t1=$__r2d_ms
+		__r2d_stop_watchdog
+		__r2d_record_end "$rc" "$__r2d_out" false true
+		__r2d_failed=1
+		__r2d_fail_reason="$__r2d_where ended the shell (exit $rc)"
+		__r2d_emit "{\"type\":\"stop\",\"id\":\"$__r2d_cur\"}"
+	fi
+	__r2d_finish
+}
+builtin trap __r2d_on_exit EXIT
+builtin cd "$__r2d_workspace" || {
+	__r2d_fail_reason="cannot builtin cd to $__r2d_workspace"
+	__r2d_finish
+}

@@ -1,0 +1,68 @@
+package engines
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+// The runner's verdict is decided as the builder seals commands: a
+// streamed parse of a run with more commands than the builder keeps open
+// gives the same commands and the same first failure as the in-memory one,
+// whether the failing command is sealed early or late, and a command left
+// unfinished among thousands is still the one named.
+func TestRunnerStreamsVerdictInOrder(t *testing.T) {
+	n := 3 * openSlots
+	for _, tt := range []struct {
+		name   string
+		fail   int // 1-based index of the failing command; 0: none
+		killed bool
+		reason string
+	}{
+		{name: "early failure", fail: 3, reason: "README.md line 3: `echo 3` exited with 2"},
+		{name: "late failure", fail: n - 5, reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 2", n-5, n-5)},
+		{name: "killed", killed: true, reason: fmt.Sprintf("README.md line %d: `echo %d` did not finish", n, n)},
+		{name: "success", reason: ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var lines []string
+			lines = append(lines, fmt.Sprintf(`{"type":"plan","runner":"readme2demo-runner/1","steps":%d}`, n))
+			for i := 1; i <= n; i++ {
+				lines = append(lines, fmt.Sprintf(`{"type":"start","id":"%d","command":"echo %d","file":"README.md","line":%d}`, i, i, i))
+				if tt.killed && i == n {
+					break
+				}
+				code := 0
+				if i == tt.fail {
+					code = 2
+				}
+				out := base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("%d\n", i)))
+				lines = append(lines, fmt.Sprintf(`{"type":"end","id":"%d","exit_code":%d,"output_head_b64":%q}`, i, code, out))
+			}
+			if !tt.killed {
+				lines = append(lines, `{"type":"summary","text":"SUCCESS"}`)
+			}
+			in := strings.Join(lines, "\n") + "\n"
+
+			mem, err := parseRunnerTranscript(MarkdownName, strings.NewReader(in), nil)
+			assert.NilError(t, err)
+			s := &recSink{}
+			streamed, err := parseRunnerTranscript(MarkdownName, strings.NewReader(in), s)
+			assert.NilError(t, err)
+
+			assert.Equal(t, len(streamed.Commands), 0, "the commands went to the sink")
+			assert.DeepEqual(t, s.commands, mem.Commands)
+			assert.Equal(t, len(mem.Commands), n)
+			assert.Equal(t, streamed.OutcomeReason, mem.OutcomeReason)
+			assert.Equal(t, streamed.Outcome, mem.Outcome)
+			if tt.reason == "" {
+				assert.Equal(t, mem.OutcomeReason, "")
+			} else {
+				assert.Assert(t, strings.HasPrefix(mem.OutcomeReason, tt.reason), mem.OutcomeReason)
+			}
+		})
+	}
+}

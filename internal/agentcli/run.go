@@ -1,0 +1,309 @@
+package agentcli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/readme2demo/readme2demo/engines"
+)
+
+// OpenHandsModel is the LiteLLM model a headless OpenHands run asks for when
+// none is given: an Anthropic model, so LiteLLM speaks the Messages API to
+// the base URL.
+const OpenHandsModel = "anthropic/claude-sonnet-4-5"
+
+// APIEnv is the environment that points the engine's CLI at an LLM API at
+// baseURL (the root, e.g. "http://172.17.0.1:41234") with key: the variables
+// the engine's ResolveEnv forwards into the sandbox.
+func (c CLI) APIEnv(baseURL, key string) map[string]string {
+	switch c.Engine {
+	case engines.CodexName:
+		return map[string]string{"OPENAI_API_KEY": key, "OPENAI_BASE_URL": baseURL + "/v1"}
+	case engines.GeminiName:
+		return map[string]string{"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": baseURL}
+	case engines.OpenHandsName:
+		return map[string]string{"LLM_API_KEY": key, "LLM_BASE_URL": baseURL, "LLM_MODEL": OpenHandsModel}
+	}
+	return map[string]string{"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": baseURL}
+}
+
+// Run is one headless run of a CLI on this machine, as the engine runs it in
+// the sandbox: non-interactive, every tool allowed, the transcript on stdout.
+type Run struct {
+	Binary  string // the executable (required)
+	Workdir string // the project directory (required)
+	Home    string // HOME, and where the CLI's config is written (required)
+	BaseURL string // the LLM API root (required), e.g. a mock's URL
+	APIKey  string // the key the CLI sends (required)
+	Prompt  string // "" means a short default prompt
+	Model   string // "" leaves the CLI on its default model
+	// MaxTurns limits the turns where the CLI can (claude-code, gemini);
+	// 0 means engines.DefaultMaxTurns.
+	MaxTurns int
+	Args     []string // extra CLI arguments (before the prompt)
+	Env      []string // extra "K=V" entries
+}
+
+// DefaultPrompt is the prompt of a Run without one.
+const DefaultPrompt = "Follow the README in this directory and run its demo."
+
+// Command prepares the run: it writes the CLI's configuration into Home
+// (codex: CODEX_HOME; gemini: .gemini/settings.json; openhands: the prompt
+// file) and returns the command, not started. The environment is minimal:
+// PATH, HOME, LANG and what the CLI needs to reach BaseURL.
+func (c CLI) Command(r Run) (*exec.Cmd, error) {
+	if r.Binary == "" || r.Workdir == "" || r.Home == "" || r.BaseURL == "" {
+		return nil, fmt.Errorf("run %s: Binary, Workdir, Home and BaseURL are required", c.Bin)
+	}
+	bin, err := filepath.Abs(r.Binary) // cmd.Dir must not change what a relative path means
+	if err != nil {
+		return nil, fmt.Errorf("find %s binary: %w", c.Bin, err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("find %s binary: %w", c.Bin, err)
+	}
+	if r.Prompt == "" {
+		r.Prompt = DefaultPrompt
+	}
+	if r.MaxTurns <= 0 {
+		r.MaxTurns = engines.DefaultMaxTurns
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.Home, "LANG=C.UTF-8"}
+	var args []string
+	var stdin *bytes.Buffer
+	switch c.Engine {
+	case engines.ClaudeCodeName:
+		args = []string{"-p", "--output-format", "stream-json", "--verbose",
+			"--max-turns", strconv.Itoa(r.MaxTurns), "--dangerously-skip-permissions"}
+		if r.Model != "" {
+			args = append(args, "--model", r.Model)
+		}
+		args = append(args, r.Args...)
+		// IS_SANDBOX=1: --dangerously-skip-permissions is refused as root otherwise.
+		env = append(env, "ANTHROPIC_BASE_URL="+r.BaseURL, "ANTHROPIC_API_KEY="+r.APIKey,
+			"IS_SANDBOX=1", "DISABLE_AUTOUPDATER=1")
+		stdin = bytes.NewBufferString(r.Prompt)
+	case engines.CodexName:
+		codexHome := filepath.Join(r.Home, ".codex")
+		if err := os.MkdirAll(codexHome, 0o700); err != nil {
+			return nil, fmt.Errorf("create codex home: %w", err)
+		}
+		args = []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
+		if r.Model != "" {
+			args = append(args, "-m", r.Model)
+		}
+		// codex reaches a custom endpoint only through a model provider.
+		args = append(args, "-c", "model_provider=mock",
+			"-c", fmt.Sprintf(`model_providers.mock={name="mock",base_url=%q,env_key="OPENAI_API_KEY",wire_api="responses"}`, r.BaseURL+"/v1"))
+		args = append(append(args, r.Args...), "-")
+		env = append(env, "CODEX_HOME="+codexHome, "OPENAI_API_KEY="+r.APIKey)
+		stdin = bytes.NewBufferString(r.Prompt)
+	case engines.GeminiName:
+		dir := filepath.Join(r.Home, ".gemini")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create gemini home: %w", err)
+		}
+		settings := fmt.Sprintf(engines.GeminiSettings, "gemini-api-key", r.MaxTurns) + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600); err != nil {
+			return nil, fmt.Errorf("write gemini settings: %w", err)
+		}
+		args = GeminiArgs(r.Model)
+		args = append(append(args, r.Args...), "-p", r.Prompt)
+		env = append(env, "GEMINI_CLI_HOME="+r.Home, "GEMINI_API_KEY="+r.APIKey,
+			"GOOGLE_GEMINI_BASE_URL="+r.BaseURL, "GEMINI_CLI_TRUST_WORKSPACE=true")
+	case engines.OpenHandsName:
+		prompt := filepath.Join(r.Home, "prompt.md")
+		if err := os.WriteFile(prompt, []byte(r.Prompt), 0o600); err != nil {
+			return nil, fmt.Errorf("write openhands prompt: %w", err)
+		}
+		model := r.Model
+		if model == "" {
+			model = OpenHandsModel
+		}
+		args = append([]string{"--headless", "--json", "--override-with-envs", "--file", prompt}, r.Args...)
+		env = append(env, "LLM_API_KEY="+r.APIKey, "LLM_BASE_URL="+r.BaseURL, "LLM_MODEL="+model,
+			"OPENHANDS_WORK_DIR="+r.Workdir)
+	default:
+		return nil, fmt.Errorf("run %s: %w", c.Engine, ErrUnknown)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = r.Workdir
+	cmd.Env = append(env, r.Env...)
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
+	return cmd, nil
+}
+
+// GeminiArgs are the gemini arguments a headless run uses, as the engine's
+// BuildCommand does: stream-json events and --yolo (without it headless mode
+// offers no shell or edit tool).
+func GeminiArgs(model string) []string {
+	args := []string{"--output-format", "stream-json", "--yolo"}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	return args
+}
+
+// Kill says when Supervise kills a run on purpose: When has been closed
+// (e.g. a mock served its last scripted turn), then a process of the run
+// whose command line contains Running has started (when Running is set),
+// then After has passed. So the kill lands mid-command however slowly the
+// CLI starts the command on a loaded machine. A zero Kill never fires.
+type Kill struct {
+	When    <-chan struct{}
+	Running string // e.g. "sleep 60"
+	After   time.Duration
+}
+
+// Result is what a supervised run produced.
+type Result struct {
+	Stdout, Stderr []byte
+	ExitCode       int  // -1 when killed by a signal
+	Killed         bool // Kill fired
+	Duration       time.Duration
+}
+
+// Supervise starts cmd in its own process group with stdout and stderr
+// captured, kills its whole process tree when kill fires or ctx ends, and
+// waits. A non-zero exit is reported in the result, not as an error; errors
+// are for runs that could not start or be waited for, and for a context that
+// ended the run (with what it wrote so far).
+func Supervise(ctx context.Context, cmd *exec.Cmd, kill Kill) (*Result, error) {
+	name := filepath.Base(cmd.Path)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	// CLIs start shell commands in their own sessions (Claude Code's Bash
+	// tool does), so killing the process group is not enough: collect the
+	// whole tree first, then kill it.
+	killTree := func() {
+		tree := descendants(cmd.Process.Pid)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		for _, pid := range tree {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	res := &Result{}
+	var timer, poll <-chan time.Time
+	var ticker *time.Ticker
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
+	when := kill.When
+	if kill.After <= 0 {
+		when = nil
+	}
+	var werr, ctxErr error
+loop:
+	for {
+		select {
+		case werr = <-waited:
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // reap what the CLI left behind
+			break loop
+		case <-when:
+			when = nil
+			if kill.Running == "" {
+				timer = time.After(kill.After)
+				continue
+			}
+			ticker = time.NewTicker(100 * time.Millisecond)
+			poll = ticker.C
+		case <-poll:
+			if running(cmd.Process.Pid, kill.Running) {
+				ticker.Stop()
+				poll, timer = nil, time.After(kill.After)
+			}
+		case <-timer:
+			res.Killed = true
+			killTree()
+		case <-ctx.Done():
+			killTree()
+			werr, ctxErr = <-waited, ctx.Err()
+			break loop
+		}
+	}
+	res.Stdout, res.Stderr, res.Duration = stdout.Bytes(), stderr.Bytes(), time.Since(start)
+	res.ExitCode = cmd.ProcessState.ExitCode()
+	if ctxErr != nil {
+		return res, fmt.Errorf("run %s: %w", name, ctxErr)
+	}
+	var exitErr *exec.ExitError
+	if werr != nil && !errors.As(werr, &exitErr) {
+		return res, fmt.Errorf("wait %s: %w", name, werr)
+	}
+	return res, nil
+}
+
+// running reports whether a descendant of pid has a command line that
+// contains fragment (arguments joined by spaces).
+func running(pid int, fragment string) bool {
+	for _, p := range descendants(pid) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "cmdline"))
+		if err == nil && strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), fragment) {
+			return true
+		}
+	}
+	return false
+}
+
+// descendants lists the pids of every live descendant of pid (Linux /proc;
+// none elsewhere).
+func descendants(pid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields after the parenthesised command name: state ppid ...
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(fields[1]); err == nil {
+			children[ppid] = append(children[ppid], child)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,167 @@
+package pinbump
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/drift"
+	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/redact"
+)
+
+// FixturePath is where a version's capture of a scenario is committed,
+// relative to the repository root.
+func FixturePath(engine, version, scenario string) string {
+	return "testdata/fixtures/" + engine + "/real-" + version + "-" + scenario + ".jsonl"
+}
+
+// GoldenPath is where the command log of that fixture is committed.
+func GoldenPath(engine, version, scenario string) string {
+	return "testdata/golden/" + engine + "/real-" + version + "-" + scenario + ".json"
+}
+
+// Golden is the golden command log of a transcript, exactly as the engines'
+// golden test computes it (`go test ./engines -update`): parsed, redacted by
+// pattern, validated and encoded.
+func Golden(engine string, transcript []byte) ([]byte, error) {
+	eng, err := engines.Lookup(engine)
+	if err != nil {
+		return nil, fmt.Errorf("write golden: %w", err)
+	}
+	l, err := eng.ParseTranscript(bytes.NewReader(transcript))
+	if err != nil {
+		return nil, fmt.Errorf("write golden: parse: %w", err)
+	}
+	redact.Log(l, redact.New(nil))
+	if err := commandlog.Validate(l); err != nil {
+		return nil, fmt.Errorf("write golden: %w", err)
+	}
+	var b bytes.Buffer
+	if err := commandlog.Encode(&b, l); err != nil {
+		return nil, fmt.Errorf("write golden: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// AddFixtures adds the transcripts of a drift run (its output directory
+// driftDir, drift.json included) for engine at version as fixtures under
+// root, each with its golden command log, and the CLI's session file of
+// each run (Codex's rollout, Gemini CLI's chat session) when drift kept one,
+// with its own golden, and returns the files written
+// (relative to root). The run must have checked that version and found no
+// drift (drift.Summary.Verified), and no transcript may hold anything that
+// looks like a credential; nothing is written otherwise.
+func AddFixtures(root, engine, version, driftDir string) ([]string, error) {
+	fx, err := prepareFixtures(engine, version, driftDir)
+	if err != nil {
+		return nil, err
+	}
+	return fx.write(root)
+}
+
+// fixtures are the files AddFixtures writes, in order.
+type fixtures struct {
+	order []string
+	files map[string][]byte
+}
+
+// prepareFixtures reads and checks a verified run's transcripts and
+// computes their goldens, writing nothing.
+func prepareFixtures(engine, version, driftDir string) (*fixtures, error) {
+	sum, err := drift.ReadSummary(driftDir)
+	if err != nil {
+		return nil, fmt.Errorf("add fixtures: %w", err)
+	}
+	_, run, err := sum.Verified(engine, version)
+	if err != nil {
+		return nil, fmt.Errorf("add fixtures: %w", err)
+	}
+	if len(run.Scenarios) == 0 || strings.Contains(run.Dir, "..") || filepath.IsAbs(run.Dir) {
+		return nil, fmt.Errorf("add fixtures: %s lists no transcripts for %s %s", drift.SummaryFile, engine, version)
+	}
+	scan := redact.New([]string{mockllm.DummyAPIKey})
+	fx := &fixtures{files: map[string][]byte{}}
+	for _, sc := range run.Scenarios {
+		src := filepath.Join(driftDir, run.Dir, sc+".jsonl")
+		tr, err := os.ReadFile(src)
+		if err != nil {
+			return nil, fmt.Errorf("add fixtures: %w", err)
+		}
+		if len(bytes.TrimSpace(tr)) == 0 {
+			return nil, fmt.Errorf("add fixtures: %s is empty", src)
+		}
+		if found := scan.Found(string(tr)); len(found) > 0 {
+			return nil, fmt.Errorf("add fixtures: %s holds what looks like a credential (%s); not committing it", src, strings.Join(found, ", "))
+		}
+		golden, err := Golden(engine, tr)
+		if err != nil {
+			return nil, fmt.Errorf("add fixtures: %s: %w", src, err)
+		}
+		f, g := FixturePath(engine, version, sc), GoldenPath(engine, version, sc)
+		fx.files[f], fx.files[g] = tr, golden
+		fx.order = append(fx.order, f, g)
+		// The CLI's session file of the same run, when drift kept one: a
+		// fixture of its own (the engines read both), with its golden.
+		for _, suffix := range sessionSuffixes {
+			src := filepath.Join(driftDir, run.Dir, sc+suffix)
+			b, err := os.ReadFile(src)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("add fixtures: %w", err)
+			}
+			if found := scan.Found(string(b)); len(found) > 0 {
+				return nil, fmt.Errorf("add fixtures: %s holds what looks like a credential (%s); not committing it", src, strings.Join(found, ", "))
+			}
+			golden, err := Golden(engine, b)
+			if err != nil {
+				return nil, fmt.Errorf("add fixtures: %s: %w", src, err)
+			}
+			base := "real-" + version + "-" + sc + suffix
+			f := "testdata/fixtures/" + engine + "/" + base
+			g := "testdata/golden/" + engine + "/" + strings.TrimSuffix(base, filepath.Ext(base)) + ".json"
+			fx.files[f], fx.files[g] = b, golden
+			fx.order = append(fx.order, f, g)
+		}
+	}
+	return fx, nil
+}
+
+// sessionSuffixes are the names drift keeps CLI session files under
+// (agentcli.CLI.SessionSuffix).
+var sessionSuffixes = []string{".rollout.jsonl", ".session.jsonl", ".session.json"}
+
+func (fx *fixtures) write(root string) ([]string, error) {
+	for _, rel := range fx.order {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, fmt.Errorf("add fixtures: %w", err)
+		}
+		if err := os.WriteFile(p, fx.files[rel], 0o644); err != nil {
+			return nil, fmt.Errorf("add fixtures: %w", err)
+		}
+	}
+	return fx.order, nil
+}
+
+// readVerified returns the engine's drift report from driftDir/drift.json
+// when that run verified version.
+func readVerified(driftDir, engine, version string) (string, error) {
+	sum, err := drift.ReadSummary(driftDir)
+	if err != nil {
+		return "", fmt.Errorf("bump pin: %w", err)
+	}
+	check, _, err := sum.Verified(engine, version)
+	if err != nil {
+		return "", fmt.Errorf("bump pin: %w", err)
+	}
+	return check.Report, nil
+}

@@ -1,0 +1,137 @@
+package plan
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
+)
+
+// The real-README corpus: testdata/readmes/real holds READMEs of public
+// repositories (SOURCES.md names each repository, commit and licence) with
+// what the plan knows of each repository (<name>.repo: its GitHub slug,
+// module and package names, and its files). Each plan is golden
+// (testdata/real/<name>.txt here), checked by hand line by line against
+// what a careful person would run on Linux (NOTES.md).
+//
+//	go test ./internal/plan -run TestRealREADMEs -update
+
+func corpus(t *testing.T, dir string) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "..", "testdata", "readmes", dir, "*.md"))
+	assert.NilError(t, err)
+	var out []string
+	for _, p := range paths {
+		if b := filepath.Base(p); b != "SOURCES.md" && b != "NOTES.md" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// loadRepo reads a <name>.repo file: "slug owner/name", "module m",
+// "package p", "name n" and "file path" lines.
+func loadRepo(t *testing.T, path string) Repo {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	assert.NilError(t, err)
+	var r Repo
+	var files []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue
+		}
+		switch key {
+		case "slug":
+			r.AddSlug(val)
+		case "module":
+			r.add(&r.Modules, val)
+		case "package":
+			r.add(&r.Packages, val)
+			r.add(&r.Names, npmTool(val))
+		case "name":
+			r.add(&r.Names, val)
+		case "file":
+			files = append(files, val)
+		}
+	}
+	r.AddFiles(files...)
+	return r
+}
+
+func planFile(t *testing.T, md string) *Plan {
+	t.Helper()
+	src, err := os.ReadFile(md)
+	assert.NilError(t, err)
+	return Make(src, Options{File: "README.md", Repo: loadRepo(t, strings.TrimSuffix(md, ".md")+".repo")})
+}
+
+func TestRealREADMEsGolden(t *testing.T) {
+	paths := corpus(t, "real")
+	assert.Assert(t, len(paths) >= 25, "want at least 25 real READMEs, got %d", len(paths))
+	for _, md := range paths {
+		name := strings.TrimSuffix(filepath.Base(md), ".md")
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			assert.NilError(t, WriteText(&b, planFile(t, md)))
+			golden.Assert(t, b.String(), filepath.Join("real", name+".txt"))
+		})
+	}
+}
+
+// TestHeldOutAgreement measures the plan against hand labels of README
+// commands (testdata/readmes/heldout/<name>.labels: "LINE run|skip", the
+// decision of a careful person on Linux) and fails when agreement drops
+// below what it was when the set was last measured.
+func TestHeldOutAgreement(t *testing.T) {
+	agree, total := 0, 0
+	for _, md := range corpus(t, "heldout") {
+		name := strings.TrimSuffix(filepath.Base(md), ".md")
+		p := planFile(t, md)
+		b, err := os.ReadFile(strings.TrimSuffix(md, ".md") + ".labels")
+		assert.NilError(t, err)
+		a, n := 0, 0
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			f := strings.Fields(l)
+			if len(f) < 2 {
+				continue
+			}
+			line, err := strconv.Atoi(f[0])
+			assert.NilError(t, err)
+			want := f[1] == "run"
+			got := false // a line no run entry covers is not run
+			for _, e := range p.Entries {
+				if e.Command != "" && e.Line <= line && line <= e.EndLine {
+					got = e.Run
+					break
+				}
+			}
+			n++
+			if got == want {
+				a++
+			} else {
+				t.Logf("%s line %d: labelled %s, planned %v", name, line, f[1], got)
+			}
+		}
+		t.Logf("%-20s %3d/%3d", name, a, n)
+		agree += a
+		total += n
+	}
+	pct := 100 * float64(agree) / float64(total)
+	t.Logf("held-out agreement: %d of %d decisions (%.1f%%)", agree, total, pct)
+	assert.Assert(t, total >= 300, "labels went missing: %d", total)
+	assert.Assert(t, pct >= 89, "agreement fell to %.1f%%", pct)
+}
+
+func assertGolden(t *testing.T, got, name string) {
+	t.Helper()
+	golden.Assert(t, got, name)
+}

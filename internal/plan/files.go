@@ -1,0 +1,260 @@
+package plan
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Commands that run until they are stopped, and servers.
+
+// follows names a command that runs until interrupted (tail -f), "" for
+// others.
+func follows(cmds []simple) string {
+	for _, s := range cmds {
+		name, args := path.Base(s.name()), s.args()
+		switch name {
+		case "tail", "journalctl", "less":
+			for _, a := range args {
+				if a == "-f" || a == "-F" || a == "--follow" || strings.HasPrefix(a, "--follow=") {
+					return name + " " + a
+				}
+			}
+		case "docker", "podman", "kubectl":
+			if len(args) > 0 && args[0] == "logs" {
+				for _, a := range args {
+					if a == "-f" || a == "--follow" {
+						return name + " logs " + a
+					}
+				}
+			}
+		case "yes":
+			if !s.piped { // `yes | installer`, `yes | head`: the reader ends it
+				return "yes"
+			}
+		}
+	}
+	return ""
+}
+
+// serverRe matches commands that start a server or a watcher and do not
+// return: `npm start`, `python -m http.server`, `hugo server`.
+var serverRe = regexp.MustCompile(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|uvicorn|gunicorn|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start))\b`)
+
+// server names a command that starts a server and keeps running, "" for
+// others. A `-d` (detached) compose is not one.
+func server(cmds []simple) string {
+	if len(cmds) == 0 {
+		return ""
+	}
+	s := cmds[len(cmds)-1]
+	line := s.name()
+	for _, a := range s.args() {
+		line += " " + a
+		if a == "-d" || a == "--detach" || a == "--help" || a == "-h" || a == "--version" {
+			return ""
+		}
+	}
+	return serverRe.FindString(line)
+}
+
+// patternOpts take a value that is an output or a pattern, not an input.
+var patternOpts = map[string]bool{"-o": true, "--output": true, "--out": true, "-O": true, "-g": true, "--glob": true,
+	"-e": true, "--extension": true, "-name": true, "-iname": true, "--include": true, "--exclude": true, "-E": true,
+	"-t": true, "--type": true}
+
+// outputOptRe names long options whose value is a file the command writes:
+// --report-path, --output-file, --log-dir.
+var outputOptRe = regexp.MustCompile(`^--[\w-]*(out|output|report|log|cache|save|dest|target|export|write)[\w-]*$`)
+
+// notFileCommands take arguments that are not input files (package names,
+// targets, branch names, outputs) or create what they name.
+var notFileCommands = toSet(`
+git gh npm npx yarn pnpm bun pip pip3 pipx uv poetry go cargo rustup gem bundle brew apt apt-get
+docker podman kubectl helm curl wget ssh scp rsync make cmake ninja meson mkdir touch cp mv ln rm rmdir
+echo printf export unset alias cd pushd kill pkill chmod chown tar unzip zip sudo mise asdf
+sdk conda mamba open xdg-open man which type command help complete source . eval exec
+test [ [[ set shopt git-lfs hub mvn gradle ./mvnw ./gradlew dotnet composer nix nix-env snap systemctl
+service ping dig host nslookup whois ssh-keygen gpg openssl code vim vi nvim nano emacs less more
+`)
+
+var (
+	fileArgRe = regexp.MustCompile(`^(\./)?\.?[\w][\w.+-]*(/[\w.+-]+)*/?$`)
+	// extRe is a file name extension people give files (not deps.get).
+	extRe    = regexp.MustCompile(`(?i)\.(md|markdown|rst|txt|json|jsonl|ya?ml|toml|ini|cfg|conf|env|lock|csv|tsv|xml|html?|css|s[ac]ss|js|mjs|cjs|jsx|tsx?|vue|svelte|py|ipynb|rb|go|mod|sum|rs|c|h|cc|cpp|hpp|cxx|java|kt|kts|scala|swift|dart|php|pl|lua|r|ex|exs|erl|hs|ml|sh|bash|zsh|fish|ps1|bats|sql|db|sqlite|log|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|bz2|xz|7z|deb|rpm|whl|gem|jar|war|apk|dmg|exe|msi|proto|graphql|tf|hcl|nix|patch|diff|pem|crt|key|pub|age|asc|gpg|mp4|mp3|wav|iso|img|bin|so|a|o|wasm|dockerfile|gradle|properties|in|am|ac|m4|cmake|mk)$`)
+	domainRe = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|sh|cc|in|me|co|app|xyz|tld|local|gov|edu)/`)
+	// generatedRe names what builds and configure steps make: ./configure
+	// (autoreconf), Makefile, target/, build/, dist/, bin/ …
+	generatedRe = regexp.MustCompile(`^(configure|Makefile|config\.status|(target|build|_build|dist|out|bin|obj|release|debug|node_modules|\.venv|venv|vendor|pkg)(/.*)?)$`)
+	versionRe   = regexp.MustCompile(`^v?\d+(\.\d+)+`)
+)
+
+// missingFile returns the first argument of a command that names a file
+// of the repository that does not exist, when the plan knows the
+// repository's files and no earlier command named it; "" otherwise.
+func (pl *planner) missingFile(cmds []simple) string {
+	if !pl.repo.FilesKnown() {
+		return ""
+	}
+	for _, f := range s_inputs(cmds) {
+		if looksLikeFile(f) {
+			clean := strings.TrimSuffix(strings.TrimPrefix(f, "./"), "/")
+			if !generatedRe.MatchString(clean) && !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+				return f
+			}
+		}
+	}
+	for _, s := range cmds {
+		name := s.name()
+		if (name == "cd" || name == "pushd") && len(s.argv) == 2 {
+			// cd into a directory of the README's example project.
+			d := strings.TrimSuffix(strings.TrimPrefix(s.argv[1].text, "./"), "/")
+			if fileArgRe.MatchString(d) && !strings.Contains(d, "..") && d != "." && !generatedRe.MatchString(d) &&
+				!pl.repo.hasFile(d) && !pl.mentioned[d] && !pl.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.cloneDirs[d] {
+				return d
+			}
+			continue
+		}
+		if notFileCommands[name] || notFileCommands[path.Base(name)] {
+			continue
+		}
+		args := s.args()
+		for i, a := range args {
+			if i > 0 && patternOpts[args[i-1]] {
+				continue // an output to make, or a pattern to match, not a file to read
+			}
+			if i > 0 && outputOptRe.MatchString(args[i-1]) {
+				continue // the value of an option that names what the command writes
+			}
+			if !looksLikeFile(a) {
+				continue
+			}
+			clean := strings.TrimSuffix(strings.TrimPrefix(a, "./"), "/")
+			if generatedRe.MatchString(clean) || pl.repo.hasFile(clean) || pl.mentioned[clean] || pl.mentioned[path.Base(clean)] || pl.mentioned[strings.SplitN(clean, "/", 2)[0]] {
+				continue
+			}
+			return a
+		}
+		// The command itself: ./bin/tool, scripts/x.sh.
+		if strings.HasPrefix(name, "./") && looksLikeFile(name) {
+			clean := strings.TrimPrefix(name, "./")
+			if !generatedRe.MatchString(clean) && !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[strings.SplitN(clean, "/", 2)[0]] && !pl.mentioned[path.Base(clean)] {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// looksLikeFile reports an argument shaped like a relative file path with
+// an extension or a directory part: server.js, app/server.js, ./x.
+func looksLikeFile(a string) bool {
+	if a == "" || a == "." || a == ".." || strings.HasPrefix(a, "-") || !fileArgRe.MatchString(a) ||
+		domainRe.MatchString(a) || versionRe.MatchString(a) || strings.Contains(a, "...") {
+		return false
+	}
+	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./")
+}
+
+// metasyntactic are the words READMEs use for "any value": foo, bar.
+var metasyntactic = map[string]bool{"foo": true, "bar": true, "baz": true, "qux": true, "foobar": true,
+	"myfile": true, "my-file": true, "myapp": true, "my-app": true, "my_app": true, "myproject": true, "my-project": true,
+	"my_project": true, "mydir": true, "my-dir": true, "myrepo": true, "my-repo": true}
+
+// makesNames are commands whose arguments name what they create or set,
+// so foo there is the README's own demo, not a placeholder.
+var makesNames = toSet(`echo printf export mkdir touch cd pushd cat tee cp mv ln alias set unset local declare git npm yarn pnpm cargo go`)
+
+// exampleArg returns an argument that is a metasyntactic word (foo, bar,
+// ~/foo, foo/) that no earlier command made real, "" when there is none.
+func (pl *planner) exampleArg(cmds []simple) string {
+	for _, s := range cmds {
+		if makesNames[s.name()] || shellWords[s.name()] {
+			continue
+		}
+		for _, w := range s.argv[min(1, len(s.argv)):] {
+			if w.text != w.bare || strings.HasPrefix(w.text, "/") {
+				continue // quoted: data; absolute: a real place (/tmp/foo)
+			}
+			a := path.Base(strings.TrimSuffix(w.text, "/"))
+			if metasyntactic[a] && !pl.mentioned[a] && !pl.mentioned[strings.TrimPrefix(w.text, "~/")] {
+				return w.text
+			}
+		}
+	}
+	return ""
+}
+
+// s_inputs returns the files commands read through `<` redirections.
+func s_inputs(cmds []simple) []string {
+	var out []string
+	for _, s := range cmds {
+		out = append(out, s.inputs...)
+	}
+	return out
+}
+
+// shellNames are shells other than bash, by the name tools take as an
+// argument (`zoxide init zsh`, `tool completion fish`).
+var shellNames = map[string]string{"zsh": "zsh", "fish": "fish", "powershell": "PowerShell", "pwsh": "PowerShell",
+	"elvish": "Elvish", "nushell": "Nushell", "nu": "Nushell", "tcsh": "tcsh", "csh": "csh", "xonsh": "xonsh", "ksh": "ksh"}
+
+// forShell names the other shell a command is for: one of its arguments
+// is that shell's name (`fd --gen-completions zsh`), "" for none.
+func forShell(cmds []simple) string {
+	for _, s := range cmds {
+		if shellNames[path.Base(s.name())] != "" || shellWords[s.name()] || s.name() == "printf" {
+			continue // running that shell is judged elsewhere; echo zsh prints a word
+		}
+		for _, a := range s.args() {
+			if n := shellNames[a]; n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// binTargetRe is a file put in a bin directory: /usr/local/bin/yq.
+var binTargetRe = regexp.MustCompile(`(^|/)bin/([\w.+-]+)$`)
+
+// binInstalls names the tools a command puts in a bin directory by hand:
+// `mv yq_linux /usr/local/bin/yq`, `wget -O /usr/local/bin/yq URL`,
+// `install x -D -t /usr/local/bin/` (the file's own name).
+func binInstalls(cmds []simple) []string {
+	var out []string
+	for _, s := range cmds {
+		args := s.args()
+		switch path.Base(s.name()) {
+		case "mv", "cp", "install":
+			if len(args) == 0 {
+				continue
+			}
+			dest := args[len(args)-1]
+			for i, a := range args {
+				if (a == "-t" || a == "--target-directory") && i+1 < len(args) {
+					dest = args[i+1] + "/"
+				}
+			}
+			if m := binTargetRe.FindStringSubmatch(dest); m != nil {
+				out = append(out, strings.ToLower(m[2]))
+			} else if strings.HasSuffix(dest, "/bin/") || strings.HasSuffix(dest, "/bin") {
+				for _, a := range args {
+					if !strings.HasPrefix(a, "-") && a != dest && !strings.HasSuffix(a, "/bin/") && !strings.HasSuffix(a, "/bin") {
+						out = append(out, strings.ToLower(path.Base(a)))
+						break
+					}
+				}
+			}
+		case "wget", "curl":
+			for i, a := range args {
+				if (a == "-O" || a == "-o" || a == "--output" || a == "--output-document") && i+1 < len(args) {
+					if m := binTargetRe.FindStringSubmatch(args[i+1]); m != nil {
+						out = append(out, strings.ToLower(m[2]))
+					}
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,263 @@
+package plan
+
+import (
+	"regexp"
+	"strings"
+)
+
+// shellWords are shell keywords and builtins that start a command.
+var shellWords = map[string]bool{
+	"if": true, "for": true, "while": true, "until": true, "case": true, "select": true, "function": true,
+	"{": true, "(": true, "((": true, "[[": true, "[": true, "!": true, ".": true, ":": true, "source": true,
+	"export": true, "alias": true, "unalias": true, "cd": true, "pushd": true, "popd": true, "echo": true,
+	"eval": true, "exec": true, "set": true, "unset": true, "read": true, "printf": true, "test": true,
+	"trap": true, "exit": true, "return": true, "local": true, "declare": true, "typeset": true,
+	"shopt": true, "ulimit": true, "umask": true, "wait": true, "type": true, "hash": true,
+	"command": true, "builtin": true, "true": true, "false": true, "time": true, "then": true,
+	"do": true, "else": true, "elif": true, "fi": true, "done": true, "esac": true, "}": true,
+	"complete": true, "bind": true, "history": true, "jobs": true, "fg": true, "bg": true, "kill": true,
+}
+
+var (
+	commandNameRe = regexp.MustCompile(`^[a-z0-9_][a-z0-9_.+-]*$`)
+	versionLikeRe = regexp.MustCompile(`^[0-9][0-9.,:/%x-]*$`)
+	urlRe         = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
+	columnsRe     = regexp.MustCompile(`\S {3,}\S.* {3,}\S`)
+	timingRe      = regexp.MustCompile(`\d(\.\d+)?s user .*\bsystem\b.*\bcpu\b|\breal\s+\d+m[\d.]+s`)
+	bareVarRe     = regexp.MustCompile(`^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$`)
+	funcDefRe     = regexp.MustCompile(`^[\w:.-]+\(\)(\{.*)?$`)
+)
+
+// lineShape says what a script line looks like.
+type lineShape int
+
+const (
+	shapeCommand lineShape = iota // looks like a shell command
+	shapeText                     // output, prose or data: not a command
+	shapeREPL                     // a Python/Node REPL line (>>> …)
+)
+
+// shapeOf classifies the first line of a would-be command by its first
+// word. A command starts with a command name (lower case), a path, an
+// assignment, a shell keyword or builtin, or an expansion; output and data
+// start with anything else: a capital letter ("Hello, world!", "Usage:"),
+// a digit ("3 passed"), punctuation ("{", "-", "|", "→"), a word ending in
+// a colon ("direnv: loading"), a URL.
+func shapeOf(line string) lineShape {
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return shapeText
+	}
+	if strings.HasPrefix(t, ">>>") || strings.HasPrefix(t, "...") && len(t) > 3 && t[3] == ' ' {
+		return shapeREPL
+	}
+	first := t
+	if i := strings.IndexAny(t, " \t"); i >= 0 {
+		first = t[:i]
+	}
+	if columnsRe.MatchString(stripComment(t)) && !strings.ContainsAny(t, "|&;<>$`\"'\\") {
+		return shapeText // a table of output: words in aligned columns
+	}
+	if bareVarRe.MatchString(t) {
+		return shapeText // a variable's name, as prose lists it
+	}
+	if timingRe.MatchString(t) {
+		return shapeText // what `time` printed: "4.67s user 4.58s system 286% cpu"
+	}
+	switch {
+	case shellWords[first]:
+		return shapeCommand
+	case psVerbNoun.MatchString(first):
+		return shapeCommand // PowerShell: judged as another platform's command
+	case funcDefRe.MatchString(first):
+		return shapeCommand // a function definition: greet() {, :(){
+	case strings.HasPrefix(first, "{") || strings.HasPrefix(first, "["):
+		// `{ cmd; }` and `[ -f x ]` are shell; `{"a": 1}` and `[INFO]` are not.
+		if first == "{" || first == "[" || first == "[[" {
+			return shapeCommand
+		}
+		return shapeText
+	case strings.HasPrefix(first, "("):
+		return shapeCommand // a subshell: (cd x && make)
+	case strings.HasPrefix(first, "$"):
+		return shapeCommand // $VAR/bin/tool, $(cmd)
+	case strings.HasPrefix(first, "./") || strings.HasPrefix(first, "../") || strings.HasPrefix(first, "~/") ||
+		strings.HasPrefix(first, "/") && len(first) > 1:
+		return shapeCommand
+	case strings.HasPrefix(first, `"$`) || strings.HasPrefix(first, `"./`) || strings.HasPrefix(first, `"/`) ||
+		strings.HasPrefix(first, `'./`) || strings.HasPrefix(first, `"~/`):
+		return shapeCommand
+	case isAssignment(first):
+		return shapeCommand
+	case urlRe.MatchString(first):
+		return shapeText
+	case strings.HasSuffix(first, ":") || strings.HasSuffix(first, ","):
+		return shapeText
+	case strings.HasSuffix(t, ":") && !strings.ContainsAny(t, "$|&;`'\"="):
+		return shapeText // "http-server settings:"
+	case versionLikeRe.MatchString(first):
+		return shapeText
+	case commandNameRe.MatchString(first):
+		return shapeCommand
+	case strings.Contains(first, "/") && commandNameRe.MatchString(strings.ReplaceAll(first, "/", "")):
+		return shapeCommand // bin/tool, node_modules/.bin/x
+	}
+	return shapeText
+}
+
+var (
+	// rawSynopsisRe finds usage brackets in a command as written: [options],
+	// [your node app], [dark|light] (not a test: `[ -f x ]` has spaces inside
+	// its brackets, `[[` is doubled).
+	rawSynopsisRe = regexp.MustCompile(`(^|\s)\[[^\s\[\]$"'][^\[\]$]*[^\s\[\]]\](\s|$)|(^|\s)\[[^\s\[\]$"']\](\s|$)`)
+	// singleBraceRe is {source_file}: no comma or "..", so not a brace
+	// expansion, so a placeholder.
+	singleBraceRe = regexp.MustCompile(`(^|\s)\{[A-Za-z_][\w -]*\}(\s|$)`)
+	// fakeHostRe is a host that stands for the reader's: host.tld,
+	// your-domain.com.
+	// quotedRe is a quoted string: what is inside is data, not syntax.
+	quotedRe = regexp.MustCompile(`'[^']*'|"(?:[^"\\]|\\.)*"`)
+	// keyRe is a key to press, as READMEs write it: <TAB>, <SHIFT-TAB>,
+	// <CTRL-R>, <Enter>.
+	keyRe      = regexp.MustCompile(`(?i)^<(tab|shift-tab|space|enter|return|esc|escape|up|down|left|right|backspace|(ctrl|control|alt|meta|shift|cmd|option)[-+][^>]+)>$`)
+	fakeHostRe = regexp.MustCompile(`(?i)\b[\w.-]+\.tld\b|://(your|my)[-.]`)
+)
+
+// rawPlaceholder finds placeholders in a command as written, before any
+// shell splitting would cut them up.
+func rawPlaceholder(text string) (string, bool) {
+	first := text
+	if i := strings.IndexByte(text, '\n'); i >= 0 {
+		first = text[:i]
+	}
+	first = quotedRe.ReplaceAllString(first, "''")
+	if m := rawSynopsisRe.FindString(first); m != "" && !strings.Contains(first, "[[") {
+		return strings.TrimSpace(m), true
+	}
+	if m := singleBraceRe.FindString(first); m != "" {
+		return strings.TrimSpace(m), false
+	}
+	if m := fakeHostRe.FindString(first); m != "" {
+		return m, false
+	}
+	return "", false
+}
+
+// stripComment drops a trailing " # comment".
+func stripComment(t string) string {
+	if i := strings.Index(t, " #"); i >= 0 {
+		return strings.TrimSpace(t[:i])
+	}
+	return t
+}
+
+// placeholder finds a word a reader must replace before running the
+// command: <your-token>, YOUR_API_KEY, path/to/file, [dark|light],
+// [options], an ALL-CAPS argument such as DRIVER. It returns the word and
+// whether it is usage syntax (a synopsis) rather than a value to fill in.
+func placeholder(ws []word) (string, bool) {
+	cmds := simples(ws)
+	for _, s := range cmds {
+		for i, w := range s.argv {
+			if w.op != "" {
+				continue
+			}
+			if p, syn := placeholderWord(w, i, s); p != "" {
+				return p, syn
+			}
+		}
+	}
+	for _, a := range assignments(cmds) {
+		_, v, _ := strings.Cut(a, "=")
+		if yourRe.MatchString(a) || xxxRe.MatchString(a) || angleRe.MatchString(a) || pathToRe.MatchString(strings.Trim(v, `"'`)) {
+			return a, false
+		}
+	}
+	return "", false
+}
+
+func assignments(cmds []simple) []string {
+	var out []string
+	for _, s := range cmds {
+		out = append(out, s.assign...)
+		// export NAME=value
+		if s.name() == "export" {
+			out = append(out, s.args()...)
+		}
+	}
+	return out
+}
+
+var (
+	angleRe    = regexp.MustCompile(`<[A-Za-z][^<>]*>`)
+	yourRe     = regexp.MustCompile(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
+	xxxRe      = regexp.MustCompile(`(?i)x{5,}|\*{4,}|\.\.\.\.+`)
+	pathToRe   = regexp.MustCompile(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/(home|Users)/[^/$]+/`)
+	bracketRe  = regexp.MustCompile(`^\[[^\[\]\s]*\|[^\[\]\s]*\]$|^\[-{0,2}[A-Za-z][\w-]*(\.\.\.)?\]$|^\[\.\.\.\]$`)
+	templateRe = regexp.MustCompile(`\{\{.*\}\}`)
+	// exampleNameRe is a person's name that stands for the reader's.
+	exampleNameRe = regexp.MustCompile(`(?i)^(john|jane) (doe|smith)$|^(john|jane)\.?doe(@example\.\w+)?$|@example\.(com|org)$`)
+	capsRe        = regexp.MustCompile(`^[A-Z][A-Z0-9_]*[A-Z0-9](\.\.\.)?$`)
+	// userHostRe matches USER@HOST placeholders.
+	userHostRe = regexp.MustCompile(`^[A-Z_]+@[A-Z_.]+$`)
+)
+
+// capsWords are upper-case arguments that are literal, not placeholders.
+var capsWords = map[string]bool{
+	"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true, "OPTIONS": true,
+	"TRACE": true, "CONNECT": true, "ORIG_HEAD": true, "FETCH_HEAD": true, "MERGE_HEAD": true,
+	"README": true, "LICENSE": true, "CHANGELOG": true, "TODO": true, "UTC": true, "EOF": true, "END": true,
+	"TERM": true, "INT": true, "KILL": true, "HUP": true, "USR1": true, "USR2": true, "QUIT": true,
+	"SIGTERM": true, "SIGINT": true, "SIGKILL": true, "SIGHUP": true, "ALL": true, "PATH": true,
+	"HOME": true, "PWD": true, "OLDPWD": true, "SHELL": true, "USER": true, "LANG": true, "DEBUG": true,
+	"INFO": true, "WARN": true, "ERROR": true, "JSON": true, "YAML": true, "CSV": true, "AUTHORS": true,
+	"MAKEFILE": true, "CMAKE": true, "API": true, "HTTP": true, "HTTPS": true, "OK": true, "CI": true,
+	"NODE_ENV": true, "GOPATH": true, "GOBIN": true, "CC": true, "CXX": true, "CFLAGS": true, "LDFLAGS": true,
+}
+
+// caseCommands take upper-case words as literal arguments (redis-cli SET).
+var caseCommands = map[string]bool{"redis-cli": true, "valkey-cli": true, "keydb-cli": true, "mysql": true, "psql": true, "sqlite3": true, "export": true, "unset": true, "echo": true, "printf": true, "env": true, "set": true, "declare": true, "local": true, "read": true}
+
+func placeholderWord(w word, i int, s simple) (string, bool) {
+	t, bare := w.text, w.bare
+	switch {
+	case t == "..." || t == "…" || strings.HasSuffix(bare, "...") && strings.HasPrefix(bare, "<"):
+		return t, true
+	case angleRe.MatchString(bare):
+		return angleRe.FindString(bare), i > 0 && looksLikeSynopsis(s)
+	case bracketRe.MatchString(bare) && i > 0:
+		return bare, true
+	case yourRe.MatchString(t):
+		return t, false
+	case xxxRe.MatchString(t):
+		return t, false
+	case pathToRe.MatchString(t):
+		return t, false
+	case templateRe.MatchString(t):
+		return t, false
+	case exampleNameRe.MatchString(t):
+		return t, false
+	case userHostRe.MatchString(bare) && i > 0:
+		return t, false
+	case i > 0 && capsRe.MatchString(bare) && bare == t && len(t) >= 3 && !capsWords[strings.TrimSuffix(t, "...")] &&
+		!caseCommands[s.name()]:
+		return t, looksLikeSynopsis(s)
+	}
+	return "", false
+}
+
+// looksLikeSynopsis reports a usage line: [options], <arg>, FILE...
+func looksLikeSynopsis(s simple) bool {
+	for _, w := range s.argv[min(1, len(s.argv)):] {
+		if bracketRe.MatchString(w.bare) || strings.HasSuffix(w.bare, "...") && !strings.Contains(w.bare, "/") || w.text == "..." {
+			return true
+		}
+	}
+	n := 0
+	for _, w := range s.argv[min(1, len(s.argv)):] {
+		if angleRe.MatchString(w.bare) {
+			n++
+		}
+	}
+	return n >= 2
+}

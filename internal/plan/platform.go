@@ -1,0 +1,164 @@
+package plan
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The sandbox is Debian Linux. A text (a heading, the sentence before a
+// block, a comment inside it) can say which platform a block is for; a
+// command can belong to another platform by its tool (brew, choco, …) or
+// its syntax (PowerShell).
+
+// platformWords name platforms in prose. Order matters: distributions that
+// carry "Linux" in their name come before plain "linux".
+var platformWords = []struct {
+	re   *regexp.Regexp
+	name string
+	fits bool // fits the sandbox (Debian Linux)
+}{
+	{regexp.MustCompile(`(?i)\b(arch(\s*linux)?|manjaro|endeavouros|aur)\b`), "Arch Linux", false},
+	{regexp.MustCompile(`(?i)\balpine(\s*linux)?\b`), "Alpine Linux", false},
+	{regexp.MustCompile(`(?i)\b(amazon|clear|kali)\s*linux\b`), "another Linux distribution", false},
+	{regexp.MustCompile(`(?i)\b(fedora|centos|rhel|red\s*hat|rocky(\s*linux)?|almalinux|alma\s*linux|oracle\s*linux)\b`), "Fedora/RHEL", false},
+	{regexp.MustCompile(`(?i)\b(open\s*suse|suse|sles)\b`), "openSUSE", false},
+	{regexp.MustCompile(`(?i)\b(gentoo|funtoo)\b`), "Gentoo", false},
+	{regexp.MustCompile(`(?i)\bvoid(\s*linux)?\b`), "Void Linux", false},
+	{regexp.MustCompile(`(?i)\bnix\s*os\b|\bnixpkgs\b|\bnix(-env|-shell)?\b`), "Nix", false},
+	{regexp.MustCompile(`(?i)\bguix\b`), "Guix", false},
+	{regexp.MustCompile(`(?i)\bsolus\b`), "Solus", false},
+	{regexp.MustCompile(`(?i)\bslackware\b`), "Slackware", false},
+	{regexp.MustCompile(`(?i)\b(free|open|net|dragonfly)\s*bsd\b|\bbsd\b`), "BSD", false},
+	{regexp.MustCompile(`(?i)\b(android|termux)\b`), "Android", false},
+	{regexp.MustCompile(`(?i)\b(mac\s*os(\s*x)?|os\s*x|osx|macintosh|darwin|apple\s*silicon|mac)\b`), "macOS", false},
+	// Homebrew and Snap run on Linux too: they name a platform in a
+	// heading ("Homebrew", "Snap notes") or in "installed with Homebrew",
+	// not in any sentence that mentions them.
+	{regexp.MustCompile(`(?i)^\W*(homebrew|macports)\b.{0,20}$|\binstalled\b.*\b(with|via|using)\s+(homebrew|macports)\b`), "macOS (Homebrew)", false},
+	{regexp.MustCompile(`(?i)^\W*(snap|snapcraft)\b.{0,20}$|\binstalled\b.*\b(with|via|using)\s+snap\b`), "Snap", false},
+	{regexp.MustCompile(`(?i)\b(windows|win32|win64|powershell|chocolatey|scoop|winget|cmd\.exe|wsl2?)\b`), "Windows", false},
+	{regexp.MustCompile(`(?i)\b(haiku|illumos|solaris|openindiana|aix|ios)\b`), "another operating system", false},
+	{regexp.MustCompile(`\bALT(\s*Linux)?\b`), "ALT Linux", false},
+	// A "Docker" section or comment is the way to run it in a container:
+	// the sandbox has no Docker.
+	{regexp.MustCompile(`(?i)^\W*(docker|podman)\b.{0,30}$`), "Docker (the sandbox has none)", false},
+	{regexp.MustCompile(`(?i)\b(linux|gnu/linux|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
+}
+
+// textPlatform returns the platform a short text is about: fits is true
+// when it names Linux or Debian (alone or beside others: "macOS or Linux"),
+// name is the other platform when it names only others, and both are zero
+// when it names none.
+func textPlatform(s string) (name string, fits, named bool) {
+	rest := strings.ReplaceAll(s, "*nix", " unix ")
+	var others []string
+	for _, p := range platformWords {
+		if !p.re.MatchString(rest) {
+			continue
+		}
+		rest = p.re.ReplaceAllString(rest, " ")
+		if p.fits {
+			return "", true, true
+		}
+		others = append(others, p.name)
+	}
+	if len(others) == 0 {
+		return "", false, false
+	}
+	return others[0], false, true
+}
+
+// hintPlatform maps the platform hint to a name.
+func hintPlatform(h string) (name string, fits bool) {
+	switch h {
+	case "linux":
+		return "", true
+	case "macos":
+		return "macOS", false
+	case "windows":
+		return "Windows", false
+	}
+	return "", true
+}
+
+// platformTools are package managers and installers of other platforms,
+// or of tools the sandbox does not have, by command name.
+var platformTools = map[string]string{
+	"brew": "Homebrew", "port": "MacPorts", "choco": "Chocolatey", "cinst": "Chocolatey",
+	"scoop": "Scoop", "winget": "winget", "pacman": "pacman (Arch Linux)", "yay": "yay (Arch Linux)",
+	"paru": "paru (Arch Linux)", "pamac": "pamac (Manjaro)", "yum": "yum (Fedora/RHEL)", "dnf": "dnf (Fedora/RHEL)",
+	"rpm-ostree": "rpm-ostree (Fedora)", "zypper": "zypper (openSUSE)", "snap": "Snap", "mise": "mise",
+	"asdf": "asdf", "rtx": "rtx", "0install": "0install", "apk": "apk (Alpine Linux)",
+	"xbps-install": "xbps (Void Linux)", "eopkg": "eopkg (Solus)", "pkg": "pkg (FreeBSD/Termux)",
+	"pkg_add": "pkg_add (OpenBSD)", "pkgin": "pkgin (pkgsrc)", "emerge": "Portage (Gentoo)",
+	"nix-env": "Nix", "nix-shell": "Nix", "nix": "Nix", "guix": "Guix", "flatpak": "Flatpak",
+	"conda": "conda", "mamba": "conda (mamba)", "micromamba": "conda (micromamba)", "spack": "Spack",
+	"pkgx": "pkgx", "slackpkg": "Slackware", "swupd": "Clear Linux", "opkg": "opkg", "pkgutil": "macOS",
+	"installer": "macOS installer", "hdiutil": "macOS", "xcode-select": "macOS (Xcode)",
+	"launchctl": "macOS (launchd)", "pbcopy": "macOS (pbcopy)", "pbpaste": "macOS (pbpaste)",
+	"softwareupdate": "macOS", "mas": "Mac App Store", "add-apt-repository": "Ubuntu PPA",
+	"iwr": "PowerShell", "irm": "PowerShell", "iex": "PowerShell", "setx": "Windows (cmd)",
+	"msiexec": "Windows", "powershell": "PowerShell", "pwsh": "PowerShell", "cmd": "Windows (cmd)",
+	"cmd.exe": "Windows (cmd)", "start": "Windows (cmd)", "wsl": "Windows (WSL)", "flox": "Flox (Nix)",
+	"pkgman": "pkgman (Haiku)", "eselect": "Gentoo", "emaint": "Gentoo", "layman": "Gentoo", "equery": "Gentoo", "pkg_info": "BSD", "devbox": "Devbox (Nix)", "webi": "webi",
+}
+
+var (
+	// psVerbNoun matches PowerShell cmdlets: Get-ChildItem, Set-ExecutionPolicy.
+	psVerbNoun = regexp.MustCompile(`^[A-Z][a-z]+-[A-Z][A-Za-z]+$`)
+	// windowsPath matches C:\ and %VAR% and .\ paths.
+	windowsPath = regexp.MustCompile(`(?i)^(?:[a-z]:\\|\.\\|%[a-z_]+%)`)
+)
+
+// commandPlatform names the other platform a simple command belongs to, ""
+// when it fits Linux. `docker run` of the project's own image is judged
+// elsewhere (it needs the repository's names).
+func commandPlatform(s simple, raw string) string {
+	name := s.name()
+	if name == "" {
+		return ""
+	}
+	if strings.HasPrefix(strings.TrimSpace(raw), "$env:") || strings.HasPrefix(name, "$env:") {
+		return "PowerShell"
+	}
+	if psVerbNoun.MatchString(name) {
+		return "PowerShell"
+	}
+	if windowsPath.MatchString(name) || strings.HasSuffix(strings.ToLower(name), ".exe") || strings.HasSuffix(strings.ToLower(name), ".ps1") ||
+		strings.HasSuffix(strings.ToLower(name), ".bat") || strings.HasSuffix(strings.ToLower(name), ".cmd") {
+		return "Windows"
+	}
+	if name == "open" && len(s.argv) > 1 {
+		return "macOS (open)"
+	}
+	if name == "defaults" && len(s.argv) > 1 && (s.argv[1].text == "write" || s.argv[1].text == "read") {
+		return "macOS (defaults)"
+	}
+	if name == "sudo" {
+		return ""
+	}
+	if p, ok := platformTools[name]; ok {
+		// `pkg` and `port` are also ordinary words; only their install
+		// forms count.
+		switch name {
+		case "port", "pkg", "start", "installer", "nix":
+			if len(s.argv) < 2 || !isPkgVerb(s.argv[1].text) {
+				return ""
+			}
+		case "snap":
+			if len(s.argv) < 2 || s.argv[1].text != "install" {
+				return ""
+			}
+		}
+		return p
+	}
+	return ""
+}
+
+func isPkgVerb(v string) bool {
+	switch v {
+	case "install", "add", "selfupdate", "upgrade", "-S", "profile", "env", "run", "shell", "-pkg", "-target":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,272 @@
+package plan
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/repofs"
+)
+
+// Repo is what the plan knows about the repository under test: the names
+// the project goes by and the URLs it is cloned from, so that `git clone`
+// of it, the `cd` into the clone and `npm install <itself>` can be told
+// apart from commands about other projects.
+type Repo struct {
+	// Names are lower-case names: the directory's, the remote repository's
+	// and the package names its manifests declare.
+	Names []string
+	// Slugs are lower-case "owner/name" pairs (GITHUB_REPOSITORY, remotes).
+	Slugs []string
+	// Modules are Go module paths and other import paths of the project.
+	Modules []string
+	// Packages are package names as a reader would install them
+	// ("@scope/name" for npm).
+	Packages []string
+	// Files are the repository's files and directories (slash-separated,
+	// relative); nil when unknown. A plan that knows them skips examples
+	// that name files the repository does not have.
+	Files map[string]bool
+}
+
+// FilesKnown reports whether the repository's files are known: a listing
+// with at least a few entries (a directory holding only the README says
+// nothing about the project's files).
+func (r Repo) FilesKnown() bool { return len(r.Files) >= 3 }
+
+func (r Repo) hasFile(p string) bool { return r.Files[strings.TrimSuffix(path.Clean(p), "/")] }
+
+// AddFiles records repository paths and their parent directories.
+func (r *Repo) AddFiles(paths ...string) {
+	if r.Files == nil {
+		r.Files = map[string]bool{}
+	}
+	for _, p := range paths {
+		p = strings.Trim(path.Clean(filepath.ToSlash(p)), "/")
+		for p != "" && p != "." {
+			if r.Files[p] {
+				break
+			}
+			r.Files[p] = true
+			p = path.Dir(p)
+		}
+	}
+}
+
+func (r Repo) is(name string) bool {
+	name = strings.ToLower(strings.TrimSuffix(name, ".git"))
+	if name == "" {
+		return false
+	}
+	for _, n := range r.Names {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (r Repo) isPackage(p string) bool {
+	p = strings.ToLower(p)
+	if i := strings.LastIndexByte(p, '@'); i > 0 {
+		p = p[:i]
+	}
+	for _, n := range r.Packages {
+		if n == p {
+			return true
+		}
+	}
+	return false
+}
+
+func (r Repo) isModule(p string) bool {
+	p = strings.ToLower(strings.TrimSuffix(p, "/..."))
+	for _, m := range r.Modules {
+		if p == m || strings.HasPrefix(p, m+"/") {
+			return true
+		}
+	}
+	for _, s := range r.Slugs {
+		if p == "github.com/"+s || strings.HasPrefix(p, "github.com/"+s+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// isClone reports whether a clone URL is this repository's: its owner/name
+// matches a known slug, or, with no slug known, its last path element
+// matches one of the names.
+func (r Repo) isClone(url string) bool {
+	name, slug := repoOfURL(url)
+	for _, s := range r.Slugs {
+		if s == slug {
+			return true
+		}
+	}
+	return r.is(name)
+}
+
+// add adds names, skipping empty and duplicate ones.
+func (r *Repo) add(list *[]string, vs ...string) {
+	for _, v := range vs {
+		v = strings.ToLower(strings.TrimSpace(v))
+		if v == "" || v == "." || v == "/" {
+			continue
+		}
+		dup := false
+		for _, x := range *list {
+			if x == v {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			*list = append(*list, v)
+		}
+	}
+}
+
+// AddSlug records an "owner/name" the repository is known as (the
+// Action's GITHUB_REPOSITORY, a git remote).
+func (r *Repo) AddSlug(slug string) {
+	slug = strings.Trim(strings.TrimSuffix(strings.TrimSpace(slug), ".git"), "/")
+	owner, name, ok := strings.Cut(slug, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return
+	}
+	r.add(&r.Slugs, slug)
+	r.add(&r.Names, name)
+}
+
+// maxManifest caps what RepoFromDir reads of a file: manifests are small,
+// and a file larger than this is not one.
+const maxManifest = 256 << 10
+
+// RepoFromDir learns the repository's names from its checkout: the
+// directory name, the remotes in .git/config, the module line of go.mod,
+// the name in package.json, Cargo.toml and pyproject.toml. slug is the
+// "owner/name" the caller knows (GITHUB_REPOSITORY), "" when none. Files
+// are read through internal/repofs (inside the repository only, regular
+// files with one link), each up to 256 KiB; a file that cannot be read is
+// passed over. Nothing read here is run.
+func RepoFromDir(dir, slug string) Repo {
+	var r Repo
+	if slug != "" {
+		r.AddSlug(slug)
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		r.add(&r.Names, filepath.Base(abs))
+	}
+	if b := readSmall(dir, ".git/config"); b != nil {
+		for _, m := range remoteURLRe.FindAllSubmatch(b, -1) {
+			name, s := repoOfURL(string(m[1]))
+			if s != "" {
+				r.AddSlug(s)
+			}
+			r.add(&r.Names, name)
+		}
+	}
+	if b := readSmall(dir, "go.mod"); b != nil {
+		if m := goModuleRe.FindSubmatch(b); m != nil {
+			mod := strings.Trim(string(m[1]), `"`)
+			r.add(&r.Modules, mod)
+		}
+	}
+	if b := readSmall(dir, "package.json"); b != nil {
+		var pj struct {
+			Name string          `json:"name"`
+			Bin  json.RawMessage `json:"bin"`
+		}
+		if json.Unmarshal(b, &pj) == nil && pj.Name != "" {
+			r.add(&r.Packages, pj.Name)
+			r.add(&r.Names, npmTool(pj.Name))
+			var bins map[string]string
+			if json.Unmarshal(pj.Bin, &bins) == nil {
+				for k := range bins {
+					r.add(&r.Names, k)
+				}
+			}
+		}
+	}
+	r.AddFiles(listFiles(dir, maxFiles)...)
+	for _, f := range []string{"Cargo.toml", "pyproject.toml"} {
+		if b := readSmall(dir, f); b != nil {
+			if name := tomlName(b); name != "" {
+				r.add(&r.Packages, name)
+				r.add(&r.Names, name)
+			}
+		}
+	}
+	return r
+}
+
+var (
+	remoteURLRe = regexp.MustCompile(`(?m)^\s*url\s*=\s*(\S+)\s*$`)
+	goModuleRe  = regexp.MustCompile(`(?m)^\s*module\s+(\S+)`)
+	tomlNameRe  = regexp.MustCompile(`^\s*name\s*=\s*["']([^"']+)["']`)
+)
+
+// tomlName returns the name of the [package] or [project] table.
+func tomlName(b []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	in := false
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(l, "[") {
+			in = l == "[package]" || l == "[project]" || l == "[tool.poetry]"
+			continue
+		}
+		if in {
+			if m := tomlNameRe.FindStringSubmatch(l); m != nil {
+				return m[1]
+			}
+		}
+	}
+	return ""
+}
+
+// maxFiles caps the repository listing.
+const maxFiles = 50000
+
+// skipDirs are not listed: version control, dependencies, build output.
+var skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true, "target": true, ".venv": true, "venv": true, "__pycache__": true}
+
+// listFiles lists the files under dir (symlinks are listed, not followed).
+func listFiles(dir string, limit int) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if len(out) >= limit {
+			return filepath.SkipAll
+		}
+		rel, rerr := filepath.Rel(dir, p)
+		if rerr != nil || rel == "." {
+			return nil
+		}
+		if d.IsDir() && skipDirs[d.Name()] {
+			return filepath.SkipDir
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	return out
+}
+
+// readSmall reads a manifest (rel is slash-separated, relative to dir)
+// under repofs' rules, at most maxManifest bytes; nil when it is missing,
+// refused or larger.
+func readSmall(dir, rel string) []byte {
+	b, err := repofs.ReadFile(dir, rel, maxManifest)
+	if err != nil {
+		return nil
+	}
+	return b
+}

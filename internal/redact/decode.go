@@ -1,0 +1,430 @@
+package redact
+
+import (
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"compress/zlib"
+	"io"
+
+	"github.com/ulikunitz/xz"
+)
+
+// Nested encodings: a secret printed inside another encoding is found by
+// decoding, then looking again (rules, forwarded values, skeleton, and
+// the decoders once more), and redacted where its encoding stands:
+//
+//   - runs of base64 (either alphabet, wrapped across line breaks or their
+//     JSON escapes, at each of the four character alignments) and of
+//     base32 (at each of the eight): `env | base64`, `base64 | base64`,
+//     `base32 -w 30`;
+//   - compressed streams inside a decoded run (gzip, zlib, bzip2, xz):
+//     `env | gzip | base64` — the whole stream is redacted;
+//   - dumps, line by line: `od -c`, `od -x`, `od -b`, `od` (octal words),
+//     `od -tx1`/`-tu1`, `xxd` (with or without offsets, grouped or plain),
+//     `hexdump -C`, hex strings, and lists of byte values (`[115, 107, …]`,
+//     `0x73, 0x6b, …`) — the dump lines holding the secret are redacted.
+//
+// Bounds: maxDepth nested decodings, runs of at most maxDecodeRun
+// characters (a longer run is not decoded; the forms of a secret written
+// directly in it are still found), maxInflate bytes out of a compressed
+// stream, and a budget of decoded bytes per call proportional to the text.
+
+const (
+	maxDepth     = 4
+	minDecodeRun = 16
+	maxInflate   = 1 << 20
+	minDecoded   = 8
+)
+
+// maxDecodeRun bounds a run or a dump block decoded; with maxDumpLine it
+// sets the Writer's look-ahead. Variables so that FuzzRedact can shrink
+// the look-ahead and exercise the Writer's cuts.
+var maxDecodeRun = 256 << 10
+
+// scan is one search's settings.
+type scan struct {
+	shapes bool // apply the shape rules
+	depth  int  // nested decodings so far
+	budget *int // decoded bytes left
+	// For the streaming Writer: s does not start where the stream starts
+	// (trimmed), or may continue after its end (partial). Runs and dump
+	// blocks touching such an edge are left to the call that sees them
+	// whole.
+	trimmed, partial bool
+}
+
+// decoded is text decoded from part of a larger text: each decoded byte
+// knows the span of the text it came from.
+type decoded struct {
+	data     []byte
+	src, end []int32
+}
+
+func (d *decoded) reset() { d.data, d.src, d.end = d.data[:0], d.src[:0], d.end[:0] }
+
+func (d *decoded) add(b byte, src, end int32) {
+	d.data = append(d.data, b)
+	d.src = append(d.src, src)
+	d.end = append(d.end, end)
+}
+
+// decodedSpans returns the spans of s (ending after from) whose decoding
+// holds a secret or a token shape.
+func (r *Redactor) decodedSpans(s string, from int, sc scan, spans []span) []span {
+	if sc.depth >= maxDepth || len(s) < minDecodeRun {
+		return spans
+	}
+	var d decoded
+	var chars []byte
+	var pos []int32
+	i := 0
+	for i < len(s) {
+		if !runChar[s[i]] {
+			i++
+			continue
+		}
+		var j int
+		var ok bool
+		chars, pos, j, ok = scanRun(s, i, chars[:0], pos[:0])
+		switch {
+		case !ok:
+		case sc.trimmed && i == 0, sc.partial && j == len(s):
+		case int(pos[len(pos)-1])+1 <= from:
+		default:
+			// Each alignment is probed on its first characters: only one
+			// that decodes to text or to a compressed stream is decoded
+			// whole (a wrong alignment, a hash or a path decodes to noise).
+			for k := 0; k < 4; k++ {
+				d.reset()
+				decodeBase64(&d, chars[k:min(len(chars), k+probeChars)], pos[k:])
+				if !promising(d.data) {
+					continue
+				}
+				d.reset()
+				decodeBase64(&d, chars[k:], pos[k:])
+				spans = r.inner(&d, from, sc, spans)
+			}
+			for _, alpha := range base32Alphabets(chars) {
+				for k := 0; k < 8; k++ {
+					d.reset()
+					decodeBase32(&d, alpha, chars[k:min(len(chars), k+probeChars)], pos[k:])
+					if !promising(d.data) {
+						continue
+					}
+					d.reset()
+					decodeBase32(&d, alpha, chars[k:], pos[k:])
+					spans = r.inner(&d, from, sc, spans)
+				}
+			}
+		}
+		i = max(j, i+1)
+	}
+	return r.dumpSpans(s, from, sc, spans)
+}
+
+// inner looks for secrets in decoded text and maps what it finds back.
+func (r *Redactor) inner(d *decoded, from int, sc scan, spans []span) []span {
+	n := len(d.data)
+	if n < minDecoded || *sc.budget < n {
+		return spans
+	}
+	*sc.budget -= n
+	sub := scan{shapes: sc.shapes, depth: sc.depth + 1, budget: sc.budget}
+	text := string(d.data)
+	var found []span
+	if textLike(d.data) {
+		// Binary is a wrong alignment, or compressed data (looked at
+		// below), or a binary file: only text is searched.
+		found = r.find(text, 0, sub)
+	}
+	for _, sp := range found {
+		a, b := int(d.src[sp.start]), int(d.end[sp.end-1])
+		if b > from {
+			spans = append(spans, span{max(a, from), b, sp.rule, sp.order})
+		}
+	}
+	// A compressed stream near the start: the whole stream goes when its
+	// content holds a secret.
+	if sub.depth < maxDepth {
+		for m := 0; m < min(8, n); m++ {
+			out := inflate(d.data[m:])
+			if len(out) < minDecoded || *sc.budget < len(out) {
+				continue
+			}
+			*sc.budget -= len(out)
+			deeper := scan{shapes: sc.shapes, depth: sub.depth + 1, budget: sc.budget}
+			if found := r.find(string(out), 0, deeper); len(found) > 0 {
+				a, b := int(d.src[m]), int(d.end[n-1])
+				if b > from {
+					spans = append(spans, span{max(a, from), b, found[0].rule, found[0].order})
+				}
+			}
+			break
+		}
+	}
+	return spans
+}
+
+// probeChars is how much of a run is decoded to judge an alignment.
+const probeChars = 96
+
+// promising reports decoded bytes worth decoding whole: text, or a
+// compressed stream near the start.
+func promising(b []byte) bool {
+	if textLike(b) {
+		return true
+	}
+	for m := 0; m < min(8, len(b)); m++ {
+		if magic(b[m:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// magic reports the start of a gzip, zlib, bzip2 or xz stream.
+func magic(b []byte) bool {
+	if len(b) < 3 {
+		return false
+	}
+	switch b[0] {
+	case 0x1f:
+		return b[1] == 0x8b && b[2] == 8
+	case 0x78:
+		return (uint16(b[0])<<8|uint16(b[1]))%31 == 0
+	case 'B':
+		return len(b) > 10 && b[1] == 'Z' && b[2] == 'h' && b[3] >= '1' && b[3] <= '9' && b[4] == 0x31 && b[5] == 0x41
+	case 0xfd:
+		return len(b) > 6 && b[1] == '7' && b[2] == 'z' && b[3] == 'X' && b[4] == 'Z' && b[5] == 0
+	}
+	return false
+}
+
+// inflate decompresses a gzip, zlib, bzip2 or xz stream starting at b[0]
+// (at most maxInflate bytes; a damaged or cut stream gives what it gave),
+// or returns nil.
+func inflate(b []byte) []byte {
+	if !magic(b) {
+		return nil
+	}
+	var rd io.Reader
+	var err error
+	switch {
+	case len(b) > 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8:
+		rd, err = gzip.NewReader(bytes.NewReader(b))
+	case len(b) > 2 && b[0] == 0x78 && (uint16(b[0])<<8|uint16(b[1]))%31 == 0:
+		rd, err = zlib.NewReader(bytes.NewReader(b))
+	case len(b) > 10 && bytes.HasPrefix(b, []byte("BZh")) && b[3] >= '1' && b[3] <= '9' && bytes.HasPrefix(b[4:], []byte{0x31, 0x41, 0x59, 0x26, 0x53, 0x59}):
+		rd = bzip2.NewReader(bytes.NewReader(b))
+	case len(b) > 6 && bytes.HasPrefix(b, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		rd, err = xz.NewReader(bytes.NewReader(b))
+	default:
+		return nil
+	}
+	if err != nil {
+		return nil
+	}
+	var out bytes.Buffer
+	_, _ = io.Copy(&out, io.LimitReader(rd, maxInflate))
+	return out.Bytes()
+}
+
+// isRunChar is the class of base64 (both alphabets) and base32 text.
+func isRunChar(c byte) bool { return isAlnum(c) || c == '+' || c == '/' || c == '-' || c == '_' }
+
+// lineBreak returns the length of a line break at s[i] — raw, or written
+// as an escape (\n, \r\n, and \\n as nested JSON writes it) — or 0.
+func lineBreak(s string, i int) int {
+	switch s[i] {
+	case '\n':
+		return 1
+	case '\r':
+		if i+1 < len(s) && s[i+1] == '\n' {
+			return 2
+		}
+		return 1
+	case '\\':
+		j := i
+		for j < len(s) && j-i < 8 && s[j] == '\\' {
+			j++
+		}
+		if j < len(s) && (s[j] == 'n' || s[j] == 'r') {
+			n := j + 1 - i
+			if s[j] == 'r' && j+n < len(s) && s[j+1] == '\\' {
+				if m := lineBreak(s, j+1); m > 0 && s[j+m] == 'n' {
+					return n + m
+				}
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// scanRun reads the run of base64/base32 characters starting at s[i],
+// continuing across line breaks and ending after '=' padding. It returns
+// where the run ends and, when it is minDecodeRun to maxDecodeRun
+// characters long, its characters and their offsets (ok).
+func scanRun(s string, i int, chars []byte, pos []int32) ([]byte, []int32, int, bool) {
+	// First the extent, cheaply: most runs are words.
+	j, n := i, 0
+	for j < len(s) {
+		c := s[j]
+		if runChar[c] {
+			n++
+			j++
+			continue
+		}
+		if c == '=' {
+			for pad := 0; j < len(s) && s[j] == '=' && pad < 6; pad++ {
+				n++
+				j++
+			}
+			break
+		}
+		if b := lineBreak(s, j); b > 0 && j+b < len(s) && runChar[s[j+b]] {
+			j += b
+			continue
+		}
+		break
+	}
+	if n < minDecodeRun || n > maxDecodeRun {
+		return chars, pos, j, false
+	}
+	for k := i; k < j; k++ {
+		if runChar[s[k]] || s[k] == '=' {
+			chars = append(chars, s[k])
+			pos = append(pos, int32(k))
+		} else {
+			k += lineBreak(s, k) - 1
+		}
+	}
+	return chars, pos, j, true
+}
+
+// runChar is isRunChar as a table.
+var runChar = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = isRunChar(byte(c))
+	}
+	return t
+}()
+
+var b64Value = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	const alpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	for i := 0; i < len(alpha); i++ {
+		t[alpha[i]] = int8(i)
+	}
+	t['+'], t['-'] = 62, 62
+	t['/'], t['_'] = 63, 63
+	return t
+}()
+
+// decodeBase64 decodes chars (either alphabet) group by group until a
+// group does not decode.
+func decodeBase64(d *decoded, chars []byte, pos []int32) {
+	for g := 0; g+2 <= len(chars); g += 4 {
+		var v uint32
+		k := 0
+		for ; k < 4 && g+k < len(chars); k++ {
+			x := b64Value[chars[g+k]]
+			if x < 0 {
+				break
+			}
+			v = v<<6 | uint32(x)
+		}
+		if k < 2 {
+			return
+		}
+		v <<= 6 * uint(4-k)
+		src, end := pos[g], pos[g+k-1]+1
+		for p := g + k; p < min(g+4, len(chars)) && chars[p] == '='; p++ {
+			end = pos[p] + 1 // the padding goes with its group
+		}
+		for b := 0; b < k-1; b++ {
+			d.add(byte(v>>(16-8*uint(b))), src, end)
+		}
+		if k < 4 {
+			return
+		}
+	}
+}
+
+// base32Alphabets returns the base32 alphabets chars can be written in:
+// the standard one (A-Z2-7) and the extended-hex one (0-9A-V).
+func base32Alphabets(chars []byte) []*[256]int8 {
+	std, hexa := true, true
+	for _, c := range chars {
+		if !std && !hexa {
+			return nil
+		}
+		if c == '=' {
+			continue
+		}
+		std = std && (c >= 'A' && c <= 'Z' || c >= '2' && c <= '7')
+		hexa = hexa && (c >= '0' && c <= '9' || c >= 'A' && c <= 'V')
+	}
+	var out []*[256]int8
+	if std {
+		out = append(out, &b32Std)
+	}
+	if hexa {
+		out = append(out, &b32Hex)
+	}
+	return out
+}
+
+var b32Std, b32Hex = alphabet("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"), alphabet("0123456789ABCDEFGHIJKLMNOPQRSTUV")
+
+func alphabet(a string) (t [256]int8) {
+	for i := range t {
+		t[i] = -1
+	}
+	for i := 0; i < len(a); i++ {
+		t[a[i]] = int8(i)
+	}
+	return t
+}
+
+// decodeBase32 decodes chars group by group in the given alphabet.
+func decodeBase32(d *decoded, alpha *[256]int8, chars []byte, pos []int32) {
+	for g := 0; g+2 <= len(chars); g += 8 {
+		var v uint64
+		k := 0
+		for ; k < 8 && g+k < len(chars); k++ {
+			x := alpha[chars[g+k]]
+			if x < 0 {
+				break
+			}
+			v = v<<5 | uint64(x)
+		}
+		if k < 2 {
+			return
+		}
+		v <<= 5 * uint(8-k)
+		src, end := pos[g], pos[g+k-1]+1
+		for b := 0; b < 5*k/8; b++ {
+			d.add(byte(v>>(32-8*uint(b))), src, end)
+		}
+		if k < 8 {
+			return
+		}
+	}
+}
+
+// textLike reports decoded bytes that read as text (at least 7 in 8 bytes
+// printable ASCII, white space or NUL, as in an environ dump): only text
+// is searched and decoded further.
+func textLike(b []byte) bool {
+	bad := 0
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0 || c >= 0x7f {
+			bad++
+		}
+	}
+	return bad*8 <= len(b)
+}
