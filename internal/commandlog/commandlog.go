@@ -161,7 +161,7 @@ func (l *Log) Failed() []Command {
 // back exactly as it was written.
 func (l *Log) Normalize() {
 	l.SchemaVersion = SchemaVersion
-	MapStrings(l, func(_ Field, s string) string { return validUTF8(s) })
+	MapStringValues(l, NormalizeString)
 	if l.Markers == nil {
 		l.Markers = []Marker{}
 	}
@@ -173,7 +173,9 @@ func (l *Log) Normalize() {
 	}
 }
 
-func validUTF8(s string) string {
+// NormalizeString is what Normalize does to every string of a log: invalid
+// UTF-8 becomes U+FFFD.
+func NormalizeString(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
