@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/readme2demo/readme2demo/engines"
-	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/logstream"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/transcriptgen"
@@ -42,7 +41,7 @@ func envMiB(name string, def int) int64 {
 // the number of commands logged.
 func parseAll(b *testing.B, eng engines.AgentEngine, r io.Reader) int {
 	red := redact.New(nil)
-	w, _, err := logstream.Parse(eng, r, logstream.Options{Dir: b.TempDir(), Redact: func(l *commandlog.Log) { redact.Log(l, red) }})
+	w, _, err := logstream.Parse(eng, r, logstream.Options{Dir: b.TempDir(), Redact: red.String})
 	if err != nil {
 		b.Fatal(err)
 	}

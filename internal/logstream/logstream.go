@@ -2,15 +2,18 @@
 // bounded memory.
 //
 // A Writer is the engines.Sink of a streaming parse (engines.Stream): it
-// receives every marker, command and file edit once it is final, and at
-// once normalises it, redacts it and encodes it into a temporary spill file
-// of its list. Once the transcript is read, Finish takes the rest of the log
+// receives every marker, command and file edit once it is final, gathers
+// them in small batches, and has worker goroutines normalise, redact and
+// encode each batch beside the parse (redaction costs about as much as
+// parsing); the batches are then written in order to a temporary spill file
+// per list. Once the transcript is read, Finish takes the rest of the log
 // (outcome, cost, turns, parse stats: the log engines.Stream returns), and
 // WriteTo or WriteFile write the document — the fields before the lists,
 // the lists copied from the spill files, the fields after them — with
 // exactly the bytes commandlog.Encode gives for the same log held in
-// memory. What the Writer keeps in memory is one item at a time and its
-// counters, whatever the number of commands.
+// memory. What the Writer keeps in memory is the few batches in flight
+// (at most batchDepth+2 of at most batchBytes each, plus one item larger
+// than that) and its counters, whatever the number of commands.
 package logstream
 
 import (
@@ -20,6 +23,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -39,12 +44,40 @@ type Options struct {
 	// size of the command log and are removed by Close (on Linux they have
 	// no name from the start, so nothing is left behind even on a crash).
 	Dir string
-	// Redact, when set, is applied to every item — wrapped in a log of its
-	// own, so a function written for whole logs (redact.Log) redacts each
-	// item exactly as it would inside the whole log — and to the rest of
-	// the log in Finish.
-	Redact func(*commandlog.Log)
+	// Redact, when set, is applied to every string of every item and of the
+	// rest of the log (through commandlog.MapStringValues, the traversal
+	// redact.Log uses), between two normalisations: what redact.Log with a
+	// Redactor's String and Encode do to a whole log. It is called from the
+	// Writer's worker goroutines, several at a time: it must be safe for
+	// concurrent use ((*redact.Redactor).String is).
+	Redact func(string) string
+	// Workers is the number of goroutines that redact and encode items;
+	// 0 means one per CPU the process may use (GOMAXPROCS).
+	Workers int
 }
+
+// Batches: a batch goes to the workers once it holds batchItems items or
+// batchBytes bytes of strings; at most batchDepth batches wait for a
+// worker or for the previous ones to be written.
+const (
+	batchItems = 256
+	batchBytes = 256 << 10
+	batchDepth = 4
+)
+
+// batch is a run of consecutive items, each list in its own order, and
+// their encodings once a worker is done with them (done closed).
+type batch struct {
+	markers  []commandlog.Marker
+	commands []commandlog.Command
+	edits    []commandlog.FileEdit
+	size     int
+	enc      [3][]byte // the items of each list encoded, one after another
+	ends     [3][]int  // where each item's encoding ends in enc
+	done     chan struct{}
+}
+
+func (b *batch) items() int { return len(b.markers) + len(b.commands) + len(b.edits) }
 
 // list is the spill file of one of the log's lists.
 type list struct {
@@ -55,20 +88,32 @@ type list struct {
 	err     error
 }
 
-// Writer collects a command log's lists in spill files. It is not safe for
-// concurrent use.
+// Writer collects a command log's lists in spill files. Its methods are not
+// safe for concurrent use; Close must be called (it stops the Writer's
+// goroutines).
 type Writer struct {
 	opt                     Options
 	markers, commands, edit list
-	one                     commandlog.Log // the one-item log items are redacted in
-	buf                     []byte
 	check                   commandlog.Validator
 	head                    *commandlog.Log
+
+	cur       *batch      // the batch being filled
+	work      chan *batch // batches for the workers
+	order     chan *batch // the same batches, in order, for the collector
+	free      chan *batch // written batches, for reuse
+	workers   sync.WaitGroup
+	collected chan struct{} // closed when the collector has written every batch
+	drained   bool
+	counts    [3]int // items taken, per list
+
+	mu  sync.Mutex
+	err error // the first spill error
 }
 
 // New returns a Writer with empty spill files.
 func New(opt Options) (*Writer, error) {
 	w := &Writer{opt: opt}
+	w.start()
 	for _, l := range []*list{&w.markers, &w.commands, &w.edit} {
 		f, err := os.CreateTemp(opt.Dir, "readme2demo-log-*.spill")
 		if err != nil {
@@ -96,69 +141,213 @@ func Parse(eng engines.AgentEngine, r io.Reader, opt Options) (w *Writer, invali
 		w.Close()
 		return nil, nil, err
 	}
-	return w, w.Finish(head), nil
+	invalid = w.Finish(head)
+	if err := w.failed(); err != nil {
+		w.Close()
+		return nil, nil, err
+	}
+	return w, invalid, nil
 }
 
-// add encodes one item of l: the separator, the indentation and the item.
-func (w *Writer) add(l *list, appendItem func([]byte) []byte) error {
+// start starts the workers and the collector.
+func (w *Writer) start() {
+	n := w.opt.Workers
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	w.work = make(chan *batch, batchDepth)
+	w.order = make(chan *batch, batchDepth)
+	w.free = make(chan *batch, batchDepth+n+2)
+	w.collected = make(chan struct{})
+	w.workers.Add(n)
+	for range n {
+		go func() {
+			defer w.workers.Done()
+			for b := range w.work {
+				w.prepare(b)
+				close(b.done)
+			}
+		}()
+	}
+	go w.collect()
+}
+
+// clean is what the Writer does to every string: normalise, redact,
+// normalise again — in one pass, as each step works on one string alone.
+func (w *Writer) clean(s string) string {
+	s = commandlog.NormalizeString(s)
+	if w.opt.Redact != nil {
+		s = commandlog.NormalizeString(w.opt.Redact(s))
+	}
+	return s
+}
+
+// prepare cleans and encodes a batch, its items wrapped in a log of their
+// own.
+func (w *Writer) prepare(b *batch) {
+	l := commandlog.Log{Markers: b.markers, Commands: b.commands, FileEdits: b.edits}
+	commandlog.MapStringValues(&l, w.clean)
+	for i := range b.markers {
+		b.enc[0] = commandlog.AppendMarker(b.enc[0], &b.markers[i])
+		b.ends[0] = append(b.ends[0], len(b.enc[0]))
+	}
+	for i := range b.commands {
+		b.enc[1] = commandlog.AppendCommand(b.enc[1], &b.commands[i])
+		b.ends[1] = append(b.ends[1], len(b.enc[1]))
+	}
+	for i := range b.edits {
+		b.enc[2] = commandlog.AppendFileEdit(b.enc[2], &b.edits[i])
+		b.ends[2] = append(b.ends[2], len(b.enc[2]))
+	}
+}
+
+// collect validates and writes the batches in order as the workers finish
+// them.
+func (w *Writer) collect() {
+	defer close(w.collected)
+	for b := range w.order {
+		<-b.done
+		for i := range b.markers {
+			w.check.Marker(&b.markers[i])
+		}
+		for i := range b.commands {
+			w.check.Command(&b.commands[i])
+		}
+		for i := range b.edits {
+			w.check.FileEdit(&b.edits[i])
+		}
+		for k, l := range []*list{&w.markers, &w.commands, &w.edit} {
+			start := 0
+			for _, end := range b.ends[k] {
+				w.write(l, b.enc[k][start:end])
+				start = end
+			}
+		}
+		b.markers, b.commands, b.edits = b.markers[:0], b.commands[:0], b.edits[:0]
+		clear(b.commands[:cap(b.commands)]) // let the strings go
+		clear(b.markers[:cap(b.markers)])
+		clear(b.edits[:cap(b.edits)])
+		for k := range b.enc {
+			b.enc[k], b.ends[k] = b.enc[k][:0], b.ends[k][:0]
+		}
+		b.size = 0
+		select {
+		case w.free <- b:
+		default:
+		}
+	}
+}
+
+// write adds one encoded item to l: the separator, the indentation and the
+// item.
+func (w *Writer) write(l *list, item []byte) {
 	if l.err != nil {
-		return l.err
+		return
 	}
-	b := w.buf[:0]
+	sep := "    "
 	if l.n > 0 {
-		b = append(b, ",\n"...)
+		sep = ",\n    "
 	}
-	b = append(b, "    "...)
-	b = appendItem(b)
-	w.buf = b
-	if _, err := l.w.Write(b); err != nil {
+	_, err := l.w.WriteString(sep)
+	if err == nil {
+		_, err = l.w.Write(item)
+	}
+	if err != nil {
 		l.err = &SpillError{fmt.Errorf("write spill file: %w", err)}
-		return l.err
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = l.err
+		}
+		w.mu.Unlock()
+		return
 	}
 	l.n++
-	return nil
 }
 
-// prepare normalises and redacts the one-item log w.one the way Encode's
-// caller treats a whole log: normalise, redact, normalise again.
-func (w *Writer) prepare() {
-	w.one.Normalize()
-	if w.opt.Redact != nil {
-		w.opt.Redact(&w.one)
-		w.one.Normalize()
+// failed returns the first spill error so far.
+func (w *Writer) failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// batch returns the batch being filled.
+func (w *Writer) batch() *batch {
+	if w.cur == nil {
+		select {
+		case w.cur = <-w.free:
+		default:
+			w.cur = &batch{}
+		}
+		w.cur.done = make(chan struct{})
 	}
+	return w.cur
+}
+
+// took counts an item of size bytes into the current batch and hands the
+// batch on once full.
+func (w *Writer) took(list, size int) error {
+	w.counts[list]++
+	w.cur.size += size
+	if w.cur.size >= batchBytes || w.cur.items() >= batchItems {
+		w.submit()
+	}
+	return w.failed()
+}
+
+// submit hands the current batch to the workers and the collector.
+func (w *Writer) submit() {
+	if w.cur == nil {
+		return
+	}
+	b := w.cur
+	w.cur = nil
+	w.order <- b
+	w.work <- b
+}
+
+// drain writes what is left and stops the goroutines.
+func (w *Writer) drain() {
+	if w.drained {
+		return
+	}
+	w.drained = true
+	w.submit()
+	close(w.work)
+	close(w.order)
+	<-w.collected
+	w.workers.Wait()
 }
 
 // Marker takes the next marker (engines.Sink).
 func (w *Writer) Marker(m *commandlog.Marker) error {
-	w.one = commandlog.Log{Markers: append(w.one.Markers[:0], *m)}
-	w.prepare()
-	x := &w.one.Markers[0]
-	w.check.Marker(x)
-	return w.add(&w.markers, func(b []byte) []byte { return commandlog.AppendMarker(b, x) })
+	b := w.batch()
+	b.markers = append(b.markers, *m)
+	return w.took(0, len(m.Kind)+len(m.Text))
 }
 
-// Command takes the next command (engines.Sink).
+// Command takes the next command (engines.Sink). Redaction writes through
+// its Source, so the batch holds a copy of it.
 func (w *Writer) Command(c *commandlog.Command) error {
-	w.one = commandlog.Log{Commands: append(w.one.Commands[:0], *c)}
-	w.prepare()
-	x := &w.one.Commands[0]
-	w.check.Command(x)
-	return w.add(&w.commands, func(b []byte) []byte { return commandlog.AppendCommand(b, x) })
+	b := w.batch()
+	b.commands = append(b.commands, *c)
+	if c.Source != nil {
+		src := *c.Source
+		b.commands[len(b.commands)-1].Source = &src
+	}
+	return w.took(1, len(c.ID)+len(c.Command)+len(c.Output)+len(c.ParentID)+len(c.Status)+64)
 }
 
 // FileEdit takes the next file edit (engines.Sink).
 func (w *Writer) FileEdit(e *commandlog.FileEdit) error {
-	w.one = commandlog.Log{FileEdits: append(w.one.FileEdits[:0], *e)}
-	w.prepare()
-	x := &w.one.FileEdits[0]
-	w.check.FileEdit(x)
-	return w.add(&w.edit, func(b []byte) []byte { return commandlog.AppendFileEdit(b, x) })
+	b := w.batch()
+	b.edits = append(b.edits, *e)
+	return w.took(2, len(e.Path)+len(e.Tool)+16)
 }
 
 // Counts says how many items each list has so far.
 func (w *Writer) Counts() (markers, commands, fileEdits int) {
-	return w.markers.n, w.commands.n, w.edit.n
+	return w.counts[0], w.counts[1], w.counts[2]
 }
 
 // Finish takes the rest of the log — head's lists are ignored — and
@@ -166,13 +355,11 @@ func (w *Writer) Counts() (markers, commands, fileEdits int) {
 // *commandlog.ValidationError (a parser bug: the log can still be
 // written), or nil.
 func (w *Writer) Finish(head *commandlog.Log) error {
+	w.drain()
 	h := *head
 	h.Markers, h.Commands, h.FileEdits = nil, nil, nil
 	h.Normalize()
-	if w.opt.Redact != nil {
-		w.opt.Redact(&h)
-		h.Normalize()
-	}
+	commandlog.MapStringValues(&h, w.clean)
 	w.head = &h
 	return w.check.Finish(&h)
 }
@@ -247,8 +434,10 @@ func (w *Writer) WriteFile(path string) error {
 	return nil
 }
 
-// Close removes the spill files. It is safe to call more than once.
+// Close stops the Writer's goroutines and removes the spill files. It is
+// safe to call more than once.
 func (w *Writer) Close() error {
+	w.drain()
 	var errs []error
 	for _, l := range []*list{&w.markers, &w.commands, &w.edit} {
 		if l.f == nil {

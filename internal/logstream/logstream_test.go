@@ -40,7 +40,7 @@ func inMemory(t testing.TB, eng engines.AgentEngine, data []byte) string {
 func streamed(t testing.TB, eng engines.AgentEngine, data []byte) (string, *logstream.Writer) {
 	t.Helper()
 	red := redactor()
-	w, err := logstream.New(logstream.Options{Dir: t.TempDir(), Redact: func(l *commandlog.Log) { redact.Log(l, red) }})
+	w, err := logstream.New(logstream.Options{Dir: t.TempDir(), Redact: red.String})
 	assert.NilError(t, err)
 	t.Cleanup(func() { assert.NilError(t, w.Close()) })
 	head, err := engines.Stream(eng, bytes.NewReader(data), w)

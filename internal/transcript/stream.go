@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/readme2demo/readme2demo/engines"
-	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/logstream"
 	"github.com/readme2demo/readme2demo/internal/redact"
 )
@@ -39,7 +38,7 @@ func Stream(path string, o Options, spillDir string) (*Result, *logstream.Writer
 	}
 	defer rc.Close()
 	red := redact.New(nil)
-	w, invalid, err := logstream.Parse(eng, rc, logstream.Options{Dir: spillDir, Redact: func(l *commandlog.Log) { redact.Log(l, red) }})
+	w, invalid, err := logstream.Parse(eng, rc, logstream.Options{Dir: spillDir, Redact: red.String})
 	if err != nil {
 		return nil, nil, fmt.Errorf("parse %s: %w", path, err)
 	}
