@@ -173,11 +173,14 @@ func (w *Writer) start() {
 }
 
 // clean is what the Writer does to every string: normalise, redact,
-// normalise again — in one pass, as each step works on one string alone.
+// normalise again (only what redaction changed) — in one pass, as each
+// step works on one string alone.
 func (w *Writer) clean(s string) string {
 	s = commandlog.NormalizeString(s)
 	if w.opt.Redact != nil {
-		s = commandlog.NormalizeString(w.opt.Redact(s))
+		if r := w.opt.Redact(s); r != s {
+			s = commandlog.NormalizeString(r)
+		}
 	}
 	return s
 }
