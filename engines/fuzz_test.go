@@ -2,14 +2,19 @@ package engines_test
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
 	"hash/fnv"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // maxSeedSize keeps big fixtures out of the fuzzing seeds: mutating a
@@ -25,8 +30,11 @@ const maxSeedSize = 256 << 10
 // commandlog.Validate, is deterministic, and the log survives an
 // Encode/Decode round trip unchanged.
 //
-// Seeds are every fixture transcript plus hand-made hostile shapes; the
-// regression corpus lives in testdata/fuzz/FuzzParseTranscript.
+// A parse that does not end within parseDeadline fails (a hang).
+//
+// Seeds are every fixture and corpus transcript, hand-made hostile shapes,
+// and damaged copies of the fixtures (see mutatedSeeds); the regression
+// corpus lives in testdata/fuzz/FuzzParseTranscript.
 //
 //	go test ./engines -run '^$' -fuzz '^FuzzParseTranscript$' -fuzztime 20s
 func FuzzParseTranscript(f *testing.F) {
@@ -35,18 +43,29 @@ func FuzzParseTranscript(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	fixtures := map[string][][]byte{}
 	for _, name := range names {
-		dir := filepath.Join(root, "testdata", "fixtures", name)
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			info, err := e.Info()
-			if err != nil || e.IsDir() || info.Size() > maxSeedSize || strings.HasSuffix(e.Name(), ".md") {
-				continue
+		for _, dir := range []string{filepath.Join(root, "testdata", "fixtures", name), filepath.Join(root, "testdata", "corpus", name)} {
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				info, err := e.Info()
+				if err != nil || e.IsDir() || info.Size() > maxSeedSize || strings.HasSuffix(e.Name(), ".md") {
+					continue
+				}
+				b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(name, b)
+				fixtures[name] = append(fixtures[name], b)
 			}
-			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-			if err != nil {
-				f.Fatal(err)
-			}
+		}
+	}
+	for _, name := range names {
+		if len(fixtures[name]) == 0 {
+			f.Fatalf("%s: no fixtures", name)
+		}
+		for _, b := range mutatedSeeds(name, fixtures[name], mutationsPerEngine()) {
 			f.Add(name, b)
 		}
 	}
@@ -83,6 +102,10 @@ func FuzzParseTranscript(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
+		watchdog := time.AfterFunc(parseDeadline, func() {
+			panic(fmt.Sprintf("%s: parse did not end in %s; input: %q", eng.Name(), parseDeadline, data))
+		})
+		defer watchdog.Stop()
 		l1 := parse(t, eng, data)
 		l2 := parse(t, eng, data)
 		e1, e2 := encodeLog(t, l1), encodeLog(t, l2)
@@ -121,4 +144,60 @@ func encodeLog(t *testing.T, l *commandlog.Log) []byte {
 		t.Fatalf("encode: %v", err)
 	}
 	return buf.Bytes()
+}
+
+// parseDeadline bounds FuzzParseTranscript's two parses of one input.
+const parseDeadline = 10 * time.Second
+
+// mutationsPerEngine is how many damaged fixtures per engine the seeds hold:
+// a few in a plain `go test`, thousands in long mode (longtest; CI), none
+// while fuzzing (the fuzzer damages its seeds itself, and thousands of seeds
+// would eat the fuzzing time).
+func mutationsPerEngine() int {
+	switch fz := flag.Lookup("test.fuzz"); {
+	case fz != nil && fz.Value.String() != "":
+		return 0
+	case longtest.Enabled():
+		return 2000
+	default:
+		return 40
+	}
+}
+
+// mutatedSeeds returns n damaged copies of an engine's fixtures: bytes
+// changed, dropped or repeated in the first 20,000 bytes of a fixture. The
+// random source is fixed per engine, so every run checks the same inputs
+// (and long mode checks a superset of the default). Such inputs found nil
+// dereferences on missing fields that the fixtures alone did not reach.
+func mutatedSeeds(engine string, fixtures [][]byte, n int) [][]byte {
+	rnd := rand.New(rand.NewSource(int64(len(engine))))
+	out := make([][]byte, 0, n)
+	for range n {
+		b := fixtures[rnd.Intn(len(fixtures))]
+		out = append(out, mutate(rnd, b[:min(len(b), 20000)]))
+	}
+	return out
+}
+
+// mutate changes, drops or repeats a few bytes of a copy of data.
+func mutate(rnd *rand.Rand, data []byte) []byte {
+	b := append([]byte(nil), data...)
+	for k := 0; k < 1+rnd.Intn(4) && len(b) > 1; k++ {
+		switch rnd.Intn(3) {
+		case 0:
+			b[rnd.Intn(len(b))] = byte(rnd.Intn(256))
+		case 1:
+			p := rnd.Intn(len(b))
+			b = append(b[:p], b[p+1:]...)
+		default:
+			p, q := rnd.Intn(len(b)), rnd.Intn(len(b))
+			if p > q {
+				p, q = q, p
+			}
+			if q-p < 200 {
+				b = append(b[:q], append(append([]byte(nil), b[p:q]...), b[q:]...)...)
+			}
+		}
+	}
+	return b
 }

@@ -19,7 +19,7 @@ import (
 //
 //	testdata/fixtures/<engine>/<name>.<ext>   transcripts (our captures and hand-made edge cases)
 //	testdata/golden/<engine>/<name>.json      the expected command log of each fixture
-//	../shared/corpus/<engine>/<file>          other projects' real transcripts
+//	testdata/corpus/<engine>/<file>           other projects' real transcripts (testdata/corpus/SOURCES.md)
 //	testdata/golden/corpus/<engine>/<file>.json their expected command logs
 //
 // `go test ./engines -update` rewrites the golden files; review the diff.
@@ -90,26 +90,54 @@ func TestGoldenFixtures(t *testing.T) {
 }
 
 // TestGoldenCorpus parses every transcript other projects published for an
-// engine (../shared/corpus/<engine>/) and compares it with its golden file.
-// In CI the corpus must be there.
+// engine (testdata/corpus/<engine>/) and compares it with its golden file.
 func TestGoldenCorpus(t *testing.T) {
 	root := repoRoot(t)
-	corpus := filepath.Join(root, "..", "shared", "corpus")
-	if _, err := os.Stat(corpus); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("corpus missing at %s: %v", corpus, err)
-		}
-		t.Skipf("corpus not found at %s (it sits beside the checkout in CI)", corpus)
-	}
+	corpus := filepath.Join(root, "testdata", "corpus")
+	parsed := 0
 	for _, name := range engines.Names() {
 		eng, err := engines.Lookup(name)
 		assert.NilError(t, err)
 		for _, path := range transcripts(t, filepath.Join(corpus, name)) {
+			parsed++
 			t.Run(name+"/"+filepath.Base(path), func(t *testing.T) {
 				got := encode(t, parseFile(t, eng, path))
 				golden.Assert(t, got, filepath.Join(root, "testdata", "golden", "corpus", name, filepath.Base(path)+".json"))
 			})
 		}
+	}
+	assert.Check(t, parsed > 0, "no corpus transcripts under %s", corpus)
+}
+
+// TestCorpusIsComplete: every corpus transcript belongs to a registered
+// engine, names its source in testdata/corpus/SOURCES.md and has a golden
+// command log, and every corpus golden still has its transcript.
+func TestCorpusIsComplete(t *testing.T) {
+	root := repoRoot(t)
+	corpus := filepath.Join(root, "testdata", "corpus")
+	sources, err := os.ReadFile(filepath.Join(corpus, "SOURCES.md"))
+	assert.NilError(t, err)
+	dirs, err := os.ReadDir(corpus)
+	assert.NilError(t, err)
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		_, err := engines.Lookup(d.Name())
+		assert.Check(t, err, "testdata/corpus/%s: no such engine, its transcripts are never parsed", d.Name())
+		for _, path := range transcripts(t, filepath.Join(corpus, d.Name())) {
+			rel := d.Name() + "/" + filepath.Base(path)
+			assert.Check(t, bytes.Contains(sources, []byte("\n- "+rel+" | ")), "%s has no row in testdata/corpus/SOURCES.md", rel)
+			_, err := os.Stat(filepath.Join(root, "testdata", "golden", "corpus", rel+".json"))
+			assert.Check(t, err, "%s has no golden command log (go test ./engines -run TestGoldenCorpus -update)", rel)
+		}
+	}
+	goldens, err := filepath.Glob(filepath.Join(root, "testdata", "golden", "corpus", "*", "*.json"))
+	assert.NilError(t, err)
+	for _, g := range goldens {
+		rel := filepath.Base(filepath.Dir(g)) + "/" + strings.TrimSuffix(filepath.Base(g), ".json")
+		_, err := os.Stat(filepath.Join(corpus, filepath.FromSlash(rel)))
+		assert.Check(t, err, "golden %s has no corpus transcript", rel)
 	}
 }
 

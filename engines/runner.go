@@ -515,6 +515,11 @@ func runnerHint(engine, kind string) string {
 	return fmt.Sprintf("the %s engine runs only what the README's code blocks say; if this step needs prose understanding (a value to fill in, a file to edit, an unwritten prerequisite), try an AI engine such as --engine %s", engine, ClaudeCodeName)
 }
 
+// RunnerAdvice is the advice the keyless engine adds to the reason of a
+// failed command (kind "exit"): the pipeline takes it out again when the
+// sandbox, not the README, made the command fail.
+func RunnerAdvice(engine string) string { return runnerHint(engine, "exit") }
+
 // runnerVerdict says why a command failed the run — it failed without
 // being allowed to, or did not finish — or nil when it passed. The
 // builder calls it for every command in order as it seals them, so the
@@ -546,7 +551,7 @@ func runnerVerdict(c *commandlog.Command, st *runnerStart, engine string, instal
 	case expected:
 		return nil
 	case c.Status == commandlog.StatusFailed:
-		return &failure{text: fmt.Sprintf("%s: %s exited with %s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs)), kind: "exit"}
+		return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs), networkNote(c.Output, c.Command, c.ExitCode)), kind: "exit"}
 	}
 	return nil
 }
@@ -572,7 +577,20 @@ func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall) str
 		base = base[i+1:]
 	}
 	out := fmt.Sprintf(" (%s: command not found)", missing)
+	// A later line that the plan runs is the advice to give; a skipped one
+	// only when no line that runs installs it.
+	ordered := make([]runInstall, 0, len(installs))
 	for _, in := range installs {
+		if in.Skipped == "" {
+			ordered = append(ordered, in)
+		}
+	}
+	for _, in := range installs {
+		if in.Skipped != "" {
+			ordered = append(ordered, in)
+		}
+	}
+	for _, in := range ordered {
 		if !strings.EqualFold(in.Tool, base) || in.Line == st.line {
 			continue
 		}
@@ -587,6 +605,61 @@ func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall) str
 		}
 	}
 	return out
+}
+
+// networkRe finds the messages of tools that could not reach a host:
+// curl, wget, git, the Go command and npm.
+var networkRe = regexp.MustCompile(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)`)
+
+// networkNote says that a failure came from the network: the host could
+// not be reached from the sandbox, which is about where the run happens,
+// not about the README.
+func networkNote(output, command string, code *int) string {
+	m := networkRe.FindStringSubmatch(output)
+	if m == nil {
+		// Quiet downloads say it by their exit code alone: curl 6 (host not
+		// resolved), 7 (no connection), 28 (timeout); wget 4 (network).
+		if code == nil || !quietNetworkFailure(command, *code) {
+			return ""
+		}
+		if u := urlInRe.FindStringSubmatch(command); u != nil {
+			return fmt.Sprintf("; it could not reach %s (check that the sandbox can reach the hosts the README downloads from)", u[1])
+		}
+		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
+	}
+	host := ""
+	for _, g := range m[1:] {
+		if g != "" {
+			host = strings.TrimPrefix(g, "https://")
+			break
+		}
+	}
+	if host == "" {
+		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
+	}
+	return fmt.Sprintf("; it could not reach %s (check that the sandbox can reach the hosts the README downloads from)", host)
+}
+
+// urlInRe finds the host of the first URL in a command.
+var urlInRe = regexp.MustCompile(`https?://([\w.-]+)`)
+
+// quietNetworkFailure reports curl's and wget's exit codes for a network
+// failure, for a command that runs one of them.
+func quietNetworkFailure(command string, code int) bool {
+	fields := strings.FieldsFunc(command, func(r rune) bool { return r == ' ' || r == '|' || r == ';' || r == '&' || r == '(' || r == '"' })
+	for _, f := range fields {
+		switch f {
+		case "curl":
+			if code == 6 || code == 7 || code == 28 {
+				return true
+			}
+		case "wget":
+			if code == 4 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // maxDiffLines caps the diff a check-output failure shows.

@@ -368,9 +368,13 @@ __r2d_begin() {
 	__r2d_t0=$__r2d_ms
 }
 
+# __r2d_stop_watchdog ends the watchdog with SIGKILL: a TERM trap waits
+# while the watchdog sits in its timed read (bash defers the trap until the
+# read returns), so the runner would wait as long as the command's timeout;
+# the watchdog holds nothing that needs a clean exit.
 __r2d_stop_watchdog() {
 	if [ -n "$__r2d_wd" ]; then
-		builtin kill -TERM "$__r2d_wd" 2>/dev/null
+		builtin kill -KILL "$__r2d_wd" 2>/dev/null
 		builtin wait "$__r2d_wd" 2>/dev/null
 		__r2d_wd=
 	fi
@@ -648,3 +652,7 @@ builtin cd "$__r2d_workspace" || {
 	__r2d_fail_reason="cannot builtin cd to $__r2d_workspace"
 	__r2d_finish
 }
+# A program the README builds in the checkout (`go build`, `make`) runs by
+# the name the README gives it, as a person would run ./tool: the
+# checkout, its bin/ and build/ come last on PATH, after what is installed.
+export PATH="${PATH:-/usr/bin:/bin}:$__r2d_workspace:$__r2d_workspace/bin:$__r2d_workspace/build"

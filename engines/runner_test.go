@@ -78,22 +78,76 @@ func TestMarkdownOutputNamesNoRunnerFile(t *testing.T) {
 func TestMarkdownNotFoundNamesTheLaterInstall(t *testing.T) {
 	t.Parallel()
 	md := "# demo\n\nUse it:\n\n```sh\nr2dtool-missing --help\n```\n\n## Install\n\n```sh\ngo install example.com/x/cmd/r2dtool-missing@latest\n```\n"
-	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
+	readmeOrder := markdownPlan(RunInput{ReadmeName: "README.md", Readme: []byte(md), Order: plan.OrderReadme})
+	l, _ := runLocal(t, MarkdownName, readmeOrder, nil)
 	assert.Equal(t, l.OutcomeReason, "README.md line 6: `r2dtool-missing --help` exited with 127 (r2dtool-missing: command not found); "+
 		"line 12 installs it (`go install example.com/x/cmd/r2dtool-missing@latest`), later in the README: move that step before line 6, or run with --order install-first; "+
 		"1 of 2 planned commands was not reached; "+runnerHint(MarkdownName, "exit"))
 
 	// With the install section first, it is installed before it is used
-	// (here the install fails offline, which shows the order).
-	in := RunInput{ReadmeName: "README.md", Readme: []byte(md), Order: plan.OrderInstallFirst}
-	rp := markdownPlan(in)
-	assert.Equal(t, rp.Steps[0].Line, 12)
-	assert.Equal(t, rp.Steps[1].Line, 6)
+	// (here the install fails offline, which shows the order); with no
+	// order given, the plan chooses that order itself, since line 6 uses
+	// what only line 12 installs.
+	for _, order := range []string{plan.OrderInstallFirst, ""} {
+		rp := markdownPlan(RunInput{ReadmeName: "README.md", Readme: []byte(md), Order: order})
+		assert.Equal(t, rp.Steps[0].Line, 12)
+		assert.Equal(t, rp.Steps[1].Line, 6)
+	}
+
+	// A later install that runs is the advice, not an earlier-listed
+	// alternative that the plan skips.
+	md = "```sh\nr2dtool-missing --help\n```\n\n```sh\nbrew install r2dtool-missing\n```\n\n```sh\ngo install example.com/x/cmd/r2dtool-missing@latest\n```\n"
+	l, _ = runLocal(t, MarkdownName, readmeOrder2(md), nil)
+	assert.Assert(t, strings.Contains(l.OutcomeReason, "(r2dtool-missing: command not found); line 10 installs it (`go install"), l.OutcomeReason)
 
 	// A skipped installer is named with the reason it was skipped.
 	md = "```sh\nr2dtool-missing --help\nbrew install r2dtool-missing\n```\n"
 	l, _ = runLocal(t, MarkdownName, readmePlan(md), nil)
 	assert.Assert(t, strings.Contains(l.OutcomeReason, "(r2dtool-missing: command not found); line 3 would install it, but the plan skips it (other platform: Homebrew)"), l.OutcomeReason)
+}
+
+// readmeOrder2 plans md in README order.
+func readmeOrder2(md string) runPlan {
+	return markdownPlan(RunInput{ReadmeName: "README.md", Readme: []byte(md), Order: plan.OrderReadme})
+}
+
+// A failure that comes from the network says so, naming the host.
+func TestNetworkNote(t *testing.T) {
+	for out, want := range map[string]string{
+		"curl: (6) Could not resolve host: raw.githubusercontent.com\n":                            "could not reach raw.githubusercontent.com",
+		"fatal: unable to access 'https://github.com/x/y/': Could not resolve host: github.com\n":  "could not reach github.com",
+		"go: module x: reading https://proxy.golang.org/x/@v/list: 403 Forbidden\n":                "could not reach proxy.golang.org",
+		"npm error getaddrinfo ENOTFOUND registry.npmjs.org\n":                                     "could not reach registry.npmjs.org",
+		"wget: unable to resolve host address 'example.org'\n":                                     "could not reach example.org",
+		"Err:1 http://deb.debian.org bookworm InRelease\n  Temporary failure in name resolution\n": "could not reach the network",
+		"make: *** [Makefile:3: all] Error 1\n":                                                    "",
+	} {
+		got := networkNote(out, "make", nil)
+		if want == "" {
+			assert.Equal(t, got, "", out)
+			continue
+		}
+		assert.Assert(t, strings.Contains(got, want), "%q: %q", out, got)
+	}
+}
+
+// Quiet downloads fail by their exit code alone.
+func TestNetworkNoteByExitCode(t *testing.T) {
+	four, six, one := 4, 6, 1
+	assert.Assert(t, strings.Contains(networkNote("", "sudo wget -q https://apt.example.org/key.gpg -O /etc/apt/k.gpg", &four), "could not reach apt.example.org"))
+	assert.Assert(t, strings.Contains(networkNote("", "curl -s https://get.example.org | bash", &six), "could not reach get.example.org"))
+	assert.Equal(t, networkNote("", "curl -s https://get.example.org | bash", &one), "")
+	assert.Equal(t, networkNote("", "make", &four), "")
+}
+
+// A program the README builds in the checkout runs by its name, after
+// what is installed.
+func TestMarkdownCheckoutOnPath(t *testing.T) {
+	t.Parallel()
+	md := "```sh\nprintf '#!/bin/sh\\necho built\\n' > r2d-built-tool && chmod +x r2d-built-tool\nr2d-built-tool\n```\n"
+	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess, l.OutcomeReason)
+	assert.Equal(t, l.Commands[1].Output, "built\n")
 }
 
 func TestMarkdownNotReachedCount(t *testing.T) {

@@ -11,11 +11,15 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/action"
 	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
 func main() {
 	if egress.IsProxy(os.Args[0]) {
 		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
+	}
+	if sandbox.IsMeter(os.Args[0]) {
+		os.Exit(sandbox.MeterMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

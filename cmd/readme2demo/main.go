@@ -24,6 +24,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
 // env is what a verb gets from the world; tests pass their own.
@@ -36,6 +37,9 @@ type env struct {
 func main() {
 	if egress.IsProxy(os.Args[0]) {
 		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
+	}
+	if sandbox.IsMeter(os.Args[0]) {
+		os.Exit(sandbox.MeterMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	// Parsing allocates many short-lived values while keeping little alive:
 	// collect less often, but never let the heap pass 192 MiB.

@@ -15,6 +15,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
 // TestMain lets this test binary act as the egress proxy: the run tests
@@ -23,6 +24,9 @@ import (
 func TestMain(m *testing.M) {
 	if egress.IsProxy(os.Args[0]) {
 		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
+	}
+	if sandbox.IsMeter(os.Args[0]) { // the strict profile's disk meter
+		os.Exit(sandbox.MeterMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

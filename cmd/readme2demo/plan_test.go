@@ -94,3 +94,13 @@ func TestPlanVerbErrors(t *testing.T) {
 	assert.Equal(t, code, exitcode.Usage)
 	assert.Assert(t, strings.Contains(errOut, "which leads out of the repository"), errOut)
 }
+
+// Without --readme, a repository whose README is readme.md (as many Node
+// packages name it) is planned from that file.
+func TestPlanFindsLowerCaseReadme(t *testing.T) {
+	dir := t.TempDir()
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "readme.md"), []byte("# x\n\n```sh\necho ok\n```\n"), 0o644))
+	code, out, errOut := runCLI(t, "plan", dir)
+	assert.Equal(t, code, exitcode.OK, errOut)
+	assert.Assert(t, strings.HasPrefix(out, "readme.md: 1 of 1 candidate commands run"), out)
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/devcontainer"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/plan"
@@ -28,6 +29,7 @@ type runOptions struct {
 	maxCost                                             float64
 	timeout                                             time.Duration
 	net                                                 networkFlags
+	box                                                 sandboxFlags
 }
 
 func newRunCmd(e env) *cobra.Command {
@@ -58,6 +60,18 @@ with --allow-host; a self-test checks this before the agent starts. The
 proxy is this binary, run in a second container; on macOS or Windows set
 R2D_EGRESS_BINARY to a Linux build (docs/egress.md).
 
+The sandbox (--sandbox): "dev", the default, behaves like a GitHub-hosted
+runner: the agent user has passwordless sudo, the root file system is the
+container's own throw-away layer, /tmp and the build caches are on disk,
+CI=true; Go, Python (pip, venv) and Rust are installed. "strict" has no
+capabilities, no sudo and a read-only root file system. Both: default
+seccomp, no host path, no Docker socket, and limits on disk (--disk, the
+whole writable space: the run stops when it is passed), memory, CPUs and
+processes. A command that fails because of a limit is marked with the
+limit and what to change, rather than blamed on the README (docs/sandbox.md).
+--image devcontainer runs in the image the repository's
+.devcontainer/devcontainer.json names, with the agent CLI copied in.
+
 Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 2 bad flags or configuration (nothing was started).`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -76,16 +90,17 @@ Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 	}
 	f := cmd.Flags()
 	addEngineFlag(cmd, &o.engine, engines.ClaudeCodeName, "the agent engine: "+strings.Join(engines.Names(), ", "))
-	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes))
-	addImageFlag(cmd, &o.image, e, "the sandbox image")
+	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes)+"; when REPO_DIR has no README.md, its readme.md, Readme.md, README.markdown or README")
+	addImageFlag(cmd, &o.image, e, `the sandbox image, or "devcontainer": the image the repository's .devcontainer/devcontainer.json names, with the agent CLI copied in from the default image`)
 	f.IntVar(&o.maxTurns, "max-turns", 0, "the agent's turn limit (0: the engine's default)")
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")
 	f.DurationVar(&o.timeout, "timeout", sandbox.DefaultTimeout, "stop the agent after this long")
 	f.StringVar(&o.model, "model", "", "the model to ask the agent for (default: the agent's own)")
 	addOutFlag(cmd, &o.out, "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
 	f.StringVar(&o.replayLog, "replay-log", "", "the earlier command_log.json the replay engine re-runs")
-	f.StringVar(&o.order, "order", "", "the markdown engine's run order: readme (README order) or install-first (the README's install sections first); default: the README's order hint, else readme")
+	f.StringVar(&o.order, "order", "", "the markdown engine's run order: readme (README order) or install-first (the README's install sections first); default: the README's order hint, else readme, or install-first when a command uses a program that only a later install section installs")
 	addNetworkFlags(cmd, &o.net)
+	addSandboxFlags(cmd, &o.box)
 	return cmd
 }
 
@@ -104,6 +119,20 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 		return exitcode.Usage
 	}
 
+	box, err := o.box.resolve()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
+		return exitcode.Usage
+	}
+	image, devcontainerImage := o.image, o.image == devcontainer.ImageFlag
+	if devcontainerImage {
+		// The agent CLI comes from the default image (or R2D_IMAGE).
+		image = defaultImage
+		if v := e.getenv("R2D_IMAGE"); v != "" && v != devcontainer.ImageFlag {
+			image = v
+		}
+	}
+
 	var prior []byte
 	if o.replayLog != "" {
 		b, err := os.ReadFile(o.replayLog)
@@ -115,19 +144,22 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 	}
 	progress := &prefixWriter{w: e.stderr, prefix: "readme2demo: "}
 	res, err := pipeline.Run(ctx, pipeline.Config{
-		Engine:     o.engine,
-		RepoDir:    repo,
-		Readme:     o.readme,
-		Image:      o.image,
-		Limits:     engines.Limits{MaxTurns: o.maxTurns, MaxCostUSD: o.maxCost, Timeout: o.timeout, Model: o.model},
-		OutDir:     o.out,
-		PriorLog:   prior,
-		Order:      o.order,
-		Network:    policy,
-		AllowHosts: hosts,
-		Getenv:     e.getenv,
-		Progress:   progress,
-		Now:        time.Now,
+		Engine:       o.engine,
+		RepoDir:      repo,
+		Readme:       o.readme,
+		Image:        image,
+		Devcontainer: devcontainerImage,
+		Sandbox:      o.box.profile,
+		Resources:    box,
+		Limits:       engines.Limits{MaxTurns: o.maxTurns, MaxCostUSD: o.maxCost, Timeout: o.timeout, Model: o.model},
+		OutDir:       o.out,
+		PriorLog:     prior,
+		Order:        o.order,
+		Network:      policy,
+		AllowHosts:   hosts,
+		Getenv:       e.getenv,
+		Progress:     progress,
+		Now:          time.Now,
 	})
 	if res == nil {
 		// Errors can quote repository paths and commands: shown, never

@@ -50,6 +50,11 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "a", "b"}, "at most one repository"},
 		{[]string{"run", "--engine", "nope", sampleRepo}, `unknown engine "nope"`},
 		{[]string{"run", "--timeout", "0s", sampleRepo}, "--timeout must be positive"},
+		{[]string{"run", "--engine", "markdown", "--sandbox", "loose", sampleRepo}, `--sandbox: sandbox profile "loose": use dev or strict`},
+		{[]string{"run", "--engine", "markdown", "--disk", "lots", sampleRepo}, `--disk: size "lots"`},
+		{[]string{"run", "--engine", "markdown", "--memory", "0", sampleRepo}, `--memory: size "0"`},
+		{[]string{"run", "--engine", "markdown", "--cpus", "-1", sampleRepo}, `--cpus: cpus "-1"`},
+		{[]string{"run", "--engine", "markdown", "--pids", "-3", sampleRepo}, "--pids: -3 is negative"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghcomment/fakegithub"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
 // Canary secrets in the real shapes; they must never leave the process
@@ -346,13 +347,49 @@ func TestBadInputsAreAllReported(t *testing.T) {
 	h.env["INPUT_COMMENT"] = "sometimes"
 	h.env["INPUT_FAIL_ON"] = "failed,bored"
 	h.env["INPUT_NETWORK"] = "wide"
+	h.env["INPUT_SANDBOX"] = "loose"
+	h.env["INPUT_DISK"] = "a lot"
+	h.env["INPUT_MEMORY"] = "0"
+	h.env["INPUT_CPUS"] = "-2"
+	h.env["INPUT_PIDS"] = "many"
 	h.env["INPUT_ORDER"] = "alphabetical"
 	r := h.run()
 	assert.Check(t, is.Equal(r.code, exitcode.Usage))
-	for _, in := range []string{"max-turns", "max-cost-usd", "comment", "fail-on", "network", "order"} {
+	for _, in := range []string{"max-turns", "max-cost-usd", "comment", "fail-on", "network", "order", "sandbox", "disk", "memory", "cpus", "pids"} {
 		assert.Check(t, is.Contains(r.stdout, "::error::input "+in+":"))
 	}
 	assert.Check(t, is.Equal(h.calls.Load(), int32(0)))
+}
+
+// The sandbox inputs reach the pipeline as the profile and its limits;
+// image: devcontainer builds on the base image action.yml built.
+func TestSandboxInputsReachThePipeline(t *testing.T) {
+	h := newHarness(t, "event_pull_request.json")
+	h.env["INPUT_SANDBOX"] = "strict"
+	h.env["INPUT_DISK"] = "2g"
+	h.env["INPUT_MEMORY"] = "1.5g"
+	h.env["INPUT_CPUS"] = "1.5"
+	h.env["INPUT_PIDS"] = "300"
+	h.env["INPUT_IMAGE"] = "devcontainer"
+	h.env["INPUT_BASE_IMAGE"] = "readme2demo-base:action"
+	var got pipeline.Config
+	inner := h.pipeline
+	h.pipeline = func(ctx context.Context, cfg pipeline.Config) (*pipeline.Result, error) {
+		got = cfg
+		return inner(ctx, cfg)
+	}
+	h.run()
+	assert.Assert(t, is.Equal(h.calls.Load(), int32(1)))
+	assert.Check(t, is.Equal(got.Sandbox, "strict"))
+	assert.Check(t, is.DeepEqual(got.Resources, sandbox.Resources{Disk: 2 << 30, Memory: 3 << 29, NanoCPUs: 15e8, PidsLimit: 300}))
+	assert.Check(t, got.Devcontainer)
+	assert.Check(t, is.Equal(got.Image, "readme2demo-base:action"))
+
+	h = newHarness(t, "event_pull_request.json")
+	h.env["INPUT_IMAGE"] = "devcontainer" // without the base image action.yml names
+	r := h.run()
+	assert.Check(t, is.Equal(r.code, exitcode.Usage))
+	assert.Check(t, is.Contains(r.stdout, "::error::input image: devcontainer needs the base image"))
 }
 
 // The order input reaches the pipeline as given.

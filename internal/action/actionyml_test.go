@@ -56,10 +56,13 @@ func TestActionYAMLMatchesTheBinary(t *testing.T) {
 			assert.Check(t, is.Contains(y, "INPUT_ARTIFACT_NAME: ${{ steps.prep.outputs.artifact-name }}"))
 			continue
 		case "image":
-			// The input overrides the released image (pull) and the one built from source (image).
+			// The input overrides the released image (pull) and the one built from source (image);
+			// image: devcontainer still pulls or builds it: the agent CLI comes from it.
 			assert.Check(t, is.Contains(y, "INPUT_IMAGE: ${{ inputs.image || steps.pull.outputs.image || steps.image.outputs.image }}"))
-			assert.Check(t, is.Contains(y, "if: inputs.image == '' && steps.validate.outputs.proceed == 'true' && steps.release.outputs.path == 'released'"))
-			assert.Check(t, is.Contains(y, "if: inputs.image == '' && steps.validate.outputs.proceed == 'true' && steps.release.outputs.path == 'source'"))
+			assert.Check(t, is.Contains(y, "if: (inputs.image == '' || inputs.image == 'devcontainer') && steps.validate.outputs.proceed == 'true' && steps.release.outputs.path == 'released'"))
+			assert.Check(t, is.Contains(y, "if: (inputs.image == '' || inputs.image == 'devcontainer') && steps.validate.outputs.proceed == 'true' && steps.release.outputs.path == 'source'"))
+			assert.Check(t, is.Contains(y, "INPUT_BASE_IMAGE: ${{ steps.pull.outputs.image || steps.image.outputs.image }}"))
+			assert.Check(t, is.Contains(readFile(t, "inputs.go"), `in("base-image")`))
 			continue
 		}
 		env := "INPUT_" + strings.ToUpper(strings.ReplaceAll(in, "-", "_"))

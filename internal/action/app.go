@@ -105,11 +105,17 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 	if !proceed {
 		return code
 	}
+	if cfg.Devcontainer && cfg.Image == "" {
+		s.errorf("input image: devcontainer needs the base image the agent CLI comes from (INPUT_BASE_IMAGE, set by action.yml)")
+		s.setOutputs(map[string]string{"outcome": "error"})
+		return exitcode.Usage
+	}
 
 	res, err := a.pipeline(ctx, pipeline.Config{
-		Engine: cfg.Engine, Readme: cfg.Readme, RepoDir: cfg.WorkDir, Image: cfg.Image,
+		Engine: cfg.Engine, Readme: cfg.Readme, RepoDir: cfg.WorkDir, Image: cfg.Image, Devcontainer: cfg.Devcontainer,
 		Limits:  engines.Limits{MaxTurns: cfg.MaxTurns, MaxCostUSD: cfg.MaxCostUSD, Timeout: cfg.Timeout, Model: cfg.Model},
 		Network: cfg.Network, AllowHosts: cfg.AllowHosts, Order: cfg.Order, OutDir: cfg.OutDir,
+		Sandbox: cfg.Sandbox, Resources: cfg.Resources,
 		Getenv: pipelineEnv(getenv), Progress: stderr,
 	})
 	if err != nil && res != nil && res.Log != nil {

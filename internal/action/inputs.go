@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/devcontainer"
 	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/plan"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
 // Comment modes (input `comment`).
@@ -31,9 +33,12 @@ type config struct {
 	MaxCostUSD   float64
 	Timeout      time.Duration
 	Image        string
-	Network      string   // a pipeline.Network* policy
-	AllowHosts   []string // under allowlist: the allow-hosts input, parsed
-	Order        string   // the markdown engine's run order ("" = the README's)
+	Devcontainer bool              // image: devcontainer (Image is then the base the CLI comes from)
+	Sandbox      string            // the sandbox profile: dev or strict
+	Resources    sandbox.Resources // disk, memory, cpus, pids (zero: the profile's defaults)
+	Network      string            // a pipeline.Network* policy
+	AllowHosts   []string          // under allowlist: the allow-hosts input, parsed
+	Order        string            // the markdown engine's run order ("" = the README's)
 	Comment      string
 	FailOn       failOn
 	GitHubToken  string
@@ -122,6 +127,42 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 			bad("timeout-minutes", "%q is not a positive number of minutes", v)
 		}
 		c.Timeout = time.Duration(f * float64(time.Minute))
+	}
+	if c.Image == devcontainer.ImageFlag {
+		// The composite action pulls or builds the base image (with the
+		// engine's CLI) and names it in INPUT_BASE_IMAGE for the run (the
+		// validate step runs before it exists).
+		c.Devcontainer, c.Image = true, in("base-image")
+	}
+	c.Sandbox = orDefault(in("sandbox"), sandbox.DefaultProfile)
+	if err := sandbox.CheckProfile(c.Sandbox); err != nil {
+		bad("sandbox", "%q is not %s", c.Sandbox, strings.Join(sandbox.Profiles, " or "))
+	}
+	for _, sz := range []struct {
+		input string
+		dst   *int64
+	}{{"disk", &c.Resources.Disk}, {"memory", &c.Resources.Memory}} {
+		if v := in(sz.input); v != "" {
+			n, err := sandbox.ParseSize(v)
+			if err != nil {
+				bad(sz.input, "%v", err)
+			}
+			*sz.dst = n
+		}
+	}
+	if v := in("cpus"); v != "" {
+		n, err := sandbox.ParseCPUs(v)
+		if err != nil {
+			bad("cpus", "%v", err)
+		}
+		c.Resources.NanoCPUs = n
+	}
+	if v := in("pids"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			bad("pids", "%q is not a positive whole number", v)
+		}
+		c.Resources.PidsLimit = n
 	}
 	network, err := pipeline.ParseNetwork(orDefault(in("network"), pipeline.NetworkAllowlist), c.Engine)
 	if err != nil {

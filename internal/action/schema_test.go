@@ -57,7 +57,7 @@ func TestActionYAMLMatchesTheSchema(t *testing.T) {
 
 // The validate step checks what the run will get: every input and
 // credential the run step reads reaches it too (the run adds only what the
-// setup found: the image, the artifact name, the output directory).
+// setup found: the image, the base image of image: devcontainer, the artifact name, the output directory).
 func TestValidateStepGetsTheRunsInputs(t *testing.T) {
 	var doc struct {
 		Runs struct {
@@ -78,7 +78,7 @@ func TestValidateStepGetsTheRunsInputs(t *testing.T) {
 		switch k {
 		case "INPUT_IMAGE":
 			assert.Check(t, is.Equal(validate[k], "${{ inputs.image }}"))
-		case "INPUT_ARTIFACT_NAME", "INPUT_OUTPUT_DIR":
+		case "INPUT_ARTIFACT_NAME", "INPUT_OUTPUT_DIR", "INPUT_BASE_IMAGE":
 			assert.Check(t, is.Equal(validate[k], ""), "%s is the setup's", k)
 		default:
 			assert.Check(t, is.Equal(validate[k], v), "the validate step's %s", k)

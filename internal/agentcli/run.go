@@ -189,17 +189,10 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, kill Kill) (*Result, error) {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	// CLIs start shell commands in their own sessions (Claude Code's Bash
-	// tool does), so killing the process group is not enough: collect the
-	// whole tree first, then kill it.
-	killTree := func() {
-		tree := descendants(cmd.Process.Pid)
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		for _, pid := range tree {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	// tool does), so killing the process group is not enough: killTree kills
+	// the whole tree. The CLI is reaped last, so no signal can reach a
+	// process that reused one of its pids (see proctree.go).
+	p := watchExit(cmd)
 	res := &Result{}
 	var timer, poll <-chan time.Time
 	var ticker *time.Ticker
@@ -212,12 +205,11 @@ func Supervise(ctx context.Context, cmd *exec.Cmd, kill Kill) (*Result, error) {
 	if kill.After <= 0 {
 		when = nil
 	}
-	var werr, ctxErr error
+	var ctxErr error
 loop:
 	for {
 		select {
-		case werr = <-waited:
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // reap what the CLI left behind
+		case <-p.exited:
 			break loop
 		case <-when:
 			when = nil
@@ -234,13 +226,14 @@ loop:
 			}
 		case <-timer:
 			res.Killed = true
-			killTree()
+			p.killTree()
 		case <-ctx.Done():
-			killTree()
-			werr, ctxErr = <-waited, ctx.Err()
+			p.killTree()
+			ctxErr = ctx.Err()
 			break loop
 		}
 	}
+	werr := p.reap() // kills what the CLI left in its process group first
 	res.Stdout, res.Stderr, res.Duration = stdout.Bytes(), stderr.Bytes(), time.Since(start)
 	res.ExitCode = cmd.ProcessState.ExitCode()
 	if ctxErr != nil {
@@ -257,53 +250,10 @@ loop:
 // contains fragment (arguments joined by spaces).
 func running(pid int, fragment string) bool {
 	for _, p := range descendants(pid) {
-		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "cmdline"))
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "cmdline"))
 		if err == nil && strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), fragment) {
 			return true
 		}
 	}
 	return false
-}
-
-// descendants lists the pids of every live descendant of pid (Linux /proc;
-// none elsewhere).
-func descendants(pid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// Fields after the parenthesised command name: state ppid ...
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(stat[i+1:]))
-		if len(fields) < 2 {
-			continue
-		}
-		if ppid, err := strconv.Atoi(fields[1]); err == nil {
-			children[ppid] = append(children[ppid], child)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
 }

@@ -70,6 +70,9 @@ type Log struct {
 	CostUSD       *float64   `json:"cost_usd"`
 	Turns         *int       `json:"turns"`
 	DurationMS    *int64     `json:"duration_ms"`
+	// Sandbox is the sandbox profile and the limits the run had (optional
+	// addition to schema v1; nil when the log does not say, e.g. `parse`).
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
 	// RepoFindings lists the repository paths the sandbox's copy did not
 	// take as they were: agent configuration removed, git configuration
 	// scrubbed, instruction files flagged (CLAUDE.md, AGENTS.md, …: the
@@ -89,6 +92,37 @@ type Skipped struct {
 	Line    int    `json:"line"`
 	Command string `json:"command"`
 	Reason  string `json:"reason"`
+}
+
+// Sandbox describes the container a run had: its profile and limits, and
+// which limit stopped the run, if one did. Sizes are bytes; a zero limit
+// means the log does not say.
+type Sandbox struct {
+	Profile string  `json:"profile"`           // "dev" or "strict"
+	Image   string  `json:"image,omitempty"`   // the sandbox image
+	Network string  `json:"network,omitempty"` // "open", "none" or "allowlist"
+	Disk    int64   `json:"disk"`              // the disk cap on the run's writable space
+	Memory  int64   `json:"memory"`            // memory (no swap)
+	CPU     float64 `json:"cpu"`               // CPUs
+	Pids    int64   `json:"pids"`              // process (task) limit
+	// DiskPeak is the largest writable-space usage measured; nil when it
+	// was never measured.
+	DiskPeak *int64 `json:"disk_peak,omitempty"`
+	// Stopped names the limit that ended the run early: "disk", "pids" or
+	// "timeout"; empty when none did.
+	Stopped string `json:"stopped,omitempty"`
+	// Reached lists the limits the run reached, whether or not they
+	// stopped it: "disk", "memory" (the OOM killer ended a process),
+	// "pids", "timeout".
+	Reached []string `json:"reached,omitempty"`
+}
+
+// Environment says that a command ran into a sandbox limit rather than
+// failing because of the README: which limit (Kind) and what to change
+// (Detail).
+type Environment struct {
+	Kind   string `json:"kind"`
+	Detail string `json:"detail"`
 }
 
 // RepoFinding is one repository path the copy into the sandbox did not
@@ -121,6 +155,9 @@ type Command struct {
 	// Source is where the command stands in the README, when it matches a
 	// README code line.
 	Source *Source `json:"source,omitempty"`
+	// Environment is set when the command ran into a sandbox limit
+	// (optional addition to schema v1).
+	Environment *Environment `json:"environment,omitempty"`
 }
 
 // Source locates a command in a file of the repository.
@@ -249,6 +286,9 @@ func EncodeLists(w io.Writer, l *Log, lists Lists) error {
 	e.field("cost_usd", l.CostUSD)
 	e.field("turns", l.Turns)
 	e.field("duration_ms", l.DurationMS)
+	if l.Sandbox != nil {
+		e.field("sandbox", l.Sandbox)
+	}
 	if len(l.RepoFindings) > 0 {
 		e.values("repo_findings", len(l.RepoFindings), func(i int) any { return l.RepoFindings[i] })
 	}
@@ -462,6 +502,9 @@ func (v *Validator) Command(c *Command) {
 	if c.DurationMS != nil && *c.DurationMS < 0 {
 		v.add("commands[%d] (%s): negative duration_ms", i, c.ID)
 	}
+	if c.Environment != nil && c.Environment.Kind == "" {
+		v.add("commands[%d] (%s): environment needs a kind", i, c.ID)
+	}
 }
 
 // FileEdit checks the next file edit.
@@ -518,6 +561,9 @@ func (v *Validator) Finish(l *Log) error {
 	}
 	if l.DurationMS != nil && *l.DurationMS < 0 {
 		p = append(p, "duration_ms is negative")
+	}
+	if sb := l.Sandbox; sb != nil && (sb.Profile == "" || sb.Disk < 0 || sb.Memory < 0 || sb.CPU < 0 || sb.Pids < 0 || (sb.DiskPeak != nil && *sb.DiskPeak < 0)) {
+		p = append(p, "sandbox needs a profile and limits that are not negative")
 	}
 	s := l.ParseStats
 	if s.Lines < 0 || s.Malformed < 0 || s.UnknownEvents < 0 || s.Malformed > s.Lines {

@@ -61,6 +61,13 @@ func AppendCommand(b []byte, c *Command) []byte {
 		b = strconv.AppendInt(b, int64(c.Source.Line), 10)
 		b = append(b, "\n      }"...)
 	}
+	if c.Environment != nil {
+		b = append(b, ",\n      \"environment\": {\n        \"kind\": "...)
+		b = appendString(b, c.Environment.Kind)
+		b = append(b, ",\n        \"detail\": "...)
+		b = appendString(b, c.Environment.Detail)
+		b = append(b, "\n      }"...)
+	}
 	return append(b, "\n    }"...)
 }
 

@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // The browser tests open report.html in headless Chromium (Debian's
@@ -224,7 +225,10 @@ func bigLog(n int) *commandlog.Log {
 	return l
 }
 
+// TestBrowserLargeLog is a long test (internal/longtest: R2D_LONG_TESTS=1,
+// set by .ci/run): several seconds of browser CPU.
 func TestBrowserLargeLog(t *testing.T) {
+	longtest.Require(t)
 	b := startBrowser(t)
 	const n = 5000
 	start := time.Now()

@@ -142,6 +142,7 @@ type page struct {
 	Engine, Agent, Cost, Turns, Duration    string
 	Total, OK, Failed, Unknown              int
 	Warning, Reason                         string
+	Sandbox                                 string // report.SandboxLine, "" when the log does not say
 	Blocked, Fixes, Edited                  []string
 	Skipped                                 []skippedRow
 	Diff                                    []diffLine
@@ -168,6 +169,7 @@ type row struct {
 	Summary, Command     string
 	Long                 bool // the summary does not show the whole command
 	Exit, Duration, Src  string
+	Env                  string // the sandbox limit that made the command fail, with what to change
 	Sub, Open, Truncated bool
 	Empty                bool // no output
 }
@@ -200,6 +202,7 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 		Title: o.Title, Outcome: outcome(l), Verdict: verdict(l), Readme: o.Readme, Source: o.Source,
 		Engine: orUnknown(l.Engine), Agent: "unknown", Cost: "unknown", Turns: "unknown", Duration: "unknown",
 		Reason: l.OutcomeReason, CSP: csp, CSS: template.CSS(pageCSS), JS: template.JS(pageJS),
+		Sandbox: report.SandboxLine(l.Sandbox),
 	}
 	if p.Title == "" {
 		p.Title = fmt.Sprintf("readme2demo: %s (%s)", l.Engine, p.Outcome)
@@ -305,6 +308,9 @@ func commandRow(i int, c commandlog.Command) row {
 	}
 	if c.Source != nil {
 		r.Src = fmt.Sprintf("%s:%d", c.Source.File, c.Source.Line)
+	}
+	if c.Environment != nil {
+		r.Env = "sandbox limit (" + c.Environment.Kind + "): " + c.Environment.Detail
 	}
 	return r
 }

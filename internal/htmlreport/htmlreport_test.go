@@ -223,6 +223,9 @@ func TestHeader(t *testing.T) {
 			outcome: "blocked", sections: []string{`<section id="blocked">`, "needs a database"}},
 		{name: "drift warning", log: commandlog.Log{Engine: "x", Outcome: commandlog.OutcomeFailed, ParseStats: commandlog.ParseStats{Lines: 10, Malformed: 2}},
 			outcome: "failed", sections: []string{"2 malformed and 0 unknown records out of 10"}},
+		{name: "sandbox", log: commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed,
+			Sandbox: &commandlog.Sandbox{Profile: "dev", Network: "open", Disk: 1 << 30, Memory: 4 << 30, CPU: 2, Pids: 4096, Stopped: "disk"}},
+			outcome: "failed", facts: []string{`<dd id="sandbox">dev profile · disk cap 1GiB · memory 4GiB · 2 CPUs · 4096 processes · network open · stopped by the disk limit</dd>`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,6 +263,18 @@ func TestTimelineRows(t *testing.T) {
 	} {
 		assert.Assert(t, strings.Contains(page, want), "missing %q", want)
 	}
+}
+
+// A command that failed because of the sandbox says which limit and what
+// to change, escaped like any other text.
+func TestTimelineRowNamesTheSandboxLimit(t *testing.T) {
+	code := 137
+	l := &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, Commands: []commandlog.Command{{
+		ID: "1", Command: "python3 big.py", ExitCode: &code, Status: commandlog.StatusFailed,
+		Environment: &commandlog.Environment{Kind: "oom", Detail: "the out-of-memory killer ended it: raise it with --memory <4g>"},
+	}}}
+	page := render(t, l, Options{})
+	assert.Check(t, strings.Contains(page, `<p class="warn env">sandbox limit (oom): the out-of-memory killer ended it: raise it with --memory &lt;4g&gt;</p>`), "no sandbox note")
 }
 
 func itoa(i int) string { return jsonNum(i) }

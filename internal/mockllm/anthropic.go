@@ -9,6 +9,8 @@ package mockllm
 // extraction in 1.0.x), when its last user message is "Warmup" (2.0.x warms up its sub-agents
 // at startup, with tools), or when its first message differs from the main conversation's
 // (sub-agents). The first other request fixes the main conversation and consumes Turns[0].
+// The message list identifies the conversation: a retry (the same messages) gets the same
+// answer again (see Server.take).
 
 import (
 	"encoding/json"
@@ -74,7 +76,11 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 	main := len(in.Tools) > 0 && len(in.Messages) > 0 &&
 		strings.TrimSpace(joinText(in.Messages[len(in.Messages)-1].Content)) != "Warmup" &&
 		s.claimMain(joinText(in.Messages[0].Content))
-	req, turn, msgID := s.take(req, main)
+	var conv struct {
+		Messages json.RawMessage `json:"messages"`
+	}
+	_ = json.Unmarshal(body, &conv)
+	req, turn, msgID := s.take(req, main, conversationKey(conv.Messages))
 	if !main {
 		turn = Turn{Text: sideAnswer(in)}
 	}

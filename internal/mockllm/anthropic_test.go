@@ -24,14 +24,24 @@ func startMock(t *testing.T, sc Scenario) *Server {
 	return srv
 }
 
-// body is a Messages API request body. tools == nil means none are offered.
-func body(first, last any, stream bool, tools ...string) map[string]any {
-	msgs := []any{map[string]any{"role": "user", "content": first}}
-	if last != nil {
+// conversation is a Messages API message list as a CLI sends it: the prompt, then for every
+// earlier answer the assistant message (a Bash tool call) and the user message carrying its
+// result. A CLI's next request carries one more exchange than the one before; a retried request
+// carries the same list again.
+func conversation(prompt any, results ...any) []any {
+	msgs := []any{map[string]any{"role": "user", "content": prompt}}
+	for i, r := range results {
 		msgs = append(msgs,
-			map[string]any{"role": "assistant", "content": "ok"},
-			map[string]any{"role": "user", "content": last})
+			map[string]any{"role": "assistant", "content": []any{map[string]any{
+				"type": "tool_use", "id": ToolUseID(i, 0), "name": "Bash", "input": map[string]any{"command": fmt.Sprint("step ", i)},
+			}}},
+			map[string]any{"role": "user", "content": r})
 	}
+	return msgs
+}
+
+// body is a Messages API request body carrying msgs. No tools means none are offered.
+func body(msgs []any, stream bool, tools ...string) map[string]any {
 	b := map[string]any{"model": "claude-test", "max_tokens": 100, "stream": stream, "messages": msgs,
 		"system": []any{map[string]any{"type": "text", "text": "You are a test."}}}
 	if len(tools) > 0 {
@@ -144,7 +154,7 @@ func TestStreamFraming(t *testing.T) {
 		Run("Ünïcode text — split into deltas.", Bash("echo 'héllo wörld' && ls -la"), Write("/p/a.txt", "x\ny\n")),
 	}}
 	srv := startMock(t, sc)
-	resp := post(t, srv.URL()+"/v1/messages?beta=true", body("go", nil, true, "Bash", "Write"))
+	resp := post(t, srv.URL()+"/v1/messages?beta=true", body(conversation("go"), true, "Bash", "Write"))
 	assert.Equal(t, resp.StatusCode, http.StatusOK)
 	assert.Check(t, is.Contains(resp.Header.Get("Content-Type"), "text/event-stream"))
 
@@ -175,7 +185,7 @@ func TestStreamFraming(t *testing.T) {
 
 func TestNonStreamingMessage(t *testing.T) {
 	srv := startMock(t, Scenario{Turns: []Turn{Run("hi", Bash("true"))}})
-	resp := post(t, srv.URL()+"/v1/messages", body("go", nil, false, "Bash"))
+	resp := post(t, srv.URL()+"/v1/messages", body(conversation("go"), false, "Bash"))
 	assert.Equal(t, resp.StatusCode, http.StatusOK)
 	var msg struct {
 		Type       string `json:"type"`
@@ -197,28 +207,36 @@ func TestNonStreamingMessage(t *testing.T) {
 	assert.Check(t, is.Equal(msg.Usage["output_tokens"], UsageOutputTokens))
 }
 
-// TestRequestClassification sends requests in order and checks which consume turns.
+// TestRequestClassification sends requests in order and checks which consume turns: side
+// requests never do, each new main-conversation request (one more exchange than the last) takes
+// the next turn, and a retried request gets the answer its conversation got before.
 func TestRequestClassification(t *testing.T) {
 	sc := Scenario{Turns: []Turn{Run("", Bash("a")), Run("", Bash("b"))}, FinalText: "all done"}
+	readme := "follow the README"
 	steps := []struct {
-		name     string
-		body     map[string]any
-		wantKind RequestKind
-		wantTurn int
-		wantText string // expected text block of the answer, when checked
+		name       string
+		body       map[string]any
+		wantKind   RequestKind
+		wantTurn   int
+		wantRepeat bool
+		wantText   string // expected text block of the answer, when checked
 	}{
-		{"side request without tools (topic detection)", body(`Reply with JSON {"isNewTopic": bool, "title": string}`, nil, true),
-			KindSide, -1, `{"isNewTopic": false, "title": null}`},
-		{"warmup of a sub-agent, with tools", body("Warmup", nil, true, "Bash"), KindSide, -1, "OK"},
-		{"first main request", body("follow the README", nil, true, "Bash", "Edit"), KindTurn, 0, ""},
-		{"1.0.x command prefix side request", body("Your task is to process Bash commands that an AI coding agent wants to run.", nil, false),
-			KindSide, -1, "none"},
-		{"1.0.x file path side request", body("Command: cat x\nFormat: <filepaths>", nil, true),
-			KindSide, -1, "<is_displaying_contents>\nfalse\n</is_displaying_contents>\n\n<filepaths>\n</filepaths>"},
-		{"sub-agent conversation, with tools", body("explore the repo", nil, true, "Bash"), KindSide, -1, "OK"},
-		{"second main request", body("follow the README", "result", true, "Bash", "Edit"), KindTurn, 1, ""},
-		{"after the last turn", body("follow the README", "result", true, "Bash", "Edit"), KindFinal, -1, "all done"},
-		{"and again", body("follow the README", "result", false, "Bash", "Edit"), KindFinal, -1, "all done"},
+		{name: "side request without tools (topic detection)", body: body(conversation(`Reply with JSON {"isNewTopic": bool, "title": string}`), true),
+			wantKind: KindSide, wantTurn: -1, wantText: `{"isNewTopic": false, "title": null}`},
+		{name: "warmup of a sub-agent, with tools", body: body(conversation("Warmup"), true, "Bash"), wantKind: KindSide, wantTurn: -1, wantText: "OK"},
+		{name: "first main request", body: body(conversation(readme), true, "Bash", "Edit"), wantKind: KindTurn, wantTurn: 0},
+		{name: "1.0.x command prefix side request", body: body(conversation("Your task is to process Bash commands that an AI coding agent wants to run."), false),
+			wantKind: KindSide, wantTurn: -1, wantText: "none"},
+		{name: "1.0.x file path side request", body: body(conversation("Command: cat x\nFormat: <filepaths>"), true),
+			wantKind: KindSide, wantTurn: -1, wantText: "<is_displaying_contents>\nfalse\n</is_displaying_contents>\n\n<filepaths>\n</filepaths>"},
+		{name: "sub-agent conversation, with tools", body: body(conversation("explore the repo"), true, "Bash"), wantKind: KindSide, wantTurn: -1, wantText: "OK"},
+		{name: "second main request", body: body(conversation(readme, "a done"), true, "Bash", "Edit"), wantKind: KindTurn, wantTurn: 1},
+		{name: "the second request retried", body: body(conversation(readme, "a done"), true, "Bash", "Edit"),
+			wantKind: KindTurn, wantTurn: 1, wantRepeat: true},
+		{name: "after the last turn", body: body(conversation(readme, "a done", "b done"), true, "Bash", "Edit"),
+			wantKind: KindFinal, wantTurn: -1, wantText: "all done"},
+		{name: "and on", body: body(conversation(readme, "a done", "b done", "go on"), false, "Bash", "Edit"),
+			wantKind: KindFinal, wantTurn: -1, wantText: "all done"},
 	}
 	srv := startMock(t, sc)
 	for i, step := range steps {
@@ -235,7 +253,8 @@ func TestRequestClassification(t *testing.T) {
 		got := reqs[i]
 		assert.Check(t, is.Equal(got.Kind, step.wantKind), step.name)
 		assert.Check(t, is.Equal(got.Turn, step.wantTurn), step.name)
-		assert.Check(t, is.Equal(got.ConsumedTurn(), step.wantKind == KindTurn), step.name)
+		assert.Check(t, is.Equal(got.Repeat, step.wantRepeat), step.name)
+		assert.Check(t, is.Equal(got.ConsumedTurn(), step.wantKind == KindTurn && !step.wantRepeat), step.name)
 		if step.wantText != "" {
 			blocks, _ := json.Marshal(msg["content"])
 			assert.Check(t, is.Contains(string(blocks), mustJSONString(step.wantText)), step.name)
@@ -264,7 +283,7 @@ func TestRecordsToolResults(t *testing.T) {
 		}},
 		map[string]any{"type": "text", "text": "<system-reminder>ignored</system-reminder>"},
 	}
-	post(t, srv.URL()+"/v1/messages", body("go", last, false, "Bash"))
+	post(t, srv.URL()+"/v1/messages", body(conversation("go", last), false, "Bash"))
 	reqs := srv.Requests()
 	assert.Assert(t, is.Len(reqs, 1))
 	assert.Check(t, is.DeepEqual(reqs[0].ToolResults, []ToolResult{
@@ -318,7 +337,9 @@ func TestBadRequestBody(t *testing.T) {
 	assert.Check(t, is.Equal(srv.TurnsServed(), 0))
 }
 
-// TestConcurrentRequests: every turn is served exactly once under concurrency (run with -race).
+// TestConcurrentRequests: under concurrency every turn is served exactly once, and a request
+// sent twice at the same time (a CLI retrying while the first is still answered) gets the same
+// turn both times (run with -race).
 func TestConcurrentRequests(t *testing.T) {
 	const n = 16
 	var turns []Turn
@@ -327,27 +348,42 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 	srv := startMock(t, Scenario{Turns: turns})
 	var wg sync.WaitGroup
-	for i := range 2 * n {
-		wg.Go(func() {
-			b := body("main", nil, i%2 == 0, "Bash")
-			if i%4 == 1 {
-				b = body("side", nil, true) // no tools
-			}
-			post(t, srv.URL()+"/v1/messages", b)
-		})
+	for i := range n {
+		results := make([]any, i) // conversation i: the prompt and i exchanges
+		for j := range results {
+			results[j] = fmt.Sprint("result ", j)
+		}
+		for try := range 2 {
+			wg.Go(func() { post(t, srv.URL()+"/v1/messages", body(conversation("main", results...), try == 0, "Bash")) })
+		}
+		if i%2 == 0 {
+			wg.Go(func() { post(t, srv.URL()+"/v1/messages", body(conversation(fmt.Sprint("side ", i)), true)) })
+		}
 	}
 	wg.Wait()
-	seen := map[int]bool{}
+	served := map[int]bool{}
+	byConversation := map[int][]Request{} // by number of messages
 	kinds := map[RequestKind]int{}
 	for _, r := range srv.Requests() {
 		kinds[r.Kind]++
 		if r.ConsumedTurn() {
-			assert.Check(t, !seen[r.Turn], "turn %d served twice", r.Turn)
-			seen[r.Turn] = true
+			assert.Check(t, !served[r.Turn], "turn %d served twice", r.Turn)
+			served[r.Turn] = true
+		}
+		if r.Kind == KindTurn {
+			var in anthropicRequest
+			assert.NilError(t, json.Unmarshal(r.Body, &in))
+			byConversation[len(in.Messages)] = append(byConversation[len(in.Messages)], r)
 		}
 	}
-	assert.Check(t, is.Len(seen, n))
-	assert.Check(t, is.DeepEqual(kinds, map[RequestKind]int{KindTurn: n, KindSide: n / 2, KindFinal: n / 2}))
+	assert.Check(t, is.Len(served, n))
+	assert.Check(t, is.DeepEqual(kinds, map[RequestKind]int{KindTurn: 2 * n, KindSide: n / 2}))
+	assert.Check(t, is.Len(byConversation, n))
+	for depth, rs := range byConversation {
+		assert.Assert(t, is.Len(rs, 2), "conversation of %d messages", depth)
+		assert.Check(t, is.Equal(rs[0].Turn, rs[1].Turn), "conversation of %d messages got two turns", depth)
+		assert.Check(t, rs[0].Repeat != rs[1].Repeat, "conversation of %d messages: exactly one repeat", depth)
+	}
 }
 
 func TestSplitKeepsUTF8(t *testing.T) {

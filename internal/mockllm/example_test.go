@@ -8,8 +8,10 @@ import (
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 )
 
-// A scenario answers main-conversation requests turn by turn; side requests (no tools) get a
-// short answer without consuming a turn. Point ANTHROPIC_BASE_URL at srv.URL() to drive a CLI.
+// A scenario answers main-conversation requests turn by turn: each carries one more exchange
+// than the last and gets the next turn, then FinalText; a retried request (the same
+// conversation again) gets the same answer again. Side requests (no tools) get a short answer
+// without consuming a turn. Point ANTHROPIC_BASE_URL at srv.URL() to drive a CLI.
 func ExampleStart() {
 	sc := mockllm.Scenario{Name: "demo", Turns: []mockllm.Turn{
 		mockllm.Run("Building.", mockllm.Bash("make")),
@@ -24,6 +26,9 @@ func ExampleStart() {
 		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"quota"}]}`,
 		`{"model":"m","messages":[{"role":"user","content":"follow the README"}],"tools":[{"name":"Bash"}]}`,
 		`{"model":"m","messages":[{"role":"user","content":"follow the README"}],"tools":[{"name":"Bash"}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"follow the README"},` +
+			`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_mock_t01_c01","name":"Bash","input":{"command":"make"}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_mock_t01_c01","content":"ok"}]}],"tools":[{"name":"Bash"}]}`,
 	} {
 		resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(body))
 		if err != nil {
@@ -32,10 +37,11 @@ func ExampleStart() {
 		resp.Body.Close()
 	}
 	for _, r := range srv.Requests() {
-		fmt.Println(r.Path, r.Kind, r.Turn)
+		fmt.Println(r.Path, r.Kind, r.Turn, r.Repeat)
 	}
 	// Output:
-	// /v1/messages side -1
-	// /v1/messages turn 0
-	// /v1/messages final -1
+	// /v1/messages side -1 false
+	// /v1/messages turn 0 false
+	// /v1/messages turn 0 true
+	// /v1/messages final -1 false
 }

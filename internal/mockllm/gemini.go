@@ -9,7 +9,8 @@ package mockllm
 //   - POST …:generateContent: the finished GenerateContentResponse as JSON.
 //   - POST …:countTokens: {"totalTokens": N}.
 //   - A request that declares functions (tools[].functionDeclarations) is a main-conversation
-//     request and consumes the next Turn. One without is a side request and does not: when it
+//     request and consumes the next Turn (a retry, with the same contents, gets the same
+//     answer again; see Server.take). One without is a side request and does not: when it
 //     asks for JSON (generationConfig.responseMimeType application/json, as the CLI's model
 //     router, next-speaker and loop checks do) it gets an object built from its
 //     responseJsonSchema (see geminiJSONFor), otherwise a short text.
@@ -106,7 +107,11 @@ func (s *Server) geminiModels(w http.ResponseWriter, r *http.Request) {
 	}
 	req.ToolResults = geminiToolResults(in.Contents)
 	main := len(offered) > 0
-	req, turn, msgID := s.take(req, main)
+	var conv struct {
+		Contents json.RawMessage `json:"contents"`
+	}
+	_ = json.Unmarshal(body, &conv)
+	req, turn, msgID := s.take(req, main, conversationKey(conv.Contents))
 	var parts []map[string]any
 	switch {
 	case main:

@@ -6,8 +6,9 @@ package mockllm
 //     "stream": true (response.created, response.in_progress, per output item
 //     response.output_item.added / deltas / response.output_item.done, response.completed with
 //     usage), otherwise the finished response object as JSON.
-//   - A request that offers tools is a main-conversation request and consumes the next Turn;
-//     one without tools is a side request and gets a short text answer.
+//   - A request that offers tools is a main-conversation request and consumes the next Turn
+//     (a retry, with the same input, gets the same answer again; see Server.take); one without
+//     tools is a side request and gets a short text answer.
 //
 // Scenario tool calls are translated to the tools the request offers, so the same scenario
 // drives every Codex generation:
@@ -41,6 +42,9 @@ type openaiRequest struct {
 	Instructions string            `json:"instructions"`
 	Input        json.RawMessage   `json:"input"`
 	Tools        []json.RawMessage `json:"tools"`
+	// PreviousResponseID continues a stored conversation (the input then holds only what is
+	// new); with the input it identifies the conversation (see take).
+	PreviousResponseID string `json:"previous_response_id"`
 }
 
 // openaiTool is the part of a tool definition the mock needs.
@@ -111,7 +115,8 @@ func (s *Server) openaiResponses(w http.ResponseWriter, r *http.Request) {
 	}
 	req.ToolResults = openaiToolResults(items)
 	main := len(tools) > 0
-	req, turn, msgID := s.take(req, main)
+	prev, _ := json.Marshal(in.PreviousResponseID)
+	req, turn, msgID := s.take(req, main, conversationKey(in.Input, prev))
 	if !main {
 		turn = Turn{Text: "OK"}
 	}

@@ -2,15 +2,18 @@
 // capture scenarios `readme2demo drift` runs, and Capture, which runs a real CLI on this machine
 // against the mock.
 //
-// A Scenario is a list of Turns; every main-conversation request the CLI sends gets the next
-// Turn as the model's answer, so the CLI runs real commands and writes a real transcript with
-// no API key and no cost. Requests the CLI sends on the side (titles, topic detection, quota
-// checks, token counting, unknown paths) get a harmless answer and do not consume a turn.
+// A Scenario is a list of Turns; every new main-conversation request the CLI sends gets the
+// next Turn as the model's answer, so the CLI runs real commands and writes a real transcript
+// with no API key and no cost. A request that repeats a conversation already answered (a CLI
+// retrying on a loaded machine) gets the same answer again, so retries never shift the
+// scenario. Requests the CLI sends on the side (titles, topic detection, quota checks, token
+// counting, unknown paths) get a harmless answer and do not consume a turn.
 // Every request is recorded (see Request) so tests can assert on what the CLI sent back.
 //
 // Files:
 //   - scenario.go: the API-neutral scenario types and tool-call helpers (shared by every mock).
-//   - server.go: the HTTP server, request recording and turn bookkeeping (shared).
+//   - server.go: the HTTP server, request recording and turn bookkeeping by conversation
+//     (shared).
 //   - anthropic.go: the Anthropic Messages API (POST /v1/messages, SSE and JSON) for Claude Code
 //     (and OpenHands through LiteLLM).
 //   - openai.go: the OpenAI Responses API for Codex.
@@ -27,7 +30,7 @@ package mockllm
 
 import "fmt"
 
-// Scenario is a scripted conversation: the i-th main-conversation request gets Turns[i].
+// Scenario is a scripted conversation: the i-th new main-conversation request gets Turns[i].
 type Scenario struct {
 	Name  string
 	Turns []Turn

@@ -2,6 +2,8 @@ package mockllm
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +19,8 @@ import (
 type RequestKind string
 
 const (
-	// KindTurn: a main-conversation request answered with the next scripted Turn.
+	// KindTurn: a main-conversation request answered with the next scripted Turn (or, when
+	// Request.Repeat, with the turn its conversation got before).
 	KindTurn RequestKind = "turn"
 	// KindFinal: a main-conversation request after the turns were exhausted (FinalText).
 	KindFinal RequestKind = "final"
@@ -42,6 +45,10 @@ type Request struct {
 	Kind   RequestKind
 	// Turn is the 0-based index of the scripted turn served (KindTurn), else -1.
 	Turn int
+	// Repeat: the request carried a conversation the mock had answered already (a CLI retrying
+	// a request, e.g. after a timeout on a loaded machine), so it got that answer again, byte
+	// for byte, and consumed no turn.
+	Repeat bool
 	// Tools are the names of the tools the client offered.
 	Tools []string
 	// ToolResults are the tool results carried by the request's last user message: what the
@@ -53,8 +60,9 @@ type Request struct {
 	Body []byte
 }
 
-// ConsumedTurn reports whether the request was answered with a scripted turn.
-func (r Request) ConsumedTurn() bool { return r.Kind == KindTurn }
+// ConsumedTurn reports whether the request was answered with a scripted turn it was the first
+// to get (a repeated request consumes none).
+func (r Request) ConsumedTurn() bool { return r.Kind == KindTurn && !r.Repeat }
 
 // ToolResult is one tool result the CLI sent back.
 type ToolResult struct {
@@ -74,6 +82,7 @@ type Server struct {
 	mu        sync.Mutex
 	mainKey   *string // identifies the main conversation once seen (see claimMain)
 	nextTurn  int
+	answered  map[string]answer // main-conversation answers by conversation key (see take)
 	messages  int
 	reqs      []Request
 	exhausted chan struct{}
@@ -99,6 +108,7 @@ func Start(addr string, sc Scenario) (*Server, error) {
 		ln:        ln,
 		mux:       http.NewServeMux(),
 		done:      make(chan error, 1),
+		answered:  map[string]answer{},
 		exhausted: make(chan struct{}),
 	}
 	if len(sc.Turns) == 0 {
@@ -170,29 +180,87 @@ func (s *Server) claimMain(key string) bool {
 	return *s.mainKey == key
 }
 
-// take allocates the answer for a request: the next scripted turn when main is true, and a
-// message id in every case. It records req (with Kind and Turn filled in) and returns it.
-func (s *Server) take(req Request, main bool) (Request, Turn, string) {
+// answer is how a main-conversation request was answered: its kind, turn index and message id.
+type answer struct {
+	kind  RequestKind
+	turn  int
+	msgID string
+}
+
+// take allocates the answer for a request: a message id in every case and, when main is true,
+// the next scripted turn (or FinalText once they are exhausted). It records req (with Kind,
+// Turn and Repeat filled in) and returns it.
+//
+// Turns are keyed by conversation: conv identifies the conversation the request carries (see
+// conversationKey). A CLI that retries a request (its first answer was slow, cut or lost) sends
+// the same conversation again; it gets the same answer as the first time instead of the next
+// turn, which would skip a scripted step. Every genuinely new request carries a longer
+// conversation (the previous answer and its tool results), so it gets the next turn.
+func (s *Server) take(req Request, main bool, conv string) (Request, Turn, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var turn Turn
 	req.Turn = -1
-	if main {
-		if s.nextTurn < len(s.sc.Turns) {
-			req.Kind, req.Turn, turn = KindTurn, s.nextTurn, s.sc.Turns[s.nextTurn]
-			s.nextTurn++
-			if s.nextTurn == len(s.sc.Turns) {
-				close(s.exhausted)
+	var id string
+	if a, seen := s.answered[conv]; main && seen {
+		req.Kind, req.Turn, req.Repeat, id = a.kind, a.turn, true, a.msgID
+		turn = s.sc.finalTurn()
+		if a.kind == KindTurn {
+			turn = s.sc.Turns[a.turn]
+		}
+	} else {
+		if main {
+			if s.nextTurn < len(s.sc.Turns) {
+				req.Kind, req.Turn, turn = KindTurn, s.nextTurn, s.sc.Turns[s.nextTurn]
+				s.nextTurn++
+				if s.nextTurn == len(s.sc.Turns) {
+					close(s.exhausted)
+				}
+			} else {
+				req.Kind, turn = KindFinal, s.sc.finalTurn()
 			}
-		} else {
-			req.Kind, turn = KindFinal, s.sc.finalTurn()
+		}
+		id = MessageID(s.messages)
+		s.messages++
+		if main {
+			s.answered[conv] = answer{kind: req.Kind, turn: req.Turn, msgID: id}
 		}
 	}
-	id := MessageID(s.messages)
-	s.messages++
 	req.Seq = len(s.reqs)
 	s.reqs = append(s.reqs, req)
 	return req, turn, id
+}
+
+// conversationKey identifies the conversation a request carries: a digest of the given JSON
+// values (the message list, and whatever else names the conversation) in a canonical form,
+// without "cache_control" markers (a client may move those without changing the conversation).
+func conversationKey(parts ...json.RawMessage) string {
+	h := sha256.New()
+	for _, raw := range parts {
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			raw, _ = json.Marshal(withoutKey(v, "cache_control"))
+		}
+		h.Write(raw)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// withoutKey returns v with every object member named key removed, at any depth.
+func withoutKey(v any, key string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		delete(x, key)
+		for k, e := range x {
+			x[k] = withoutKey(e, key)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = withoutKey(e, key)
+		}
+	}
+	return v
 }
 
 // record stores a request that needs no message (count_tokens, unknown paths).

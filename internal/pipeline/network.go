@@ -297,11 +297,20 @@ func (n *agentNetwork) check(res *sandbox.Result) error {
 
 // deniedSummary lists the refused hosts, most often first.
 func (n *agentNetwork) deniedSummary() string {
+	hosts := n.deniedHosts()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if len(n.denied) == 0 {
-		return ""
+	parts := make([]string, len(hosts))
+	for i, h := range hosts {
+		parts[i] = h + " ×" + strconv.Itoa(n.denied[h])
 	}
+	return strings.Join(parts, ", ")
+}
+
+// deniedHosts lists the hosts the proxy refused, most often first.
+func (n *agentNetwork) deniedHosts() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	hosts := make([]string, 0, len(n.denied))
 	for h := range n.denied {
 		hosts = append(hosts, h)
@@ -312,11 +321,18 @@ func (n *agentNetwork) deniedSummary() string {
 		}
 		return hosts[i] < hosts[j]
 	})
-	parts := make([]string, len(hosts))
-	for i, h := range hosts {
-		parts[i] = h + " ×" + strconv.Itoa(n.denied[h])
+	return hosts
+}
+
+// networkOf names the policy of a raw network mode (Config.Network "").
+func networkOf(mode string) string {
+	switch mode {
+	case "none":
+		return NetworkNone
+	case "", "bridge", "default":
+		return NetworkOpen
 	}
-	return strings.Join(parts, ", ")
+	return NetworkAllowlist
 }
 
 // close removes the proxy and the internal network.

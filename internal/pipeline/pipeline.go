@@ -24,6 +24,8 @@ import (
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/demo"
+	"github.com/readme2demo/readme2demo/internal/devcontainer"
+	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/htmlreport"
 	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/prompt"
@@ -64,13 +66,17 @@ const (
 
 // Config is one run's configuration.
 type Config struct {
-	Engine  string         // engines.Lookup name
-	RepoDir string         // the repository on the host; only read
-	Readme  string         // path relative to RepoDir; "" means DefaultReadme
-	Image   string         // the sandbox image
-	Limits  engines.Limits // Timeout 0 means sandbox.DefaultTimeout
-	OutDir  string         // created if missing
-	RunID   string         // "" means a random id
+	Engine  string // engines.Lookup name
+	RepoDir string // the repository on the host; only read
+	Readme  string // path relative to RepoDir; "" means DefaultReadme
+	Image   string // the sandbox image (with Devcontainer: the base the agent CLI is copied from)
+	// Devcontainer builds the sandbox image from the repository's
+	// .devcontainer/devcontainer.json image with the agent CLI layered on
+	// (internal/devcontainer): `--image devcontainer`.
+	Devcontainer bool
+	Limits       engines.Limits // Timeout 0 means sandbox.DefaultTimeout
+	OutDir       string         // created if missing
+	RunID        string         // "" means a random id
 	// PriorLog is an earlier command_log.json, for engines that re-run one
 	// (replay); nil otherwise.
 	PriorLog []byte
@@ -78,7 +84,11 @@ type Config struct {
 	// plan.OrderInstallFirst); "" takes the README's order hint.
 	Order string
 
-	// Sandbox settings beyond the defaults.
+	// Sandbox settings beyond the defaults. Sandbox is the profile
+	// (sandbox.ProfileDev or ProfileStrict; "" means the default, dev);
+	// Resources' zero values take the profile's defaults (sandbox.Resources:
+	// memory, CPUs, processes, the disk cap).
+	Sandbox     string
 	NetworkMode string
 	ExtraHosts  []string
 	Resources   sandbox.Resources
@@ -141,8 +151,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Readme == "" {
-		cfg.Readme = DefaultReadme
+	if cfg.Readme == "" || cfg.Readme == DefaultReadme {
+		cfg.Readme = DefaultReadmeIn(cfg.RepoDir) // readme.md, Readme.md, … when there is no README.md
 	}
 	eng, err := engines.Lookup(cfg.Engine)
 	if err != nil {
@@ -168,6 +178,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Image == "" {
 		return nil, &ConfigError{"no sandbox image given"}
 	}
+	if cfg.Sandbox == "" {
+		cfg.Sandbox = sandbox.DefaultProfile
+	}
+	if err := sandbox.CheckProfile(cfg.Sandbox); err != nil {
+		return nil, &ConfigError{err.Error() + " (--sandbox, Action input `sandbox`)"}
+	}
+	meterBin := ""
+	if cfg.Sandbox == sandbox.ProfileStrict {
+		// The strict profile's disk meter runs this binary in a container.
+		if meterBin, err = egress.ResolveBinary(cfg.EgressBinary, cfg.Getenv); err != nil {
+			return nil, &ConfigError{"--sandbox strict: " + err.Error()}
+		}
+	}
 	if cfg.OutDir == "" {
 		return nil, &ConfigError{"no output directory given"}
 	}
@@ -188,6 +211,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := sandbox.CheckImage(ctx, d, cfg.Image); err != nil {
 		return nil, err
 	}
+	if cfg.Devcontainer {
+		b, ok := d.(devcontainer.Builder)
+		if !ok {
+			return nil, &ConfigError{"--image devcontainer needs a Docker client that builds images"}
+		}
+		img, _, err := devcontainer.Build(ctx, b, cfg.RepoDir, cfg.Image, eng.Name(), cfg.Progress)
+		if err != nil {
+			var de *devcontainer.Error
+			if errors.As(err, &de) {
+				return nil, &ConfigError{de.Error()}
+			}
+			return nil, err
+		}
+		cfg.Image = img
+	}
 
 	readmeInContainer := path.Join(engines.WorkspaceContainerPath, path.Clean(cfg.Readme))
 	secretValues := secrets.Values(cfg.Getenv, env)
@@ -199,6 +237,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		runID = sandbox.NewRunID()
 	}
 	fmt.Fprintf(cfg.Progress, "run %s: %s in %s, following %s\n", runID, eng.Name(), cfg.Image, cfg.Readme)
+	fmt.Fprintf(cfg.Progress, "%s\n", describeSandbox(cfg.Sandbox, cfg.Resources))
 
 	timeout := cfg.Limits.Timeout
 	if timeout <= 0 {
@@ -229,7 +268,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		Command:        netw.command(eng.BuildCommand(cfg.Limits)),
 		Env:            withEnv(netw.env, repoconfig.GitEnv()),
 		Timeout:        cfg.Limits.Timeout,
+		Profile:        cfg.Sandbox,
 		Resources:      cfg.Resources,
+		MeterBinary:    meterBin,
 		NetworkMode:    netw.mode,
 		ExtraHosts:     cfg.ExtraHosts,
 		TranscriptPath: engines.TranscriptContainerPath,
@@ -269,6 +310,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	bud.enforce(log)
 	readme.Map(log, cfg.Readme, readmeText)
+	policy := cfg.Network
+	if policy == "" {
+		policy = networkOf(netw.mode)
+	}
+	nameLimits(log, res, signals(res, policy, timeout, netw.deniedHosts()), keyless, red)
+	log.Sandbox = sandboxRecord(cfg.Image, policy, res)
 	log.RepoFindings = repoFindings(res.RepoConfig)
 	// README commands are public: redaction never rewrites one into a
 	// different command (the replay engine would run that).
@@ -451,7 +498,7 @@ func explain(l *commandlog.Log, res *sandbox.Result, timeout time.Duration) {
 	}
 	switch {
 	case res.TimedOut:
-		l.OutcomeReason = fmt.Sprintf("timed out after %s: the agent was stopped", timeout)
+		l.OutcomeReason = fmt.Sprintf("timed out after %s: the agent was stopped; raise the limit with --timeout (Action input `timeout-minutes`) if the README needs longer", timeout)
 	case res.Canceled:
 		l.OutcomeReason = "canceled: the run was interrupted and the agent stopped"
 	case len(res.Transcript) == 0 && res.ExitCode != nil && *res.ExitCode != 0 && l.OutcomeReason == "":

@@ -88,9 +88,10 @@ func TestRealREADMEsGolden(t *testing.T) {
 }
 
 // TestHeldOutAgreement measures the plan against hand labels of README
-// commands (testdata/readmes/heldout/<name>.labels: "LINE run|skip", the
-// decision of a careful person on Linux) and fails when agreement drops
-// below what it was when the set was last measured.
+// commands (testdata/readmes/heldout/<name>.labels: "LINE run|skip note",
+// the decision of a careful person on Linux, made before the plan was run
+// on that README) and fails when agreement drops below what it was when the
+// set was last measured (SOURCES.md gives each batch's first-look number).
 func TestHeldOutAgreement(t *testing.T) {
 	agree, total := 0, 0
 	for _, md := range corpus(t, "heldout") {
@@ -127,8 +128,8 @@ func TestHeldOutAgreement(t *testing.T) {
 	}
 	pct := 100 * float64(agree) / float64(total)
 	t.Logf("held-out agreement: %d of %d decisions (%.1f%%)", agree, total, pct)
-	assert.Assert(t, total >= 300, "labels went missing: %d", total)
-	assert.Assert(t, pct >= 89, "agreement fell to %.1f%%", pct)
+	assert.Assert(t, total >= 1080, "labels went missing: %d", total)
+	assert.Assert(t, pct >= 89.5, "agreement fell to %.1f%%", pct)
 }
 
 func assertGolden(t *testing.T, got, name string) {

@@ -39,7 +39,7 @@ func follows(cmds []simple) string {
 
 // serverRe matches commands that start a server or a watcher and do not
 // return: `npm start`, `python -m http.server`, `hugo server`.
-var serverRe = regexp.MustCompile(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|uvicorn|gunicorn|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start))\b`)
+var serverRe = regexp.MustCompile(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|uvicorn|gunicorn|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start))\b|^(npx )?[a-z][\w.-]*-server(\s|$)`)
 
 // server names a command that starts a server and keeps running, "" for
 // others. A `-d` (detached) compose is not one.
@@ -55,7 +55,14 @@ func server(cmds []simple) string {
 			return ""
 		}
 	}
-	return serverRe.FindString(line)
+	if m := serverRe.FindString(line); m != "" {
+		return m
+	}
+	// `tool serve`, `tool server`: a program's subcommand that serves.
+	if args := s.args(); len(args) > 0 && (args[0] == "serve" || args[0] == "server") && !shellWords[s.name()] {
+		return s.name() + " " + args[0]
+	}
+	return ""
 }
 
 // patternOpts take a value that is an output or a pattern, not an input.
@@ -73,8 +80,8 @@ var notFileCommands = toSet(`
 git gh npm npx yarn pnpm bun pip pip3 pipx uv poetry go cargo rustup gem bundle brew apt apt-get
 docker podman kubectl helm curl wget ssh scp rsync make cmake ninja meson mkdir touch cp mv ln rm rmdir
 echo printf export unset alias cd pushd kill pkill chmod chown tar unzip zip sudo mise asdf
-sdk conda mamba open xdg-open man which type command help complete source . eval exec
-test [ [[ set shopt git-lfs hub mvn gradle ./mvnw ./gradlew dotnet composer nix nix-env snap systemctl
+sdk conda mamba open xdg-open man which type command help complete eval exec
+test [ [[ set shopt sqlite3 duckdb git-lfs hub mvn gradle ./mvnw ./gradlew dotnet composer nix nix-env snap systemctl
 service ping dig host nslookup whois ssh-keygen gpg openssl code vim vi nvim nano emacs less more
 `)
 
@@ -99,18 +106,40 @@ func (pl *planner) missingFile(cmds []simple) string {
 	for _, f := range s_inputs(cmds) {
 		if looksLikeFile(f) {
 			clean := strings.TrimSuffix(strings.TrimPrefix(f, "./"), "/")
-			if !generatedRe.MatchString(clean) && !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+			if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
 				return f
 			}
 		}
 	}
-	for _, s := range cmds {
+	var earlier []string // words of the chain's earlier commands
+	madeEarlier := func(d string) bool {
+		for _, w := range earlier {
+			// An archive extracts to its stem: rcm-1.3.4.tar.gz makes rcm-1.3.4.
+			if b := path.Base(w); b == d || strings.HasPrefix(b, d+".") {
+				return true
+			}
+		}
+		return false
+	}
+	for i, s := range cmds {
+		if i > 0 {
+			earlier = append(earlier, cmds[i-1].args()...)
+		}
+		for _, a := range s.assign {
+			// FOO_PATH=./.env.local: a file the command will read.
+			_, v, _ := strings.Cut(a, "=")
+			v = strings.Trim(v, `"'`)
+			if clean := strings.TrimSuffix(strings.TrimPrefix(v, "./"), "/"); strings.HasPrefix(v, "./") && looksLikeFile(v) &&
+				!generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+				return v
+			}
+		}
 		name := s.name()
 		if (name == "cd" || name == "pushd") && len(s.argv) == 2 {
 			// cd into a directory of the README's example project.
 			d := strings.TrimSuffix(strings.TrimPrefix(s.argv[1].text, "./"), "/")
 			if fileArgRe.MatchString(d) && !strings.Contains(d, "..") && d != "." && !generatedRe.MatchString(d) &&
-				!pl.repo.hasFile(d) && !pl.mentioned[d] && !pl.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.cloneDirs[d] {
+				!pl.inRepo(d) && !pl.mentioned[d] && !pl.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.cloneDirs[d] && !madeEarlier(d) {
 				return d
 			}
 			continue
@@ -119,6 +148,9 @@ func (pl *planner) missingFile(cmds []simple) string {
 			continue
 		}
 		args := s.args()
+		if len(args) > 0 && packageVerbs[args[0]] {
+			continue // `clib install clibs/ms`: package names, not files
+		}
 		for i, a := range args {
 			if i > 0 && patternOpts[args[i-1]] {
 				continue // an output to make, or a pattern to match, not a file to read
@@ -130,15 +162,16 @@ func (pl *planner) missingFile(cmds []simple) string {
 				continue
 			}
 			clean := strings.TrimSuffix(strings.TrimPrefix(a, "./"), "/")
-			if generatedRe.MatchString(clean) || pl.repo.hasFile(clean) || pl.mentioned[clean] || pl.mentioned[path.Base(clean)] || pl.mentioned[strings.SplitN(clean, "/", 2)[0]] {
+			if generatedRe.MatchString(clean) || pl.inRepo(clean) || pl.mentioned[clean] || pl.mentioned[path.Base(clean)] || pl.mentioned[strings.SplitN(clean, "/", 2)[0]] {
 				continue
 			}
 			return a
 		}
-		// The command itself: ./bin/tool, scripts/x.sh.
-		if strings.HasPrefix(name, "./") && looksLikeFile(name) {
+		// The command itself: ./bin/tool, scripts/x.sh, or a script by its
+		// name (test-script.sh), which is on no PATH unless it is here.
+		if (strings.HasPrefix(name, "./") || !strings.Contains(name, "/") && scriptExtRe.MatchString(name) && pl.installed[name] == 0) && looksLikeFile(name) {
 			clean := strings.TrimPrefix(name, "./")
-			if !generatedRe.MatchString(clean) && !pl.repo.hasFile(clean) && !pl.mentioned[clean] && !pl.mentioned[strings.SplitN(clean, "/", 2)[0]] && !pl.mentioned[path.Base(clean)] {
+			if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[strings.SplitN(clean, "/", 2)[0]] && !pl.mentioned[path.Base(clean)] {
 				return name
 			}
 		}
@@ -153,8 +186,18 @@ func looksLikeFile(a string) bool {
 		domainRe.MatchString(a) || versionRe.MatchString(a) || strings.Contains(a, "...") {
 		return false
 	}
-	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./")
+	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./") || dotFileRe.MatchString(a)
 }
+
+// packageVerbs are subcommands whose arguments name packages.
+var packageVerbs = toSet(`install i add get remove uninstall update upgrade up`)
+
+// scriptExtRe is a script's file name.
+var scriptExtRe = regexp.MustCompile(`\.(sh|bash|py|rb|pl|js|mjs|ts)$`)
+
+// dotFileRe is an env or rc file with a suffix: .env.local, .eslintrc.json
+// (not .a.b, a jq path).
+var dotFileRe = regexp.MustCompile(`^\.(env|[\w-]*rc)(\.[\w-]+)+$`)
 
 // metasyntactic are the words READMEs use for "any value": foo, bar.
 var metasyntactic = map[string]bool{"foo": true, "bar": true, "baz": true, "qux": true, "foobar": true,

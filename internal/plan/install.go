@@ -75,6 +75,9 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		if sub == "global" {
 			from = 2
 		}
+		if len(pkgs(from, nil)) == 0 {
+			return repo.Names, true, true // npm install -g: the package in the current directory
+		}
 		for _, p := range pkgs(from, nil) {
 			if p == "." {
 				return repo.Names, true, true
@@ -317,7 +320,7 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 	sub := args[0]
 	var cands []string
 	switch name {
-	case "npm", "pnpm", "bun", "yarn":
+	case "npm", "pnpm", "bun", "yarn", "deno":
 		if sub != "install" && sub != "i" && sub != "add" {
 			return "", false
 		}
@@ -330,6 +333,7 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 			}
 		}
 		for _, c := range cands {
+			c = strings.TrimPrefix(strings.TrimPrefix(c, "npm:"), "jsr:")
 			if repo.is(npmTool(c)) || repo.isPackage(c) {
 				return c, true
 			}
@@ -382,6 +386,16 @@ func interactive(cmds []simple) string {
 			if !filter {
 				return n
 			}
+		case "tmux":
+			// Every tmux command but a detached new session or the version
+			// needs a tmux server, with a terminal.
+			ok := false
+			for _, a := range s.args() {
+				ok = ok || a == "-d" || a == "-V"
+			}
+			if !ok {
+				return n
+			}
 		case "xargs":
 			for _, a := range s.args() {
 				switch path.Base(a) {
@@ -410,7 +424,9 @@ func interactive(cmds []simple) string {
 		}
 	}
 	switch name {
-	case "vim", "vi", "nvim", "nano", "emacs", "less", "more", "most", "top", "htop", "btop", "atop", "man",
+	case "$EDITOR", "${EDITOR}", "$VISUAL", "${VISUAL}":
+		return "an editor (" + name + ")"
+	case "vim", "vi", "nvim", "nano", "emacs", "hx", "helix", "micro", "kak", "pico", "joe", "mg", "less", "more", "most", "top", "htop", "btop", "atop", "man",
 		"mc", "ranger", "nnn", "tig", "lazygit", "ncdu", "screen", "watch":
 		return name
 	case "fzf", "sk", "peco":

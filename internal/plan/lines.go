@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
@@ -120,7 +121,11 @@ var (
 	// keyRe is a key to press, as READMEs write it: <TAB>, <SHIFT-TAB>,
 	// <CTRL-R>, <Enter>.
 	keyRe      = regexp.MustCompile(`(?i)^<(tab|shift-tab|space|enter|return|esc|escape|up|down|left|right|backspace|(ctrl|control|alt|meta|shift|cmd|option)[-+][^>]+)>$`)
-	fakeHostRe = regexp.MustCompile(`(?i)\b[\w.-]+\.tld\b|://(your|my)[-.]`)
+	fakeHostRe = regexp.MustCompile(`(?i)\b[\w.-]+\.tld\b|://(your|my)[-.]|://([\w-]+\.)*(your|my)[-_]?(domain|site|host|server|company|org|app|api)\b`)
+	// alternativesRe is a word of three or more bare alternatives joined
+	// by | with no space, as a usage text writes them
+	// (--target greatest|newest|minor): not a pipeline.
+	alternativesRe = regexp.MustCompile(`(^|[\s=])([a-z][\w-]*(\|[a-z][\w-]*){2,})(\s|$)`)
 )
 
 // rawPlaceholder finds placeholders in a command as written, before any
@@ -134,13 +139,53 @@ func rawPlaceholder(text string) (string, bool) {
 	if m := rawSynopsisRe.FindString(first); m != "" && !strings.Contains(first, "[[") {
 		return strings.TrimSpace(m), true
 	}
+	if m := alternativesRe.FindStringSubmatch(first); m != nil && !allKnown(strings.Split(m[2], "|")[1:]) {
+		return m[2], true
+	}
 	if m := singleBraceRe.FindString(first); m != "" {
 		return strings.TrimSpace(m), false
 	}
 	if m := fakeHostRe.FindString(first); m != "" {
 		return m, false
 	}
+	if m := capsBraceRe.FindStringSubmatch(first); m != nil {
+		return m[1], false
+	}
+	if u := hostlessURL(first); u != "" {
+		return u, false
+	}
 	return "", false
+}
+
+// capsBraceRe is a {PLACEHOLDER} anywhere in a word: curl {APP}/users.
+var capsBraceRe = regexp.MustCompile(`(?:^|[^$\w])(\{[A-Z][A-Z0-9_]*\})`)
+
+// curlValueOpts are curl and wget options that take a value.
+var curlValueOpts = toSet(`-H -d -o -O -X -u -A -e -b -c -F -T -x -w -m -K -E -r -C --header --data --data-raw
+--data-binary --data-urlencode --output --request --user --user-agent --referer --cookie --cookie-jar --form
+--upload-file --proxy --write-out --max-time --config --cert --range --continue-at --output-document`)
+
+// hostlessURL returns the URL argument of a curl or wget command that is a
+// path without a host (`curl /users/123`): the README's shorthand for its
+// server, not something to fetch.
+func hostlessURL(line string) string {
+	for _, s := range simples(lex(line)) {
+		if n := path.Base(s.name()); n != "curl" && n != "wget" {
+			continue
+		}
+		args := s.args()
+		for i := 0; i < len(args); i++ {
+			a := args[i]
+			if curlValueOpts[a] {
+				i++
+				continue
+			}
+			if strings.HasPrefix(a, "/") && !strings.HasPrefix(a, "//") {
+				return a
+			}
+		}
+	}
+	return ""
 }
 
 // stripComment drops a trailing " # comment".
@@ -189,10 +234,12 @@ func assignments(cmds []simple) []string {
 }
 
 var (
-	angleRe    = regexp.MustCompile(`<[A-Za-z][^<>]*>`)
-	yourRe     = regexp.MustCompile(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
-	xxxRe      = regexp.MustCompile(`(?i)x{5,}|\*{4,}|\.\.\.\.+`)
-	pathToRe   = regexp.MustCompile(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/(home|Users)/[^/$]+/`)
+	angleRe  = regexp.MustCompile(`<[A-Za-z.][^<>]*>`)
+	yourRe   = regexp.MustCompile(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
+	xxxRe    = regexp.MustCompile(`(?i)x{5,}|\*{3,}|\.\.\.\.+`)
+	pathToRe = regexp.MustCompile(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/some/|^/(home|Users)/[^/$]+/`)
+	// numberedRe is a numbered stand-in: command1, cmd2, file1, arg1.
+	numberedRe = regexp.MustCompile(`^(command|cmd|arg|argument|file|dir|folder|task|script|program|host|server)[-_]?\d$`)
 	bracketRe  = regexp.MustCompile(`^\[[^\[\]\s]*\|[^\[\]\s]*\]$|^\[-{0,2}[A-Za-z][\w-]*(\.\.\.)?\]$|^\[\.\.\.\]$`)
 	templateRe = regexp.MustCompile(`\{\{.*\}\}`)
 	// exampleNameRe is a person's name that stands for the reader's.
@@ -233,7 +280,9 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 		return t, false
 	case pathToRe.MatchString(t):
 		return t, false
-	case templateRe.MatchString(t):
+	case templateRe.MatchString(bare):
+		return bare, false // quoted, {{ … }} is a template the command reads (--format '{{.Name}}')
+	case i > 0 && numberedRe.MatchString(firstField(t)):
 		return t, false
 	case exampleNameRe.MatchString(t):
 		return t, false
@@ -260,4 +309,23 @@ func looksLikeSynopsis(s simple) bool {
 		}
 	}
 	return n >= 2
+}
+
+// firstField is the first white-space separated word of s.
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// allKnown reports words that are all programs the plan knows (a real
+// pipeline written without spaces: ls|sort|uniq).
+func allKnown(ws []string) bool {
+	for _, w := range ws {
+		if !knownCommands[w] {
+			return false
+		}
+	}
+	return true
 }

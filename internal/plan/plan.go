@@ -222,7 +222,8 @@ func Make(src []byte, o Options) *Plan {
 	if order == "" {
 		order = doc.Order
 	}
-	if order == "" {
+	auto := order == ""
+	if auto {
 		order = OrderReadme
 	}
 	p := &Plan{File: file, Order: order, Blocks: len(doc.Blocks)}
@@ -230,7 +231,10 @@ func Make(src []byte, o Options) *Plan {
 		p.Notes = append(p.Notes, Note{Text: "readme2demo hint: " + pr})
 	}
 	pl := planner{repo: o.Repo, file: file, installed: map[string]int{}, cloneDirs: map[string]bool{}, plan: p,
-		images: map[string]bool{}, mentioned: map[string]bool{}, cloned: map[string]bool{}, notMade: map[string]int{}}
+		images: map[string]bool{}, mentioned: map[string]bool{}, cloned: map[string]bool{}, notMade: map[string]int{},
+		uses: shellWordsByLine(&doc)}
+	pl.tuiOff, pl.tui = interactiveDefault(src)
+	pl.goCode, pl.debTools = readmeFacts(&doc, o.Repo)
 	var groups [][]Entry
 	var install []bool
 	for _, b := range doc.Blocks {
@@ -240,6 +244,12 @@ func Make(src []byte, o Options) *Plan {
 		es := pl.block(b)
 		groups = append(groups, es)
 		install = append(install, isInstallSection(b.Headings))
+	}
+	if auto {
+		if why := p.usesLaterInstall(groups, install); why != "" {
+			order, p.Order = OrderInstallFirst, OrderInstallFirst
+			p.Notes = append(p.Notes, Note{Text: "order install-first: " + why + " (--order readme keeps README order)"})
+		}
 	}
 	if order == OrderInstallFirst {
 		for i, g := range groups {
@@ -260,8 +270,86 @@ func Make(src []byte, o Options) *Plan {
 	return p
 }
 
+// installToolRe is a sentence that presents a `go get` as the install of
+// the project's program ("Install the command line tool first."), not as
+// a dependency of the reader's project.
+var installToolRe = regexp.MustCompile(`(?i)\binstall\b.*\b(command[- ]line tool|tool|cli|binary|command|program|executable)\b`)
+
+// usesLaterInstall says why the install sections should run first: a
+// command outside them runs a program that no earlier command installs and
+// that a later install section's command does ("line 14 uses gojq, which
+// line 71 installs"); "" when none does.
+func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
+	inInstall := map[int]bool{} // README lines of run entries under install headings
+	for i, g := range groups {
+		for _, e := range g {
+			if install[i] && e.Run {
+				inInstall[e.Line] = true
+			}
+		}
+	}
+	for i, g := range groups {
+		if install[i] {
+			continue
+		}
+		for _, e := range g {
+			if !e.Run || e.Step.WriteFile != "" {
+				continue
+			}
+			for _, s := range simples(lex(e.command())) {
+				tool := strings.ToLower(path.Base(s.name()))
+				first, later := 0, 0
+				for _, in := range p.Installs {
+					if in.Tool != tool || in.Skipped != "" {
+						continue
+					}
+					if in.Line < e.Line && first == 0 {
+						first = in.Line
+					}
+					if in.Line > e.Line && later == 0 && inInstall[in.Line] {
+						later = in.Line
+					}
+				}
+				if first == 0 && later > 0 {
+					return fmt.Sprintf("line %d uses %s, which line %d installs", e.Line, tool, later)
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // troubleRe matches a section of fixes for problems a reader may have.
 var troubleRe = regexp.MustCompile(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
+
+// benchmarkRe is a section of performance measurements: a heading that
+// starts with the word ("Benchmarks", "Benchmark results"), not a title
+// that names a benchmarking tool.
+var benchmarkRe = regexp.MustCompile(`(?i)^\W*benchmark(s|ing)?\b`)
+
+// benchmarkHeading returns the heading of a benchmark section the block
+// stands in, "" for none.
+func benchmarkHeading(hs []string) string {
+	for i := len(hs) - 1; i >= 0; i-- {
+		if benchmarkRe.MatchString(hs[i]) {
+			return hs[i]
+		}
+	}
+	return ""
+}
+
+// troubleHeading returns the heading of a troubleshooting or FAQ section
+// the block stands in (at any depth), "" for none. Deeper in such a
+// section (a question of its own), installs are fixes for that problem and
+// are skipped; other commands are examples.
+func troubleHeading(hs []string) string {
+	for i := len(hs) - 1; i >= 0; i-- {
+		if troubleRe.MatchString(hs[i]) {
+			return hs[i]
+		}
+	}
+	return ""
+}
 
 // innermost is the heading a block stands right under, "" for none.
 func innermost(hs []string) string {
@@ -296,10 +384,17 @@ type planner struct {
 	installed map[string]int  // tool -> README line of the run command that installs it
 	cloneDirs map[string]bool // where a skipped clone of this repository would have gone
 	plan      *Plan
-	cloned    map[string]bool // tools "installed" by a clone of this repository linked to the checkout
-	notMade   map[string]int  // clone directories not made (the clone was an alternative), by line
-	images    map[string]bool // Docker images of this project built by a skipped command
-	mentioned map[string]bool // words of the commands that run so far
+	cloned    map[string]bool  // tools "installed" by a clone of this repository linked to the checkout
+	notMade   map[string]int   // clone directories not made (the clone was an alternative), by line
+	images    map[string]bool  // Docker images of this project built by a skipped command
+	mentioned map[string]bool  // words of the commands that run so far
+	uses      map[string][]int // words of the README's shell lines, by line
+	cwd       string           // the session's directory relative to the checkout, cwdUnknown when unknown
+	tui       bool             // the README says its program is interactive by default
+	tuiOff    []string         // the options that make it non-interactive
+	goCode    bool             // the README shows Go code: a library, whose go get is for the reader's project
+	debTools  map[string]int   // tool -> README line of its install in a section for Debian or Ubuntu
+	serverUp  bool             // a command that runs started a server (in the background)
 }
 
 // candidate is one would-be command of a block.
@@ -362,6 +457,10 @@ func (pl *planner) block(b readme.Block) []Entry {
 	var cands []candidate
 	base := ""
 	switch {
+	case b.Mode == readme.ModeConsole && lang == "" && !h.Run && !readme.IsPromptLine(firstNonComment(b.Lines)):
+		// Prompts indented under a heading of text ("Usage", "Examples"):
+		// a help text that shows example sessions.
+		return pl.blockEntry(b, label+": a help text with example prompts, not a session")
 	case b.Mode == readme.ModeConsole:
 		for _, c := range b.Commands {
 			cands = append(cands, candidate{text: c.Text, line: c.Line, endLine: c.EndLine, shape: shapeCommand, output: c.Output})
@@ -371,7 +470,7 @@ func (pl *planner) block(b readme.Block) []Entry {
 			return pl.blockEntry(b, label+": no command after its prompts")
 		}
 	case readme.IsShellLang(lang) || h.Run:
-		cands = scriptCandidates(b.Lines)
+		cands = pl.scriptCandidates(b.Lines)
 		base = label
 		if h.Run && !readme.IsShellLang(lang) {
 			base = label + ": run hint"
@@ -389,17 +488,35 @@ func (pl *planner) block(b readme.Block) []Entry {
 		}
 		return pl.blockEntry(b, fmt.Sprintf("%s syntax, not bash", what))
 	case lang == "" && !h.Skip:
-		cands = scriptCandidates(b.Lines)
+		cands = pl.scriptCandidates(b.Lines)
 		if why := pl.notCommands(cands); why != "" {
 			return pl.blockEntry(b, label+": "+why)
 		}
 		base = label + ": every line is a command"
+		for _, c := range cands {
+			if c.shape != shapeCommand {
+				base = label + ": commands and their output"
+				break
+			}
+		}
 	case lang == "":
 		return pl.blockEntry(b, label+": skip hint")
+	case textLangs[lang] && !h.Skip:
+		if cands = pl.projectLines(b); len(cands) == 0 {
+			return pl.blockEntry(b, fmt.Sprintf("%s block: text, not commands", lang))
+		}
+		base = label + ": text, but it runs this project's program"
 	case textLangs[lang]:
 		return pl.blockEntry(b, fmt.Sprintf("%s block: text, not commands", lang))
 	default:
 		return pl.blockEntry(b, fmt.Sprintf("%s code, not shell", lang))
+	}
+
+	if h.Cwd != "" {
+		// Paths in the block are relative to the hint's directory.
+		saved := pl.cwd
+		pl.cwd = cwdUnknown
+		defer func() { pl.cwd = saved }()
 	}
 
 	// Reasons that apply to the whole block.
@@ -414,16 +531,31 @@ func (pl *planner) block(b readme.Block) []Entry {
 		}
 	case uninstallRe.MatchString(strings.Join(b.Headings, " ")):
 		skipAll = "uninstalls: not part of trying the README"
-	case upgradeRe.MatchString(innermost(b.Headings)):
-		skipAll = fmt.Sprintf("upgrades an earlier install (section %q): not part of trying the README", innermost(b.Headings))
+	case upgradeHeading(b.Headings) != "":
+		skipAll = fmt.Sprintf("upgrades an earlier install (section %q): not part of trying the README", upgradeHeading(b.Headings))
+	case benchmarkHeading(b.Headings) != "":
+		skipAll = fmt.Sprintf("benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", benchmarkHeading(b.Headings))
 	case troubleRe.MatchString(innermost(b.Headings)):
 		skipAll = fmt.Sprintf("troubleshooting (section %q): only when that problem occurs", innermost(b.Headings))
+	case uninstallCueRe.MatchString(proseOnly(lastSentence(b.Before))):
+		skipAll = "uninstalls or reinstalls (the text before the block): not part of trying the README"
+	case blockCue(b, packagingRe) != "":
+		skipAll = fmt.Sprintf("for packagers of a distribution (%q): not part of trying the README", blockCue(b, packagingRe))
+	case b.Mode != readme.ModeConsole && nameList(cands):
+		skipAll = "a list of program names, not commands to run"
+	case b.Mode != readme.ModeConsole && argForms(cands) != "":
+		skipAll = fmt.Sprintf("a reference of %s's argument forms (one argument a line, nothing for them to act on), not commands to run", argForms(cands))
+	case blockCue(b, otherMachineRe) != "":
+		skipAll = fmt.Sprintf("runs on another machine (%q): the sandbox is one machine", blockCue(b, otherMachineRe))
 	default:
 		if name, where := blockPlatform(b); name != "" {
 			skipAll = fmt.Sprintf("other platform: %s (%s)", name, where)
 		} else if sh, where := blockShell(b); sh != "" {
 			skipAll = fmt.Sprintf("for %s, not bash (%s)", sh, where)
 		}
+	}
+	if f := pl.shownFile(b); skipAll == "" && !h.Run && f != "" {
+		skipAll = fmt.Sprintf("shows the repository's file %s: it is there already", f)
 	}
 	if skipAll == "" && !h.Run && b.Mode != readme.ModeConsole {
 		if first := firstNonBlank(b.Lines); strings.HasPrefix(first, "#!") {
@@ -440,12 +572,25 @@ func (pl *planner) block(b readme.Block) []Entry {
 		}
 	}
 
+	if strings.HasPrefix(runAll, "shell setup") {
+		if names := pl.unusedAliases(b, cands); names != "" {
+			skipAll = fmt.Sprintf("optional aliases (%s): no later command of the README uses them", names)
+		}
+	}
+
 	var out []Entry
 	altLine := 0 // the line of a command this block skipped as an install alternative
+	altWhat := "the alternative"
+	srcLine := 0   // the line of a package source (a PPA) this block adds and the plan skips
+	cloneLine := 0 // the line of the clone of this repository this block skips
 	for _, c := range cands {
 		switch {
 		case skipAll == "" && altLine > 0 && c.shape == shapeCommand:
-			out = append(out, pl.entry(b, c, false, fmt.Sprintf("part of the alternative at line %d, which is not run", altLine)))
+			out = append(out, pl.entry(b, c, false, fmt.Sprintf("part of %s at line %d, which is not run", altWhat, altLine)))
+		case skipAll == "" && srcLine > 0 && c.shape == shapeCommand && aptCommand(c.text):
+			out = append(out, pl.entry(b, c, false, fmt.Sprintf("installs from the package source that line %d adds, which is not run", srcLine)))
+		case skipAll == "" && cloneLine > 0 && c.shape == shapeCommand && checksOut(c.text):
+			out = append(out, pl.entry(b, c, false, fmt.Sprintf("checks out another version of the clone at line %d: the run tests the checkout as it is", cloneLine)))
 		case skipAll != "":
 			out = append(out, pl.entry(b, c, false, skipAll))
 			if c.shape == shapeCommand {
@@ -461,14 +606,76 @@ func (pl *planner) block(b readme.Block) []Entry {
 				reason = runAll
 			}
 			e := pl.decide(b, c, reason)
-			if !e.Run && strings.HasPrefix(e.Reason, "alternative: ") && len(out) == 0 {
+			switch {
+			case !e.Run && strings.HasPrefix(e.Reason, "alternative: ") && len(out) == 0:
 				altLine = e.Line
+			case !e.Run && strings.HasPrefix(e.Reason, "extracts ") && len(out) == 0:
+				altLine, altWhat = e.Line, "the install from the archive"
+			case !e.Run && strings.HasPrefix(e.Reason, "other platform: Ubuntu PPA"):
+				srcLine = e.Line
+			case strings.HasPrefix(e.Reason, "clones this repository"):
+				cloneLine = e.Line
+			}
+			if e.Run && (e.Step.Background || b.Hints.Background) {
+				pl.serverUp = true
 			}
 			out = append(out, e)
 		}
 	}
+	pl.withSkippedGoal(out)
 	pl.applyHints(b, &out)
 	return out
+}
+
+// withSkippedGoal skips the commands of a block that only prepare a
+// skipped step after them: fetching and bootstrapping another platform's
+// package manager (`git clone …/vcpkg`, `cd vcpkg`, `./bootstrap-vcpkg.sh`
+// before `./vcpkg install x`), or committing what a skipped `git push`
+// would publish.
+func (pl *planner) withSkippedGoal(es []Entry) {
+	for i, goal := range es {
+		if goal.Run || goal.Command == "" {
+			continue
+		}
+		var prepares func(simple) bool
+		switch {
+		case strings.HasPrefix(goal.Reason, "other platform: "):
+			prepares = func(s simple) bool {
+				_, _, isClone := clone(s)
+				return isClone || s.name() == "cd" || strings.HasPrefix(s.name(), "./")
+			}
+		case strings.HasPrefix(goal.Reason, "alternative: "):
+			// The build steps of a manual install that another install
+			// already covers: `npm install` before `npm install -g`.
+			prepares = func(s simple) bool {
+				_, _, isClone := clone(s)
+				return isClone || s.name() == "cd" || buildStep(s)
+			}
+		case strings.HasPrefix(goal.Reason, "publishes or logs in (git push"):
+			prepares = func(s simple) bool {
+				args := s.args()
+				return s.name() == "git" && len(args) > 0 && (args[0] == "add" || args[0] == "commit" || args[0] == "tag")
+			}
+		default:
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			e := &es[j]
+			if !e.Run {
+				continue
+			}
+			ss := simples(lex(e.Command))
+			all := len(ss) > 0
+			for _, s := range ss {
+				all = all && prepares(s)
+			}
+			if !all || e.Step.WriteFile != "" || e.Step.LinkCheckout != "" {
+				break
+			}
+			e.Run = false
+			e.Reason = fmt.Sprintf("prepares line %d, which is not run (%s)", goal.Line, goal.Reason)
+		}
+	}
 }
 
 // applyHints sets the block's hints on its run entries, and joins a
@@ -610,10 +817,13 @@ func shellQuote(s string) string {
 }
 
 var (
+	// fileNameCommentRe is a comment line holding only a file name:
+	// "// index.js", "# app/main.py", "<!-- index.html -->".
+	fileNameCommentRe = regexp.MustCompile(`^\s*(?://|#|--|;|/\*|<!--)\s*((?:\./)?[\w.][\w./-]*)\s*(?:\*/|-->)?\s*$`)
 	// createFileRe is a sentence that asks the reader to create a file.
 	createFileRe = regexp.MustCompile(`(?i)\b(create|creating|save|saving|put|write|add|update|edit|make|paste)\b`)
 	// saveAsCommentRe is a first line like "# save this as app.py".
-	saveAsCommentRe = regexp.MustCompile(`(?i)^\s*(?:#|//|--|;|/\*)\s*(?:save (?:this |it )?(?:as|to|in)|file(?:name)?:?|in)\s+` + "`?" + `([\w.][\w./-]*\.[A-Za-z0-9]+)` + "`?" + `\s*(?:\*/)?\s*$`)
+	saveAsCommentRe = regexp.MustCompile(`(?i)^\s*(?:#|//|--|;|/\*)\s*(?:save (?:this |it )?(?:as|to|in)|file(?:name)?:?|in)\s+` + "`?" + `([\w.][\w./-]*\.[A-Za-z0-9]+)` + "`?" + `\.?\s*(?:\*/)?\s*$`)
 )
 
 // namedFile returns the file a block is the content of, when the README
@@ -626,7 +836,19 @@ func (pl *planner) namedFile(b readme.Block) (string, string) {
 	}
 	if len(b.Lines) > 0 {
 		if m := saveAsCommentRe.FindStringSubmatch(b.Lines[0].Text); m != nil && looksLikeFile(m[1]) {
+			if pl.repo.hasFile(strings.TrimPrefix(m[1], "./")) {
+				return "", "" // the repository's own file, shown (see shownFile)
+			}
 			return m[1], fmt.Sprintf("file content: its first line says to save it as %s, so it is written there, as a person would", m[1])
+		}
+		// A first line that is only a file's name ("// index.js"), for a
+		// file the repository lacks, no earlier command made and a later
+		// command uses (`node index.js`).
+		if m := fileNameCommentRe.FindStringSubmatch(b.Lines[0].Text); m != nil && looksLikeFile(m[1]) {
+			f := strings.TrimPrefix(m[1], "./")
+			if !pl.repo.hasFile(f) && !pl.mentioned[f] && pl.usedAfter(f, b.EndLine) > 0 {
+				return f, fmt.Sprintf("file content: its first line names %s, which line %d uses, so it is written there, as a person would", f, pl.usedAfter(f, b.EndLine))
+			}
 		}
 	}
 	sentence := lastSentence(b.Before)
@@ -643,6 +865,57 @@ func (pl *planner) namedFile(b readme.Block) (string, string) {
 		return "", ""
 	}
 	return names[0], fmt.Sprintf("file content: the text before the block says to put it in %s, so it is written there, as a person would", names[0])
+}
+
+// usedAfter returns the first README line after line whose shell command
+// names file as a word (`node index.js`, `./run.sh`), 0 when none does.
+func (pl *planner) usedAfter(file string, line int) int {
+	for _, u := range pl.uses[file] {
+		if u > line {
+			return u
+		}
+	}
+	return 0
+}
+
+// shellWordsByLine indexes the words of the README's shell lines, for
+// usedAfter: word (without quotes and a leading ./) to the lines using it.
+func shellWordsByLine(doc *readme.Doc) map[string][]int {
+	out := map[string][]int{}
+	for _, b := range doc.Blocks {
+		if !b.Shell {
+			continue
+		}
+		for _, l := range b.Lines {
+			t, ok := readme.CutPrompt(l.Text)
+			if !ok {
+				t = l.Text
+			}
+			for _, w := range lex(t) {
+				if w.op == "" && w.text != "" {
+					k := strings.TrimPrefix(w.text, "./")
+					out[k] = append(out[k], l.Line)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// shownFile returns the repository file a block shows, by a first line
+// naming it ("# file: examples/math.inc"), "" for none.
+func (pl *planner) shownFile(b readme.Block) string {
+	if len(b.Lines) == 0 || b.Mode == readme.ModeConsole {
+		return ""
+	}
+	for _, re := range []*regexp.Regexp{saveAsCommentRe, fileNameCommentRe} {
+		if m := re.FindStringSubmatch(b.Lines[0].Text); m != nil {
+			if f := strings.TrimPrefix(m[1], "./"); pl.repo.hasFile(f) {
+				return f
+			}
+		}
+	}
+	return ""
 }
 
 // fileEntry is the entry that writes a block to a file.
@@ -673,6 +946,16 @@ func (pl *planner) fileEntry(b readme.Block, target, reason string) Entry {
 	return e
 }
 
+// firstNonComment is the first line that is neither blank nor a # comment.
+func firstNonComment(ls []readme.Line) string {
+	for _, l := range ls {
+		if t := strings.TrimSpace(l.Text); t != "" && !strings.HasPrefix(t, "# ") && t != "#" {
+			return l.Text
+		}
+	}
+	return ""
+}
+
 func firstNonBlank(ls []readme.Line) string {
 	for _, l := range ls {
 		if t := strings.TrimSpace(l.Text); t != "" {
@@ -686,6 +969,17 @@ func firstNonBlank(ls []readme.Line) string {
 // shaped like a command starts one, which runs on while it is incomplete
 // (readme.Scanner); other lines are text candidates of their own; comment
 // lines are kept as the context of the command below them.
+func (pl *planner) scriptCandidates(ls []readme.Line) []candidate {
+	cands := scriptCandidates(ls)
+	markHelpText(cands, ls)
+	for i, c := range cands {
+		if c.shape == shapeCommand && c.endLine == c.line && pl.isProse(stripComment(c.text)) {
+			cands[i].shape = shapeText
+		}
+	}
+	return cands
+}
+
 func scriptCandidates(ls []readme.Line) []candidate {
 	var out []candidate
 	var cur *candidate
@@ -747,10 +1041,11 @@ func (pl *planner) notCommands(cands []candidate) string {
 	if len(cands) == 0 {
 		return "no commands"
 	}
-	known := false
-	for _, c := range cands {
+	known, firstKnown, texts := false, false, 0
+	for i, c := range cands {
 		if c.shape != shapeCommand {
-			return fmt.Sprintf("line %d is not a command (%s)", c.line, firstLine(c.text))
+			texts++
+			continue
 		}
 		ss := simples(lex(c.text))
 		if len(ss) > 0 {
@@ -758,6 +1053,17 @@ func (pl *planner) notCommands(cands []candidate) string {
 			if knownCommands[path.Base(n)] || platformTools[path.Base(n)] != "" || pl.repo.is(path.Base(n)) || pl.installed[strings.ToLower(path.Base(n))] > 0 ||
 				strings.HasPrefix(n, "./") || strings.HasPrefix(n, "$") {
 				known = true
+				firstKnown = firstKnown || i == 0
+			}
+		}
+	}
+	// Text lines may be the output of the commands above them: a block
+	// that starts with a command the plan knows and has at least as many
+	// commands as lines of text (`spark 1 5 22` over `▁▂█`).
+	if texts > 0 && !(firstKnown && len(cands)-texts >= texts) {
+		for _, c := range cands {
+			if c.shape != shapeCommand {
+				return fmt.Sprintf("line %d is not a command (%s)", c.line, firstLine(c.text))
 			}
 		}
 	}
@@ -795,7 +1101,18 @@ func firstLine(s string) string {
 // it fits Linux or says nothing.
 func blockPlatform(b readme.Block) (name, where string) {
 	for i := len(b.Headings) - 1; i >= 0; i-- {
-		if n, fits, named := textPlatform(proseOnly(b.Headings[i])); named {
+		h := proseOnly(b.Headings[i])
+		if n, fits, named := textPlatform(h); named {
+			if fits && platformCount(h) > 1 {
+				// A section for several platforms ("Windows, Debian,
+				// Fedora instructions"): the label before the block says
+				// which one it is.
+				if s := lastSentence(b.Before); s != "" && len(s) <= 80 {
+					if n, fits, named := textPlatform(proseOnly(s)); named && !fits {
+						return n, "the text before the block"
+					}
+				}
+			}
 			if fits {
 				return "", ""
 			}
@@ -949,6 +1266,14 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		head = simples(lex(firstLineOf(c.text)))
 	}
 	funcDef := len(head) > 0 && (head[0].name() == "function" || funcDefRe.MatchString(head[0].name()))
+	if tc := trailingComment(firstLineOf(c.text)); tc != "" && b.Hints.Platform == "" {
+		if n, _, named := textPlatform(tc); named && n != "" {
+			return skip(fmt.Sprintf("other platform: %s (the comment on its line)", n))
+		}
+	}
+	if p := positionalRe.FindString(quotedSingleRe.ReplaceAllString(c.text, "''")); p != "" && !funcDef && !strings.Contains(c.text, "()") {
+		return skip(fmt.Sprintf("uses a script's arguments (%s): the content of a script, not a command to run", strings.TrimLeft(p, " \t\"=(")))
+	}
 	if c.comment != "" && b.Hints.Platform == "" {
 		if n, _, named := textPlatform(c.comment); named && n != "" {
 			return skip(fmt.Sprintf("other platform: %s (the comment above it)", n))
@@ -977,6 +1302,10 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			target = name
 		}
 		if dir != "" && dir != "." && !pl.repo.is(path.Base(dir)) && !strings.HasPrefix(dir, "-") {
+			if deb := pl.laterDebianInstall(pl.repo.Names, c.line); deb > 0 && !pl.debianBlock(b) {
+				pl.notMade[strings.TrimSuffix(dir, "/")] = c.line
+				return skip(fmt.Sprintf("alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(pl.repo.Names, ", ")))
+			}
 			if prev := pl.installedAny(pl.repo.Names); prev > 0 {
 				pl.notMade[strings.TrimSuffix(dir, "/")] = c.line
 				return skip(fmt.Sprintf("alternative: %s line %d already installs %s", pl.file, prev, strings.Join(pl.repo.Names, ", ")))
@@ -1017,18 +1346,46 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 	}
 	for _, s := range cmds {
-		if what, ok := selfAdd(s, pl.repo); ok {
+		if what, ok := selfAdd(s, pl.repo); ok && !(s.name() == "go" && (installToolRe.MatchString(lastSentence(b.Before)) || !pl.goCode && isInstallSection(b.Headings))) {
 			return skip(fmt.Sprintf("adds this project (%s) to the reader's own project: the checkout is the project itself", what))
 		}
 		if what := publishes(s); what != "" {
 			return skip(fmt.Sprintf("publishes or logs in (%s): not part of trying the README", what))
 		}
 	}
+	if host := remoteClient(cmds); host != "" {
+		return skip(fmt.Sprintf("connects to %s: a service outside the sandbox", host))
+	}
+	if svc := needsAccount(cmds); svc != "" {
+		return skip(fmt.Sprintf("needs a %s account: the sandbox has no login", svc))
+	}
+	if uninstalls(cmds, pl.repo.is) {
+		return skip("uninstalls or reinstalls: not part of trying the README")
+	}
 	if prog := interactive(head); prog != "" && !funcDef {
 		return skip(fmt.Sprintf("interactive: %s needs a terminal", prog))
 	}
+	if cue := blockCue(b, interactiveCueRe); cue != "" && !funcDef && !onlyInfo(cmds) && pl.usesProject(c.text) {
+		return skip(fmt.Sprintf("interactive: the text presents it so (%q), and nobody is at the terminal", cue))
+	}
+	if !funcDef && pl.startsTUI(cmds) {
+		off := ""
+		if len(pl.tuiOff) > 0 {
+			off = " without " + strings.Join(pl.tuiOff, " or ")
+		}
+		return skip(fmt.Sprintf("interactive: the README says the program is interactive by default, and this runs it on the terminal%s", off))
+	}
 	if sh := forShell(head); sh != "" {
 		return skip(fmt.Sprintf("for %s, not bash", sh))
+	}
+	if m := otherRcWriteRe.FindString(c.text); m != "" {
+		return skip(fmt.Sprintf("for another shell: it writes to %s", strings.TrimSpace(strings.TrimLeft(m, ">"))))
+	}
+	if n := path.Base(head[0].name()); exampleProgs[n] && !pl.mentioned[n] && pl.installed[n] == 0 && !pl.repo.is(n) {
+		return skip(fmt.Sprintf("example program %s: the reader's own, not one this README makes", n))
+	}
+	if sh := shellNames[path.Base(head[0].name())]; sh != "" && len(head[0].args()) > 0 && pl.installed[path.Base(head[0].name())] == 0 {
+		return skip(fmt.Sprintf("runs it with %s, another shell (the README tries it with bash too, or the sandbox has no %s)", sh, sh))
 	}
 	if what := follows(cmds); what != "" {
 		return skip(fmt.Sprintf("runs until interrupted (%s)", what))
@@ -1046,11 +1403,22 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 		return skip(fmt.Sprintf("placeholder %s: a value to fill in", ph))
 	}
-	if a := pl.exampleArg(head); a != "" && !funcDef {
+	if a := pl.exampleArg(head); a != "" && !funcDef && !inLineData(c.text, a) {
 		return skip(fmt.Sprintf("example argument %s: an illustration, not a value for this run", a))
 	}
-	if f := pl.missingFile(head); f != "" && !funcDef {
+	if f := pl.missingArchive(head); f != "" && !funcDef {
+		return skip(fmt.Sprintf("extracts %s, which no earlier command downloads (a download the text describes)", f))
+	}
+	if f := pl.missingFile(head); f != "" && !funcDef && !inLineData(c.text, f) {
 		return skip(fmt.Sprintf("refers to %s, which is not in the repository and which no earlier command creates: an example, not a step", f))
+	}
+	if u := localURL(cmds); u != "" && !pl.serverUp && server(cmds) == "" {
+		return skip(fmt.Sprintf("needs a server at %s, and no earlier command starts one", u))
+	}
+	if p := npxOf(cmds); p != "" && isInstallSection(b.Headings) {
+		if l := pl.installed[npmTool(p)]; l > 0 {
+			return skip(fmt.Sprintf("alternative: runs %s with npx, without installing it; %s line %d already installs it", p, pl.file, l))
+		}
 	}
 	// Installs: the first that fits Linux runs, later alternatives do not.
 	var tools []string
@@ -1071,6 +1439,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	if url, ok := pipesToShell(ws); ok && pl.urlNamesRepo(url) {
 		tools = append(tools, pl.repo.Names...) // the project's own installer
 	}
+	if th := troubleHeading(b.Headings); len(tools) > 0 && th != "" {
+		return skip(fmt.Sprintf("installs a fix from a troubleshooting section (%q): only when that problem occurs", th))
+	}
 	if len(tools) > 0 {
 		prev, all := 0, true
 		for _, t := range tools {
@@ -1085,6 +1456,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		if all && prev > 0 {
 			return skip(fmt.Sprintf("alternative: %s line %d already installs %s", pl.file, prev, strings.Join(tools, ", ")))
 		}
+		if deb := pl.laterDebianInstall(tools, c.line); deb > 0 && !pl.debianBlock(b) {
+			return skip(fmt.Sprintf("alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(tools, ", ")))
+		}
 		for _, t := range tools {
 			if pl.installed[t] == 0 {
 				pl.installed[t] = c.line
@@ -1093,7 +1467,24 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 	}
 	pl.remember(ws)
+	pl.follow(cmds)
 	e := pl.entry(b, c, true, base)
+	text := c.text
+	if _, ok := pipesToShell(ws); ok && e.Step.Exec == "" {
+		// curl URL | sh: bash's status is the shell's, 0 when curl fed it
+		// nothing; a person sees curl's error.
+		e.Step.Exec = "(set -o pipefail\n" + c.text + "\n)"
+		e.Reason += ": with pipefail, so a download that fails fails the step"
+	}
+	if y := assumeYes(cmds, c.text); y != "" && e.Step.Exec == "" {
+		text = y
+		e.Step.Exec = y
+		e.Reason += ": with -y, as a person answers apt's question (the sandbox has no terminal)"
+	}
+	if what := needsRoot(cmds); what != "" {
+		e.Step.Exec = asRoot(text)
+		e.Reason += fmt.Sprintf(": run with sudo, as a person would (%s needs root, and the README leaves sudo out)", what)
+	}
 	if what := server(cmds); what != "" && !b.Hints.Background && b.Hints.Timeout == 0 {
 		e.Reason += fmt.Sprintf(": starts a server (%s), so it runs in the background", what)
 		e.Step.Background = true
@@ -1150,6 +1541,12 @@ func (pl *planner) urlNamesRepo(url string) bool {
 	for _, w := range regexp.MustCompile(`[^A-Za-z0-9_-]+`).Split(strings.ToLower(url), -1) {
 		if w != "" && pl.repo.is(w) {
 			return true
+		}
+		// A host or file named after the project: getcroc.com, install-tool.sh.
+		for _, n := range pl.repo.Names {
+			if len(n) >= 4 && len(w) <= len(n)+8 && strings.Contains(w, n) {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"path"
 	"regexp"
 	"strings"
 )
@@ -42,7 +43,7 @@ var platformWords = []struct {
 	// A "Docker" section or comment is the way to run it in a container:
 	// the sandbox has no Docker.
 	{regexp.MustCompile(`(?i)^\W*(docker|podman)\b.{0,30}$`), "Docker (the sandbox has none)", false},
-	{regexp.MustCompile(`(?i)\b(linux|gnu/linux|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
+	{regexp.MustCompile(`(?i)\b(linux|gnu/linux|gnu|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
 }
 
 // textPlatform returns the platform a short text is about: fits is true
@@ -100,6 +101,7 @@ var platformTools = map[string]string{
 	"iwr": "PowerShell", "irm": "PowerShell", "iex": "PowerShell", "setx": "Windows (cmd)",
 	"msiexec": "Windows", "powershell": "PowerShell", "pwsh": "PowerShell", "cmd": "Windows (cmd)",
 	"cmd.exe": "Windows (cmd)", "start": "Windows (cmd)", "wsl": "Windows (WSL)", "flox": "Flox (Nix)",
+	"pacstall": "Pacstall (not in the sandbox)", "chflags": "macOS/BSD (chflags)", "vcpkg": "vcpkg (a C/C++ package manager)", "conan": "Conan (a C/C++ package manager)", "pixi": "pixi (conda)",
 	"pkgman": "pkgman (Haiku)", "eselect": "Gentoo", "emaint": "Gentoo", "layman": "Gentoo", "equery": "Gentoo", "pkg_info": "BSD", "devbox": "Devbox (Nix)", "webi": "webi",
 }
 
@@ -137,6 +139,16 @@ func commandPlatform(s simple, raw string) string {
 	if name == "sudo" {
 		return ""
 	}
+	for _, w := range s.argv[1:] {
+		for prefix, p := range platformPaths {
+			if strings.HasPrefix(w.text, prefix) {
+				return p
+			}
+		}
+	}
+	if strings.HasPrefix(name, "./") && (path.Base(name) == "vcpkg" || path.Base(name) == "conan") {
+		name = path.Base(name) // the package manager a README just bootstrapped
+	}
 	if p, ok := platformTools[name]; ok {
 		// `pkg` and `port` are also ordinary words; only their install
 		// forms count.
@@ -153,6 +165,13 @@ func commandPlatform(s simple, raw string) string {
 		return p
 	}
 	return ""
+}
+
+// platformPaths are system paths only other distributions have: a write
+// to /etc/yum.repos.d sets up Fedora's package source.
+var platformPaths = map[string]string{
+	"/etc/yum.repos.d": "Fedora/RHEL (yum repository)", "/etc/zypp/": "openSUSE (zypper repository)",
+	"/etc/pacman.conf": "Arch Linux (pacman)", "/etc/pacman.d/": "Arch Linux (pacman)", "/etc/apk/": "Alpine Linux (apk)",
 }
 
 func isPkgVerb(v string) bool {

@@ -170,6 +170,8 @@ type simple struct {
 	inputs []string
 	// piped says its output goes into a pipe (`yes | cmd`).
 	piped bool
+	// redirected says its output goes to a file (`cmd > out`).
+	redirected bool
 }
 
 // name is the command's first word, "" when there is none.
@@ -194,14 +196,16 @@ func simples(ws []word) []simple {
 	var out []simple
 	var cur []word
 	var inputs []string
+	redirected := false
 	end := func(op string) {
 		if len(cur) > 0 {
 			s := unwrap(cur)
 			s.inputs = inputs
 			s.piped = op == "|" || op == "|&"
+			s.redirected = redirected
 			out = append(out, s)
 		}
-		cur, inputs = nil, nil
+		cur, inputs, redirected = nil, nil, false
 	}
 	skipNext, input := false, false
 	for _, w := range ws {
@@ -218,6 +222,7 @@ func simples(ws []word) []simple {
 		case w.op[0] == '<' || w.op[0] == '>':
 			skipNext = true // the redirection's target is not an argument
 			input = w.op == "<"
+			redirected = redirected || w.op == ">" || w.op == ">>"
 		default:
 			end(w.op)
 		}

@@ -21,7 +21,7 @@
 //   - every other language (python, json, yaml, text, powershell, …) is
 //     not shell.
 //
-// In a console session only prompt lines are commands (`$ `, `% `, `❯ `,
+// In a console session only prompt lines are commands (`$ `, `% `, `❯ `, `› `,
 // `▶ `, `(venv) $ `, `user@host:~/dir$ `; `# ` root prompts only in a
 // console-labelled block with no other prompt at all); the other lines are
 // the command's expected output. A command continues on the following lines
@@ -513,11 +513,17 @@ func trimCommand(c Command) Command {
 }
 
 // promptRe matches a shell prompt at the start of a console line: `$ `,
-// `% `, `❯ `, `▶ `, `(venv) $ `, `user@host:~/dir$ `, oh-my-zsh's
+// `% `, `❯ `, `▶ `, `› `, `(venv) $ `, `user@host:~/dir$ `, oh-my-zsh's
 // `➜  ~/dir(branch) `. A bare prompt with nothing after it matches too.
-// `%`, `❯`, `▶` and `➜` count only in the first column: an indented
+// `%`, `❯`, `▶`, `›` and `➜` count only in the first column: an indented
 // "  % Total" is curl's progress output.
-var promptRe = regexp.MustCompile(`^\s*(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?\$(?:\s+|$)|^(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?(?:%|❯|▶)(?:\s+|$)|^➜ +(?:[~/.][^\s(]*(?:\([^)\s]*\))? +)?`)
+var promptRe = regexp.MustCompile(`^\s*(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?\$(?:\s+|$)|^(?:\([^()\s]*\)\s*)?(?:[\w.-]+@[\w.-]+(?::[^\s$#%]*)?\s*)?(?:%|❯|▶|›)(?:\s+|$)|^➜ +(?:[~/.][^\s(]*(?:\([^)\s]*\))? +)?`)
+
+// IsPromptLine reports a line that starts with a shell prompt.
+func IsPromptLine(line string) bool {
+	_, ok := CutPrompt(line)
+	return ok
+}
 
 // CutPrompt returns the command after a shell prompt at the start of line.
 func CutPrompt(line string) (string, bool) {

@@ -47,6 +47,9 @@ func (s *Scanner) Feed(line string) {
 		}
 		return
 	}
+	if t := strings.TrimSpace(line); s.pendingOp && (t == "" || strings.HasPrefix(t, "#")) {
+		return // after && || |, bash reads on over blank lines and comments
+	}
 	s.cont = false
 	cmdPos := true // every line starts at a command position
 	s.pendingOp = false

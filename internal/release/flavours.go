@@ -76,6 +76,7 @@ var Flavours = []Flavour{
 		Name: "openhands", Engines: []string{"openhands"},
 		BuildArgs: cliArgs(
 			BuildArg{"BASE_IMAGE", "python:3.12-slim-bookworm"},
+			BuildArg{"PYTHON_VERSION", "3.12"}, // the base's own Python (images/base/Dockerfile keeps it)
 			BuildArg{"OPENHANDS_VERSION", OpenHandsVersion},
 			BuildArg{"OPENHANDS_PACKAGE", "openhands"},
 		),

@@ -132,7 +132,7 @@ func TestFlavourBuildArgs(t *testing.T) {
 	assert.Check(t, is.Equal(args("claude-code"), "CLAUDE_CODE_VERSION="+ClaudeCodeVersion+" CODEX_VERSION= GEMINI_CLI_VERSION= OPENHANDS_VERSION="))
 	assert.Check(t, is.Equal(args("codex"), "CLAUDE_CODE_VERSION= CODEX_VERSION="+CodexVersion+" GEMINI_CLI_VERSION= OPENHANDS_VERSION="))
 	assert.Check(t, is.Equal(args("gemini"), "CLAUDE_CODE_VERSION= CODEX_VERSION= GEMINI_CLI_VERSION="+GeminiCLIVersion+" OPENHANDS_VERSION="))
-	assert.Check(t, is.Equal(args("openhands"), "CLAUDE_CODE_VERSION= CODEX_VERSION= GEMINI_CLI_VERSION= OPENHANDS_VERSION="+OpenHandsVersion+" BASE_IMAGE=python:3.12-slim-bookworm OPENHANDS_PACKAGE=openhands"))
+	assert.Check(t, is.Equal(args("openhands"), "CLAUDE_CODE_VERSION= CODEX_VERSION= GEMINI_CLI_VERSION= OPENHANDS_VERSION="+OpenHandsVersion+" BASE_IMAGE=python:3.12-slim-bookworm PYTHON_VERSION=3.12 OPENHANDS_PACKAGE=openhands"))
 	assert.Check(t, is.Equal(args("keyless"), "CLAUDE_CODE_VERSION= CODEX_VERSION= GEMINI_CLI_VERSION= OPENHANDS_VERSION="))
 
 	f, _ := FlavourByName("codex")

@@ -111,6 +111,7 @@ func (r *renderer) render() string {
 	head.WriteString(r.heading())
 	head.WriteString(r.reasons())
 	head.WriteString(r.metrics())
+	head.WriteString(r.sandbox())
 	head.WriteString(r.fixes())
 	head.WriteString(r.readmeFix())
 	head.WriteString(r.repoFiles())

@@ -79,6 +79,16 @@ func TestRenderGolden(t *testing.T) {
 	killed.Commands = append(killed.Commands[:2], commandlog.Command{ID: "t3", Command: "npm test", Status: commandlog.StatusUnknown})
 	killed.ParseStats = commandlog.ParseStats{Lines: 40, Malformed: 1, UnknownEvents: 2}
 
+	// A keyless run stopped by the strict profile, with the sandbox it had.
+	limited := baseLog()
+	limited.Engine, limited.AgentVersion, limited.CostUSD, limited.Turns = "markdown", sp("readme2demo-runner/1"), fp(0), nil
+	limited.Outcome, limited.Markers = commandlog.OutcomeFailed, nil
+	limited.Commands = append(limited.Commands[:1], commandlog.Command{ID: "2", Command: "sudo apt-get install -y jq", ExitCode: ip(1), Status: commandlog.StatusFailed, Source: src(20),
+		Output:      "sudo: The \"no new privileges\" flag is set, which prevents sudo from running as root.\n",
+		Environment: &commandlog.Environment{Kind: "sandbox-profile", Detail: "the strict profile refuses privilege escalation: run with --sandbox dev (Action input `sandbox: dev`)"}})
+	limited.OutcomeReason = "README.md line 20 (\"sudo apt-get install -y jq\") failed because of the sandbox, not the README (sandbox-profile): the strict profile refuses privilege escalation"
+	limited.Sandbox = &commandlog.Sandbox{Profile: "strict", Image: "readme2demo-base", Network: "open", Disk: 10 << 30, Memory: 4 << 30, CPU: 2, Pids: 512, DiskPeak: i64(3 << 20)}
+
 	keyless := baseLog()
 	keyless.Engine, keyless.AgentVersion, keyless.Turns, keyless.CostUSD = "markdown", sp("readme2demo-runner/1"), nil, fp(0)
 	keyless.Outcome, keyless.Markers = commandlog.OutcomeFailed, nil
@@ -104,6 +114,7 @@ func TestRenderGolden(t *testing.T) {
 		log  *commandlog.Log
 		opts Options
 	}{
+		{"sandbox-limit", limited, opts},
 		{"success", baseLog(), opts},
 		{"keyless-skipped", keyless, opts},
 		{"nothing-to-run", nothing, Options{Readme: "README.md"}},

@@ -28,6 +28,12 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.Command == "" {
 		return s, &ConfigError{"no command given"}
 	}
+	if s.Profile == "" {
+		s.Profile = DefaultProfile
+	}
+	if err := CheckProfile(s.Profile); err != nil {
+		return s, err
+	}
 	if s.RunID == "" {
 		s.RunID = NewRunID()
 	}
@@ -43,17 +49,26 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.User == "" {
 		s.User = DefaultUser
 	}
-	if s.Memory <= 0 {
+	if s.Memory < 0 || s.NanoCPUs < 0 || s.PidsLimit < 0 || s.Disk < 0 {
+		return s, &ConfigError{"negative memory, CPU, process or disk limit"}
+	}
+	if s.Memory == 0 {
 		s.Memory = DefaultMemory
 	}
-	if s.NanoCPUs <= 0 {
+	if s.NanoCPUs == 0 {
 		s.NanoCPUs = min(int64(DefaultNanoCPUs), int64(runtime.NumCPU())*1e9)
 	}
-	if s.PidsLimit <= 0 {
-		s.PidsLimit = DefaultPidsLimit
+	if s.PidsLimit == 0 {
+		s.PidsLimit = DevPidsLimit
+		if s.Profile == ProfileStrict {
+			s.PidsLimit = StrictPidsLimit
+		}
 	}
-	if s.TmpSize == "" {
-		s.TmpSize = "512m"
+	if s.Disk == 0 {
+		s.Disk = DefaultDisk
+	}
+	if s.TmpSize == "" && s.Profile == ProfileStrict {
+		s.TmpSize = StrictTmpSize
 	}
 	if s.NetworkMode == "" {
 		s.NetworkMode = DefaultNetwork
@@ -61,31 +76,34 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.NetworkMode == "host" && !s.AllowHostNetwork {
 		return s, &ConfigError{`network mode "host" shares the host's network with untrusted code: it needs an explicit opt-in`}
 	}
-	if s.WritableDirs == nil {
-		s.WritableDirs = DefaultWritableDirs
-	}
 	if s.PollInterval <= 0 {
 		s.PollInterval = time.Second
+	}
+	if s.DiskPoll <= 0 {
+		s.DiskPoll = DefaultDiskPoll
+	}
+	if s.PidsStuck <= 0 {
+		s.PidsStuck = DefaultPidsStuck
 	}
 	if s.Now == nil {
 		s.Now = time.Now
 	}
-	if !s.WritableRoot && !s.underWritable(s.Workdir) {
-		return s, &ConfigError{fmt.Sprintf("workdir %s is not in a writable dir (%s)", s.Workdir, strings.Join(s.WritableDirs, ", "))}
+	if s.Profile == ProfileStrict && !s.underWritable(s.Workdir) {
+		return s, &ConfigError{fmt.Sprintf("workdir %s is not in a writable dir of the strict profile (%s)", s.Workdir, strings.Join(StrictWritableDirs, ", "))}
 	}
 	for _, f := range s.Files {
 		if !path.IsAbs(f.Path) || path.Clean(f.Path) != f.Path {
 			return s, &ConfigError{fmt.Sprintf("file path %q is not a clean absolute path", f.Path)}
 		}
-		if !s.WritableRoot && !s.underWritable(f.Path) {
-			return s, &ConfigError{fmt.Sprintf("file %s is not in a writable dir (%s)", f.Path, strings.Join(s.WritableDirs, ", "))}
+		if s.Profile == ProfileStrict && !s.underWritable(f.Path) {
+			return s, &ConfigError{fmt.Sprintf("file %s is not in a writable dir of the strict profile (%s)", f.Path, strings.Join(StrictWritableDirs, ", "))}
 		}
 	}
 	return s, nil
 }
 
 func (s Spec) underWritable(p string) bool {
-	for _, d := range s.WritableDirs {
+	for _, d := range StrictWritableDirs {
 		if p == d || strings.HasPrefix(p, d+"/") {
 			return true
 		}
@@ -103,8 +121,9 @@ func NewRunID() string {
 // ContainerName is the name of a run's container.
 func ContainerName(runID string) string { return "readme2demo-" + runID }
 
-// containerConfigs builds the container's configuration. s must have its
-// defaults filled in. No secret goes here: Env is the exec's business.
+// containerConfigs builds the container's configuration for s's profile.
+// s must have its defaults filled in. No secret goes here: Env is the
+// exec's business.
 func containerConfigs(s Spec, deadline time.Time) (*container.Config, *container.HostConfig) {
 	life := int64(deadline.Sub(s.Now()).Seconds()) + 1
 	cfg := &container.Config{
@@ -125,29 +144,52 @@ func containerConfigs(s Spec, deadline time.Time) (*container.Config, *container
 	init := true
 	pids := s.PidsLimit
 	hc := &container.HostConfig{
-		NetworkMode:    container.NetworkMode(s.NetworkMode),
-		ExtraHosts:     s.ExtraHosts,
-		Privileged:     false,
-		CapDrop:        []string{"ALL"},
-		SecurityOpt:    []string{"no-new-privileges:true"},
-		ReadonlyRootfs: !s.WritableRoot,
-		Init:           &init,
-		AutoRemove:     false, // removed explicitly after the copy-out; the sweep is the backup
-		Tmpfs:          map[string]string{"/tmp": "rw,nosuid,nodev,size=" + s.TmpSize},
+		NetworkMode: container.NetworkMode(s.NetworkMode),
+		ExtraHosts:  s.ExtraHosts,
+		Privileged:  false,
+		CapDrop:     []string{"ALL"},
+		Init:        &init,
+		AutoRemove:  false, // removed explicitly after the copy-out; the sweep is the backup
 		Resources: container.Resources{
 			Memory:     s.Memory,
 			MemorySwap: s.Memory,
 			NanoCPUs:   s.NanoCPUs,
 			PidsLimit:  &pids,
-			Ulimits:    []*container.Ulimit{{Name: "nofile", Soft: 8192, Hard: 8192}},
+			Ulimits: []*container.Ulimit{
+				// No single file larger than the disk cap: a write past
+				// it fails at once (EFBIG, or SIGXFSZ), before any poll.
+				{Name: "fsize", Soft: s.Disk, Hard: s.Disk},
+			},
 		},
 	}
-	if !s.WritableRoot {
-		for _, d := range s.WritableDirs {
+	if opt := seccompOption(); opt != "" {
+		hc.SecurityOpt = append(hc.SecurityOpt, opt)
+	}
+	switch s.Profile {
+	case ProfileStrict:
+		hc.SecurityOpt = append(hc.SecurityOpt, "no-new-privileges:true")
+		hc.ReadonlyRootfs = true
+		hc.Tmpfs = map[string]string{"/tmp": "rw,nosuid,nodev,size=" + s.TmpSize}
+		hc.Ulimits = append(hc.Ulimits, &container.Ulimit{Name: "nofile", Soft: StrictNofile, Hard: StrictNofile})
+		for _, d := range StrictWritableDirs {
 			// Anonymous volumes: filled from the image (ownership kept),
-			// reachable by CopyToContainer, removed with the container.
+			// reachable by CopyToContainer, removed with the container,
+			// measured by the disk meter (meter.go).
 			hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeVolume, Target: d})
 		}
+	default: // ProfileDev
+		// sudo needs setuid to work: no no-new-privileges, and root
+		// inside gets DevCapabilities back. Everything the run writes
+		// (the root file system, /tmp, $HOME, the workspace, caches) is
+		// the container's own layer: thrown away with it, and measured
+		// as one (SizeRw).
+		hc.CapAdd = append([]string(nil), DevCapabilities...)
+		// Debian's staff group owns /usr/local in the image: a numeric
+		// "uid:gid" user gets no supplementary groups by itself.
+		hc.GroupAdd = []string{StaffGID}
+		hc.ShmSize = DevShmSize
+		cfg.Env = append(cfg.Env, DevEnv...)
 	}
+	cfg.Env = append(cfg.Env, s.ContainerEnv...)
 	return cfg, hc
 }

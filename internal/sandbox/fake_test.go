@@ -6,11 +6,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,7 +35,10 @@ import (
 // when called.
 type fakeDocker struct {
 	t        *testing.T
+	mu       sync.Mutex
 	calls    []string
+	inspect  func(id string, size bool) (container.InspectResponse, error)
+	stats    func(id string) (container.StatsResponseReader, error)
 	create   func(*container.Config, *container.HostConfig, string) (container.CreateResponse, error)
 	start    func(string) error
 	kill     func(string) error
@@ -43,7 +51,53 @@ type fakeDocker struct {
 	execIns  func(string) (container.ExecInspect, error)
 }
 
-func (f *fakeDocker) rec(name string) { f.calls = append(f.calls, name) }
+func (f *fakeDocker) rec(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, name)
+}
+
+// mainCalls are the calls in order, without the disk watcher's
+// measurements (they run beside the command, at their own pace).
+func (f *fakeDocker) mainCalls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, c := range f.calls {
+		if c != "inspect-size" && c != "stats" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (f *fakeDocker) ContainerInspectWithRaw(_ context.Context, id string, size bool) (container.InspectResponse, []byte, error) {
+	if size {
+		f.rec("inspect-size")
+	} else {
+		f.rec("inspect")
+	}
+	c, err := f.inspect(id, size)
+	return c, nil, err
+}
+
+func (f *fakeDocker) ContainerStatsOneShot(_ context.Context, id string) (container.StatsResponseReader, error) {
+	f.rec("stats")
+	return f.stats(id)
+}
+
+// statsOf is a one-shot stats answer with a process count.
+func statsOf(current, limit uint64) container.StatsResponseReader {
+	body := fmt.Sprintf(`{"pids_stats":{"current":%d,"limit":%d}}`, current, limit)
+	return container.StatsResponseReader{Body: io.NopCloser(strings.NewReader(body))}
+}
+
+// inspected is an inspect answer with a writable-layer size and a state.
+func inspected(sizeRw int64, running, oomKilled bool) container.InspectResponse {
+	return container.InspectResponse{
+		ContainerJSONBase: &container.ContainerJSONBase{SizeRw: &sizeRw, State: &container.State{Running: running, OOMKilled: oomKilled}},
+	}
+}
 
 func (f *fakeDocker) Ping(context.Context) (types.Ping, error) {
 	f.rec("ping")
@@ -135,6 +189,8 @@ func happyDocker(t *testing.T) *fakeDocker {
 		},
 		execAtt: func(string) (types.HijackedResponse, error) { return hijacked("hello\n"), nil },
 		execIns: func(string) (container.ExecInspect, error) { return container.ExecInspect{ExitCode: 7}, nil },
+		inspect: func(string, bool) (container.InspectResponse, error) { return inspected(100, true, false), nil },
+		stats:   func(string) (container.StatsResponseReader, error) { return statsOf(3, 4096), nil },
 	}
 }
 
@@ -159,9 +215,10 @@ func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
 	}
 	res, err := Run(context.Background(), d, fakeSpec())
 	assert.NilError(t, err)
-	assert.Check(t, is.Len(cfg.Env, 0), "secrets in the container's configuration: %v", cfg.Env)
-	assert.Assert(t, is.Len(execs, 1))
+	assert.Check(t, is.DeepEqual(cfg.Env, DevEnv), "secrets in the container's configuration: %v", cfg.Env)
+	assert.Assert(t, is.Len(execs, 2)) // the command, then the read of the cgroup counters
 	assert.Check(t, is.DeepEqual(execs[0].Env, []string{"API_KEY=s3cret-value"}))
+	assert.Check(t, is.DeepEqual(execs[1].Env, []string{"PATH=/usr/bin:/bin"}), "the signals exec must not get the secrets")
 	assert.Check(t, is.DeepEqual([]string(execs[0].Cmd), []string{"bash", "-lc", "agent --go"}))
 	assert.Check(t, is.Equal(execs[0].User, DefaultUser))
 	assert.Check(t, is.Equal(execs[0].WorkingDir, "/workspace"))
@@ -170,8 +227,8 @@ func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
 	assert.Check(t, is.Equal(string(res.Transcript), "data of /readme2demo/t.jsonl"))
 	assert.Check(t, is.Equal(string(res.Stderr), "data of /readme2demo/t.stderr"))
 	assert.Check(t, is.Equal(string(res.Output), "hello\n"))
-	assert.Check(t, is.DeepEqual(d.calls, []string{"list", "create", "start", "copy-to /readme2demo", "exec-create", "exec-attach",
-		"exec-inspect", "copy-from /readme2demo/t.jsonl", "copy-from /readme2demo/t.stderr", "remove c1"}))
+	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "start", "copy-to /readme2demo", "exec-create", "exec-attach",
+		"exec-inspect", "exec-create", "exec-attach", "inspect", "copy-from /readme2demo/t.jsonl", "copy-from /readme2demo/t.stderr", "remove c1"}))
 }
 
 func TestRunRemovesTheContainerWhenAStepFails(t *testing.T) {
@@ -238,6 +295,48 @@ func TestRunTimeoutKillsTheContainer(t *testing.T) {
 	assert.Check(t, is.Equal(string(res.Transcript), "data of /readme2demo/t.jsonl"), "the partial transcript was not copied out")
 }
 
+// A kill the daemon does not confirm in time is not an error when the
+// container is force-removed after it; any other kill failure is.
+func TestRunTimeoutToleratesASlowKill(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		name    string
+		killErr error
+		wantErr error
+	}{
+		{"kill not confirmed in time", context.DeadlineExceeded, nil},
+		{"kill refused", boom, boom},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := happyDocker(t)
+			hang := make(chan struct{})
+			d.execAtt = func(string) (types.HijackedResponse, error) {
+				c1, c2 := net.Pipe()
+				go func() { <-hang; c2.Close() }()
+				return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
+			}
+			d.kill = func(string) error { close(hang); return fmt.Errorf("post kill: %w", tc.killErr) }
+			var removed []string
+			d.rm = func(id string, o container.RemoveOptions) error {
+				assert.Check(t, o.Force)
+				removed = append(removed, id)
+				return nil
+			}
+			s := fakeSpec()
+			s.Timeout = 50 * time.Millisecond
+			res, err := Run(context.Background(), d, s)
+			if tc.wantErr == nil {
+				assert.NilError(t, err)
+			} else {
+				assert.Check(t, errors.Is(err, tc.wantErr), "err %v", err)
+			}
+			assert.Check(t, res.TimedOut)
+			assert.Check(t, is.DeepEqual(removed, []string{"c1"}))
+		})
+	}
+}
+
 func TestSpecDefaultsRefuseUnsafeOrBrokenSpecs(t *testing.T) {
 	tests := []struct {
 		name string
@@ -247,7 +346,9 @@ func TestSpecDefaultsRefuseUnsafeOrBrokenSpecs(t *testing.T) {
 		{"host network", func(s *Spec) { s.NetworkMode = "host" }, "explicit opt-in"},
 		{"no image", func(s *Spec) { s.Image = "" }, "no image"},
 		{"no command", func(s *Spec) { s.Command = "" }, "no command"},
-		{"file outside writable dirs", func(s *Spec) { s.Files = []File{{Path: "/etc/x"}} }, "not in a writable dir"},
+		{"file outside writable dirs (strict)", func(s *Spec) { s.Profile = ProfileStrict; s.Files = []File{{Path: "/etc/x"}} }, "not in a writable dir"},
+		{"unknown profile", func(s *Spec) { s.Profile = "loose" }, `sandbox profile "loose": use dev or strict`},
+		{"negative disk", func(s *Spec) { s.Disk = -1 }, "negative"},
 		{"relative file", func(s *Spec) { s.Files = []File{{Path: "x/../y"}} }, "clean absolute path"},
 	}
 	for _, tc := range tests {
@@ -269,40 +370,86 @@ func TestSpecDefaultsRefuseUnsafeOrBrokenSpecs(t *testing.T) {
 }
 
 func TestContainerConfigsHarden(t *testing.T) {
-	s, err := fakeSpec().withDefaults()
-	assert.NilError(t, err)
-	deadline := s.Now().Add(s.Timeout + s.Grace)
-	cfg, hc := containerConfigs(s, deadline)
-	assert.Check(t, is.DeepEqual([]string(hc.CapDrop), []string{"ALL"}))
-	assert.Check(t, is.DeepEqual(hc.SecurityOpt, []string{"no-new-privileges:true"}))
-	assert.Check(t, !hc.Privileged)
-	assert.Check(t, hc.ReadonlyRootfs)
-	assert.Check(t, *hc.Init)
-	assert.Check(t, !hc.AutoRemove)
-	assert.Check(t, is.Equal(*hc.PidsLimit, int64(DefaultPidsLimit)))
-	assert.Check(t, is.Equal(hc.Memory, int64(DefaultMemory)))
-	assert.Check(t, is.Equal(hc.MemorySwap, hc.Memory))
-	assert.Check(t, hc.NanoCPUs > 0)
-	assert.Check(t, is.Equal(string(hc.NetworkMode), "bridge"))
-	assert.Check(t, is.Len(hc.Binds, 0))
-	for _, m := range hc.Mounts {
-		assert.Check(t, is.Equal(string(m.Type), "volume"))
-		assert.Check(t, is.Equal(m.Source, ""), "a named or host source: %+v", m)
-	}
-	assert.Check(t, is.Equal(hc.Tmpfs["/tmp"], "rw,nosuid,nodev,size=512m"))
-	assert.Check(t, is.Equal(cfg.User, "1000:1000"))
-	assert.Check(t, is.Len(cfg.Env, 0))
-	assert.Check(t, is.DeepEqual(cfg.Labels, map[string]string{
-		LabelManaged: "true", LabelRunID: "r1", LabelDeadline: strconv.FormatInt(deadline.Unix(), 10),
-	}))
-	// The container's own life ends at the deadline.
-	assert.Check(t, is.DeepEqual([]string(cfg.Entrypoint), []string{"sleep"}))
-	assert.Check(t, is.DeepEqual([]string(cfg.Cmd), []string{strconv.Itoa(int((DefaultTimeout+Grace)/time.Second) + 1)}))
+	for _, profile := range Profiles {
+		t.Run(profile, func(t *testing.T) {
+			spec := fakeSpec()
+			spec.Profile = profile
+			s, err := spec.withDefaults()
+			assert.NilError(t, err)
+			deadline := s.Now().Add(s.Timeout + s.Grace)
+			cfg, hc := containerConfigs(s, deadline)
+			// Both profiles.
+			assert.Check(t, is.DeepEqual([]string(hc.CapDrop), []string{"ALL"}))
+			assert.Check(t, !hc.Privileged)
+			assert.Check(t, *hc.Init)
+			assert.Check(t, !hc.AutoRemove)
+			assert.Check(t, is.Equal(hc.Memory, int64(DefaultMemory)))
+			assert.Check(t, is.Equal(hc.MemorySwap, hc.Memory))
+			assert.Check(t, hc.NanoCPUs > 0)
+			assert.Check(t, is.Equal(string(hc.NetworkMode), "bridge"))
+			assert.Check(t, is.Len(hc.Binds, 0))
+			assert.Check(t, is.Len(hc.VolumesFrom, 0))
+			for _, m := range hc.Mounts {
+				assert.Check(t, is.Equal(string(m.Type), "volume"))
+				assert.Check(t, is.Equal(m.Source, ""), "a named or host source: %+v", m)
+			}
+			for _, o := range hc.SecurityOpt {
+				assert.Check(t, !strings.Contains(o, "unconfined"), "security opt %.80q", o)
+			}
+			if runtime.GOOS == "linux" {
+				// The default seccomp profile, with fallocate refused.
+				assert.Check(t, is.Contains(hc.SecurityOpt, "seccomp="+SeccompProfileJSON()))
+				assert.Check(t, strings.Contains(SeccompProfileJSON(), `"fallocate"`))
+			}
+			fsize := false
+			for _, u := range hc.Ulimits {
+				if u.Name == "fsize" {
+					fsize = true
+					assert.Check(t, u.Soft == DefaultDisk && u.Hard == DefaultDisk, "fsize %+v", u)
+				}
+			}
+			assert.Check(t, fsize, "no file-size limit: %+v", hc.Ulimits)
+			assert.Check(t, is.Equal(cfg.User, "1000:1000"))
+			assert.Check(t, is.DeepEqual(cfg.Labels, map[string]string{
+				LabelManaged: "true", LabelRunID: "r1", LabelDeadline: strconv.FormatInt(deadline.Unix(), 10),
+			}))
+			// The container's own life ends at the deadline.
+			assert.Check(t, is.DeepEqual([]string(cfg.Entrypoint), []string{"sleep"}))
+			assert.Check(t, is.DeepEqual([]string(cfg.Cmd), []string{strconv.Itoa(int((DefaultTimeout+Grace)/time.Second) + 1)}))
 
-	s.NetworkMode = "none"
-	cfg, hc = containerConfigs(s, deadline)
-	assert.Check(t, cfg.NetworkDisabled)
-	assert.Check(t, is.Equal(string(hc.NetworkMode), "none"))
+			switch profile {
+			case ProfileStrict:
+				assert.Check(t, is.Len(hc.CapAdd, 0))
+				assert.Check(t, is.Contains(hc.SecurityOpt, "no-new-privileges:true"))
+				assert.Check(t, hc.ReadonlyRootfs)
+				assert.Check(t, is.Equal(*hc.PidsLimit, int64(StrictPidsLimit)))
+				assert.Check(t, is.Equal(hc.Tmpfs["/tmp"], "rw,nosuid,nodev,size=512m"))
+				assert.Check(t, is.Len(hc.Mounts, len(StrictWritableDirs)))
+				assert.Check(t, is.Len(cfg.Env, 0))
+			case ProfileDev:
+				// sudo works: no no-new-privileges, root gets back the
+				// listed capabilities and nothing that reaches the host.
+				assert.Check(t, is.DeepEqual([]string(hc.CapAdd), DevCapabilities))
+				for _, c := range hc.CapAdd {
+					switch c {
+					case "SYS_ADMIN", "NET_ADMIN", "NET_RAW", "SYS_PTRACE", "SYS_MODULE", "MKNOD", "SYS_CHROOT", "SYS_RAWIO", "DAC_READ_SEARCH", "SETPCAP":
+						t.Errorf("dev profile keeps %s", c)
+					}
+				}
+				assert.Check(t, !slices.Contains(hc.SecurityOpt, "no-new-privileges:true"))
+				assert.Check(t, !hc.ReadonlyRootfs)
+				assert.Check(t, is.Len(hc.Tmpfs, 0), "/tmp must be on disk in the dev profile")
+				assert.Check(t, is.Len(hc.Mounts, 0), "everything the run writes is the container's layer")
+				assert.Check(t, is.Equal(*hc.PidsLimit, int64(DevPidsLimit)))
+				assert.Check(t, is.DeepEqual(cfg.Env, []string{"CI=true"}))
+			}
+
+			s.NetworkMode = "none"
+			cfg, hc = containerConfigs(s, deadline)
+			assert.Check(t, cfg.NetworkDisabled)
+			assert.Check(t, is.Equal(string(hc.NetworkMode), "none"))
+		})
+	}
 }
 
 func TestSweepRemovesOnlyExpiredContainers(t *testing.T) {
@@ -365,4 +512,256 @@ func TestTarDirKeepsTreeAndOwnsItForTheAgent(t *testing.T) {
 	assert.Check(t, is.DeepEqual(got, map[string]string{
 		"./": "755 ", "a/": "755 ", "a/b/": "755 ", "a/b/x.sh": "755 echo x\n", "link": "777 a/b/x.sh",
 	}))
+}
+
+// hangingDocker is a happy fake whose command runs until the container is
+// killed.
+func hangingDocker(t *testing.T) (*fakeDocker, *bool) {
+	d := happyDocker(t)
+	hang := make(chan struct{})
+	d.execAtt = func(string) (types.HijackedResponse, error) {
+		c1, c2 := net.Pipe()
+		go func() { <-hang; c2.Close() }()
+		return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
+	}
+	killed := new(bool)
+	var once sync.Once
+	d.kill = func(string) error { *killed = true; once.Do(func() { close(hang) }); return nil }
+	return d, killed
+}
+
+func TestDiskCapKillsTheContainerWhenUsagePassesIt(t *testing.T) {
+	d, killed := hangingDocker(t)
+	var mu sync.Mutex
+	size := int64(0)
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if withSize {
+			size += 40 << 20 // the command writes 40 MiB between measurements
+		}
+		return inspected(size, !*killed, false), nil
+	}
+	s := fakeSpec()
+	s.Disk = 100 << 20
+	s.DiskPoll = 10 * time.Millisecond
+	s.Timeout = 10 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, *killed)
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
+	assert.Check(t, !res.TimedOut)
+	assert.Check(t, res.ExitCode == nil)
+	assert.Check(t, is.Equal(res.Usage.DiskPeak, int64(120<<20)))
+	assert.Check(t, is.Equal(res.Usage.DiskMeasures, 3))
+}
+
+func TestDiskCapStopsTheRunWhenUsageCannotBeMeasured(t *testing.T) {
+	d, killed := hangingDocker(t)
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		if withSize {
+			return container.InspectResponse{}, errors.New("daemon busy")
+		}
+		return inspected(0, false, false), nil
+	}
+	s := fakeSpec()
+	s.DiskPoll = 5 * time.Millisecond
+	s.Timeout = 10 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, *killed)
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk), "a cap that cannot be checked must not be left unchecked")
+	assert.Check(t, is.Contains(res.Usage.DiskError, "daemon busy"))
+}
+
+// A daemon that reports no size (some storage drivers) leaves the cap
+// unchecked and says so; the run is not stopped for it.
+func TestDiskCapUnmeasuredIsReportedNotFatal(t *testing.T) {
+	d, _ := hangingDocker(t)
+	d.inspect = func(string, bool) (container.InspectResponse, error) {
+		return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{State: &container.State{}}}, nil
+	}
+	s := fakeSpec()
+	s.DiskPoll = 5 * time.Millisecond
+	s.Timeout = 200 * time.Millisecond
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, res.TimedOut)
+	assert.Check(t, is.Equal(res.Stopped, ""))
+	assert.Check(t, res.Usage.DiskUnmeasured)
+}
+
+// A slow measurement spaces the next ones out: measuring never takes more
+// than about a tenth of the time.
+func TestDiskMeasuringCostIsBounded(t *testing.T) {
+	d, _ := hangingDocker(t)
+	var mu sync.Mutex
+	var measures int
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		if withSize {
+			mu.Lock()
+			measures++
+			mu.Unlock()
+			time.Sleep(40 * time.Millisecond) // a run with very many files
+		}
+		return inspected(1, true, false), nil
+	}
+	s := fakeSpec()
+	s.DiskPoll = time.Millisecond
+	s.Timeout = 2 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, res.TimedOut)
+	mu.Lock()
+	defer mu.Unlock()
+	// 2 s at 40 ms + 400 ms per cycle is at most 5 measurements; without
+	// the spacing it would be about 50.
+	assert.Check(t, measures >= 2 && measures <= 6, "%d measurements in 2s", measures)
+}
+
+// A process count that stays at the limit (a fork bomb) stops the run;
+// dips that stay above half of the limit do not reset the clock.
+func TestProcessLimitStuckStopsTheRun(t *testing.T) {
+	d, killed := hangingDocker(t)
+	var mu sync.Mutex
+	n := 0
+	d.stats = func(string) (container.StatsResponseReader, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if n%3 == 0 {
+			return statsOf(3400, 4096), nil // a dip: bombs giving up and respawning
+		}
+		return statsOf(4096, 4096), nil
+	}
+	s := fakeSpec()
+	s.DiskPoll = 5 * time.Millisecond
+	s.PidsStuck = 100 * time.Millisecond
+	s.Timeout = 10 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, *killed)
+	assert.Check(t, is.Equal(res.Stopped, StoppedPids))
+	assert.Check(t, res.Usage.PidsHit > 0)
+}
+
+// A busy build that touches the limit now and then is not a fork bomb.
+func TestProcessLimitTouchedIsNotStuck(t *testing.T) {
+	d, _ := hangingDocker(t)
+	var mu sync.Mutex
+	n := 0
+	d.stats = func(string) (container.StatsResponseReader, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		if n%2 == 0 {
+			return statsOf(100, 4096), nil
+		}
+		return statsOf(4096, 4096), nil
+	}
+	s := fakeSpec()
+	s.DiskPoll = 5 * time.Millisecond
+	s.PidsStuck = 50 * time.Millisecond
+	s.Timeout = 400 * time.Millisecond
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, res.TimedOut)
+	assert.Check(t, is.Equal(res.Stopped, ""))
+	assert.Check(t, res.Usage.PidsHit > 0, "the limit was reached and must be reported")
+}
+
+func TestSignalsAfterTheCommand(t *testing.T) {
+	d := happyDocker(t)
+	n := 0
+	d.execAtt = func(string) (types.HijackedResponse, error) {
+		n++
+		if n == 1 {
+			return hijacked("done\n"), nil
+		}
+		// The cgroup counters, as the signals exec prints them (v1 files).
+		return hijacked("/sys/fs/cgroup/memory/memory.oom_control oom_kill_disable 0\n" +
+			"/sys/fs/cgroup/memory/memory.oom_control oom_kill 2\n/sys/fs/cgroup/pids/pids.events max 7\n"), nil
+	}
+	res, err := Run(context.Background(), d, fakeSpec())
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Usage.OOMKills, 2))
+	assert.Check(t, is.Equal(res.Usage.PidsHit, 7))
+
+	// Killed: the daemon's OOMKilled state stands in for the counters.
+	d, _ = hangingDocker(t)
+	d.inspect = func(string, bool) (container.InspectResponse, error) { return inspected(1, false, true), nil }
+	s := fakeSpec()
+	s.Timeout = 50 * time.Millisecond
+	res, err = Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, res.TimedOut)
+	assert.Check(t, is.Equal(res.Usage.OOMKills, 1))
+}
+
+func TestParseCgroupCounters(t *testing.T) {
+	oom, pids := parseCgroupCounters("/sys/fs/cgroup/memory.events low 0\n/sys/fs/cgroup/memory.events oom 3\n" +
+		"/sys/fs/cgroup/memory.events oom_kill 1\n/sys/fs/cgroup/pids.events max 0\ngarbage\n")
+	assert.Check(t, is.Equal(oom, 1))
+	assert.Check(t, is.Equal(pids, 0))
+	oom, pids = parseCgroupCounters("")
+	assert.Check(t, oom == -1 && pids == -1)
+}
+
+func TestDirUsageCountsHardLinksOnceAndSparseFilesBySize(t *testing.T) {
+	dir := t.TempDir()
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "a"), make([]byte, 1000), 0o644))
+	assert.NilError(t, os.Link(filepath.Join(dir, "a"), filepath.Join(dir, "b")))
+	assert.NilError(t, os.MkdirAll(filepath.Join(dir, "sub", "deep"), 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "sub", "deep", "c"), make([]byte, 24), 0o644))
+	f, err := os.Create(filepath.Join(dir, "sparse"))
+	assert.NilError(t, err)
+	assert.NilError(t, f.Truncate(1<<20))
+	f.Close()
+	assert.NilError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "link")))
+	total, unreadable := DirUsage(dir, filepath.Join(dir, "missing"))
+	assert.Check(t, is.Equal(total, int64(1000+24+1<<20)))
+	assert.Check(t, is.Equal(unreadable, 1))
+
+	var out, errOut bytes.Buffer
+	assert.Check(t, is.Equal(MeterMain([]string{"measure", dir}, &out, &errOut), 0))
+	assert.Check(t, strings.HasPrefix(out.String(), fmt.Sprintf("%d 0 ", 1000+24+1<<20)), "%q", out.String())
+	assert.Check(t, is.Equal(MeterMain([]string{"nonsense"}, &out, &errOut), 2))
+}
+
+func TestSweepRemovesADiskMeterBeforeItsSandbox(t *testing.T) {
+	d := happyDocker(t)
+	d.list = func(container.ListOptions) ([]container.Summary, error) {
+		return []container.Summary{
+			{ID: "sandbox", Labels: map[string]string{LabelDeadline: "1"}},
+			{ID: "meter", Labels: map[string]string{LabelDeadline: "1", LabelRole: RoleDiskMeter}},
+		}, nil
+	}
+	removed, err := Sweep(context.Background(), d, time.Unix(100, 0))
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(removed, []string{"meter", "sandbox"}))
+}
+
+// A fast writer is measured before it can reach the cap, however slow
+// measuring is: the next measurement comes within half the time the
+// current rate needs to get there.
+func TestDiskWatcherMeasuresAFastWriterInTime(t *testing.T) {
+	d, _ := hangingDocker(t)
+	start := time.Now()
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		if withSize {
+			time.Sleep(100 * time.Millisecond) // slow measuring: the next one 1 s later
+		}
+		written := int64(time.Since(start).Seconds() * float64(100<<20)) // 100 MiB/s
+		return inspected(written, true, false), nil
+	}
+	s := fakeSpec()
+	s.Disk = 100 << 20
+	s.DiskPoll = 10 * time.Millisecond
+	s.Timeout = 10 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
+	// Spaced by cost alone, the second measurement (at about 1.2 s) would
+	// find some 120 MiB.
+	assert.Check(t, res.Usage.DiskPeak < 112<<20, "peak %d MiB", res.Usage.DiskPeak>>20)
 }

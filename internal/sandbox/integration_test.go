@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -50,23 +51,55 @@ func containersOf(t *testing.T, cli *client.Client, runID string) []container.Su
 	return list
 }
 
+// devCapMask is the capability mask of root under the dev profile:
+// DevCapabilities and nothing else.
+func devCapMask() string {
+	bits := map[string]uint{"CHOWN": 0, "DAC_OVERRIDE": 1, "FOWNER": 3, "FSETID": 4, "KILL": 5, "SETGID": 6, "SETUID": 7,
+		"NET_BIND_SERVICE": 10, "AUDIT_WRITE": 29, "SETFCAP": 31}
+	var m uint64
+	for _, c := range sandbox.DevCapabilities {
+		b, ok := bits[c]
+		if !ok {
+			panic("unknown capability " + c)
+		}
+		m |= 1 << b
+	}
+	return fmt.Sprintf("%016x", m)
+}
+
 func TestRunHardeningIsApplied(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
+	for _, profile := range sandbox.Profiles {
+		t.Run(profile, func(t *testing.T) {
+			hardening(t, cli, img, profile)
+		})
+	}
+}
+
+func hardening(t *testing.T, cli *client.Client, img, profile string) {
 	const canary = "r2d-canary-5f2b9c1e7d"
 	s := spec(img, `{
   echo "uid=$(id -u)"
   grep '^CapEff' /proc/self/status
   grep '^NoNewPrivs' /proc/self/status
+  grep '^Seccomp:' /proc/self/status
   echo "canary=$R2D_CANARY"
+  echo "ci=$CI"
   test -e /var/run/docker.sock && echo "docker.sock present" || echo "no docker.sock"
   touch /etc/r2d-probe 2>&1 || true
-  touch /usr/local/bin/r2d-probe 2>&1 || true
+  touch /usr/local/bin/r2d-probe 2>&1 && echo "usr-local writable" || true
   echo ok > /workspace/probe && echo "workspace writable"
   echo ok > /home/agent/probe && echo "home writable"
   echo ok > /tmp/probe && echo "tmp writable"
+  fallocate -l 1M /workspace/falloc 2>&1 || true
+  sudo -n sh -c 'echo "sudo uid=$(id -u)"; grep "^CapEff" /proc/self/status | sed "s/^/sudo /"; echo root > /etc/r2d-root-probe && echo "root wrote /etc"' 2>&1 || echo "sudo refused"
+  sudo -n python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP); print("raw socket opened")' 2>&1 | tail -n 1
+  sudo -n mount -t tmpfs none /mnt 2>&1 || echo "mount refused"
+  sudo -n mknod /tmp/r2d-dev c 1 3 2>&1 || echo "mknod refused"
   cat /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/pids.max 2>/dev/null
   sleep 4
 } > `+transcript+` 2>&1`)
+	s.Profile = profile
 	s.RunID = sandbox.NewRunID()
 	s.Env = map[string]string{"R2D_CANARY": canary}
 
@@ -83,14 +116,19 @@ func TestRunHardeningIsApplied(t *testing.T) {
 			if err != nil || len(list) == 0 {
 				continue
 			}
-			c, raw, err := cli.ContainerInspectWithRaw(ctx, list[0].ID, false)
-			if err != nil || c.State == nil || !c.State.Running {
-				continue
+			for _, item := range list {
+				if item.Labels[sandbox.LabelRole] != "" {
+					continue // the strict profile's disk meter
+				}
+				c, raw, err := cli.ContainerInspectWithRaw(ctx, item.ID, false)
+				if err != nil || c.State == nil || !c.State.Running {
+					continue
+				}
+				inspected.Lock()
+				inspected.c, inspected.raw = c, raw
+				inspected.Unlock()
+				return
 			}
-			inspected.Lock()
-			inspected.c, inspected.raw = c, raw
-			inspected.Unlock()
-			return
 		}
 	}()
 	start := time.Now()
@@ -103,31 +141,23 @@ func TestRunHardeningIsApplied(t *testing.T) {
 	inspected.Unlock()
 	assert.Assert(t, c.HostConfig != nil, "the running container was never inspected")
 	hc := c.HostConfig
+	// Both profiles.
 	assert.DeepEqual(t, []string(hc.CapDrop), []string{"ALL"})
-	assert.Check(t, is.Len(hc.CapAdd, 0))
-	assert.Check(t, is.Contains(hc.SecurityOpt, "no-new-privileges:true"))
 	for _, o := range hc.SecurityOpt {
-		assert.Check(t, !strings.Contains(o, "unconfined"), "security opt %q", o)
+		assert.Check(t, !strings.Contains(o, "unconfined"), "security opt %.60q", o)
 	}
 	assert.Check(t, !hc.Privileged)
-	assert.Check(t, hc.ReadonlyRootfs)
 	assert.Check(t, hc.Init != nil && *hc.Init)
-	assert.Check(t, hc.PidsLimit != nil && *hc.PidsLimit == 256, "pids limit %v", hc.PidsLimit)
 	assert.Check(t, is.Equal(hc.Memory, int64(512<<20)))
 	assert.Check(t, is.Equal(hc.MemorySwap, hc.Memory))
 	assert.Check(t, hc.NanoCPUs > 0)
+	assert.Check(t, hc.PidsLimit != nil && *hc.PidsLimit == 256, "pids limit %v", hc.PidsLimit)
 	assert.Check(t, is.Equal(string(hc.NetworkMode), "bridge"))
 	assert.Check(t, is.Len(hc.Binds, 0))
 	assert.Check(t, c.Config.User != "" && c.Config.User != "root" && !strings.HasPrefix(c.Config.User, "0"), "user %q", c.Config.User)
 	assert.Check(t, is.Equal(c.Config.Labels[sandbox.LabelManaged], "true"))
 	assert.Check(t, is.Equal(c.Config.Labels[sandbox.LabelRunID], s.RunID))
 	assert.Check(t, is.DeepEqual([]string(c.Config.Entrypoint), []string{"sleep"}))
-	var mountTargets []string
-	for _, m := range c.Mounts {
-		assert.Check(t, is.Equal(string(m.Type), "volume"), "mount %+v", m)
-		mountTargets = append(mountTargets, m.Destination)
-	}
-	assert.Check(t, is.DeepEqual(sortedCopy(mountTargets), []string{"/home/agent", "/readme2demo", "/workspace"}))
 	assert.Check(t, !strings.Contains(string(raw), "docker.sock"))
 	assert.Check(t, !strings.Contains(string(raw), canary), "the exec-time secret leaked into the container's configuration")
 	deadline := c.Config.Labels[sandbox.LabelDeadline]
@@ -139,13 +169,53 @@ func TestRunHardeningIsApplied(t *testing.T) {
 
 	out := string(res.Transcript)
 	for _, want := range []string{
-		"uid=1000", "CapEff:\t0000000000000000", "NoNewPrivs:\t1", "canary=" + canary, "no docker.sock",
-		"'/etc/r2d-probe': Read-only file system", "'/usr/local/bin/r2d-probe': Read-only file system",
+		"uid=1000", "CapEff:\t0000000000000000", "Seccomp:\t2", "canary=" + canary, "no docker.sock",
 		"workspace writable", "home writable", "tmp writable", "256",
+		// fallocate is refused by the seccomp profile; the disk cap sees writes.
+		"fallocate failed: Operation not supported",
+		// Even root gets no raw socket, no mount, no device node.
+		"mount refused", "mknod refused",
 	} {
 		assert.Check(t, is.Contains(out, want))
 	}
+	var mountTargets []string
+	for _, m := range c.Mounts {
+		assert.Check(t, is.Equal(string(m.Type), "volume"), "mount %+v", m)
+		mountTargets = append(mountTargets, m.Destination)
+	}
+	switch profile {
+	case sandbox.ProfileStrict:
+		assert.Check(t, is.Len(hc.CapAdd, 0))
+		assert.Check(t, is.Contains(hc.SecurityOpt, "no-new-privileges:true"))
+		assert.Check(t, hc.ReadonlyRootfs)
+		assert.Check(t, is.DeepEqual(sortedCopy(mountTargets), []string{"/home/agent", "/readme2demo", "/workspace"}))
+		for _, want := range []string{"NoNewPrivs:\t1", "'/etc/r2d-probe': Read-only file system", "'/usr/local/bin/r2d-probe': Read-only file system", "sudo refused"} {
+			assert.Check(t, is.Contains(out, want))
+		}
+		assert.Check(t, !strings.Contains(out, "sudo uid=0"))
+		assert.Check(t, !strings.Contains(out, "raw socket opened"))
+	case sandbox.ProfileDev:
+		var added []string
+		for _, c := range hc.CapAdd {
+			added = append(added, strings.TrimPrefix(c, "CAP_"))
+		}
+		assert.Check(t, is.DeepEqual(sortedCopy(added), sortedCopy(sandbox.DevCapabilities)))
+		assert.Check(t, !slices.Contains(hc.SecurityOpt, "no-new-privileges:true"))
+		assert.Check(t, !hc.ReadonlyRootfs)
+		assert.Check(t, is.Len(mountTargets, 0), "the dev profile mounts nothing: %v", mountTargets)
+		for _, want := range []string{
+			"NoNewPrivs:\t0", "ci=true", "usr-local writable",
+			// The agent itself has no capability; root through sudo has
+			// exactly DevCapabilities.
+			"'/etc/r2d-probe': Permission denied", "sudo uid=0", "sudo CapEff:\t" + devCapMask(), "root wrote /etc",
+			"PermissionError: [Errno 1] Operation not permitted", // no NET_RAW
+		} {
+			assert.Check(t, is.Contains(out, want))
+		}
+	}
 	assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container was not removed")
+	_, err = os.Stat("/etc/r2d-root-probe")
+	assert.Check(t, errors.Is(err, fs.ErrNotExist), "root in the container wrote the host's /etc")
 }
 
 func sortedCopy(s []string) []string {
@@ -279,58 +349,106 @@ func TestRunResourceBombsEndCleanly(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	tests := []struct {
 		name, cmd string
-		check     func(t *testing.T, res *sandbox.Result)
+		check     func(t *testing.T, profile string, res *sandbox.Result)
 	}{
 		{
 			name: "fork bomb",
 			cmd:  `timeout -s KILL 8 bash -c ':(){ :|:& };:'; sleep 9; echo survived > ` + transcript,
-			check: func(t *testing.T, res *sandbox.Result) {
-				// The bomb hit the PID limit instead of the host; whatever the
-				// shell managed afterwards, the run ended and was cleaned up.
+			check: func(t *testing.T, _ string, res *sandbox.Result) {
+				// The bomb hit the PID limit instead of the host, and the
+				// sandbox saw the limit reached.
 				assert.Check(t, res.TimedOut || res.ExitCode != nil)
+				assert.Check(t, res.Usage.PidsHit > 0, "the process limit was never seen reached: %+v", res.Usage)
 			},
 		},
 		{
 			name: "memory hog",
-			cmd:  `python3 -c 'b = bytearray(3 << 30); print(len(b))' > ` + transcript + ` 2>&1`,
-			check: func(t *testing.T, res *sandbox.Result) {
-				assert.Assert(t, res.ExitCode != nil)
-				assert.Check(t, *res.ExitCode != 0, "allocating 3 GiB in a 512 MiB container succeeded")
+			cmd:  `python3 -c 'b = bytearray(3 << 30); print(len(b))' > ` + transcript + ` 2>&1; echo "exit $?" >> ` + transcript,
+			check: func(t *testing.T, _ string, res *sandbox.Result) {
+				assert.Check(t, is.Contains(string(res.Transcript), "exit 137"), "allocating 3 GiB in a 512 MiB container: %s", res.Transcript)
+				assert.Check(t, res.Usage.OOMKills >= 1, "the OOM kill was not counted: %+v", res.Usage)
 			},
 		},
 		{
 			name: "write outside the workspace",
 			cmd:  `{ echo evil > /etc/r2d-evil; echo evil > /usr/bin/r2d-evil; echo evil > /workspace/../r2d-evil; } > ` + transcript + ` 2>&1`,
-			check: func(t *testing.T, res *sandbox.Result) {
+			check: func(t *testing.T, profile string, res *sandbox.Result) {
 				assert.Assert(t, res.ExitCode != nil)
 				assert.Check(t, *res.ExitCode != 0)
-				assert.Check(t, is.Equal(strings.Count(string(res.Transcript), "Read-only file system"), 3), "%s", res.Transcript)
+				refusal := "Read-only file system" // strict: the root file system
+				if profile == sandbox.ProfileDev {
+					refusal = "Permission denied" // dev: the agent is not root without sudo
+				}
+				assert.Check(t, is.Equal(strings.Count(string(res.Transcript), refusal), 3), "%s", res.Transcript)
 			},
 		},
 		{
 			name: "tmp filler",
 			cmd:  `head -c 2G /dev/zero > /tmp/fill 2> ` + transcript + `; echo "exit $?" >> ` + transcript,
-			check: func(t *testing.T, res *sandbox.Result) {
-				assert.Check(t, is.Contains(string(res.Transcript), "No space left on device"))
+			check: func(t *testing.T, profile string, res *sandbox.Result) {
+				if profile == sandbox.ProfileStrict {
+					assert.Check(t, is.Contains(string(res.Transcript), "No space left on device")) // the 64m tmpfs
+					return
+				}
+				// dev: /tmp is on disk; no file may pass the disk cap.
+				assert.Check(t, is.Contains(string(res.Transcript), "exit 153"), "%s", res.Transcript) // SIGXFSZ
 			},
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := spec(img, tc.cmd)
+	for _, profile := range sandbox.Profiles {
+		for _, tc := range tests {
+			t.Run(profile+"/"+tc.name, func(t *testing.T) {
+				s := spec(img, tc.cmd)
+				s.Profile = profile
+				s.RunID = sandbox.NewRunID()
+				s.Timeout = 25 * time.Second
+				s.TmpSize = "64m"
+				s.Disk = 256 << 20
+				s.DiskPoll = 200 * time.Millisecond
+				start := time.Now()
+				res, err := sandbox.Run(context.Background(), cli, s)
+				assert.NilError(t, err)
+				assert.Check(t, time.Since(start) < 60*time.Second, "took %v", time.Since(start))
+				tc.check(t, profile, res)
+				assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0))
+				// The host is unaffected: it still forks, and the files are not there.
+				assert.NilError(t, exec.Command("true").Run())
+				for _, p := range []string{"/etc/r2d-evil", "/usr/bin/r2d-evil", "/r2d-evil"} {
+					_, err = os.Stat(p)
+					assert.Check(t, errors.Is(err, fs.ErrNotExist), "%s exists on the host", p)
+				}
+			})
+		}
+	}
+}
+
+// Writing past the disk cap, in many files each under it (so the file-size
+// limit does not stop them), ends the run with Stopped = disk soon after
+// usage passes the cap: in the dev profile the container's layer is
+// measured, in the strict profile its volumes (the disk meter).
+func TestRunDiskCapStopsTheRun(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	const capBytes = 384 << 20
+	for _, profile := range sandbox.Profiles {
+		t.Run(profile, func(t *testing.T) {
+			s := spec(img, `echo start > `+transcript+`; for i in $(seq 1 40); do head -c 64M /dev/zero > /workspace/fill$i; echo "wrote $i" >> `+transcript+`; done; echo "all written" >> `+transcript)
+			s.Profile = profile
 			s.RunID = sandbox.NewRunID()
-			s.Timeout = 25 * time.Second
-			s.TmpSize = "64m"
+			s.Timeout = 90 * time.Second
+			s.Disk = capBytes
+			s.DiskPoll = 200 * time.Millisecond
 			start := time.Now()
 			res, err := sandbox.Run(context.Background(), cli, s)
 			assert.NilError(t, err)
+			t.Logf("peak %d MiB after %d measurements (cap %d MiB)", res.Usage.DiskPeak>>20, res.Usage.DiskMeasures, capBytes>>20)
+			assert.Check(t, is.Equal(res.Stopped, sandbox.StoppedDisk), "usage %+v, transcript %s", res.Usage, res.Transcript)
+			assert.Check(t, res.ExitCode == nil, "a stopped command has no exit code")
+			assert.Check(t, !strings.Contains(string(res.Transcript), "all written"))
+			assert.Check(t, res.Usage.DiskPeak > capBytes, "peak %d", res.Usage.DiskPeak)
+			// Stopped within a few measurements of passing the cap.
+			assert.Check(t, res.Usage.DiskPeak < capBytes+512<<20, "peak %d: the cap was passed by far", res.Usage.DiskPeak)
 			assert.Check(t, time.Since(start) < 60*time.Second, "took %v", time.Since(start))
-			tc.check(t, res)
-			assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0))
-			// The host is unaffected: it still forks, and the files are not there.
-			assert.NilError(t, exec.Command("true").Run())
-			_, err = os.Stat("/etc/r2d-evil")
-			assert.Check(t, errors.Is(err, fs.ErrNotExist))
+			assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container (or the meter) was not removed")
 		})
 	}
 }
@@ -340,23 +458,21 @@ func TestContainerEndsByItselfAtItsDeadline(t *testing.T) {
 	// A run whose process is SIGKILLed never removes its container: the
 	// container's own main process ends it at the deadline, and a later
 	// run's sweep removes it.
-	s := spec(img, "true")
-	s.Timeout, s.Grace = time.Second, time.Second
-	id, err := sandbox.CreateForTest(context.Background(), cli, s)
-	assert.NilError(t, err)
-	t.Cleanup(func() {
-		_ = cli.ContainerRemove(context.Background(), id, container.RemoveOptions{Force: true, RemoveVolumes: true})
-	})
-	assert.NilError(t, cli.ContainerStart(context.Background(), id, container.StartOptions{}))
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		c, err := cli.ContainerInspect(context.Background(), id)
-		assert.NilError(t, err)
-		if !c.State.Running {
+	//
+	// Tests of other packages run at the same time, and every run sweeps
+	// expired containers when it starts: the container's deadline label
+	// (2 s) comes a second before its main process ends it (3 s), so a
+	// concurrent sweep may remove it before it is seen to stop. Then the
+	// test has not seen what it checks and starts another container.
+	var id string
+	for attempt := 1; ; attempt++ {
+		var stopped bool
+		id, stopped = startExpiringContainer(t, cli, img)
+		if stopped {
 			break
 		}
-		assert.Assert(t, time.Now().Before(deadline), "the container outlived its deadline")
-		time.Sleep(250 * time.Millisecond)
+		t.Logf("container %.12s was swept by a concurrent run before it stopped (attempt %d)", id, attempt)
+		assert.Assert(t, attempt < 5, "the container never got to stop by itself: swept each time")
 	}
 	// The sweep removes it. Tests of other packages run their own sweeps at
 	// the same time and may take it first; either way it must be gone.
@@ -372,7 +488,39 @@ func TestContainerEndsByItselfAtItsDeadline(t *testing.T) {
 			break
 		}
 		assert.Assert(t, time.Now().Before(gone), "the expired container was not removed: %v", err)
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// startExpiringContainer starts a sandbox container with a one-second
+// timeout and grace and waits until its main process (a sleep) has ended it.
+// It reports false when a concurrent sweep took it first.
+func startExpiringContainer(t *testing.T, cli *client.Client, img string) (string, bool) {
+	t.Helper()
+	s := spec(img, "true")
+	s.Timeout, s.Grace = time.Second, time.Second
+	id, err := sandbox.CreateForTest(context.Background(), cli, s)
+	assert.NilError(t, err)
+	t.Cleanup(func() {
+		_ = cli.ContainerRemove(context.Background(), id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	})
+	assert.NilError(t, cli.ContainerStart(context.Background(), id, container.StartOptions{}))
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		c, err := cli.ContainerInspect(context.Background(), id)
+		if errdefs.IsNotFound(err) {
+			return id, false
+		}
+		assert.NilError(t, err)
+		if c.State.Status == "removing" || c.State.Dead {
+			return id, false
+		}
+		if !c.State.Running {
+			assert.Check(t, is.Equal(c.State.ExitCode, 0), "the container's sleep did not end it: %+v", c.State)
+			return id, true
+		}
+		assert.Assert(t, time.Now().Before(deadline), "the container outlived its deadline")
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,13 +24,15 @@ import (
 // context may have ended: the whole cleanup stays well inside the 10 s a
 // cancelled CI job allows.
 const (
-	killTimeout    = 5 * time.Second
-	copyOutTimeout = 20 * time.Second
-	cancelCopyOut  = 3 * time.Second // per file, when the run was cancelled
-	removeTimeout  = 30 * time.Second
-	pollTimeout    = 10 * time.Second
-	outputTail     = 64 << 10
-	pollChunk      = 8 << 20
+	killTimeout = 5 * time.Second
+	// limitKillTimeout bounds the kill after the timeout or the disk cap.
+	limitKillTimeout = 30 * time.Second
+	copyOutTimeout   = 20 * time.Second
+	cancelCopyOut    = 3 * time.Second // per file, when the run was cancelled
+	removeTimeout    = 30 * time.Second
+	pollTimeout      = 10 * time.Second
+	outputTail       = 64 << 10
+	pollChunk        = 8 << 20
 )
 
 // Run runs spec.Command in a fresh container and returns what it left.
@@ -42,7 +45,7 @@ const (
 // errors; the Result is never nil.
 func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	s, err := spec.withDefaults()
-	res = &Result{RunID: s.RunID}
+	res = &Result{RunID: s.RunID, Profile: s.Profile, Limits: s.Resources, Usage: Usage{DiskPeak: -1, OOMKills: -1}}
 	if err != nil {
 		return res, err
 	}
@@ -78,8 +81,24 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if err := copyIn(ctx, d, created.ID, s, res); err != nil {
 		return res, err
 	}
+	var volumes measureFunc
+	if s.Profile == ProfileStrict {
+		// Removed before the sandbox container (defers run last first):
+		// it holds the volumes.
+		m, err := startMeter(ctx, d, s, created.ID, deadline)
+		defer func() {
+			if rerr := m.remove(); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}()
+		if err != nil {
+			return res, err
+		}
+		volumes = m.measure
+	}
 
-	delivered, execErr := execute(ctx, d, created.ID, s, res)
+	delivered, execErr := execute(ctx, d, created.ID, s, res, volumes)
+	readSignals(d, created.ID, s, res)
 
 	// Collect what was written, on a fresh context: after a timeout or a
 	// cancellation the partial transcript is the most useful thing left.
@@ -183,7 +202,7 @@ func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result) error
 // execute runs the command with the timeout, streams the transcript to
 // OnTranscript, and kills the container when the timeout or ctx ends the
 // run first.
-func execute(ctx context.Context, d Docker, id string, s Spec, res *Result) (delivered int64, err error) {
+func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volumes measureFunc) (delivered int64, err error) {
 	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
 		User:         s.User,
 		WorkingDir:   s.Workdir,
@@ -216,6 +235,11 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result) (del
 		offset <- 0
 	}
 
+	hit := make(chan struct{})
+	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
+	watched := make(chan diskWatch, 1)
+	go func() { watched <- watchDisk(watchCtx, d, id, s, volumes, hit) }()
+
 	timer := time.NewTimer(s.Timeout)
 	defer timer.Stop()
 	var runErr error
@@ -223,15 +247,37 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result) (del
 	case <-done:
 	case <-timer.C:
 		res.TimedOut = true
+	case <-hit:
+		res.Stopped = StoppedDisk // or StoppedPids, below
 	case <-ctx.Done():
 		res.Canceled = true
 		runErr = fmt.Errorf("run agent: %w", context.Cause(ctx))
 	}
-	if res.TimedOut || res.Canceled {
+	stopWatch()
+	w := <-watched
+	res.Usage.DiskPeak, res.Usage.DiskMeasures, res.Usage.DiskUnmeasured = w.peak, w.measures, w.unmeasured && w.measures == 0
+	res.Usage.PidsHit = w.pidsHit
+	if res.Stopped != "" && w.pidsStuck {
+		res.Stopped = StoppedPids
+	}
+	if w.lastErr != nil {
+		res.Usage.DiskError = w.lastErr.Error()
+	}
+	if res.TimedOut || res.Canceled || res.Stopped != "" {
 		// There is no API to kill an exec'd process (moby #35703): kill the
 		// whole container, which ends every process in it.
-		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
-		if err := d.ContainerKill(kctx, id, "KILL"); err != nil && !isNotFound(err) && !errdefs.IsConflict(err) {
+		// A cancelled run must be gone within seconds; a run stopped by a
+		// limit may take longer to die (a fork bomb's thousands of
+		// processes). A kill the daemon does not confirm in time (seen on a
+		// loaded machine) is no error by itself: Run force-removes the
+		// container next, and that reports if the container cannot go.
+		kt := killTimeout
+		if !res.Canceled {
+			kt = limitKillTimeout
+		}
+		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kt)
+		if err := d.ContainerKill(kctx, id, "KILL"); err != nil && !isNotFound(err) && !errdefs.IsConflict(err) &&
+			!errors.Is(err, context.DeadlineExceeded) {
 			runErr = errors.Join(runErr, fmt.Errorf("kill container: %w", err))
 		}
 		cancel()
@@ -245,7 +291,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result) (del
 	off := <-offset
 	res.Output = out.Bytes()
 
-	if !res.TimedOut && !res.Canceled {
+	if !res.TimedOut && !res.Canceled && res.Stopped == "" {
 		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
 		ins, err := d.ContainerExecInspect(ictx, ex.ID)
 		cancel()
@@ -258,6 +304,82 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result) (del
 		}
 	}
 	return off, runErr
+}
+
+// readSignals reads what the kernel counted about the run after the
+// command: the cgroup's OOM kills and refused forks (cgroup v1 or v2 files,
+// read by an exec while the container still runs), and the daemon's
+// OOMKilled state (which also holds after a kill). Failures leave the
+// counts unknown.
+func readSignals(d Docker, id string, s Spec, res *Result) {
+	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
+	defer cancel()
+	if !res.TimedOut && !res.Canceled && res.Stopped == "" {
+		const script = "exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events " +
+			"/sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done; exit 0"
+		if out, ok := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}); ok {
+			oom, pids := parseCgroupCounters(out)
+			if oom >= 0 {
+				res.Usage.OOMKills = oom
+			}
+			if pids > 0 {
+				res.Usage.PidsHit += pids
+			}
+		}
+	}
+	if c, _, err := d.ContainerInspectWithRaw(ctx, id, false); err == nil && c.ContainerJSONBase != nil && c.State != nil {
+		if c.State.OOMKilled && res.Usage.OOMKills <= 0 {
+			res.Usage.OOMKills = 1
+		} else if !c.State.Running && res.Usage.OOMKills < 0 {
+			// A stopped container's OOMKilled covers its whole life.
+			res.Usage.OOMKills = 0
+		}
+	}
+}
+
+// parseCgroupCounters reads "oom_kill N" (memory.oom_control, v1;
+// memory.events, v2) and "max N" (pids.events) lines; -1 when absent.
+func parseCgroupCounters(out string) (oomKills, pidsMax int) {
+	oomKills, pidsMax = -1, -1
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			continue
+		}
+		switch {
+		case f[1] == "oom_kill" && strings.Contains(f[0], "memory"):
+			oomKills = max(oomKills, n)
+		case f[1] == "max" && strings.Contains(f[0], "pids"):
+			pidsMax = max(pidsMax, n)
+		}
+	}
+	return oomKills, pidsMax
+}
+
+// execOutput runs cmd in the container and returns its stdout (64 KiB at
+// most); ok is false when it could not run.
+func execOutput(ctx context.Context, d Docker, id, user string, cmd []string) (string, bool) {
+	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
+		User: user, Cmd: cmd, AttachStdout: true, Env: []string{"PATH=/usr/bin:/bin"},
+	})
+	if err != nil {
+		return "", false
+	}
+	att, err := d.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return "", false
+	}
+	defer att.Close()
+	go func() { <-ctx.Done(); att.Close() }()
+	var buf bytes.Buffer
+	if _, err := stdcopy.StdCopy(&buf, io.Discard, io.LimitReader(att.Reader, 64<<10)); err != nil {
+		return "", false
+	}
+	return buf.String(), true
 }
 
 // poll reads the transcript's new bytes every PollInterval with an exec of

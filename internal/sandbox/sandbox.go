@@ -6,15 +6,23 @@
 // readme2demo is SIGKILLed; copies the repository and the run's files in
 // over the API (the host checkout is never mounted); executes the command
 // with `bash -lc` and the secrets in the exec's environment only; streams the
-// growing transcript to a callback; enforces the timeout by killing the
-// container; copies the transcript and stderr out; and removes the container
-// on a fresh context with its own timeout, whatever happened before.
+// growing transcript to a callback; enforces the timeout and the disk cap by
+// killing the container; copies the transcript and stderr out; and removes
+// the container on a fresh context with its own timeout, whatever happened
+// before.
 //
-// Hardening is on by default: no capabilities, no-new-privileges, a
-// read-only root file system with writable volumes only where the agent
-// works, a PID limit, memory without swap, a CPU limit, an init process, a
-// non-root user, the default seccomp profile, never privileged, never the
-// Docker socket, never the host network unless the caller asks for it.
+// Two profiles (profile.go). "dev", the default, behaves like a developer's
+// machine or a GitHub-hosted runner: the non-root agent user has
+// passwordless sudo, the root file system is the container's own writable
+// layer (thrown away with it), /tmp, $HOME and the build caches are on disk,
+// CI=true. "strict" is the locked-down posture: no capabilities,
+// no-new-privileges, a read-only root file system with writable volumes only
+// where the agent works and a small tmpfs /tmp. Both: the default seccomp
+// profile (plus one rule, see seccomp_linux.go), never privileged, no host
+// path, never the Docker socket, a PID limit, memory without swap, a CPU
+// limit, an init process, and one disk cap on the run's whole writable
+// space, measured while the command runs (disk.go) because overlay2 without
+// project quotas cannot enforce one.
 //
 // The Docker client sits behind the narrow Docker interface, so unit tests
 // use a fake and integration tests the real daemon.
@@ -50,6 +58,11 @@ type Docker interface {
 	ContainerExecCreate(ctx context.Context, containerID string, options container.ExecOptions) (container.ExecCreateResponse, error)
 	ContainerExecAttach(ctx context.Context, execID string, config container.ExecAttachOptions) (types.HijackedResponse, error)
 	ContainerExecInspect(ctx context.Context, execID string) (container.ExecInspect, error)
+	// ContainerInspectWithRaw with getSize measures the container's writable
+	// layer (SizeRw) for the disk cap, and reads its state after a kill.
+	ContainerInspectWithRaw(ctx context.Context, containerID string, getSize bool) (container.InspectResponse, []byte, error)
+	// ContainerStatsOneShot reads the process count against the limit.
+	ContainerStatsOneShot(ctx context.Context, containerID string) (container.StatsResponseReader, error)
 }
 
 var _ Docker = (*client.Client)(nil)
@@ -59,17 +72,24 @@ const (
 	LabelManaged  = "io.readme2demo.managed"  // "true"
 	LabelRunID    = "io.readme2demo.run-id"   // the run's id
 	LabelDeadline = "io.readme2demo.deadline" // unix seconds after which the container is garbage
+	// LabelRole says what a container is when it is not the agent's own:
+	// "disk-meter" (RoleDiskMeter), "egress-proxy" (internal/egress).
+	LabelRole     = "io.readme2demo.role"
+	RoleDiskMeter = "disk-meter"
 )
 
-// Defaults for a Spec's zero values.
+// Defaults for a Spec's zero values. Where the profiles differ, the
+// defaults are in profile.go.
 const (
-	DefaultTimeout   = 30 * time.Minute
-	DefaultUser      = "1000:1000" // the image's non-root "agent" user
-	DefaultWorkdir   = "/workspace"
-	DefaultMemory    = 4 << 30 // bytes; swap is never added
-	DefaultNanoCPUs  = 2e9
-	DefaultPidsLimit = 512
-	DefaultNetwork   = "bridge"
+	DefaultTimeout  = 30 * time.Minute
+	DefaultUser     = "1000:1000" // the image's non-root "agent" user
+	DefaultWorkdir  = "/workspace"
+	DefaultMemory   = 4 << 30 // bytes; swap is never added
+	DefaultNanoCPUs = 2e9
+	// DefaultDisk caps the run's whole writable space: sized for real
+	// builds (a Go or Rust toolchain's caches, node_modules, a Python venv).
+	DefaultDisk    = 10 << 30
+	DefaultNetwork = "bridge"
 	// Grace is how long the container outlives the timeout before its own
 	// main process ends it: time to kill, copy out and remove.
 	Grace = 2 * time.Minute
@@ -77,17 +97,23 @@ const (
 	MaxCopyOut = 256 << 20
 )
 
-// DefaultWritableDirs are the only writable places besides /tmp: the
-// workspace, the run's own directory and the agent's home. Each is an
-// anonymous volume, removed with the container.
-var DefaultWritableDirs = []string{"/workspace", "/readme2demo", "/home/agent"}
+// StrictWritableDirs are the strict profile's only writable places besides
+// /tmp: the workspace, the run's own directory and the agent's home. Each is
+// an anonymous volume, removed with the container.
+var StrictWritableDirs = []string{"/workspace", "/readme2demo", "/home/agent"}
 
-// Resources bound the container. Zero values take the defaults.
+// Resources bound the container. Zero values take the profile's defaults.
 type Resources struct {
 	Memory    int64 // bytes; MemorySwap is set to the same value (no swap)
 	NanoCPUs  int64 // 1e9 = one CPU
 	PidsLimit int64
-	TmpSize   string // size of the /tmp tmpfs, e.g. "512m"
+	// Disk caps the run's whole writable space in bytes: the container's
+	// layer and (strict) its volumes. The largest single file is capped at
+	// the same size (RLIMIT_FSIZE).
+	Disk int64
+	// TmpSize is the size of the strict profile's /tmp tmpfs, e.g. "512m"
+	// (the dev profile's /tmp is on disk, under the disk cap).
+	TmpSize string
 }
 
 // File is a file copied into the container before the command runs.
@@ -114,16 +140,27 @@ type Spec struct {
 	// process ends it (0 means Grace).
 	Grace time.Duration
 	User  string // "" means DefaultUser
+	// Profile is ProfileDev (the default) or ProfileStrict.
+	Profile string
 	Resources
 	// NetworkMode is "bridge" by default; "none" cuts the network. "host" is
 	// refused unless AllowHostNetwork is set.
 	NetworkMode      string
 	AllowHostNetwork bool
 	ExtraHosts       []string // e.g. "host.docker.internal:host-gateway"
-	// WritableRoot turns the read-only root file system off (for demos that
-	// must write outside the writable dirs).
-	WritableRoot bool
-	WritableDirs []string // nil means DefaultWritableDirs
+	// Env is also set on the container (not secret: CI=true); the
+	// profile's own variables come first.
+	ContainerEnv []string
+	// DiskPoll is the shortest interval between two disk measurements (0
+	// means DefaultDiskPoll); a slow measurement spaces them out (disk.go).
+	DiskPoll time.Duration
+	// MeterBinary is a host path to a Linux readme2demo binary (anything
+	// that links this package) run as the strict profile's disk meter; ""
+	// means this executable (meter.go).
+	MeterBinary string
+	// PidsStuck is how long the process limit may stay reached before the
+	// run is stopped (0 means DefaultPidsStuck).
+	PidsStuck time.Duration
 
 	// TranscriptPath and StderrPath are copied out after the command.
 	TranscriptPath string
@@ -157,6 +194,14 @@ type Result struct {
 	ExitCode *int
 	TimedOut bool // the timeout killed the command
 	Canceled bool // the caller's context ended the run
+	// Stopped names the sandbox limit that killed the command: StoppedDisk
+	// or StoppedPids; "" otherwise (TimedOut and Canceled are apart).
+	Stopped string
+	// Profile and Limits are what the run had (the Spec with its defaults).
+	Profile string
+	Limits  Resources
+	// Usage is what the sandbox observed during the run.
+	Usage Usage
 	// RepoConfig lists the agent configuration files of the repository that
 	// were removed, scrubbed or flagged on the way into the container.
 	RepoConfig []repoconfig.Finding
@@ -165,4 +210,32 @@ type Result struct {
 	// CopyErrors holds problems copying files out (a missing transcript).
 	CopyErrors []error
 	Elapsed    time.Duration
+}
+
+// Result.Stopped values: the limit that ended the run.
+const (
+	// StoppedDisk: the run's writable space passed the disk cap (or could
+	// not be measured).
+	StoppedDisk = "disk"
+	// StoppedPids: the process limit stayed reached for Spec.PidsStuck
+	// (a fork bomb), so nothing could start in the container any more.
+	StoppedPids = "pids"
+)
+
+// Usage is what the sandbox measured while the command ran. Negative
+// values mean "not known".
+type Usage struct {
+	// DiskPeak is the largest writable-space usage measured, in bytes.
+	DiskPeak int64
+	// DiskMeasures counts the measurements; DiskUnmeasured says the daemon
+	// did not report the container's size, so the cap could not be checked.
+	DiskMeasures   int
+	DiskUnmeasured bool
+	// DiskError is the last measurement error, when measuring failed.
+	DiskError string
+	// OOMKills is how many processes the cgroup's OOM killer ended.
+	OOMKills int
+	// PidsHit counts the polls that found the process limit reached (plus
+	// the cgroup's own count of refused forks when it could be read).
+	PidsHit int
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"time"
 
@@ -23,6 +24,11 @@ func Sweep(ctx context.Context, d Docker, now time.Time) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list sandbox containers: %w", err)
 	}
+	// A disk meter goes before the container whose volumes it holds, or
+	// those anonymous volumes would outlive both.
+	sort.SliceStable(list, func(i, j int) bool {
+		return list[i].Labels[LabelRole] == RoleDiskMeter && list[j].Labels[LabelRole] != RoleDiskMeter
+	})
 	var removed []string
 	var errs []error
 	for _, c := range list {

@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"strings"
+	"strconv"
 	"testing"
 	"time"
 
@@ -83,12 +83,18 @@ func TestCostCapStopsAStreamingAgent(t *testing.T) {
 	t.Logf("progress:\n%s", progress.String())
 	assert.NilError(t, err)
 	assertNothingLeft(t, cli, runID)
-	assert.Check(t, took < 45*time.Second, "the agent was not stopped at the cap: %s", took)
 	assert.Check(t, is.Equal(res.Log.Outcome, commandlog.OutcomeFailed))
-	// The streamer adds a dollar a second: the cap is crossed at $3.00, and
-	// on a loaded machine the agent may add more before it is stopped (the
-	// time check above bounds how much).
-	assert.Check(t, regexp.MustCompile(`^cost \$([3-9]|[1-9][0-9]+)\.00 exceeded the cap \$2\.50`).MatchString(res.Log.OutcomeReason), res.Log.OutcomeReason)
+	// The streamer adds a dollar a second for 120 s: the cap is crossed at
+	// $3.00, and the agent is stopped at the next transcript poll. How much
+	// it adds meanwhile depends on the machine's load (seen: $16 when the
+	// container took half a minute to start), so the check is that it was
+	// stopped long before it would have ended by itself ($120, 2 min: the
+	// end-of-run check and the timeout), not a tight bound on the time.
+	m := regexp.MustCompile(`^cost \$([0-9]+)\.00 exceeded the cap \$2\.50`).FindStringSubmatch(res.Log.OutcomeReason)
+	assert.Assert(t, m != nil, res.Log.OutcomeReason)
+	cost, _ := strconv.Atoi(m[1])
+	assert.Check(t, cost >= 3 && cost <= 60, "the agent was not stopped soon after the cap: %s", res.Log.OutcomeReason)
+	assert.Check(t, took < 90*time.Second, "the agent was not stopped at the cap: %s", took)
 	assert.Check(t, is.Contains(res.Log.OutcomeReason, "the agent was stopped"))
 	assert.Check(t, !res.Canceled && !res.TimedOut)
 	rep, err := os.ReadFile(res.Report)
@@ -156,20 +162,30 @@ func TestTimeoutEndsTheRunAndCleansUp(t *testing.T) {
 	assertNothingLeft(t, cli, runID)
 	assert.Check(t, res.TimedOut)
 	assert.Check(t, is.Equal(res.Log.Outcome, commandlog.OutcomeFailed))
-	assert.Check(t, is.Equal(res.Log.OutcomeReason, "timed out after 30s: the agent was stopped"))
-	// The partial transcript is parsed: the command the timeout killed is
-	// there, unknown, with no exit code. (Whether "echo before-the-hang" is
-	// too depends on the CLI: under load it may retry its first request,
-	// and the mock then serves it the next turn.)
-	var hung *commandlog.Command
-	for i, c := range res.Log.Commands {
-		if strings.Contains(c.Command, "time.sleep(600)") {
-			hung = &res.Log.Commands[i]
-		}
+	// The reason says what happened, then what to change.
+	assert.Check(t, is.Equal(res.Log.OutcomeReason, "timed out after 30s: the agent was stopped; "+
+		"raise the limit with --timeout (Action input `timeout-minutes`) if the README needs longer"))
+	// The partial transcript is parsed: the scripted commands in order (a
+	// request the CLI retried gets the same turn again), the one that ended
+	// with its exit code, and the one the timeout killed, the hang, unknown
+	// with no exit code.
+	scripted := []string{"echo before-the-hang", "python3 -c 'import time; time.sleep(600)'"}
+	cmds := res.Log.Commands
+	assert.Assert(t, len(cmds) >= 1 && len(cmds) <= len(scripted), "the partial transcript was not parsed: %+v", cmds)
+	for i, c := range cmds {
+		assert.Check(t, is.Equal(c.Command, scripted[i]))
 	}
-	assert.Assert(t, hung != nil, "the partial transcript was not parsed: %+v", res.Log.Commands)
-	assert.Check(t, is.Equal(hung.Status, commandlog.StatusUnknown))
-	assert.Check(t, hung.ExitCode == nil, "a killed command has no exit code")
+	if len(cmds) == len(scripted) {
+		assert.Check(t, cmds[0].Status == commandlog.StatusOK && cmds[0].ExitCode != nil && *cmds[0].ExitCode == 0, "%+v", cmds[0])
+		hung := cmds[1]
+		assert.Check(t, is.Equal(hung.Status, commandlog.StatusUnknown))
+		assert.Check(t, hung.ExitCode == nil, "a killed command has no exit code")
+	} else {
+		// On a machine loaded enough for the CLI to spend 30 s on its first
+		// turn, the timeout cuts "echo" (or the wait for the next turn).
+		t.Logf("the CLI had not reached the hanging command at the timeout: %+v", cmds[0])
+		assert.Check(t, cmds[0].Status != commandlog.StatusFailed, "%+v", cmds[0])
+	}
 	rep, err := os.ReadFile(res.Report)
 	assert.NilError(t, err)
 	assert.Check(t, is.Contains(string(rep), "timed out after 30s"))

@@ -5,13 +5,21 @@ import (
 	"testing"
 
 	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
 // TestMain lets this test binary act as the egress proxy: the allowlist
-// tests copy it into the proxy container, started as egress.ProgramName.
+// tests copy it into the proxy container, started as egress.ProgramName;
+// and as the small process that measures a command's peak RSS (runCLI).
 func TestMain(m *testing.M) {
 	if egress.IsProxy(os.Args[0]) {
 		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
+	}
+	if sandbox.IsMeter(os.Args[0]) { // the strict profile's disk meter
+		os.Exit(sandbox.MeterMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if out := os.Getenv(peakRSSFileEnv); out != "" {
+		os.Exit(runReportingPeakRSS(out, os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

@@ -25,6 +25,8 @@ import (
 
 // A README that fills /tmp does not take the output of the commands after
 // it: the runner keeps command output in its own directory, not in /tmp.
+// Under the strict profile, where /tmp is a small tmpfs a README can fill
+// (under dev it is on disk, under the disk cap).
 func TestFullTmpKeepsLaterOutput(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -39,7 +41,7 @@ func TestFullTmpKeepsLaterOutput(t *testing.T) {
 	res, err := pipeline.Run(ctx, pipeline.Config{
 		Engine: engines.MarkdownName, RepoDir: writeRepo(t, readme), Image: img,
 		Limits: engines.Limits{Timeout: 3 * time.Minute}, OutDir: t.TempDir(), RunID: runID,
-		Network: pipeline.NetworkNone, Docker: cli,
+		Network: pipeline.NetworkNone, Docker: cli, Sandbox: sandbox.ProfileStrict,
 	})
 	assert.NilError(t, err)
 	assertNothingLeft(t, cli, runID)

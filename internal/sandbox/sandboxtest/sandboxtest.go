@@ -44,7 +44,7 @@ func Docker(t testing.TB) (*client.Client, string) {
 	if testing.Short() {
 		t.Skip("docker test: skipped with -short")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout())
 	defer cancel()
 	cli, err := sandbox.NewClient(ctx)
 	if err != nil {
@@ -56,4 +56,16 @@ func Docker(t testing.TB) (*client.Client, string) {
 		Unavailable(t, "no test image: %v", err)
 	}
 	return cli, img
+}
+
+// checkTimeout bounds the check that the daemon answers and has the image.
+// Outside CI a missing daemon skips the test, so the check is short; in CI
+// the daemon must be there, and on a loaded machine (tests of many packages
+// side by side, seen: a daemon silent for a minute) it may answer late, so
+// the check waits rather than failing the test as "no Docker".
+func checkTimeout() time.Duration {
+	if InCI() {
+		return 3 * time.Minute
+	}
+	return 10 * time.Second
 }

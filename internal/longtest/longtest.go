@@ -1,0 +1,44 @@
+// Package longtest gates the tests that are slow on their own: seconds of
+// CPU each, such as generating and parsing GiB-sized transcripts, thousands
+// of damaged fixtures, or a browser rendering thousands of commands. They
+// are skipped in a plain `go test ./...`, which stays fast on a developer's
+// machine, and run in CI.
+//
+// The switch is the environment variable R2D_LONG_TESTS (Env):
+//
+//	R2D_LONG_TESTS=1   run them (.ci/run sets it)
+//	R2D_LONG_TESTS=0   skip them, also in CI
+//	unset              run them only when CI=true
+//
+// Under -short they are always skipped.
+package longtest
+
+import (
+	"os"
+	"testing"
+)
+
+// Env is the environment variable that switches long tests on (1) or off (0).
+const Env = "R2D_LONG_TESTS"
+
+// Enabled reports whether long tests run (see the package comment).
+func Enabled() bool {
+	if testing.Short() {
+		return false
+	}
+	switch os.Getenv(Env) {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return os.Getenv("CI") == "true"
+}
+
+// Require skips t unless long tests are enabled.
+func Require(t testing.TB) {
+	t.Helper()
+	if !Enabled() {
+		t.Skipf("long test: set %s=1 to run it (.ci/run does)", Env)
+	}
+}

@@ -1,0 +1,229 @@
+package pipeline
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docker/go-units"
+
+	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/envcause"
+	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+)
+
+// sandboxRecord is command_log.json's top-level "sandbox": the profile and
+// the limits the run had, and the limit that stopped it, if one did.
+func sandboxRecord(image, network string, res *sandbox.Result) *commandlog.Sandbox {
+	lim := res.Limits
+	rec := &commandlog.Sandbox{
+		Profile: res.Profile,
+		Image:   image,
+		Network: network,
+		Disk:    lim.Disk,
+		Memory:  lim.Memory,
+		CPU:     float64(lim.NanoCPUs) / 1e9,
+		Pids:    lim.PidsLimit,
+	}
+	if res.Usage.DiskPeak >= 0 {
+		peak := res.Usage.DiskPeak
+		rec.DiskPeak = &peak
+	}
+	switch {
+	case res.Stopped != "":
+		rec.Stopped = res.Stopped
+	case res.TimedOut:
+		rec.Stopped = "timeout"
+	}
+	if res.Stopped == sandbox.StoppedDisk && res.Usage.DiskPeak > lim.Disk {
+		rec.Reached = append(rec.Reached, "disk")
+	}
+	if res.Usage.OOMKills > 0 {
+		rec.Reached = append(rec.Reached, "memory")
+	}
+	if res.Usage.PidsHit > 0 || res.Stopped == sandbox.StoppedPids {
+		rec.Reached = append(rec.Reached, "pids")
+	}
+	if res.TimedOut {
+		rec.Reached = append(rec.Reached, "timeout")
+	}
+	return rec
+}
+
+// signals gathers what the sandbox observed for the classifier.
+func signals(res *sandbox.Result, network string, timeout time.Duration, denied []string) envcause.Signals {
+	return envcause.Signals{
+		Profile:     res.Profile,
+		Network:     network,
+		Disk:        res.Limits.Disk,
+		DiskStopped: res.Stopped == sandbox.StoppedDisk,
+		DiskPeak:    res.Usage.DiskPeak,
+		TmpSize:     res.Limits.TmpSize,
+		Memory:      res.Limits.Memory,
+		OOMKills:    res.Usage.OOMKills,
+		Pids:        res.Limits.PidsLimit,
+		PidsHit:     res.Usage.PidsHit,
+		PidsStopped: res.Stopped == sandbox.StoppedPids,
+		TimedOut:    res.TimedOut,
+		Timeout:     timeout,
+		Denied:      denied,
+	}
+}
+
+// nameLimits marks every command that ran into a sandbox limit
+// (commands[].environment) and, when such a command decided the run, says
+// so in outcome_reason instead of blaming the README. keyless engines stop
+// at the first failing command, so their last command decides the run; an
+// AI agent may have worked around a limit, so for them the limits are added
+// to the reason rather than replacing it.
+func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, keyless bool, red *redact.Redactor) {
+	last := len(l.Commands) - 1
+	first := -1   // the first command marked
+	reached := -1 // the first that passed only because the process limit stopped its children
+	for i := range l.Commands {
+		c := &l.Commands[i]
+		ec := envcause.Command{
+			Text: c.Command, Output: c.Output, ExitCode: c.ExitCode,
+			Unknown: c.Status == commandlog.StatusUnknown, Last: i == last,
+		}
+		var cause envcause.Cause
+		var ok bool
+		if c.Status == commandlog.StatusOK {
+			if cause, ok = envcause.Reached(ec, sig); ok && reached < 0 {
+				reached = i
+			}
+		} else {
+			cause, ok = envcause.Classify(ec, sig)
+		}
+		if !ok {
+			continue
+		}
+		c.Environment = &commandlog.Environment{Kind: string(cause.Kind), Detail: red.String(cause.Detail)}
+		if first < 0 {
+			first = i
+		}
+	}
+
+	switch {
+	case res.Stopped == sandbox.StoppedDisk:
+		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false
+		peak := ""
+		if res.Usage.DiskPeak > 0 {
+			peak = " (measured " + units.BytesSize(float64(res.Usage.DiskPeak)) + ")"
+		}
+		why := "its writable space passed the disk cap of " + units.BytesSize(float64(res.Limits.Disk)) + peak
+		if res.Usage.DiskError != "" && res.Usage.DiskPeak <= res.Limits.Disk {
+			why = "its disk usage could not be measured, so the disk cap could not be checked (" + red.String(res.Usage.DiskError) + ")"
+		}
+		l.OutcomeReason = "stopped by the sandbox: " + why + lastRan(l) +
+			"; raise the cap with --disk (Action input `disk`) if the README really needs more"
+		return
+	case res.Stopped == sandbox.StoppedPids:
+		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false
+		l.OutcomeReason = fmt.Sprintf("stopped by the sandbox: the process limit (%d processes and threads) stayed reached for %s, so nothing could start any more (a fork bomb, or a build that starts very many)%s; raise it with --pids (Action input `pids`) if the README really needs more",
+			res.Limits.PidsLimit, sandbox.DefaultPidsStuck, lastRan(l))
+		return
+	case reached >= 0 && keyless && l.Outcome == commandlog.OutcomeSuccess:
+		// The runner went on after a command whose processes the limit
+		// refused (a fork bomb that fizzled out against it): the README
+		// did not work as written, the sandbox contained it.
+		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false
+		l.OutcomeReason = named(l, reached)
+		return
+	case res.TimedOut && res.Usage.PidsHit > 0 && first < 0:
+		l.OutcomeReason += fmt.Sprintf("; the process limit (%d) was reached during the run%s, which can leave nothing able to start",
+			res.Limits.PidsLimit, lastRan(l))
+		return
+	case l.Outcome == commandlog.OutcomeSuccess:
+		return
+	}
+	if first < 0 {
+		if res.ExitCode != nil && *res.ExitCode == 137 && res.Usage.OOMKills > 0 && len(res.Transcript) == 0 {
+			l.OutcomeReason = fmt.Sprintf("the agent was killed by the out-of-memory killer before it wrote a transcript: the sandbox has %s of memory; raise it with --memory (Action input `memory`)",
+				units.BytesSize(float64(res.Limits.Memory)))
+		}
+		return
+	}
+	if res.TimedOut && first == last && l.Commands[last].Environment.Kind == string(envcause.CPUTime) && !keyless {
+		return // the reason already says the run timed out, and what to change
+	}
+	switch {
+	case keyless && l.Commands[last].Environment != nil && l.Commands[last].Status != commandlog.StatusOK:
+		// The command the keyless run stopped at. A reason that blames the
+		// README and suggests an AI engine is wrong: replaced. A more
+		// specific one (a timeout, processes left running) is kept, and
+		// the limit added.
+		if advice := engines.RunnerAdvice(l.Engine); l.OutcomeReason == "" || strings.Contains(l.OutcomeReason, advice) {
+			l.OutcomeReason = named(l, last)
+		} else {
+			l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named(l, last)
+		}
+	case l.OutcomeReason == "":
+		l.OutcomeReason = named(l, first)
+	default:
+		l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named(l, first)
+	}
+}
+
+// named says that command i ran into a sandbox limit, and which.
+func named(l *commandlog.Log, i int) string {
+	c := l.Commands[i]
+	verb := "failed because of the sandbox"
+	if c.Status == commandlog.StatusOK {
+		verb = "passed only because the sandbox stopped what it started"
+	}
+	return fmt.Sprintf("%s %s, not the README (%s): %s", describe(c, i), verb, c.Environment.Kind, c.Environment.Detail)
+}
+
+// lastRan says which command ran last, for a run stopped by a limit.
+func lastRan(l *commandlog.Log) string {
+	last := len(l.Commands) - 1
+	if last < 0 {
+		return ""
+	}
+	if l.Commands[last].Status == commandlog.StatusUnknown {
+		return " while " + describe(l.Commands[last], last) + " ran"
+	}
+	return " after " + describe(l.Commands[last], last)
+}
+
+// describe names a command for a reason: its README line when known.
+func describe(c commandlog.Command, i int) string {
+	cmd := c.Command
+	if j := strings.IndexByte(cmd, '\n'); j >= 0 {
+		cmd = cmd[:j] + " …"
+	}
+	if len(cmd) > 120 {
+		cmd = cmd[:120] + "…"
+	}
+	if c.Source != nil {
+		return fmt.Sprintf("%s line %d (%s)", c.Source.File, c.Source.Line, strconv.Quote(cmd))
+	}
+	return fmt.Sprintf("command %d (%s)", i+1, strconv.Quote(cmd))
+}
+
+// describeSandbox is the progress line about the sandbox: the profile and
+// the limits (the defaults filled in the way the sandbox fills them).
+func describeSandbox(profile string, r sandbox.Resources) string {
+	disk := r.Disk
+	if disk == 0 {
+		disk = sandbox.DefaultDisk
+	}
+	mem := r.Memory
+	if mem == 0 {
+		mem = sandbox.DefaultMemory
+	}
+	what := "the agent user has passwordless sudo; the root file system, /tmp and $HOME are the container's own layer"
+	if profile == sandbox.ProfileStrict {
+		what = "no capabilities, no-new-privileges (no sudo), read-only root file system"
+	}
+	cpus := "CPUs: up to 2"
+	if r.NanoCPUs > 0 {
+		cpus = "CPUs: " + strconv.FormatFloat(float64(r.NanoCPUs)/1e9, 'f', -1, 64)
+	}
+	return fmt.Sprintf("sandbox %s: %s; disk cap %s, memory %s, %s", profile, what,
+		units.BytesSize(float64(disk)), units.BytesSize(float64(mem)), cpus)
+}

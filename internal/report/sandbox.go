@@ -1,0 +1,83 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/docker/go-units"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+// maxLimitRows caps the list of commands that hit a sandbox limit.
+const maxLimitRows = 20
+
+// SandboxLine describes the sandbox a run had, for people: the profile,
+// the limits, the peak disk use, the limit that stopped the run. "" when
+// the log does not say (logs from `parse`, older logs).
+func SandboxLine(sb *commandlog.Sandbox) string {
+	if sb == nil {
+		return ""
+	}
+	parts := []string{sb.Profile + " profile"}
+	if sb.Disk > 0 {
+		d := "disk cap " + units.BytesSize(float64(sb.Disk))
+		if sb.DiskPeak != nil {
+			d += " (peak " + units.BytesSize(float64(*sb.DiskPeak)) + ")"
+		}
+		parts = append(parts, d)
+	}
+	if sb.Memory > 0 {
+		parts = append(parts, "memory "+units.BytesSize(float64(sb.Memory)))
+	}
+	if sb.CPU > 0 {
+		parts = append(parts, strconv.FormatFloat(sb.CPU, 'f', -1, 64)+" CPUs")
+	}
+	if sb.Pids > 0 {
+		parts = append(parts, fmt.Sprintf("%d processes", sb.Pids))
+	}
+	if sb.Network != "" {
+		parts = append(parts, "network "+sb.Network)
+	}
+	line := strings.Join(parts, " · ")
+	if sb.Stopped != "" {
+		line += " · stopped by the " + sb.Stopped + " limit"
+	} else if len(sb.Reached) > 0 {
+		line += " · reached: " + strings.Join(sb.Reached, ", ")
+	}
+	return line
+}
+
+// sandbox renders the sandbox line and the commands that failed because
+// of a sandbox limit, with what to change.
+func (r *renderer) sandbox() string {
+	var b strings.Builder
+	if line := SandboxLine(r.log.Sandbox); line != "" {
+		fmt.Fprintf(&b, "**Sandbox:** %s\n\n", Text(r.s(line)))
+	}
+	n := 0
+	for i, c := range r.log.Commands {
+		if c.Environment == nil {
+			continue
+		}
+		if n == 0 {
+			b.WriteString("### Sandbox limits hit (not the README's fault)\n\n")
+		}
+		if n == maxLimitRows {
+			b.WriteString("- … and more (see `command_log.json`)\n")
+			break
+		}
+		n++
+		where := ""
+		if c.Source != nil {
+			where = fmt.Sprintf(" (%s)", r.sourceCell(c))
+		}
+		fmt.Fprintf(&b, "- #%d %s%s — **%s**: %s\n", i+1, codeSpan(clip(r.s(c.Command), maxCommandCell)), where,
+			Text(clip(r.s(c.Environment.Kind), 40)), Text(clip(r.s(c.Environment.Detail), maxReasonBytes)))
+	}
+	if n > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}

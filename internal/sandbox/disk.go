@@ -1,0 +1,217 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// The disk cap is measured, not enforced by the storage driver: overlay2
+// enforces `--storage-opt size` only on xfs with project quotas, which
+// neither GitHub's runners nor Debian's docker.io here have. So while the
+// command runs, a watcher measures the run's whole writable space and kills
+// the container when it passes the cap:
+//
+//   - the container's own layer, as the daemon measures it (ContainerInspect
+//     with size: SizeRw, the apparent size of every file the run added or
+//     changed). In the dev profile this is everything the run can write.
+//   - the strict profile's volumes, measured by the disk meter (meter.go).
+//
+// Between two measurements a writer gets at most the disk's write speed
+// times the interval, and no single file can pass the cap (RLIMIT_FSIZE),
+// nor can fallocate reserve space without writing it (seccomp_linux.go).
+//
+// The cost is bounded: a measurement walks the files the run wrote, so the
+// interval is ten times the last measurement's duration, at least DiskPoll
+// and at most MaxDiskPoll: measuring never takes more than about a tenth of
+// the daemon's time, however many files the run creates. Except near the
+// cap: when usage grows, the next measurement comes before the current rate
+// could reach the cap (at most half that time, at least DiskPoll), so a fast
+// writer is not measured late because measuring is slow.
+const (
+	DefaultDiskPoll = 500 * time.Millisecond
+	MaxDiskPoll     = 20 * time.Second
+	// diskCostFactor spaces measurements by their own cost.
+	diskCostFactor = 10
+	// diskFailLimit consecutive failed measurements stop the run: a cap
+	// that cannot be checked is not left unchecked.
+	diskFailLimit = 5
+	diskTimeout   = 60 * time.Second
+	// DefaultPidsStuck is how long the process limit may stay reached
+	// before the run is stopped (Spec.PidsStuck).
+	DefaultPidsStuck = time.Minute
+)
+
+// diskWatch is what the watcher found.
+type diskWatch struct {
+	peak       int64
+	measures   int
+	unmeasured bool
+	lastErr    error
+	over       bool // usage passed the cap
+	failed     bool // diskFailLimit measurements in a row failed
+	pidsHit    int
+	pidsStuck  bool // the process limit stayed reached for PidsStuck
+}
+
+// measureFunc returns the bytes the run's volumes hold (the strict
+// profile's disk meter) and the time the measuring work took; nil when
+// everything is in the container's layer.
+type measureFunc func(ctx context.Context) (int64, time.Duration, error)
+
+// watchDisk measures the run's writable space until ctx ends or the cap
+// is passed; it then closes hit (once) and returns what it found.
+func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measureFunc, hit chan<- struct{}) diskWatch {
+	w := diskWatch{peak: -1}
+	interval := s.DiskPoll
+	fails := 0
+	var atLimitSince time.Time
+	// The rate of the first measurement counts from nothing at the start:
+	// an overestimate (the repository copied in counts too), on the safe
+	// side.
+	prevUsed, prevAt := int64(0), time.Now()
+	t := time.NewTimer(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return w
+		case <-t.C:
+		}
+		used, known, cost, err := measureOnce(ctx, d, id, volumes)
+		if ctx.Err() != nil {
+			return w
+		}
+		switch {
+		case err != nil:
+			fails++
+			w.lastErr = err
+			if fails >= diskFailLimit {
+				w.failed = true
+				close(hit)
+				return w
+			}
+		case !known:
+			// The daemon does not report sizes (some storage drivers):
+			// the cap cannot be checked; say so rather than guess.
+			w.unmeasured = true
+		default:
+			fails = 0
+			w.measures++
+			w.peak = max(w.peak, used)
+			if used > s.Disk {
+				w.over = true
+				close(hit)
+				return w
+			}
+		}
+		next := min(max(s.DiskPoll, cost*diskCostFactor), MaxDiskPoll)
+		if known && err == nil {
+			// A fast writer gets measured before it can reach the cap:
+			// at most half the time the current rate needs to get there.
+			now := time.Now()
+			if used > prevUsed {
+				rate := float64(used-prevUsed) / now.Sub(prevAt).Seconds()
+				toCap := time.Duration(float64(s.Disk-used) / rate * float64(time.Second))
+				next = min(next, max(s.DiskPoll, toCap/2))
+			}
+			prevUsed, prevAt = used, now
+		}
+		// A fork bomb keeps the process count at the limit (it dips as
+		// forks give up and retry): nothing can start in the container
+		// any more, the runner and the agent included, and waiting for
+		// the timeout would only burn the CPUs. Full again PidsStuck after
+		// first full, never below half in between: stop the run.
+		switch pidsLevel(ctx, d, id, s.PidsLimit) {
+		case pidsFull:
+			w.pidsHit++
+			now := time.Now()
+			if atLimitSince.IsZero() {
+				atLimitSince = now
+			} else if now.Sub(atLimitSince) >= s.PidsStuck {
+				w.pidsStuck = true
+				close(hit)
+				return w
+			}
+		case pidsLow:
+			atLimitSince = time.Time{}
+		}
+		interval = next
+		t.Reset(interval)
+	}
+}
+
+// measureOnce returns the run's writable-space usage and what measuring
+// cost: the daemon's walk of the layer (the inspect's duration) and the
+// meter's walk of the volumes (not the exec's latency around it, which is
+// waiting, not work). known is false when the daemon reports no size for
+// the container's layer.
+func measureOnce(ctx context.Context, d Docker, id string, volumes measureFunc) (used int64, known bool, cost time.Duration, err error) {
+	ctx, cancel := context.WithTimeout(ctx, diskTimeout)
+	defer cancel()
+	start := time.Now()
+	c, _, err := d.ContainerInspectWithRaw(ctx, id, true)
+	cost = time.Since(start)
+	if err != nil {
+		return 0, false, cost, fmt.Errorf("measure container size: %w", err)
+	}
+	if c.SizeRw == nil {
+		return 0, false, cost, nil
+	}
+	used = *c.SizeRw
+	if volumes != nil {
+		v, walk, err := volumes(ctx)
+		if err != nil {
+			return 0, false, cost, fmt.Errorf("measure volumes: %w", err)
+		}
+		used += v
+		cost += walk
+	}
+	return used, true, cost, nil
+}
+
+// pidsLevel reads the container's process count against its limit from
+// the daemon's statistics (no process in the container is needed to tell):
+// pidsFull at 90% of the limit or more, pidsBusy at half of it or more,
+// pidsUnknown when the daemon did not answer.
+func pidsLevel(ctx context.Context, d Docker, id string, limit int64) int {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	r, err := d.ContainerStatsOneShot(ctx, id)
+	if err != nil {
+		return pidsUnknown
+	}
+	defer r.Body.Close()
+	var st struct {
+		PidsStats struct {
+			Current uint64 `json:"current"`
+			Limit   uint64 `json:"limit"`
+		} `json:"pids_stats"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&st); err != nil {
+		return pidsUnknown
+	}
+	lim := st.PidsStats.Limit
+	if lim == 0 && limit > 0 {
+		lim = uint64(limit)
+	}
+	switch {
+	case lim == 0:
+		return pidsUnknown
+	case st.PidsStats.Current*10 >= lim*9:
+		return pidsFull
+	case st.PidsStats.Current*2 >= lim:
+		return pidsBusy
+	}
+	return pidsLow
+}
+
+// Levels of pidsLevel.
+const (
+	pidsUnknown = iota
+	pidsLow
+	pidsBusy
+	pidsFull
+)

@@ -1,0 +1,17 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// fileID is a file's device and inode.
+func fileID(info fs.FileInfo) (dev, ino uint64, ok bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, false
+	}
+	return uint64(st.Dev), uint64(st.Ino), true //nolint:unconvert // Dev is int32 on some platforms
+}

@@ -1,0 +1,51 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/moby/profiles/seccomp"
+	"github.com/opencontainers/runtime-spec/specs-go"
+	"golang.org/x/sys/unix"
+)
+
+// seccompOption is the SecurityOpt that applies the sandbox's seccomp
+// profile: Docker's default profile (github.com/moby/profiles/seccomp, the
+// daemon's own source of it) with one change: fallocate(2) fails with
+// EOPNOTSUPP, as on a file system without it. fallocate reserves any number
+// of gigabytes in a millisecond, far faster than the disk cap can be
+// measured; without it, programs write their blocks (glibc's
+// posix_fallocate does so by itself on EOPNOTSUPP) at disk speed, where the
+// cap sees them. Every other rule, the default action included, is the
+// default profile's: seccomp stays on and is never "unconfined".
+func seccompOption() string { return seccompProfile() }
+
+var seccompProfile = sync.OnceValue(func() string {
+	p := seccomp.DefaultProfile()
+	for _, sc := range p.Syscalls {
+		if sc.Action == specs.ActAllow {
+			sc.Names = slices.DeleteFunc(sc.Names, func(n string) bool { return n == "fallocate" })
+		}
+	}
+	eopnotsupp := uint(unix.EOPNOTSUPP)
+	p.Syscalls = append(p.Syscalls, &seccomp.Syscall{
+		LinuxSyscall: specs.LinuxSyscall{Names: []string{"fallocate"}, Action: specs.ActErrno, ErrnoRet: &eopnotsupp},
+		Comment:      "readme2demo: reserving disk space without writing it would outrun the disk cap",
+	})
+	b, err := json.Marshal(p)
+	if err != nil {
+		return "" // the default profile always encodes; "" keeps the daemon's default
+	}
+	return "seccomp=" + string(b)
+})
+
+// SeccompProfileJSON is the profile seccompOption applies ("" when the
+// daemon's default applies), for tests and docs.
+func SeccompProfileJSON() string {
+	o := seccompOption()
+	if len(o) > len("seccomp=") {
+		return o[len("seccomp="):]
+	}
+	return ""
+}
