@@ -74,10 +74,10 @@ func fixtures(t *testing.T, dirs ...string) map[string][]string {
 }
 
 // The streamed log has exactly the bytes of the log parsed whole, for every
-// transcript of every engine (fixtures and, when present, the corpus).
+// transcript of every engine (fixtures and the corpus).
 func TestStreamedEqualsInMemoryOnFixtures(t *testing.T) {
 	n := 0
-	for name, files := range fixtures(t, "../../testdata/fixtures", "../../../shared/corpus") {
+	for name, files := range fixtures(t, "../../testdata/fixtures", "../../testdata/corpus") {
 		eng, err := engines.Lookup(name)
 		assert.NilError(t, err)
 		for _, f := range files {
@@ -89,6 +89,69 @@ func TestStreamedEqualsInMemoryOnFixtures(t *testing.T) {
 		}
 	}
 	assert.Assert(t, n > 40, "only %d transcripts", n)
+}
+
+// everyField is a log with every field of the schema set, the optional
+// ones included (sandbox, repo_findings, skipped, a command's environment,
+// source, parent and duration), a secret in each kind of string and
+// invalid UTF-8 in some.
+func everyField() *commandlog.Log {
+	zero, two, turns := 0, 2, 7
+	cost, d, peak := 0.25, int64(1234), int64(3<<30)
+	ver := "1.2.3 " + secret
+	return &commandlog.Log{SchemaVersion: 1, Engine: "claude-code", AgentVersion: &ver,
+		Outcome: commandlog.OutcomeFailed, OutcomeReason: "README.md line 3: make failed \xff " + secret,
+		Markers: []commandlog.Marker{{Kind: commandlog.MarkerFix, Text: "set TOKEN=" + secret}, {Kind: commandlog.MarkerBlocked, Text: "no <db>"}},
+		Commands: []commandlog.Command{
+			{ID: "1", Command: "echo " + secret, Output: "ok \xc3\n" + secret, ExitCode: &zero, Status: commandlog.StatusOK,
+				ParentID: "task-1", DurationMS: &d, Source: &commandlog.Source{File: "README.md", Line: 3}},
+			{ID: "2", Command: "dd if=/dev/zero of=big", Output: "No space left on device", ExitCode: &two, Status: commandlog.StatusFailed, Truncated: true,
+				Environment: &commandlog.Environment{Kind: "disk", Detail: "the disk cap (10 GiB) was reached " + secret}},
+			{ID: "3", Command: "sleep 9", Status: commandlog.StatusUnknown},
+		},
+		FileEdits: []commandlog.FileEdit{{Path: "/w/" + secret, Tool: "Write", OK: true}, {Path: "x", Tool: "Edit"}},
+		CostUSD:   &cost, Turns: &turns, DurationMS: &d,
+		Sandbox: &commandlog.Sandbox{Profile: "strict", Image: "img:" + secret, Network: "allowlist", Disk: 10 << 30, Memory: 4 << 30,
+			CPU: 1.5, Pids: 1024, DiskPeak: &peak, Stopped: "disk", Reached: []string{"disk", "memory"}},
+		RepoFindings: []commandlog.RepoFinding{{Path: "CLAUDE.md", Action: "flag", Reason: "agent instructions " + secret}, {Path: ".git/config", Action: "scrub", Reason: "credential helper"}},
+		ParseStats:   commandlog.ParseStats{Lines: 40, Malformed: 1, UnknownEvents: 2},
+		Skipped:      []commandlog.Skipped{{File: "README.md", Line: 9, Command: "export KEY=" + secret, Reason: "sets a secret"}},
+	}
+}
+
+// A log with every field set, its items fed to a Writer one at a time and
+// the rest given to Finish, is written with exactly the bytes redact.Log
+// and commandlog.Encode give for the whole log: the optional fields
+// (sandbox, repo_findings, skipped, environment) are written, and
+// redacted, as the non-streaming encoder writes them.
+func TestStreamedEqualsEncodeWithEveryField(t *testing.T) {
+	whole := everyField()
+	redact.Log(whole, redactor())
+	var want bytes.Buffer
+	assert.NilError(t, commandlog.Encode(&want, whole))
+	for _, field := range []string{`"sandbox"`, `"repo_findings"`, `"skipped"`, `"environment"`, `"parent_id"`, `"source"`, `"outcome_reason"`, `"disk_peak"`} {
+		assert.Assert(t, strings.Contains(want.String(), field), "the fixture lost %s", field)
+	}
+	assert.Assert(t, !strings.Contains(want.String(), secret))
+
+	l := everyField()
+	w, err := logstream.New(logstream.Options{Dir: t.TempDir(), Redact: redactor().String})
+	assert.NilError(t, err)
+	defer w.Close()
+	for i := range l.Markers {
+		assert.NilError(t, w.Marker(&l.Markers[i]))
+	}
+	for i := range l.Commands {
+		assert.NilError(t, w.Command(&l.Commands[i]))
+	}
+	for i := range l.FileEdits {
+		assert.NilError(t, w.FileEdit(&l.FileEdits[i]))
+	}
+	assert.NilError(t, w.Finish(l))
+	var got bytes.Buffer
+	_, err = w.WriteTo(&got)
+	assert.NilError(t, err)
+	assert.Equal(t, got.String(), want.String())
 }
 
 // planted is a fixture with a secret in a command, its output and a marker.
