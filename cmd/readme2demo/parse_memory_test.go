@@ -17,6 +17,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/longtest"
 	"github.com/readme2demo/readme2demo/internal/transcriptgen"
 )
 
@@ -29,10 +30,11 @@ import (
 // log must end. The child's peak RSS comes from getrusage.
 //
 // By default one case runs: 64 MiB of tiny Claude Code commands (200,000
-// of them). R2D_MEMTEST=1 runs every case, at 1 GiB (256 MiB for single
-// lines): millions of commands for every engine, huge lines, huge outputs,
-// and each real transcript shape (a few minutes; CI sets it).
-// R2D_MEMTEST_SCALE=0.25 shrinks every size for a quick look.
+// of them); -short skips it. As a long test (internal/longtest:
+// R2D_LONG_TESTS=1, which .ci/run sets, or CI=true) every case runs, at
+// 1 GiB (256 MiB for single lines): millions of commands for every engine,
+// huge lines, huge outputs, and each real transcript shape (a few
+// minutes). R2D_MEMTEST_SCALE=0.25 shrinks every size for a quick look.
 
 const (
 	parseMemLimit = 128 << 20
@@ -80,7 +82,10 @@ func TestParseBoundedMemory(t *testing.T) {
 		main()
 		return
 	}
-	all := os.Getenv("R2D_MEMTEST") == "1"
+	if testing.Short() {
+		t.Skip("generates and parses a 64 MiB transcript")
+	}
+	all := longtest.Enabled()
 	scale := 1.0
 	if s := os.Getenv("R2D_MEMTEST_SCALE"); s != "" {
 		f, err := strconv.ParseFloat(s, 64)
@@ -88,7 +93,7 @@ func TestParseBoundedMemory(t *testing.T) {
 		scale = f
 	}
 	if !all {
-		t.Log("one case; R2D_MEMTEST=1 runs every engine and shape at 1 GiB")
+		t.Logf("one case; %s=1 runs every engine and shape at 1 GiB", longtest.Env)
 	}
 	for _, c := range parseMemCases(all) {
 		c.size = int64(float64(c.size) * scale)
