@@ -6,6 +6,8 @@
 #   SHAPES="claude-session codex" MB=128 RUNS=3 scripts/bench.sh
 #   CALLGRIND=1 MB=8 scripts/bench.sh             # instructions executed, under valgrind
 #   BIN=/tmp/old/readme2demo scripts/bench.sh     # another build of readme2demo (an older commit)
+#   SHAPES= FIXTURES="claude-code:testdata/fixtures/claude-code/real-2.0.77-bigoutput.jsonl" scripts/bench.sh
+#                                                 # any transcript repeated with fresh ids, as ENGINE:FILE
 #
 # Shapes (go run ./scripts/gentranscript -list): real transcripts of each
 # engine repeated with fresh ids — Claude Code sessions of small commands,
@@ -47,7 +49,22 @@ fi
 go build -o "$WORK/gentranscript" ./scripts/gentranscript
 declare -A engine runs
 while IFS=$'\t' read -r name eng r _; do engine[$name]=$eng runs[$name]=$r; done < <("$WORK/gentranscript" -list)
-SHAPES="${SHAPES:-$("$WORK/gentranscript" -list | cut -f1 | tr '\n' ' ')}"
+SHAPES="${SHAPES-$("$WORK/gentranscript" -list | cut -f1 | tr '\n' ' ')}"
+# FIXTURES adds rows for other transcripts, ENGINE:FILE each, named by the file.
+declare -A fixture
+for ef in ${FIXTURES:-}; do
+	name=$(basename "${ef#*:}")
+	engine[$name]=${ef%%:*} runs[$name]=one fixture[$name]=${ef#*:}
+	SHAPES="$SHAPES $name"
+done
+# gen SHAPE FILE: writes MB MiB of SHAPE to FILE; its report on stderr.
+gen() {
+	if [ -n "${fixture[$1]:-}" ]; then
+		"$WORK/gentranscript" -fixture "${fixture[$1]}" -mb "$MB" -o "$2"
+	else
+		"$WORK/gentranscript" -shape "$1" -mb "$MB" -o "$2"
+	fi
+}
 
 # timed NAME CMD...: runs CMD, output to /dev/null; appends "wall cpu rss_kb" to $WORK/NAME.
 timed() {
@@ -74,7 +91,7 @@ if [ -n "${CALLGRIND:-}" ]; then
 	printf '| shape | MiB | jq, million instructions | parse, million instructions | jq ÷ parse |\n| --- | --- | --- | --- | --- |\n'
 	for shape in $SHAPES; do
 		f="$WORK/t.jsonl"
-		"$WORK/gentranscript" -shape "$shape" -mb "$MB" -o "$f" 2>/dev/null
+		gen "$shape" "$f" 2>/dev/null
 		out=()
 		if [ "${runs[$shape]}" = several ]; then rm -rf "$WORK/runs" && out=(-o "$WORK/runs/"); fi
 		jqi=$(instructions jq -c "$JQ_FILTER" "$f")
@@ -93,7 +110,7 @@ printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n'
 for shape in $SHAPES; do
 	eng=${engine[$shape]:?unknown shape $shape}
 	f="$WORK/t.jsonl"
-	"$WORK/gentranscript" -shape "$shape" -mb "$MB" -o "$f" 2>"$WORK/gen"
+	gen "$shape" "$f" 2>"$WORK/gen"
 	read -r bytes lines median_line < <(sed -E 's/.*wrote ([0-9]+) bytes, ([0-9]+) lines \(median ([0-9]+) bytes\).*/\1 \2 \3/' "$WORK/gen")
 	# A transcript of several runs (evaluation output) gives one log per run,
 	# in a directory; its runs are held in memory.
