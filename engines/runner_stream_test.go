@@ -17,29 +17,44 @@ import (
 func TestRunnerStreamsVerdictInOrder(t *testing.T) {
 	n := 3 * openSlots
 	for _, tt := range []struct {
-		name   string
-		fail   int // 1-based index of the failing command; 0: none
-		killed bool
-		reason string
+		name    string
+		fail    int // 1-based index of the failing command; 0: none
+		code    int // its exit code (2 unless set)
+		output  string
+		killed  bool
+		reason  string
+		contain string // also in the reason
 	}{
 		{name: "early failure", fail: 3, reason: "README.md line 3: `echo 3` exited with 2"},
 		{name: "late failure", fail: n - 5, reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 2", n-5, n-5)},
 		{name: "killed", killed: true, reason: fmt.Sprintf("README.md line %d: `echo %d` did not finish", n, n)},
 		{name: "success", reason: ""},
+		// What the reason adds to a failure survives the streaming verdict:
+		// the network note, the later install of a missing program, the
+		// keyless engine's advice.
+		{name: "late network failure", fail: n - 2, code: 6, output: "curl: (6) Could not resolve host: example.org\n",
+			reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 6; it could not reach example.org", n-2, n-2), contain: RunnerAdvice(MarkdownName)},
+		{name: "not found, installed later", fail: n - 1, code: 127, output: "bash: line 1: frob: command not found\n",
+			reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 127 (frob: command not found); line %d installs it (`apt-get install -y frob`)", n-1, n-1, n)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var lines []string
-			lines = append(lines, fmt.Sprintf(`{"type":"plan","runner":"readme2demo-runner/1","steps":%d}`, n))
+			lines = append(lines, fmt.Sprintf(`{"type":"plan","runner":"readme2demo-runner/1","steps":%d}`, n),
+				`{"type":"skip","file":"README.md","line":9999,"command":"sudo reboot","reason":"restarts the machine"}`,
+				fmt.Sprintf(`{"type":"install","tool":"frob","line":%d,"command":"apt-get install -y frob"}`, n))
 			for i := 1; i <= n; i++ {
 				lines = append(lines, fmt.Sprintf(`{"type":"start","id":"%d","command":"echo %d","file":"README.md","line":%d}`, i, i, i))
 				if tt.killed && i == n {
 					break
 				}
-				code := 0
+				code, text := 0, fmt.Sprintf("%d\n", i)
 				if i == tt.fail {
 					code = 2
+					if tt.code != 0 {
+						code, text = tt.code, tt.output
+					}
 				}
-				out := base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("%d\n", i)))
+				out := base64.StdEncoding.EncodeToString([]byte(text))
 				lines = append(lines, fmt.Sprintf(`{"type":"end","id":"%d","exit_code":%d,"output_head_b64":%q}`, i, code, out))
 			}
 			if !tt.killed {
@@ -58,6 +73,9 @@ func TestRunnerStreamsVerdictInOrder(t *testing.T) {
 			assert.Equal(t, len(mem.Commands), n)
 			assert.Equal(t, streamed.OutcomeReason, mem.OutcomeReason)
 			assert.Equal(t, streamed.Outcome, mem.Outcome)
+			assert.DeepEqual(t, streamed.Skipped, mem.Skipped)
+			assert.Equal(t, len(streamed.Skipped), 1)
+			assert.Assert(t, strings.Contains(mem.OutcomeReason, tt.contain), mem.OutcomeReason)
 			if tt.reason == "" {
 				assert.Equal(t, mem.OutcomeReason, "")
 			} else {
