@@ -300,11 +300,20 @@ func parseRunnerTranscript(engine string, r io.Reader, sink Sink) (*commandlog.L
 	var f *failure
 	commands := 0
 	var installs []runInstall
+	// ran: the install lines whose commands ran and passed so far (a
+	// "not found" after such a line says so); bounded by the README.
+	ran := map[int]bool{}
 	b.onSeal = func(c *commandlog.Command) {
 		st := starts[c.ID]
 		delete(starts, c.ID)
-		if st != nil && f == nil {
-			f = runnerVerdict(c, st, engine, installs)
+		if st == nil {
+			return
+		}
+		if c.Status == commandlog.StatusOK && installsLine(installs, st.line) {
+			ran[st.line] = true
+		}
+		if f == nil {
+			f = runnerVerdict(c, st, engine, installs, ran)
 		}
 	}
 	var summary, errText, script string
@@ -502,14 +511,15 @@ func setupFailure(s *runnerSetup) *failure {
 // runnerHint is the advice added to a failure of the keyless engines,
 // by engine and by the kind of failure: "exit" (a command failed),
 // "unfinished", "timeout", "shell" (it ended the shell), "output" and
-// "expected-exit" (a hint's check), "setup". It is "" when no advice
+// "expected-exit" (a hint's check), "setup", "network" (a host could not
+// be reached). It is "" when no advice
 // helps. The sandbox's own limits (a full disk, no network) may make it
 // say something else one day: this is the one place to change.
 func runnerHint(engine, kind string) string {
 	switch {
 	case engine == ReplayName:
 		return "the replay engine re-runs an earlier run's successful commands; when the repository changed since, re-record the log with an AI engine"
-	case kind == "timeout" || kind == "output" || kind == "expected-exit" || kind == "setup" || kind == "shell-ended" || kind == "runaway":
+	case kind == "timeout" || kind == "output" || kind == "expected-exit" || kind == "setup" || kind == "shell-ended" || kind == "runaway" || kind == "network":
 		return ""
 	}
 	return fmt.Sprintf("the %s engine runs only what the README's code blocks say; if this step needs prose understanding (a value to fill in, a file to edit, an unwritten prerequisite), try an AI engine such as --engine %s", engine, ClaudeCodeName)
@@ -523,8 +533,9 @@ func RunnerAdvice(engine string) string { return runnerHint(engine, "exit") }
 // runnerVerdict says why a command failed the run — it failed without
 // being allowed to, or did not finish — or nil when it passed. The
 // builder calls it for every command in order as it seals them, so the
-// first verdict is the run's.
-func runnerVerdict(c *commandlog.Command, st *runnerStart, engine string, installs []runInstall) *failure {
+// first verdict is the run's. ran holds the install lines whose commands
+// ran and passed before c.
+func runnerVerdict(c *commandlog.Command, st *runnerStart, engine string, installs []runInstall, ran map[int]bool) *failure {
 	q := quoteCommand(runnerFirstLine(c.Command))
 	expected := st.expectedExit != nil && c.ExitCode != nil && *c.ExitCode == *st.expectedExit
 	switch {
@@ -551,7 +562,11 @@ func runnerVerdict(c *commandlog.Command, st *runnerStart, engine string, instal
 	case expected:
 		return nil
 	case c.Status == commandlog.StatusFailed:
-		return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs), networkNote(c.Output, c.Command, c.ExitCode)), kind: "exit"}
+		net, kind := networkNote(c.Output, c.Command, c.ExitCode), "exit"
+		if net != "" {
+			kind = "network" // an AI engine cannot reach the host either
+		}
+		return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs, ran), redirectNote(*c), net), kind: kind}
 	}
 	return nil
 }
@@ -562,8 +577,9 @@ func runnerVerdict(c *commandlog.Command, st *runnerStart, engine string, instal
 var notFoundRe = regexp.MustCompile(`(?m)^bash: (?:line \d+: )?([^\s:]+): (?:command not found|No such file or directory)$`)
 
 // notFound explains an exit code 127: which command was missing and, when
-// a later README line installs it, which line.
-func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall) string {
+// a later README line installs it, which line; ran holds the README lines
+// whose commands already ran and passed.
+func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall, ran map[int]bool) string {
 	if c.ExitCode == nil || *c.ExitCode != 127 {
 		return ""
 	}
@@ -594,6 +610,11 @@ func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall) str
 		if !strings.EqualFold(in.Tool, base) || in.Line == st.line {
 			continue
 		}
+		if ran[in.Line] && in.Skipped == "" {
+			// It ran first (install-first order, or earlier in the README)
+			// and passed, yet the program is not there.
+			return out + fmt.Sprintf("; line %d (%s) ran before it and passed, but did not put %s on the PATH (the package may install it under another name)", in.Line, quoteCommand(in.Command), base)
+		}
 		if in.Line > st.line {
 			if in.Skipped != "" {
 				return out + fmt.Sprintf("; line %d would install it, but the plan skips it (%s)", in.Line, in.Skipped)
@@ -607,9 +628,19 @@ func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall) str
 	return out
 }
 
+// installsLine reports whether a README line is one of installs'.
+func installsLine(installs []runInstall, line int) bool {
+	for _, in := range installs {
+		if in.Line == line {
+			return true
+		}
+	}
+	return false
+}
+
 // networkRe finds the messages of tools that could not reach a host:
-// curl, wget, git, the Go command and npm.
-var networkRe = regexp.MustCompile(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)`)
+// curl, wget, git, the Go command, npm, pip (Python's resolver) and cargo.
+var networkRe = regexp.MustCompile(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host`)
 
 // networkNote says that a failure came from the network: the host could
 // not be reached from the sandbox, which is about where the run happens,
@@ -628,11 +659,15 @@ func networkNote(output, command string, code *int) string {
 		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
 	}
 	host := ""
-	for _, g := range m[1:] {
-		if g != "" {
-			host = strings.TrimPrefix(g, "https://")
-			break
+	for _, m := range networkRe.FindAllStringSubmatch(output, -1) { // the first message that names a host
+		for _, g := range m[1:] {
+			if g != "" && host == "" {
+				host = strings.TrimPrefix(g, "https://")
+			}
 		}
+	}
+	if u := urlInRe.FindStringSubmatch(command); host == "" && u != nil && strings.Count(command, "://") == 1 {
+		host = u[1] // the one host the command names
 	}
 	if host == "" {
 		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"

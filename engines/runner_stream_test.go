@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -23,25 +24,28 @@ func TestRunnerStreamsVerdictInOrder(t *testing.T) {
 		output  string
 		killed  bool
 		reason  string
-		contain string // also in the reason
+		lacks   string // not in the reason
+		install int    // the line of frob's install (n unless set)
 	}{
 		{name: "early failure", fail: 3, reason: "README.md line 3: `echo 3` exited with 2"},
 		{name: "late failure", fail: n - 5, reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 2", n-5, n-5)},
 		{name: "killed", killed: true, reason: fmt.Sprintf("README.md line %d: `echo %d` did not finish", n, n)},
 		{name: "success", reason: ""},
 		// What the reason adds to a failure survives the streaming verdict:
-		// the network note, the later install of a missing program, the
-		// keyless engine's advice.
+		// the network note (without the advice to try an AI engine), the
+		// later install of a missing program, or the earlier one that ran.
 		{name: "late network failure", fail: n - 2, code: 6, output: "curl: (6) Could not resolve host: example.org\n",
-			reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 6; it could not reach example.org", n-2, n-2), contain: RunnerAdvice(MarkdownName)},
+			reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 6; it could not reach example.org", n-2, n-2), lacks: RunnerAdvice(MarkdownName)},
 		{name: "not found, installed later", fail: n - 1, code: 127, output: "bash: line 1: frob: command not found\n",
 			reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 127 (frob: command not found); line %d installs it (`apt-get install -y frob`)", n-1, n-1, n)},
+		{name: "not found, installed before", fail: n - 1, code: 127, output: "bash: line 1: frob: command not found\n", install: 2,
+			reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 127 (frob: command not found); line 2 (`apt-get install -y frob`) ran before it and passed", n-1, n-1)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var lines []string
 			lines = append(lines, fmt.Sprintf(`{"type":"plan","runner":"readme2demo-runner/1","steps":%d}`, n),
 				`{"type":"skip","file":"README.md","line":9999,"command":"sudo reboot","reason":"restarts the machine"}`,
-				fmt.Sprintf(`{"type":"install","tool":"frob","line":%d,"command":"apt-get install -y frob"}`, n))
+				fmt.Sprintf(`{"type":"install","tool":"frob","line":%d,"command":"apt-get install -y frob"}`, cmp.Or(tt.install, n)))
 			for i := 1; i <= n; i++ {
 				lines = append(lines, fmt.Sprintf(`{"type":"start","id":"%d","command":"echo %d","file":"README.md","line":%d}`, i, i, i))
 				if tt.killed && i == n {
@@ -75,7 +79,7 @@ func TestRunnerStreamsVerdictInOrder(t *testing.T) {
 			assert.Equal(t, streamed.Outcome, mem.Outcome)
 			assert.DeepEqual(t, streamed.Skipped, mem.Skipped)
 			assert.Equal(t, len(streamed.Skipped), 1)
-			assert.Assert(t, strings.Contains(mem.OutcomeReason, tt.contain), mem.OutcomeReason)
+			assert.Assert(t, tt.lacks == "" || !strings.Contains(mem.OutcomeReason, tt.lacks), mem.OutcomeReason)
 			if tt.reason == "" {
 				assert.Equal(t, mem.OutcomeReason, "")
 			} else {

@@ -38,6 +38,7 @@ const (
 	Profile       Kind = "sandbox-profile" // the strict profile refused (sudo, read-only root)
 	NoDocker      Kind = "no-docker"       // the sandbox has no Docker daemon, by design
 	NoSystemd     Kind = "no-systemd"      // the sandbox is a container: no systemd as PID 1
+	NoDisplay     Kind = "no-display"      // no display and no web browser: a command that opens one
 )
 
 // Profiles and network policies as the sandbox and the pipeline name them.
@@ -130,6 +131,10 @@ func Classify(c Command, s Signals) (Cause, bool) {
 	if systemdMissing.MatchString(out) {
 		return Cause{NoSystemd, "the sandbox is a container without systemd (like a GitHub container job, unlike a runner VM): " +
 			"start the service directly (`sudo service NAME start`, or the daemon in the background)"}, true
+	}
+	if displayMissing.MatchString(out) {
+		return Cause{NoDisplay, "the sandbox has no display and no web browser (as in CI): a command that opens a browser or a window cannot work here; " +
+			"use the program's option that prints instead of opening (such as --print or --no-browser), or skip the block with <!-- readme2demo: skip -->"}, true
 	}
 	if d, ok := networkDenied(out, s); ok {
 		return Cause{NetworkDenied, d}, true
@@ -296,11 +301,14 @@ func networkDenied(out string, s Signals) (string, bool) {
 	return "", false
 }
 
-// dockerMissing and systemdMissing: the tools the sandbox does not have
-// by design, as bash, sudo and systemctl report them.
+// dockerMissing, systemdMissing and displayMissing: what the sandbox does
+// not have by design, as bash, sudo, systemctl and X clients report it.
 var (
 	dockerMissing  = regexp.MustCompile(`(^|\n|: )docker(-compose)?: (command )?not found|Cannot connect to the Docker daemon`)
 	systemdMissing = regexp.MustCompile(`(^|\n|: )systemctl: (command )?not found|System has not been booted with systemd as init system`)
+	// displayMissing: the programs that open a browser or a file in the
+	// desktop's application, and X clients without a display.
+	displayMissing = regexp.MustCompile(`(^|\n|: )(xdg-open|sensible-browser|x-www-browser|www-browser|gnome-open|kde-open|gio|wslview): (command )?not found|[Cc]an(no|')t open display|cannot connect to X server|no \$?DISPLAY environment variable|Missing X server or \$DISPLAY`)
 )
 
 // questions are prompts a program prints before reading an answer; with

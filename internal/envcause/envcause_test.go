@@ -102,6 +102,9 @@ func TestClassify(t *testing.T) {
 		{"docker-compose", Command{ExitCode: code(127), Output: "bash: line 1: docker-compose: command not found\n"}, dev, NoDocker, nil},
 		{"docker daemon", Command{ExitCode: code(1), Output: "Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n"}, dev, NoDocker, nil},
 		{"sudo systemctl", Command{ExitCode: code(1), Output: "sudo: systemctl: command not found\n"}, dev, NoSystemd, []string{"sudo service"}},
+		{"no browser opener (git-open calls xdg-open)", Command{ExitCode: code(127), Output: "/workspace/git-open: line 301: xdg-open: command not found\n"}, dev, NoDisplay, []string{"no display", "--print"}},
+		{"no browser opener (bash)", Command{ExitCode: code(127), Output: "bash: line 1: sensible-browser: command not found\n"}, dev, NoDisplay, nil},
+		{"another missing program is not the display", Command{ExitCode: code(127), Output: "bash: line 1: xdg-user-dir: command not found\n"}, dev, "", nil},
 		{"systemd not PID 1", Command{ExitCode: code(1), Output: "System has not been booted with systemd as init system (PID 1). Can't operate.\nFailed to connect to bus: Host is down\n"}, dev, NoSystemd, nil},
 		{"another missing command is the README's", Command{ExitCode: code(127), Output: "bash: line 1: mydocker: command not found\n"}, dev, "", nil},
 

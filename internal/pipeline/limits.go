@@ -156,7 +156,10 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		// README and suggests an AI engine is wrong: replaced. A more
 		// specific one (a timeout, processes left running) is kept, and
 		// the limit added.
-		if advice := engines.RunnerAdvice(l.Engine); l.OutcomeReason == "" || strings.Contains(l.OutcomeReason, advice) {
+		// (The runner gives a failure it can tell came from the network no
+		// advice; the policy that refused it says more: replaced too.)
+		if advice := engines.RunnerAdvice(l.Engine); l.OutcomeReason == "" || strings.Contains(l.OutcomeReason, advice) ||
+			l.Commands[last].Environment.Kind == string(envcause.NetworkDenied) {
 			l.OutcomeReason = named(l, last)
 		} else {
 			l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named(l, last)

@@ -128,8 +128,8 @@ func TestHeldOutAgreement(t *testing.T) {
 	}
 	pct := 100 * float64(agree) / float64(total)
 	t.Logf("held-out agreement: %d of %d decisions (%.1f%%)", agree, total, pct)
-	assert.Assert(t, total >= 1080, "labels went missing: %d", total)
-	assert.Assert(t, pct >= 89.5, "agreement fell to %.1f%%", pct)
+	assert.Assert(t, total >= 1878, "labels went missing: %d", total)
+	assert.Assert(t, pct >= 93.0, "agreement fell to %.1f%%", pct)
 }
 
 func assertGolden(t *testing.T, got, name string) {

@@ -158,7 +158,7 @@ func (pl *planner) missingFile(cmds []simple) string {
 			if i > 0 && outputOptRe.MatchString(args[i-1]) {
 				continue // the value of an option that names what the command writes
 			}
-			if !looksLikeFile(a) {
+			if !looksLikeFile(a) || pl.slugArg(a) {
 				continue
 			}
 			clean := strings.TrimSuffix(strings.TrimPrefix(a, "./"), "/")
@@ -204,6 +204,10 @@ var metasyntactic = map[string]bool{"foo": true, "bar": true, "baz": true, "qux"
 	"myfile": true, "my-file": true, "myapp": true, "my-app": true, "my_app": true, "myproject": true, "my-project": true,
 	"my_project": true, "mydir": true, "my-dir": true, "myrepo": true, "my-repo": true}
 
+// someNounRe is "some" and a noun, a README's stand-in for a value:
+// someremote, some-branch, some_file.
+var someNounRe = regexp.MustCompile(`^some[-_]?(remote|branch|file|dir|directory|folder|repo|repository|project|app|tag|host|server|user|name|package|module|command|value|key|image|service)s?$`)
+
 // makesNames are commands whose arguments name what they create or set,
 // so foo there is the README's own demo, not a placeholder.
 var makesNames = toSet(`echo printf export mkdir touch cd pushd cat tee cp mv ln alias set unset local declare git npm yarn pnpm cargo go`)
@@ -212,7 +216,9 @@ var makesNames = toSet(`echo printf export mkdir touch cd pushd cat tee cp mv ln
 // ~/foo, foo/) that no earlier command made real, "" when there is none.
 func (pl *planner) exampleArg(cmds []simple) string {
 	for _, s := range cmds {
-		if makesNames[s.name()] || shellWords[s.name()] {
+		// `git open x` runs the project git-open: its arguments are its own.
+		gitOwn := s.name() == "git" && len(s.argv) > 1 && pl.repo.is("git-"+s.argv[1].text)
+		if (makesNames[s.name()] || shellWords[s.name()]) && !gitOwn {
 			continue
 		}
 		for _, w := range s.argv[min(1, len(s.argv)):] {
@@ -220,7 +226,7 @@ func (pl *planner) exampleArg(cmds []simple) string {
 				continue // quoted: data; absolute: a real place (/tmp/foo)
 			}
 			a := path.Base(strings.TrimSuffix(w.text, "/"))
-			if metasyntactic[a] && !pl.mentioned[a] && !pl.mentioned[strings.TrimPrefix(w.text, "~/")] {
+			if (metasyntactic[a] || someNounRe.MatchString(a)) && !pl.mentioned[a] && !pl.mentioned[strings.TrimPrefix(w.text, "~/")] {
 				return w.text
 			}
 		}
@@ -290,6 +296,11 @@ func binInstalls(cmds []simple) []string {
 				}
 			}
 		case "wget", "curl":
+			for _, o := range s.outputs {
+				if m := binTargetRe.FindStringSubmatch(o); m != nil {
+					out = append(out, strings.ToLower(m[2]))
+				}
+			}
 			for i, a := range args {
 				if (a == "-O" || a == "-o" || a == "--output" || a == "--output-document") && i+1 < len(args) {
 					if m := binTargetRe.FindStringSubmatch(args[i+1]); m != nil {

@@ -27,6 +27,9 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		}
 		return out
 	}
+	if name == "cargo" && len(args) > 0 && strings.HasPrefix(args[0], "+") {
+		args = args[1:] // cargo +nightly install x: the toolchain first
+	}
 	sub := ""
 	if len(args) > 0 {
 		sub = args[0]

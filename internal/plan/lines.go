@@ -66,6 +66,8 @@ func shapeOf(line string) lineShape {
 		return shapeText // what `time` printed: "4.67s user 4.58s system 286% cpu"
 	}
 	switch {
+	case keyLegendRe.MatchString(first):
+		return shapeText // a key and what it does: "/: search", ".: toggle hidden files"
 	case shellWords[first]:
 		return shapeCommand
 	case psVerbNoun.MatchString(first):
@@ -105,6 +107,10 @@ func shapeOf(line string) lineShape {
 	}
 	return shapeText
 }
+
+// keyLegendRe is a key of a key list, punctuation and a colon: "/:",
+// "~:", "!:" ("::" too; ":" alone is the shell's no-op).
+var keyLegendRe = regexp.MustCompile(`^[^\w\s]{1,2}:$`)
 
 var (
 	// rawSynopsisRe finds usage brackets in a command as written: [options],

@@ -26,8 +26,14 @@
 //     directory (~/.fzf) links that directory to the checkout instead;
 //     `npm install <this package>` and `go get <this module>`, meant for the
 //     reader's own project, are skipped; so are `docker run` of the
-//     project's own image, publishing and logging in, and interactive
-//     programs that need a terminal;
+//     project's own image, any command that needs a container engine
+//     (and the lines typed inside a container it would enter), publishing
+//     and logging in, another VCS's commands outside its working copy, and
+//     interactive programs that need a terminal (also the project's own
+//     when its README presents it as a terminal UI);
+//   - blocks that only set unexported variables nothing reads (a settings
+//     reference), INI-shaped blocks and output the text introduces are
+//     not commands;
 //   - a block presented as the content of a file ("save this as …", a
 //     shebang script) is not run, except shell setup for ~/.bashrc, which
 //     is run in the session as a new shell would;
@@ -231,9 +237,13 @@ func Make(src []byte, o Options) *Plan {
 		p.Notes = append(p.Notes, Note{Text: "readme2demo hint: " + pr})
 	}
 	pl := planner{repo: o.Repo, file: file, installed: map[string]int{}, cloneDirs: map[string]bool{}, plan: p,
-		images: map[string]bool{}, mentioned: map[string]bool{}, cloned: map[string]bool{}, notMade: map[string]int{},
+		images: map[string]bool{}, mentioned: map[string]bool{}, downloads: map[string]string{}, cloned: map[string]bool{}, notMade: map[string]int{},
 		uses: shellWordsByLine(&doc)}
 	pl.tuiOff, pl.tui = interactiveDefault(src)
+	keys, cue := presentsTUI(src)
+	pl.tui = pl.tui || keys
+	pl.uiCue = cue
+	pl.lines = codeLines(&doc)
 	pl.goCode, pl.debTools = readmeFacts(&doc, o.Repo)
 	var groups [][]Entry
 	var install []bool
@@ -245,6 +255,7 @@ func Make(src []byte, o Options) *Plan {
 		groups = append(groups, es)
 		install = append(install, isInstallSection(b.Headings))
 	}
+	p.Installs = append(p.Installs, proseInstalls(src, &doc, o.Repo)...)
 	if auto {
 		if why := p.usesLaterInstall(groups, install); why != "" {
 			order, p.Order = OrderInstallFirst, OrderInstallFirst
@@ -384,17 +395,20 @@ type planner struct {
 	installed map[string]int  // tool -> README line of the run command that installs it
 	cloneDirs map[string]bool // where a skipped clone of this repository would have gone
 	plan      *Plan
-	cloned    map[string]bool  // tools "installed" by a clone of this repository linked to the checkout
-	notMade   map[string]int   // clone directories not made (the clone was an alternative), by line
-	images    map[string]bool  // Docker images of this project built by a skipped command
-	mentioned map[string]bool  // words of the commands that run so far
-	uses      map[string][]int // words of the README's shell lines, by line
-	cwd       string           // the session's directory relative to the checkout, cwdUnknown when unknown
-	tui       bool             // the README says its program is interactive by default
-	tuiOff    []string         // the options that make it non-interactive
-	goCode    bool             // the README shows Go code: a library, whose go get is for the reader's project
-	debTools  map[string]int   // tool -> README line of its install in a section for Debian or Ubuntu
-	serverUp  bool             // a command that runs started a server (in the background)
+	cloned    map[string]bool   // tools "installed" by a clone of this repository linked to the checkout
+	notMade   map[string]int    // clone directories not made (the clone was an alternative), by line
+	images    map[string]bool   // Docker images of this project built by a skipped command
+	mentioned map[string]bool   // words of the commands that run so far
+	uses      map[string][]int  // words of the README's shell lines, by line
+	cwd       string            // the session's directory relative to the checkout, cwdUnknown when unknown
+	tui       bool              // the README says its program is interactive by default
+	tuiOff    []string          // the options that make it non-interactive
+	goCode    bool              // the README shows Go code: a library, whose go get is for the reader's project
+	debTools  map[string]int    // tool -> README line of its install in a section for Debian or Ubuntu
+	serverUp  bool              // a command that runs started a server (in the background)
+	lines     []readme.Line     // the lines of every code block, in README order
+	uiCue     string            // the phrase of the README's opening that presents its program as interactive
+	downloads map[string]string // file -> the URL a command that runs downloaded it from
 }
 
 // candidate is one would-be command of a block.
@@ -537,6 +551,8 @@ func (pl *planner) block(b readme.Block) []Entry {
 		skipAll = fmt.Sprintf("benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", benchmarkHeading(b.Headings))
 	case troubleRe.MatchString(innermost(b.Headings)):
 		skipAll = fmt.Sprintf("troubleshooting (section %q): only when that problem occurs", innermost(b.Headings))
+	case troubleCueRe.MatchString(proseOnly(lastSentence(b.Before))):
+		skipAll = fmt.Sprintf("troubleshooting (the text before the block: %q): only when that problem occurs", lastSentence(b.Before))
 	case uninstallCueRe.MatchString(proseOnly(lastSentence(b.Before))):
 		skipAll = "uninstalls or reinstalls (the text before the block): not part of trying the README"
 	case blockCue(b, packagingRe) != "":
@@ -545,6 +561,14 @@ func (pl *planner) block(b readme.Block) []Entry {
 		skipAll = "a list of program names, not commands to run"
 	case b.Mode != readme.ModeConsole && argForms(cands) != "":
 		skipAll = fmt.Sprintf("a reference of %s's argument forms (one argument a line, nothing for them to act on), not commands to run", argForms(cands))
+	case b.Mode != readme.ModeConsole && outputIntroRe.MatchString(proseOnly(lastSentence(b.Before))):
+		skipAll = fmt.Sprintf("output sample (the text before the block: %q), not commands", lastSentence(b.Before))
+	case b.Mode != readme.ModeConsole && iniContent(cands):
+		skipAll = "the content of a configuration file ([section] headers and key=value lines), not commands"
+	case b.Mode != readme.ModeConsole && pl.optionalSettings(b, cands) != "":
+		skipAll = fmt.Sprintf("optional settings of the program (%s): example values that would change what the later commands do, not a step", pl.optionalSettings(b, cands))
+	case b.Mode != readme.ModeConsole && pl.settingsReference(b, cands):
+		skipAll = "only sets shell variables that no command reads (not exported, so no program sees them): a reference of settings and their values, not steps"
 	case blockCue(b, otherMachineRe) != "":
 		skipAll = fmt.Sprintf("runs on another machine (%q): the sandbox is one machine", blockCue(b, otherMachineRe))
 	default:
@@ -583,8 +607,11 @@ func (pl *planner) block(b readme.Block) []Entry {
 	altWhat := "the alternative"
 	srcLine := 0   // the line of a package source (a PPA) this block adds and the plan skips
 	cloneLine := 0 // the line of the clone of this repository this block skips
+	inside := 0    // the line of a skipped container command that leaves the reader in the container
 	for _, c := range cands {
 		switch {
+		case skipAll == "" && inside > 0 && c.shape == shapeCommand:
+			out = append(out, pl.entry(b, c, false, fmt.Sprintf("typed inside the container that line %d starts, which is not run", inside)))
 		case skipAll == "" && altLine > 0 && c.shape == shapeCommand:
 			out = append(out, pl.entry(b, c, false, fmt.Sprintf("part of %s at line %d, which is not run", altWhat, altLine)))
 		case skipAll == "" && srcLine > 0 && c.shape == shapeCommand && aptCommand(c.text):
@@ -615,6 +642,8 @@ func (pl *planner) block(b readme.Block) []Entry {
 				srcLine = e.Line
 			case strings.HasPrefix(e.Reason, "clones this repository"):
 				cloneLine = e.Line
+			case !e.Run && entersContainer(simples(lex(c.text))):
+				inside = e.Line
 			}
 			if e.Run && (e.Step.Background || b.Hints.Background) {
 				pl.serverUp = true
@@ -649,7 +678,7 @@ func (pl *planner) withSkippedGoal(es []Entry) {
 			// already covers: `npm install` before `npm install -g`.
 			prepares = func(s simple) bool {
 				_, _, isClone := clone(s)
-				return isClone || s.name() == "cd" || buildStep(s)
+				return isClone || s.name() == "cd" || buildStep(s) || pkgIndexUpdate(s) && sameManager(s, goal.Command)
 			}
 		case strings.HasPrefix(goal.Reason, "publishes or logs in (git push"):
 			prepares = func(s simple) bool {
@@ -1174,7 +1203,7 @@ func lastSentence(s string) string {
 }
 
 var (
-	fileIntroRe = regexp.MustCompile(`(?i)\b(save[ds]?|saving)\b[^.]{0,40}\bas\b|\b(create|creating|write|add|adding|put|paste|place|append|insert)\b[^.]{0,60}\b(file|script|\.?bashrc|\.?zshrc|\.?profile|\.env\w*|rc)\b|\b(in|into|to) (a|the|your|this) (new |following |config(uration)? |shell |startup |rc |env )?file\b|\bfile (named|called)\b|\bwith (the following|this) contents?\b|\b(following|this|these lines|it) (to|in|into) (your|the)\b[^.]{0,40}\b(file|rc|profile|config)\b|\b(below|following) is (a|an|the)\b[^.]{0,40}\bfile\b|\b(example|sample)\b[^.]{0,30}\bfile\b\s*:?\s*$`)
+	fileIntroRe = regexp.MustCompile(`(?i)\b(save[ds]?|saving)\b[^.]{0,40}\bas\b|\b(create|creating|write|add|adding|put|paste|place|append|insert)\b[^.]{0,60}\b(file|script|\.?bashrc|\.?zshrc|\.?profile|\.env\w*|rc)\b|\b(in|into|to) (a|the|your|this) (new |following |config(uration)? |shell |startup |rc |env )?file\b|\bfile (named|called)\b|\bwith (the following|this) contents?\b|\b(following|this|these lines|it) (to|in|into) (your|the)\b[^.]{0,40}\b(file|rc|profile|config)\b|\b(add|append|put|paste|place|insert)\b[^.]{0,60}\b(to|in|into) (your|the) ` + "`?" + `~/\.\w|\b(below|following) is (a|an|the)\b[^.]{0,40}\bfile\b|\b(example|sample)\b[^.]{0,30}\bfile\b\s*:?\s*$`)
 	notFileRe   = regexp.MustCompile(`(?i)\b(run|execute|download|install|type|enter)\b`)
 	codeSpanRe  = regexp.MustCompile("`([^`]+)`")
 	bashrcRe    = regexp.MustCompile(`(?i)\.?bashrc|\.bash_profile|~/\.profile|\bbash\b`)
@@ -1293,6 +1322,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			return skip("builds this project's Docker image: an alternative way to run it (the sandbox has no Docker)")
 		}
 	}
+	if v := pl.otherVCSCommand(cmds); v != "" {
+		return skip(fmt.Sprintf("works in a %s working copy: the checkout under test is not one", v))
+	}
 	// A clone of this repository, maybe with the cd into it, maybe followed
 	// by more.
 	if url, dir, ok := clone(cmds[0]); ok && pl.repo.isClone(url) {
@@ -1375,6 +1407,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 		return skip(fmt.Sprintf("interactive: the README says the program is interactive by default, and this runs it on the terminal%s", off))
 	}
+	if pl.uiCue != "" && !funcDef && pl.opensUI(cmds) {
+		return skip(fmt.Sprintf("interactive: the README presents the program so (%q), and this opens it on the terminal with nobody at it", pl.uiCue))
+	}
 	if sh := forShell(head); sh != "" {
 		return skip(fmt.Sprintf("for %s, not bash", sh))
 	}
@@ -1389,6 +1424,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	}
 	if what := follows(cmds); what != "" {
 		return skip(fmt.Sprintf("runs until interrupted (%s)", what))
+	}
+	if t := usesContainers(cmds); t != "" {
+		return skip(fmt.Sprintf("needs %s: the sandbox has no container engine", t))
 	}
 	ph, synopsis := rawPlaceholder(c.text)
 	if ph == "" {
@@ -1439,6 +1477,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	if url, ok := pipesToShell(ws); ok && pl.urlNamesRepo(url) {
 		tools = append(tools, pl.repo.Names...) // the project's own installer
 	}
+	if pl.runsOwnInstaller(cmds) {
+		tools = append(tools, pl.repo.Names...) // the project's installer, downloaded first
+	}
 	if th := troubleHeading(b.Headings); len(tools) > 0 && th != "" {
 		return skip(fmt.Sprintf("installs a fix from a troubleshooting section (%q): only when that problem occurs", th))
 	}
@@ -1467,6 +1508,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		}
 	}
 	pl.remember(ws)
+	pl.noteDownloads(cmds)
 	pl.follow(cmds)
 	e := pl.entry(b, c, true, base)
 	text := c.text
@@ -1541,6 +1583,13 @@ func (pl *planner) urlNamesRepo(url string) bool {
 	for _, w := range regexp.MustCompile(`[^A-Za-z0-9_-]+`).Split(strings.ToLower(url), -1) {
 		if w != "" && pl.repo.is(w) {
 			return true
+		}
+		// A file named for the project with a word before or after it:
+		// install-xq, hr-installer.
+		if parts := strings.FieldsFunc(w, func(r rune) bool { return r == '-' || r == '_' }); len(parts) == 2 && (parts[0] == "install" || parts[0] == "get" || parts[1] == "install" || parts[1] == "installer") {
+			if pl.repo.is(parts[0]) || pl.repo.is(parts[1]) {
+				return true
+			}
 		}
 		// A host or file named after the project: getcroc.com, install-tool.sh.
 		for _, n := range pl.repo.Names {

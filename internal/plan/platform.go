@@ -37,7 +37,7 @@ var platformWords = []struct {
 	// not in any sentence that mentions them.
 	{regexp.MustCompile(`(?i)^\W*(homebrew|macports)\b.{0,20}$|\binstalled\b.*\b(with|via|using)\s+(homebrew|macports)\b`), "macOS (Homebrew)", false},
 	{regexp.MustCompile(`(?i)^\W*(snap|snapcraft)\b.{0,20}$|\binstalled\b.*\b(with|via|using)\s+snap\b`), "Snap", false},
-	{regexp.MustCompile(`(?i)\b(windows|win32|win64|powershell|chocolatey|scoop|winget|cmd\.exe|wsl2?)\b`), "Windows", false},
+	{regexp.MustCompile(`(?i)\b(windows|win32|win64|powershell|chocolatey|scoop|winget|cmd\.exe|wsl2?|cygwin|mingw(32|64)?|msys2?|mintty|putty)\b`), "Windows", false},
 	{regexp.MustCompile(`(?i)\b(haiku|illumos|solaris|openindiana|aix|ios)\b`), "another operating system", false},
 	{regexp.MustCompile(`\bALT(\s*Linux)?\b`), "ALT Linux", false},
 	// A "Docker" section or comment is the way to run it in a container:
@@ -149,6 +149,9 @@ func commandPlatform(s simple, raw string) string {
 	if strings.HasPrefix(name, "./") && (path.Base(name) == "vcpkg" || path.Base(name) == "conan") {
 		name = path.Base(name) // the package manager a README just bootstrapped
 	}
+	if name == "x" && len(s.argv) > 2 && (s.argv[1].text == "env" || s.argv[1].text == "install") {
+		return "x-cmd (not in the sandbox)"
+	}
 	if p, ok := platformTools[name]; ok {
 		// `pkg` and `port` are also ordinary words; only their install
 		// forms count.
@@ -158,7 +161,7 @@ func commandPlatform(s simple, raw string) string {
 				return ""
 			}
 		case "snap":
-			if len(s.argv) < 2 || s.argv[1].text != "install" {
+			if len(s.argv) < 2 || !snapVerbs[s.argv[1].text] {
 				return ""
 			}
 		}
@@ -173,6 +176,11 @@ var platformPaths = map[string]string{
 	"/etc/yum.repos.d": "Fedora/RHEL (yum repository)", "/etc/zypp/": "openSUSE (zypper repository)",
 	"/etc/pacman.conf": "Arch Linux (pacman)", "/etc/pacman.d/": "Arch Linux (pacman)", "/etc/apk/": "Alpine Linux (apk)",
 }
+
+// snapVerbs are snap's subcommands that need snapd (`snap connect` after
+// `snap install`); "snap" alone is also an ordinary word.
+var snapVerbs = map[string]bool{"install": true, "connect": true, "disconnect": true, "refresh": true, "run": true,
+	"alias": true, "set": true, "get": true, "start": true, "stop": true, "restart": true, "services": true, "remove": true, "info": true, "list": true}
 
 func isPkgVerb(v string) bool {
 	switch v {

@@ -195,6 +195,12 @@ func RepoFromDir(dir, slug string) Repo {
 		}
 	}
 	r.AddFiles(listFiles(dir, maxFiles)...)
+	if b := readSmall(dir, "Cargo.toml"); b != nil {
+		r.add(&r.Names, tomlBinNames(b)...)
+	}
+	if b := readSmall(dir, "pyproject.toml"); b != nil {
+		r.add(&r.Names, tomlScriptNames(b)...)
+	}
 	for _, f := range []string{"Cargo.toml", "pyproject.toml"} {
 		if b := readSmall(dir, f); b != nil {
 			if name := tomlName(b); name != "" {

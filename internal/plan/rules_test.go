@@ -154,7 +154,7 @@ func TestSetupOfASkippedStep(t *testing.T) {
 // Values to fill in and illustrations that the first rules missed.
 func TestMorePlaceholders(t *testing.T) {
 	md := "# x\n\n```sh\nconcurrently 'command1 arg' 'command2 arg'\nCROC_SECRET=*** croc\nduf /home /some/file\ncurl /users/123\ncurl {APP}/users\ncurl -H 'Accept: x' https://api.github.com/users\n" +
-		"echo '{{ Bold \"x\" }}' | gum format -t template\ndocker ps --format '{{.Names}}'\nfoo greet person\nmy-cli --help\n```\n"
+		"echo '{{ Bold \"x\" }}' | gum format -t template\ngo list -f '{{.ImportPath}}' ./...\nfoo greet person\nmy-cli --help\n```\n"
 	checkPlan(t, md, repoOf("acme/x"),
 		skip(4, "placeholder command1 arg"),
 		skip(5, "placeholder CROC_SECRET=***"),

@@ -172,6 +172,8 @@ type simple struct {
 	piped bool
 	// redirected says its output goes to a file (`cmd > out`).
 	redirected bool
+	// outputs are the files of its `>` and `>>` redirections.
+	outputs []string
 }
 
 // name is the command's first word, "" when there is none.
@@ -195,24 +197,28 @@ func (s simple) args() []string {
 func simples(ws []word) []simple {
 	var out []simple
 	var cur []word
-	var inputs []string
+	var inputs, outputs []string
 	redirected := false
 	end := func(op string) {
 		if len(cur) > 0 {
 			s := unwrap(cur)
 			s.inputs = inputs
+			s.outputs = outputs
 			s.piped = op == "|" || op == "|&"
 			s.redirected = redirected
 			out = append(out, s)
 		}
-		cur, inputs, redirected = nil, nil, false
+		cur, inputs, outputs, redirected = nil, nil, nil, false
 	}
-	skipNext, input := false, false
+	skipNext, input, output := false, false, false
 	for _, w := range ws {
 		if skipNext {
 			skipNext = false
 			if input && w.op == "" {
 				inputs = append(inputs, w.text)
+			}
+			if output && w.op == "" {
+				outputs = append(outputs, w.text)
 			}
 			continue
 		}
@@ -222,7 +228,8 @@ func simples(ws []word) []simple {
 		case w.op[0] == '<' || w.op[0] == '>':
 			skipNext = true // the redirection's target is not an argument
 			input = w.op == "<"
-			redirected = redirected || w.op == ">" || w.op == ">>"
+			output = w.op == ">" || w.op == ">>"
+			redirected = redirected || output
 		default:
 			end(w.op)
 		}

@@ -31,7 +31,7 @@ import (
 // could reach the cap (at most half that time, at least DiskPoll), so a fast
 // writer is not measured late because measuring is slow.
 const (
-	DefaultDiskPoll = 500 * time.Millisecond
+	DefaultDiskPoll = 100 * time.Millisecond
 	MaxDiskPoll     = 20 * time.Second
 	// diskCostFactor spaces measurements by their own cost.
 	diskCostFactor = 10
@@ -39,6 +39,9 @@ const (
 	// that cannot be checked is not left unchecked.
 	diskFailLimit = 5
 	diskTimeout   = 60 * time.Second
+	// pidsPoll spaces the process-count checks, which need no fine
+	// timing (a fork bomb is stopped after PidsStuck).
+	pidsPoll = time.Second
 	// DefaultPidsStuck is how long the process limit may stay reached
 	// before the run is stopped (Spec.PidsStuck).
 	DefaultPidsStuck = time.Minute
@@ -67,7 +70,7 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 	w := diskWatch{peak: -1}
 	interval := s.DiskPoll
 	fails := 0
-	var atLimitSince time.Time
+	var atLimitSince, pidsAt time.Time
 	// The rate of the first measurement counts from nothing at the start:
 	// an overestimate (the repository copied in counts too), on the safe
 	// side.
@@ -124,7 +127,11 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 		// any more, the runner and the agent included, and waiting for
 		// the timeout would only burn the CPUs. Full again PidsStuck after
 		// first full, never below half in between: stop the run.
-		switch pidsLevel(ctx, d, id, s.PidsLimit) {
+		level := pidsUnknown
+		if time.Since(pidsAt) >= pidsPoll {
+			level, pidsAt = pidsLevel(ctx, d, id, s.PidsLimit), time.Now()
+		}
+		switch level {
 		case pidsFull:
 			w.pidsHit++
 			now := time.Now()
