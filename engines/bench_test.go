@@ -6,29 +6,29 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/metrics"
-	"sort"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/readme2demo/readme2demo/engines"
-	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/logstream"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/transcriptgen"
 )
 
-// Benchmarks of the whole `readme2demo parse` path (engine parse, pattern
-// redaction, encoding to a writer) for every engine:
+// Benchmarks of the whole `readme2demo parse` path (engine parse,
+// redaction, the streaming log writer, encoding) for every engine:
 //
 //	go test ./engines -run '^$' -bench . -benchmem
-//	R2D_BENCH_MB=512 go test ./engines -run '^$' -bench 'Large' -benchtime 1x
+//	R2D_BENCH_MB=512 go test ./engines -run '^$' -bench 'Shapes' -benchtime 1x
 //
-// BenchmarkParseLarge generates R2D_BENCH_MB MiB (default 64) from the
-// engine's largest fixture with fresh ids; BenchmarkParseHugeLine feeds one
-// line of R2D_BENCH_LINE_MB MiB (default 64) through a pipe. Both report
-// the peak live heap seen while parsing (peak-heap-MiB). docs/benchmarks.md
-// has the numbers and the comparison with jq (scripts/bench.sh).
+// BenchmarkParseShapes generates R2D_BENCH_MB MiB (default 16) of each
+// transcriptgen shape (a session of small records, big outputs, each
+// engine's real transcripts) and reports MB/s, commands/s and the peak live
+// heap; BenchmarkParseHugeLine feeds one line of R2D_BENCH_LINE_MB MiB
+// (default 64) through a pipe. docs/benchmarks.md has the numbers and the
+// comparison with jq (scripts/bench.sh).
 
 func envMiB(name string, def int) int64 {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
@@ -37,17 +37,20 @@ func envMiB(name string, def int) int64 {
 	return int64(def) << 20
 }
 
-// parseAll is what `readme2demo parse` does with a transcript.
-func parseAll(b *testing.B, eng engines.AgentEngine, r io.Reader) *commandlog.Log {
-	l, err := eng.ParseTranscript(r)
+// parseAll is what `readme2demo parse` does with a transcript; it returns
+// the number of commands logged.
+func parseAll(b *testing.B, eng engines.AgentEngine, r io.Reader) int {
+	red := redact.New(nil)
+	w, _, err := logstream.Parse(eng, r, logstream.Options{Dir: b.TempDir(), Redact: red.String})
 	if err != nil {
 		b.Fatal(err)
 	}
-	redact.Log(l, redact.New(nil))
-	if err := commandlog.Encode(io.Discard, l); err != nil {
+	defer w.Close()
+	if _, err := w.WriteTo(io.Discard); err != nil {
 		b.Fatal(err)
 	}
-	return l
+	_, n, _ := w.Counts()
+	return n
 }
 
 // peakHeap samples the live heap every few milliseconds until stopped.
@@ -86,26 +89,6 @@ func (p *peakHeap) report(b *testing.B) {
 	b.ReportMetric(float64(p.peak)/(1<<20), "peak-heap-MiB")
 }
 
-func largestFixture(b *testing.B, name string) []byte {
-	dir := filepath.Join("..", "testdata", "fixtures", name)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		b.Skipf("no fixtures for %s: %v", name, err)
-	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	var best []byte
-	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err == nil && len(data) > len(best) && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-			best = data
-		}
-	}
-	if best == nil {
-		b.Skipf("no JSONL fixture for %s", name)
-	}
-	return best
-}
-
 func BenchmarkParseSmall(b *testing.B) {
 	for _, name := range engines.Names() {
 		eng, _ := engines.Lookup(name)
@@ -127,33 +110,45 @@ func BenchmarkParseSmall(b *testing.B) {
 	}
 }
 
-func BenchmarkParseLarge(b *testing.B) {
-	size := envMiB("R2D_BENCH_MB", 64)
-	for _, name := range engines.Names() {
-		eng, _ := engines.Lookup(name)
-		b.Run(name, func(b *testing.B) {
-			path := filepath.Join(b.TempDir(), "large.jsonl")
+// BenchmarkParseShapes parses long transcripts of every shape.
+func BenchmarkParseShapes(b *testing.B) {
+	size := envMiB("R2D_BENCH_MB", 16)
+	for _, shape := range transcriptgen.Shapes {
+		eng, err := engines.Lookup(shape.Engine)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(shape.Name, func(b *testing.B) {
+			fixture, err := shape.Fixture("..")
+			if err != nil {
+				b.Fatal(err)
+			}
+			path := filepath.Join(b.TempDir(), "transcript.jsonl")
 			f, err := os.Create(path)
 			if err != nil {
 				b.Fatal(err)
 			}
-			n, err := transcriptgen.New(largestFixture(b, name)).WriteSize(f, size)
+			n, err := transcriptgen.New(fixture).WriteSize(f, size)
+			if err == nil {
+				err = f.Close()
+			}
 			if err != nil {
 				b.Fatal(err)
 			}
-			f.Close()
 			b.SetBytes(n)
 			b.ReportAllocs()
 			b.ResetTimer()
 			peak := startPeakHeap()
+			commands := 0
 			for i := 0; i < b.N; i++ {
 				f, err := os.Open(path)
 				if err != nil {
 					b.Fatal(err)
 				}
-				parseAll(b, eng, f)
+				commands += parseAll(b, eng, f)
 				f.Close()
 			}
+			b.ReportMetric(float64(commands)/b.Elapsed().Seconds(), "commands/s")
 			peak.report(b)
 		})
 	}

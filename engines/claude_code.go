@@ -138,16 +138,35 @@ func (*claudeCode) BuildCommand(l Limits) string {
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }
 
-func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	p := &claudeParser{b: newLogBuilder(c.Name()), calls: map[string]claudeCall{}, turnIDs: map[string]bool{}, texts: map[string]bool{}}
-	err := readRecords(r, jsonv.Options{Skip: claudeSkipKeys, Workers: parseWorkers()}, p.b, func(v *jsonv.Value) {
+func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return c.parse(r, nil) }
+
+func (c *claudeCode) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return c.parse(r, s)
+}
+
+func (c *claudeCode) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+	p := &claudeParser{b: newLogBuilderTo(c.Name(), s), calls: newWindow[string, claudeCall](idWindow), texts: newSeenSet()}
+	err := readRecords(r, jsonv.Options{Keep: claudeKeys, Skip: claudeSkipKeys, Workers: parseWorkers()}, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return p.finish(), nil
+	return p.b.done(p.finish())
+}
+
+// claudeKeys are the only fields the parser reads: the decoder steps over
+// every other one (token usage, tool and plugin lists, thinking text, file
+// snapshots, ids of lines and sessions, and whatever a new CLI adds).
+// TestEngineKeysListed fails when the parser reads a field missing here.
+var claudeKeys = map[string]bool{
+	"type": true, "version": true, "sessionId": true, "claude_code_version": true, "message": true,
+	"parent_tool_use_id": true, "isSidechain": true, "id": true, "content": true, "text": true, "name": true,
+	"input": true, "command": true, "cmd": true, "command_line": true, "file_path": true, "path": true,
+	"notebook_path": true, "tool_use_id": true, "is_error": true, "tool_use_result": true, "toolUseResult": true,
+	"interrupted": true, "backgroundTaskId": true, "stdout": true, "stderr": true, "persistedOutputSize": true,
+	"result": true, "total_cost_usd": true, "cost_usd": true, "num_turns": true, "duration_ms": true, "subtype": true,
 }
 
 // claudeSkipKeys are fields the parser never reads; the decoder steps over
@@ -167,9 +186,8 @@ type claudeCall struct {
 
 type claudeParser struct {
 	b         *logBuilder
-	calls     map[string]claudeCall
-	turnIDs   map[string]bool // distinct top-level assistant message ids
-	texts     map[string]bool // message id + text already scanned
+	calls     *window[string, claudeCall]
+	texts     *seenSet // message id + text already scanned
 	result    *jsonv.Value
 	resultSet bool
 }
@@ -195,7 +213,7 @@ func (p *claudeParser) event(v *jsonv.Value) {
 	case "user":
 		p.user(v)
 	case "result":
-		p.result = v
+		p.result = v.Clone()
 		p.resultSet = true
 		if text := v.Get("result").Str(); text != "" {
 			p.b.agentTextOnce(text)
@@ -213,11 +231,7 @@ func (p *claudeParser) assistant(v *jsonv.Value) {
 	msg := v.Get("message")
 	parent := v.Get("parent_tool_use_id").Str()
 	topLevel := parent == "" && !v.Get("isSidechain").True()
-	synthetic := msg.Get("model").Str() == "<synthetic>" || v.Get("is_api_error_message").True()
 	msgID := msg.Get("id").Str()
-	if topLevel && !synthetic && msgID != "" {
-		p.turnIDs[msgID] = true
-	}
 	content := msg.Get("content")
 	if content.IsString() {
 		if topLevel {
@@ -243,12 +257,8 @@ func (p *claudeParser) text(msgID, text string) {
 	if text == "" {
 		return
 	}
-	if msgID != "" {
-		k := msgID + "\x00" + text
-		if p.texts[k] {
-			return
-		}
-		p.texts[k] = true
+	if msgID != "" && !p.texts.add(msgID, text) {
+		return
 	}
 	p.b.agentText(text)
 }
@@ -262,24 +272,24 @@ func (p *claudeParser) toolUse(block *jsonv.Value, parent string) {
 	id := block.Get("id").Str()
 	name := block.Get("name").Str()
 	input := block.Get("input")
-	if _, seen := p.calls[id]; seen && id != "" {
+	if id != "" && p.calls.has(id) {
 		return // the same call repeated on another line of a split message
 	}
 	switch {
 	case name == "Bash" || name == "bash":
 		cmd := firstString(input, "command", "cmd", "command_line")
 		id = p.b.command(id, cmd, parent)
-		p.calls[id] = claudeCall{kind: "bash"}
+		p.calls.put(id, claudeCall{kind: "bash"})
 	case claudeEditTools[name] != "":
 		path := firstString(input, "file_path", "path", "notebook_path")
 		if id == "" {
 			id = p.b.nextID()
 		}
 		p.b.edit(id, path, claudeEditTools[name])
-		p.calls[id] = claudeCall{kind: "edit"}
+		p.calls.put(id, claudeCall{kind: "edit"})
 	default:
 		if id != "" {
-			p.calls[id] = claudeCall{kind: "other"}
+			p.calls.put(id, claudeCall{kind: "other"})
 		}
 	}
 }
@@ -319,7 +329,7 @@ var claudeExitCode = regexp.MustCompile(`^(?:Error: )?Exit code (-?\d+)\s*(?:\n|
 
 func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 	id := res.Get("tool_use_id").Str()
-	call, ok := p.calls[id]
+	call, ok := p.calls.get(id)
 	if !ok {
 		p.b.unknownEvent()
 		return

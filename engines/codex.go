@@ -196,20 +196,42 @@ func tomlStringArray(items []string) string {
 	return "[" + strings.Join(q, ",") + "]"
 }
 
-func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	p := &codexParser{b: newLogBuilder(c.Name()), kinds: map[string]string{}, texts: map[string]bool{}}
-	err := readRecords(r, jsonv.Options{}, p.b, p.event)
+func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return c.parse(r, nil) }
+
+func (c *codex) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) { return c.parse(r, s) }
+
+func (c *codex) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+	p := &codexParser{b: newLogBuilderTo(c.Name(), s), kinds: newWindow[string, string](idWindow), texts: newSeenSet()}
+	err := readRecords(r, codexOptions, p.b, p.event)
 	if err != nil {
 		return nil, err
 	}
-	return p.finish(), nil
+	return p.b.done(p.finish())
+}
+
+// codexOptions decode only the fields the parser reads (exec events, the
+// legacy stream, rollouts); TestEngineKeysListed fails when it reads one
+// missing here. A patch's changes are decoded whole: their keys are paths.
+var codexOptions = jsonv.Options{
+	Keep: map[string]bool{
+		"action": true, "aggregated_output": true, "approval": true, "arguments": true, "call_id": true,
+		"cli_version": true, "cmd": true, "command": true, "content": true, "cwd": true, "duration": true,
+		"duration_ms": true, "encrypted_content": true, "error": true, "exit_code": true, "id": true, "input": true,
+		"instructions": true, "item": true, "item_type": true, "items": true, "kind": true, "last_agent_message": true,
+		"message": true, "meta": true, "metadata": true, "model": true, "msg": true, "name": true, "nanos": true,
+		"output": true, "path": true, "payload": true, "prompt": true, "provider": true, "reason": true,
+		"record_type": true, "role": true, "sandbox": true, "secs": true, "session": true, "session_id": true,
+		"status": true, "stderr": true, "stdout": true, "success": true, "summary": true, "text": true,
+		"timestamp": true, "type": true,
+	},
+	KeepAll: map[string]bool{"changes": true},
 }
 
 type codexParser struct {
 	b        *logBuilder
-	kinds    map[string]string // call id → "cmd" or "edit"
-	texts    map[string]bool   // agent message ids already scanned
-	edits    map[string]int    // legacy patch call id → number of files
+	kinds    *window[string, string] // call id → "cmd" or "edit"
+	texts    *seenSet                // agent message ids already scanned
+	edits    *window[string, int]    // legacy patch call id → number of files
 	turns    int
 	ended    bool   // a turn.completed, turn.failed or task_complete was seen
 	errorMsg string // the last fatal error
@@ -312,8 +334,10 @@ func (p *codexParser) item(event string, it *jsonv.Value) {
 	completed := event == "item.completed"
 	switch typ {
 	case "command_execution":
-		id = p.b.command(id, codexCommand(it.Get("command")), "")
-		p.kinds[id] = "cmd"
+		if id == "" || !p.b.hasCommand(id) { // started and completed both name it
+			id = p.b.command(id, codexCommand(it.Get("command")), "")
+		}
+		p.kinds.put(id, "cmd")
 		if completed {
 			p.commandDone(id, it)
 		}
@@ -325,10 +349,9 @@ func (p *codexParser) item(event string, it *jsonv.Value) {
 		}
 		text := it.Get("text").Str()
 		if id != "" {
-			if p.texts[id] {
+			if !p.texts.add(id) {
 				return
 			}
-			p.texts[id] = true
 		}
 		p.b.agentText(text)
 	case "reasoning", "plan", "todo_list", "mcp_tool_call", "collab_tool_call", "web_search", "error",
@@ -388,14 +411,14 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 	switch typ {
 	case "exec_command_begin":
 		id := p.b.command(msg.Get("call_id").Str(), codexCommand(msg.Get("command")), "")
-		p.kinds[id] = "cmd"
+		p.kinds.put(id, "cmd")
 	case "exec_command_end":
 		id := msg.Get("call_id").Str()
-		if p.kinds[id] != "cmd" {
+		if p.kinds.at(id) != "cmd" {
 			// an end without a begin still names its command when it can
 			if cmd := codexCommand(msg.Get("command")); cmd != "" {
 				id = p.b.command(id, cmd, "")
-				p.kinds[id] = "cmd"
+				p.kinds.put(id, "cmd")
 			} else {
 				p.b.unknownEvent()
 				return
@@ -417,16 +440,16 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 			key := id + "#" + strconv.Itoa(i)
 			p.b.edit(key, m.Key, "apply_patch:"+kind)
 		}
-		p.kinds[id] = "edit"
+		p.kinds.put(id, "edit")
 		p.editCount(id, len(changes))
 	case "patch_apply_end":
 		id := msg.Get("call_id").Str()
-		if p.kinds[id] != "edit" {
+		if p.kinds.at(id) != "edit" {
 			p.b.unknownEvent()
 			return
 		}
 		ok := msg.Get("success").True()
-		for i := 0; i < p.edits[id]; i++ {
+		for i := 0; i < p.edits.at(id); i++ {
 			p.b.editResult(id+"#"+strconv.Itoa(i), ok)
 		}
 	case "agent_message":
@@ -448,9 +471,9 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 
 func (p *codexParser) editCount(id string, n int) {
 	if p.edits == nil {
-		p.edits = map[string]int{}
+		p.edits = newWindow[string, int](idWindow)
 	}
-	p.edits[id] = n
+	p.edits.put(id, n)
 }
 
 func joinStreams(stdout, stderr string) string {
@@ -508,11 +531,20 @@ func unwrapShellString(s string) string {
 	return s
 }
 
+// shellSpecial marks the bytes that end a plain run in singleShellWord:
+// quotes, backslashes, and what the shell would split on or expand.
+var shellSpecial = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n;&|<>()$`*?[#~{}'\"\\") {
+		t[c] = true
+	}
+	return t
+}()
+
 // singleShellWord decodes s when it is exactly one POSIX shell word made of
 // single-quoted parts, double-quoted parts without expansions, and plain
 // characters.
 func singleShellWord(s string) (string, bool) {
-	var out strings.Builder
+	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
 		switch c := s[i]; c {
 		case '\'':
@@ -520,7 +552,7 @@ func singleShellWord(s string) (string, bool) {
 			if j < 0 {
 				return "", false
 			}
-			out.WriteString(s[i+1 : i+1+j])
+			out = append(out, s[i+1:i+1+j]...)
 			i += j + 2
 		case '"':
 			i++
@@ -537,28 +569,32 @@ func singleShellWord(s string) (string, bool) {
 					return "", false // an expansion: the outer shell changed the text
 				}
 				if d == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-					out.WriteByte(s[i+1])
+					out = append(out, s[i+1])
 					i += 2
 					continue
 				}
-				out.WriteByte(d)
+				out = append(out, d)
 				i++
 			}
 		case '\\':
 			if i+1 >= len(s) {
 				return "", false
 			}
-			out.WriteByte(s[i+1])
+			out = append(out, s[i+1])
 			i += 2
 		default:
-			if strings.IndexByte(" \t\n;&|<>()$`*?[#~{}", c) >= 0 {
+			if shellSpecial[c] {
 				return "", false
 			}
-			out.WriteByte(c)
-			i++
+			j := i + 1
+			for j < len(s) && !shellSpecial[s[j]] {
+				j++
+			}
+			out = append(out, s[i:j]...)
+			i = j
 		}
 	}
-	return out.String(), out.Len() > 0
+	return string(out), len(out) > 0
 }
 
 func (p *codexParser) finish() *commandlog.Log {

@@ -62,12 +62,12 @@ type rolloutChange struct{ path, kind string }
 type rollout struct {
 	seen       bool
 	cwd        string
-	calls      map[string]*rolloutCall
-	sessions   map[string]string // unified exec session id → the call that started it
-	edits      []*rolloutEdits
-	editsByID  map[string]*rolloutEdits
-	texts      map[string]bool // agent texts already scanned
-	taskEvents bool            // task_started / task_complete are recorded (codex ≥ 0.1xx)
+	calls      *window[string, *rolloutCall]
+	sessions   *window[string, string] // unified exec session id → the call that started it
+	edits      []*rolloutEdits         // every patch, in call order: kept to the end
+	editsByID  *window[string, *rolloutEdits]
+	texts      *seenSet // agent texts already scanned
+	taskEvents bool     // task_started / task_complete are recorded (codex ≥ 0.1xx)
 	userTurns  int
 	lastReply  bool // the last response item was an assistant message
 	durationMS int64
@@ -77,8 +77,8 @@ type rollout struct {
 
 func (p *codexParser) ro() *rollout {
 	if !p.roll.seen {
-		p.roll = rollout{seen: true, calls: map[string]*rolloutCall{}, sessions: map[string]string{},
-			editsByID: map[string]*rolloutEdits{}, texts: map[string]bool{}}
+		p.roll = rollout{seen: true, calls: newWindow[string, *rolloutCall](idWindow), sessions: newWindow[string, string](idWindow),
+			editsByID: newWindow[string, *rolloutEdits](idWindow), texts: newSeenSet()}
 	}
 	return &p.roll
 }
@@ -134,7 +134,7 @@ func (p *codexParser) responseItem(it *jsonv.Value) {
 			p.patchCall(callID, it.Get("input").Str())
 			return
 		}
-		r.calls[callID] = &rolloutCall{kind: "other"}
+		r.calls.put(callID, &rolloutCall{kind: "other"})
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		p.callOutput(callID, it.Get("output"))
 	default:
@@ -186,7 +186,7 @@ func (p *codexParser) functionCall(id, name string, args *jsonv.Value) {
 		}
 		p.shellCall(id, cmd)
 	case name == "write_stdin":
-		r.calls[id] = &rolloutCall{kind: "stdin", session: codexSessionID(args.Get("session_id"))}
+		r.calls.put(id, &rolloutCall{kind: "stdin", session: codexSessionID(args.Get("session_id"))})
 	case name == "apply_patch":
 		patch := args.Get("input").Str()
 		if patch == "" && args.IsString() {
@@ -194,7 +194,7 @@ func (p *codexParser) functionCall(id, name string, args *jsonv.Value) {
 		}
 		p.patchCall(id, patch)
 	default:
-		r.calls[id] = &rolloutCall{kind: "other"}
+		r.calls.put(id, &rolloutCall{kind: "other"})
 	}
 }
 
@@ -214,8 +214,8 @@ func (p *codexParser) shellCall(id string, command *jsonv.Value) {
 		return
 	}
 	id = p.b.command(id, text, "")
-	p.kinds[id] = "cmd"
-	p.ro().calls[id] = &rolloutCall{kind: "cmd"}
+	p.kinds.put(id, "cmd")
+	p.ro().calls.put(id, &rolloutCall{kind: "cmd"})
 }
 
 // applyPatchInvocation returns the patch of a shell call that runs
@@ -248,17 +248,17 @@ func (p *codexParser) patchCall(id, patch string) {
 		p.b.unknownEvent() // a patch naming no file
 	}
 	r.addEdits(id, e)
-	r.calls[id] = &rolloutCall{kind: "edit"}
+	r.calls.put(id, &rolloutCall{kind: "edit"})
 }
 
 func (r *rollout) addEdits(id string, e *rolloutEdits) {
-	if old := r.editsByID[id]; old != nil && id != "" {
+	if old := r.editsByID.at(id); old != nil && id != "" {
 		*old = *e
 		return
 	}
 	r.edits = append(r.edits, e)
 	if id != "" {
-		r.editsByID[id] = e
+		r.editsByID.put(id, e)
 	}
 }
 
@@ -274,7 +274,7 @@ func (r *rollout) resolve(p string) string {
 // callOutput pairs a tool call's output with its call by call_id.
 func (p *codexParser) callOutput(id string, out *jsonv.Value) {
 	r := p.ro()
-	c := r.calls[id]
+	c := r.calls.at(id)
 	if c == nil {
 		p.b.unknownEvent()
 		return
@@ -283,15 +283,15 @@ func (p *codexParser) callOutput(id string, out *jsonv.Value) {
 	switch c.kind {
 	case "cmd":
 		if o.session != "" {
-			r.sessions[o.session] = id
+			r.sessions.put(o.session, id)
 		}
 		if !c.exact {
 			c.output, c.omitted = o.text, o.omitted
 			p.b.result(id, cmdResult{Output: c.output, Omitted: c.omitted, ExitCode: o.exit})
 		}
 	case "stdin":
-		target := r.sessions[c.session]
-		t := r.calls[target]
+		target := r.sessions.at(c.session)
+		t := r.calls.at(target)
 		if t == nil || t.exact {
 			return
 		}
@@ -299,7 +299,7 @@ func (p *codexParser) callOutput(id string, out *jsonv.Value) {
 		t.omitted += o.omitted
 		p.b.result(target, cmdResult{Output: t.output, Omitted: t.omitted, ExitCode: o.exit})
 	case "edit":
-		if e := r.editsByID[id]; e != nil && !e.exact {
+		if e := r.editsByID.at(id); e != nil && !e.exact {
 			e.ok = o.exit != nil && *o.exit == 0 || o.exit == nil && strings.HasPrefix(strings.TrimSpace(o.text), "Success.")
 		}
 	}
@@ -414,10 +414,9 @@ func codexMessageText(content *jsonv.Value) string {
 // same message as a response item and as an event.
 func (p *codexParser) rolloutText(s string) {
 	r := p.ro()
-	if strings.TrimSpace(s) == "" || r.texts[s] {
+	if strings.TrimSpace(s) == "" || !r.texts.add(s) {
 		return
 	}
-	r.texts[s] = true
 	p.b.agentText(s)
 }
 
@@ -457,12 +456,12 @@ func (p *codexParser) rolloutEvent(ev *jsonv.Value) {
 	switch typ := ev.Get("type").Str(); typ {
 	case "exec_command_begin":
 		id := ev.Get("call_id").Str()
-		if p.kinds[id] != "cmd" {
+		if p.kinds.at(id) != "cmd" {
 			p.shellCall(id, ev.Get("command"))
 		}
 	case "exec_command_end":
 		id := ev.Get("call_id").Str()
-		if p.kinds[id] != "cmd" {
+		if p.kinds.at(id) != "cmd" {
 			p.shellCall(id, ev.Get("command"))
 		}
 		p.exactResult(id, codexExecEnd(ev))
@@ -507,7 +506,7 @@ func (p *codexParser) rolloutItem(it *jsonv.Value) {
 	switch it.Get("type").Str() {
 	case "CommandExecution":
 		id := it.Get("id").Str()
-		if p.kinds[id] != "cmd" {
+		if p.kinds.at(id) != "cmd" {
 			p.shellCall(id, it.Get("command"))
 		}
 		p.exactResult(id, codexExecEnd(it))
@@ -522,7 +521,7 @@ func (p *codexParser) rolloutItem(it *jsonv.Value) {
 // text outputs no longer change it.
 func (p *codexParser) exactResult(id string, res cmdResult) {
 	r := p.ro()
-	c := r.calls[id]
+	c := r.calls.at(id)
 	if c == nil || c.kind != "cmd" {
 		return // an intercepted apply_patch
 	}
@@ -575,13 +574,13 @@ func (p *codexParser) exactEdits(id string, changes *jsonv.Value, ok bool) {
 		e.changes = append(e.changes, rolloutChange{path: r.resolve(m.Key), kind: firstNonEmpty(kind, "update")})
 	}
 	if len(e.changes) == 0 {
-		if old := r.editsByID[id]; old != nil {
+		if old := r.editsByID.at(id); old != nil {
 			e.changes = old.changes // the event names no file: keep the patch's
 		}
 	}
 	r.addEdits(id, e)
-	if r.calls[id] == nil {
-		r.calls[id] = &rolloutCall{kind: "edit"}
+	if r.calls.at(id) == nil {
+		r.calls.put(id, &rolloutCall{kind: "edit"})
 	}
 }
 

@@ -87,7 +87,7 @@ func Detect(r io.Reader) (Detection, error) {
 	var d Detection
 	var head bytes.Buffer
 	tee := io.TeeReader(r, &limitedWriter{w: &head, n: 4096})
-	rd := jsonv.NewReader(newJSONLineFilter(tee), jsonv.Options{})
+	rd := jsonv.NewReader(tee, jsonv.Options{TextLines: true})
 	defer rd.Close()
 	byFormat := map[Format]int{}
 	byEngine := map[string]int{}

@@ -197,22 +197,40 @@ func (*gemini) BuildCommand(l Limits) string {
 		`[ -z "$s" ] || cp "$s" ` + ShellQuote(SessionContainerPath) + `; exit $rc`
 }
 
-func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	p := &geminiParser{b: newLogBuilder(g.Name()), kinds: map[string]string{}}
-	err := readRecords(r, jsonv.Options{}, p.b, func(v *jsonv.Value) {
+func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return g.parse(r, nil) }
+
+func (g *gemini) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return g.parse(r, s)
+}
+
+func (g *gemini) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+	p := &geminiParser{b: newLogBuilderTo(g.Name(), s), kinds: newWindow[string, string](idWindow)}
+	err := readRecords(r, geminiOptions, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return p.finish(), nil
+	return p.b.done(p.finish())
 }
+
+// geminiOptions decode only the fields the parser reads (stream-json,
+// --output-format json, session files); TestEngineKeysListed fails when it
+// reads one missing here.
+var geminiOptions = jsonv.Options{Keep: map[string]bool{
+	"$rewindTo": true, "$set": true, "absolute_path": true, "args": true, "command": true, "content": true,
+	"delta": true, "duration_ms": true, "error": true, "file_path": true, "functionResponse": true, "id": true,
+	"lastUpdated": true, "message": true, "messages": true, "name": true, "output": true, "parameters": true,
+	"path": true, "projectHash": true, "response": true, "result": true, "resultDisplay": true, "role": true,
+	"sessionId": true, "severity": true, "startTime": true, "stats": true, "status": true, "text": true,
+	"timestamp": true, "toolCalls": true, "tool_id": true, "tool_name": true, "type": true,
+}}
 
 type geminiParser struct {
 	b      *logBuilder
-	kinds  map[string]string // tool id → "cmd", "edit" or "other"
-	text   strings.Builder   // pending assistant delta chunks
+	kinds  *window[string, string] // tool id → "cmd", "edit" or "other"
+	text   agentStream             // assistant text arriving in delta chunks
 	inTurn bool
 	turns  int
 
@@ -242,7 +260,7 @@ func (p *geminiParser) event(v *jsonv.Value) {
 			return
 		}
 		p.startTurn()
-		p.text.WriteString(v.Get("content").Str())
+		p.text.add(p.b, v.Get("content").Str())
 		if !v.Get("delta").True() {
 			p.flushText()
 		}
@@ -258,13 +276,13 @@ func (p *geminiParser) event(v *jsonv.Value) {
 			p.stopped = msg
 		}
 	case "result":
-		p.result = v
+		p.result = v.Clone()
 		if m := v.Path("error", "message").Str(); m != "" {
 			p.fatalErr = m
 		}
 	case "":
 		if v.Has("response") && v.Has("stats") { // --output-format json
-			p.result = v
+			p.result = v.Clone()
 			p.b.agentText(v.Get("response").Str())
 			if m := v.Path("error", "message").Str(); m != "" {
 				p.fatalErr = m
@@ -292,10 +310,7 @@ func (p *geminiParser) startTurn() {
 }
 
 func (p *geminiParser) flushText() {
-	if p.text.Len() > 0 {
-		p.b.agentText(p.text.String())
-		p.text.Reset()
-	}
+	p.text.flush(p.b)
 }
 
 var geminiEditTools = map[string]bool{"write_file": true, "replace": true, "edit": true, "smart_edit": true}
@@ -304,22 +319,22 @@ func (p *geminiParser) toolUse(v *jsonv.Value) {
 	id := v.Get("tool_id").Str()
 	name := v.Get("tool_name").Str()
 	params := v.Get("parameters")
-	if _, seen := p.kinds[id]; seen && id != "" {
+	if id != "" && p.kinds.has(id) {
 		return
 	}
 	switch {
 	case name == "run_shell_command" || name == "shell":
 		id = p.b.command(id, params.Get("command").Str(), "")
-		p.kinds[id] = "cmd"
+		p.kinds.put(id, "cmd")
 	case geminiEditTools[name]:
 		if id == "" {
 			id = p.b.nextID()
 		}
 		p.b.edit(id, firstString(params, "file_path", "absolute_path", "path"), name)
-		p.kinds[id] = "edit"
+		p.kinds.put(id, "edit")
 	default:
 		if id != "" {
-			p.kinds[id] = "other"
+			p.kinds.put(id, "other")
 		}
 	}
 }
@@ -331,7 +346,7 @@ var (
 
 func (p *geminiParser) toolResult(v *jsonv.Value) {
 	id := v.Get("tool_id").Str()
-	kind, ok := p.kinds[id]
+	kind, ok := p.kinds.get(id)
 	if !ok {
 		p.b.unknownEvent()
 		return

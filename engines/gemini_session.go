@@ -157,7 +157,9 @@ func (s *geminiSession) add(m *jsonv.Value) {
 	if _, ok := s.msgs[id]; !ok {
 		s.ids = append(s.ids, id)
 	}
-	s.msgs[id] = m
+	// Kept to the end (a later $rewindTo may drop it): a copy outlives
+	// the record it came in.
+	s.msgs[id] = m.Clone()
 }
 
 // rewind drops the message id and every later one ($rewindTo); an unknown
@@ -243,7 +245,7 @@ func (p *geminiParser) sessionToolCall(tc *jsonv.Value) {
 	switch {
 	case name == "run_shell_command" || name == "shell":
 		id = p.b.command(id, args.Get("command").Str(), "")
-		p.kinds[id] = "cmd"
+		p.kinds.put(id, "cmd")
 		if done {
 			p.b.result(id, geminiSessionShell(tc, status))
 		}

@@ -113,7 +113,11 @@ func (*markdownEngine) ResolveEnv(func(string) string) (map[string]string, error
 func (*markdownEngine) BuildCommand(Limits) string { return runnerCommand() }
 
 func (e *markdownEngine) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r)
+	return parseRunnerTranscript(e.Name(), r, nil)
+}
+
+func (e *markdownEngine) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return parseRunnerTranscript(e.Name(), r, s)
 }
 
 // PrepareInput turns the README into the runner script.

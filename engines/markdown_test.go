@@ -46,7 +46,7 @@ func runLocal(t *testing.T, engine string, plan runPlan, setup func(ws string)) 
 	f, err := os.Open(transcript)
 	assert.NilError(t, err)
 	defer f.Close()
-	l, err := parseRunnerTranscript(engine, f)
+	l, err := parseRunnerTranscript(engine, f, nil)
 	assert.NilError(t, err)
 	assert.NilError(t, commandlog.Validate(l))
 	return l, ws

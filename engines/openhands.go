@@ -140,13 +140,43 @@ func (*openHands) BuildCommand(l Limits) string {
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }
 
-func (o *openHands) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	p := newOpenHandsParser(newLogBuilder(o.Name()))
-	err := readRecords(newJSONLineFilter(r), jsonv.Options{}, p.b, p.topLevel)
+func (o *openHands) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return o.parse(r, nil) }
+
+func (o *openHands) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return o.parse(r, s)
+}
+
+func (o *openHands) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+	p := newOpenHandsParser(newLogBuilderTo(o.Name(), s))
+	err := readRecords(r, openHandsOptions, p.b, p.topLevel)
 	if err != nil {
 		return nil, err
 	}
-	return p.finish(), nil
+	return p.b.done(p.finish())
+}
+
+// openHandsOptions are how the engine reads its transcripts: text lines
+// between JSON values (CLI banners, spinner output, the --JSON Event--
+// marker lines, "Goodbye!") are skipped, and only the fields the parser
+// reads are decoded — the model's raw response, the tool definitions of the
+// system prompt and llm_metrics' growing per-call lists are stepped over.
+// TestEngineKeysListed fails when the parser reads a field missing here
+// ("type" is read by claudeContentText, for V1 message content). The
+// finish action's outputs and the per-model stats are decoded whole: their
+// keys are data.
+var openHandsOptions = jsonv.Options{
+	TextLines: true,
+	Keep: map[string]bool{
+		"accumulated_cost": true, "action": true, "action_id": true, "agent_state": true, "args": true, "cause": true,
+		"command": true, "content": true, "error": true, "events": true, "exit_code": true, "extras": true,
+		"final_thought": true, "history": true, "id": true, "instance_id": true, "is_error": true, "is_input": true,
+		"items": true, "key": true, "kind": true, "llm_message": true, "llm_metrics": true, "llm_response_id": true,
+		"message": true, "metadata": true, "metrics": true, "model_response": true, "next_page_id": true,
+		"observation": true, "output": true, "path": true, "reason": true, "rejection_reason": true, "source": true,
+		"suffix": true, "text": true, "thought": true, "timeout": true, "timestamp": true, "tool_call_id": true,
+		"tool_call_metadata": true, "tool_name": true, "trajectory": true, "type": true, "value": true,
+	},
+	KeepAll: map[string]bool{"outputs": true, "usage_to_metrics": true},
 }
 
 // callKind says what an agent action became in the command log.
@@ -170,11 +200,12 @@ type toolCall struct {
 // trajectory is one trajectory: the top-level stream, or one eval/resolver line.
 type trajectory struct {
 	prefix     string
-	byEvent    map[string]*toolCall
-	byToolCall map[string]*toolCall
-	pending    []*toolCall // V0 actions without ids, oldest first
+	byEvent    *window[string, *toolCall]
+	byToolCall *window[string, *toolCall]
+	pending    []*toolCall // V0 actions without ids, oldest first (at most maxPending)
 	lastCmd    string      // the command an input goes to
-	lastRaw    string      // lastCmd's output so far
+	lastRaw    string      // lastCmd's output so far (clipped: see clipRaw)
+	lastClip   int64       // bytes clipRaw dropped from lastRaw
 	llmCost    *float64    // last V0 llm_metrics.accumulated_cost
 	statsCost  *float64    // last V1 stats update
 	evalCost   *float64    // eval/resolver metrics.accumulated_cost
@@ -188,8 +219,12 @@ type trajectory struct {
 }
 
 func newTrajectory(prefix string) *trajectory {
-	return &trajectory{prefix: prefix, byEvent: map[string]*toolCall{}, byToolCall: map[string]*toolCall{}}
+	return &trajectory{prefix: prefix, byEvent: newWindow[string, *toolCall](idWindow), byToolCall: newWindow[string, *toolCall](idWindow)}
 }
+
+// maxPending bounds the V0 actions without ids waiting for an observation;
+// past it the oldest is forgotten.
+const maxPending = 4096
 
 func (t *trajectory) cost() *float64 {
 	switch {
@@ -208,7 +243,7 @@ type openHandsParser struct {
 	main      *trajectory   // the top-level stream
 	trajs     []*trajectory // every trajectory, top-level first
 	histories int
-	responses map[string]bool
+	responses *seenSet
 	turns     int
 	sawAgent  bool
 	pages     []*jsonv.Value // events of V1 event pages, ordered at the end
@@ -216,7 +251,7 @@ type openHandsParser struct {
 
 func newOpenHandsParser(b *logBuilder) *openHandsParser {
 	t := newTrajectory("")
-	return &openHandsParser{b: b, main: t, trajs: []*trajectory{t}, responses: map[string]bool{}}
+	return &openHandsParser{b: b, main: t, trajs: []*trajectory{t}, responses: newSeenSet()}
 }
 
 func (p *openHandsParser) event(t *trajectory, e *jsonv.Value) {
@@ -259,6 +294,9 @@ func parseEventTime(s string) (time.Time, bool) {
 	if s == "" {
 		return time.Time{}, false
 	}
+	if ts, ok := fastEventTime(s); ok {
+		return ts, true
+	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
 		if ts, err := time.Parse(layout, s); err == nil {
 			return ts, true
@@ -267,15 +305,76 @@ func parseEventTime(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// fastEventTime reads the timestamps OpenHands writes —
+// 2006-01-02T15:04:05, a fraction of up to nine digits, then nothing
+// (UTC), Z or ±hh:mm — as time.Parse would with timestamp's layouts, at a
+// fraction of its cost (every event has one). Anything else is left to
+// time.Parse (ok false).
+func fastEventTime(s string) (t time.Time, ok bool) {
+	num := func(s string) (int, bool) {
+		n := 0
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	if len(s) < 19 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, false
+	}
+	year, ok1 := num(s[0:4])
+	month, ok2 := num(s[5:7])
+	day, ok3 := num(s[8:10])
+	hour, ok4 := num(s[11:13])
+	minute, ok5 := num(s[14:16])
+	sec, ok6 := num(s[17:19])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || month < 1 || month > 12 || day < 1 ||
+		day > time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	rest := s[19:]
+	nsec := 0
+	if rest != "" && rest[0] == '.' {
+		digits := 1
+		for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
+			digits++
+		}
+		if digits == 1 || digits > 10 {
+			return time.Time{}, false
+		}
+		f, _ := num(rest[1:digits])
+		for i := digits; i <= 9; i++ {
+			f *= 10
+		}
+		nsec, rest = f, rest[digits:]
+	}
+	t = time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	switch {
+	case rest == "" || rest == "Z":
+		return t, true
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		oh, ok1 := num(rest[1:3])
+		om, ok2 := num(rest[4:6])
+		if !ok1 || !ok2 || oh > 23 || om > 59 {
+			return time.Time{}, false
+		}
+		off := time.Duration(oh)*time.Hour + time.Duration(om)*time.Minute
+		if rest[0] == '+' {
+			off = -off
+		}
+		return t.Add(off), true
+	}
+	return time.Time{}, false
+}
+
 // turn counts one LLM response; actions of one response share respID.
 func (p *openHandsParser) turn(t *trajectory, respID string) {
 	p.sawAgent = true
-	if respID != "" {
-		k := t.prefix + respID
-		if p.responses[k] {
-			return
-		}
-		p.responses[k] = true
+	if respID != "" && !p.responses.add(t.prefix, respID) {
+		return
 	}
 	p.turns++
 }
@@ -298,12 +397,15 @@ func idString(v *jsonv.Value) string {
 
 func (t *trajectory) register(c *toolCall, eventID, toolCallID string) {
 	if eventID != "" {
-		t.byEvent[eventID] = c
+		t.byEvent.put(eventID, c)
 	}
 	if toolCallID != "" {
-		t.byToolCall[toolCallID] = c
+		t.byToolCall.put(toolCallID, c)
 	}
 	if eventID == "" && toolCallID == "" {
+		if len(t.pending) == maxPending {
+			t.pending = append(t.pending[:0], t.pending[1:]...)
+		}
 		t.pending = append(t.pending, c)
 	}
 }
@@ -312,10 +414,10 @@ func (t *trajectory) register(c *toolCall, eventID, toolCallID string) {
 // then by tool call id, then (only when the observation names neither) the
 // oldest pending action of the same type.
 func (t *trajectory) lookup(eventID, toolCallID, obsType string) *toolCall {
-	if c := t.byEvent[eventID]; eventID != "" && c != nil {
+	if c := t.byEvent.at(eventID); eventID != "" && c != nil {
 		return c
 	}
-	if c := t.byToolCall[toolCallID]; toolCallID != "" && c != nil {
+	if c := t.byToolCall.at(toolCallID); toolCallID != "" && c != nil {
 		return c
 	}
 	if eventID != "" || toolCallID != "" {
@@ -355,18 +457,36 @@ func (p *openHandsParser) startCommand(t *trajectory, cmd string, isInput bool, 
 // finishCommand records how a command (or an input to it) ended.
 func (p *openHandsParser) finishCommand(t *trajectory, c *toolCall, r cmdResult) {
 	id := c.id
+	var inherited int64 // bytes clipped from the earlier output r now holds
 	if c.kind == callInput {
 		id = c.target
 		if id == t.lastCmd && t.lastRaw != "" && r.Output != "" {
 			r.Output = t.lastRaw + "\n" + r.Output
+			inherited = t.lastClip
 		} else if r.Output == "" {
 			r.Output = t.lastRaw
+			inherited = t.lastClip
 		}
 	}
+	r.Omitted += inherited
 	if id == t.lastCmd {
-		t.lastRaw = r.Output
+		var clipped int64
+		t.lastRaw, clipped = clipRaw(r.Output)
+		t.lastClip = inherited + clipped
 	}
 	p.b.result(id, r)
+}
+
+// clipRaw bounds the output a command collects from its inputs: past 64
+// KiB it keeps the first and last 16 KiB and says how many bytes it
+// dropped. The command log keeps less than that of each end (OutputHeadBytes,
+// OutputTailBytes), so the logged output is the same as unclipped.
+func clipRaw(s string) (string, int64) {
+	const keep = 16 << 10
+	if len(s) <= 4*keep {
+		return s, 0
+	}
+	return s[:keep] + s[len(s)-keep:], int64(len(s) - 2*keep)
 }
 
 // agentText scans agent text for markers once, however often it repeats.

@@ -1,170 +1,18 @@
 package engines
 
-// How OpenHands transcripts are packaged: the line filter that drops the
-// text between JSON values (the CLI's `--JSON Event--` blocks, banners,
-// spinner lines), and the container shapes around the events (a bare event,
-// an [action, observation] pair, {"events"} and {"trajectory"} wrappers,
-// evaluation/resolver lines with a "history").
+// How OpenHands transcripts are packaged: the container shapes around the
+// events (a bare event, an [action, observation] pair, {"events"} and
+// {"trajectory"} wrappers, evaluation/resolver lines with a "history").
+// The text between JSON values (the CLI's `--JSON Event--` blocks, banners,
+// spinner lines) is skipped by the decoder (openHandsOptions).
 
 import (
-	"bufio"
-	"errors"
-	"io"
 	"sort"
 	"strconv"
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
-
-// jsonLineFilter passes JSON values through and drops the text lines between
-// them. At the start of a line outside any value, a line whose first
-// non-blank byte is "{" or "[" (followed by what JSON allows there) starts a
-// value; any other line is text. Inside a value a small lexer tracks strings
-// and nesting, so pretty-printed values spanning many lines pass whole. A raw
-// newline inside a string cannot be JSON: it ends the broken value there.
-// Memory is constant whatever the line length.
-type jsonLineFilter struct {
-	br        *bufio.Reader
-	depth     int
-	inStr     bool
-	esc       bool
-	lineStart bool
-	err       error
-}
-
-func newJSONLineFilter(r io.Reader) *jsonLineFilter {
-	return &jsonLineFilter{br: bufio.NewReaderSize(r, 64<<10), lineStart: true}
-}
-
-func (f *jsonLineFilter) Read(p []byte) (int, error) {
-	if f.err != nil {
-		return 0, f.err
-	}
-	for {
-		if f.lineStart && f.depth == 0 && !f.inStr {
-			json, err := f.classifyLine()
-			if err != nil {
-				f.err = err
-				return 0, err
-			}
-			if !json {
-				if err := f.dropLine(); err != nil {
-					f.err = err
-					return 0, err
-				}
-				continue
-			}
-			f.lineStart = false
-		}
-		n := f.br.Buffered()
-		if n == 0 {
-			if _, err := f.br.Peek(1); err != nil {
-				f.err = err
-				return 0, err
-			}
-			n = f.br.Buffered()
-		}
-		if n > len(p) {
-			n = len(p)
-		}
-		buf, _ := f.br.Peek(n)
-		i := 0
-		for ; i < len(buf); i++ {
-			if f.lex(buf[i]) {
-				i++
-				break
-			}
-		}
-		copy(p, buf[:i])
-		f.br.Discard(i)
-		return i, nil
-	}
-}
-
-// lex advances the lexer over one byte; it reports whether the byte ended a
-// line outside any value (the next byte must be classified).
-func (f *jsonLineFilter) lex(c byte) bool {
-	if f.inStr {
-		switch {
-		case f.esc:
-			f.esc = false
-		case c == '\\':
-			f.esc = true
-		case c == '"':
-			f.inStr = false
-		case c == '\n':
-			f.inStr, f.depth = false, 0
-			f.lineStart = true
-			return true
-		}
-		return false
-	}
-	switch c {
-	case '"':
-		f.inStr = true
-	case '{', '[':
-		f.depth++
-	case '}', ']':
-		if f.depth > 0 {
-			f.depth--
-		}
-	case '\n':
-		if f.depth == 0 {
-			f.lineStart = true
-			return true
-		}
-	}
-	return false
-}
-
-// classifyLine reports whether the line at the reader starts a JSON value.
-func (f *jsonLineFilter) classifyLine() (bool, error) {
-	b, err := f.br.Peek(64)
-	if len(b) == 0 {
-		return false, err
-	}
-	i := 0
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	if i == len(b) || b[i] == '\n' {
-		return false, nil // blank line
-	}
-	open := b[i]
-	if open != '{' && open != '[' {
-		if i == 0 && len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
-			f.br.Discard(3) // BOM
-			return f.classifyLine()
-		}
-		return false, nil
-	}
-	j := i + 1
-	for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
-		j++
-	}
-	if j == len(b) || b[j] == '\n' {
-		return true, nil
-	}
-	next := b[j]
-	if open == '{' {
-		return next == '"' || next == '}', nil
-	}
-	return next == '{' || next == '[' || next == ']' || next == '"', nil
-}
-
-// dropLine discards the rest of the line, newline included.
-func (f *jsonLineFilter) dropLine() error {
-	for {
-		_, err := f.br.ReadSlice('\n')
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return err
-		}
-	}
-}
 
 // topLevel handles one decoded value of the stream: an event, a pair, a
 // wrapper or an evaluation line.
@@ -289,7 +137,9 @@ func isEventPage(v *jsonv.Value) bool {
 
 // page keeps a page's events; flushPages reads them once every page is in.
 func (p *openHandsParser) page(v *jsonv.Value) {
-	p.pages = append(p.pages, v.Get("items").Items()...)
+	for _, e := range v.Get("items").Items() {
+		p.pages = append(p.pages, e.Clone()) // kept to the end: a copy outlives its record
+	}
 }
 
 // flushPages reads the events of every page, ordered by timestamp: pages

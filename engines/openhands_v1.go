@@ -24,6 +24,14 @@ var v1EditorActions = map[string]bool{"FileEditorAction": true, "StrReplaceEdito
 
 var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
 
+// noThink drops the <think> blocks of a model's text.
+func noThink(s string) string {
+	if !strings.Contains(s, "<think>") {
+		return s
+	}
+	return thinkBlock.ReplaceAllString(s, "")
+}
+
 func (p *openHandsParser) v1(t *trajectory, e *jsonv.Value) {
 	switch kind := e.Get("kind").Str(); kind {
 	case "ActionEvent":
@@ -42,7 +50,7 @@ func (p *openHandsParser) v1(t *trajectory, e *jsonv.Value) {
 		}
 		p.turn(t, e.Get("llm_response_id").Str())
 		text, _ := claudeContentText(e.Path("llm_message", "content"))
-		p.agentText(thinkBlock.ReplaceAllString(text, ""))
+		p.agentText(noThink(text))
 	case "ConversationStateUpdateEvent":
 		switch e.Get("key").Str() {
 		case "stats":
@@ -77,7 +85,7 @@ func (p *openHandsParser) v1Action(t *trajectory, e *jsonv.Value) {
 	for _, b := range e.Get("thought").Items() {
 		thoughts = append(thoughts, b.Get("text").Str())
 	}
-	p.agentText(thinkBlock.ReplaceAllString(strings.Join(thoughts, "\n"), ""))
+	p.agentText(noThink(strings.Join(thoughts, "\n")))
 	action := e.Get("action")
 	akind := action.Get("kind").Str()
 	tool := e.Get("tool_name").Str()

@@ -56,7 +56,11 @@ func (*replayEngine) ResolveEnv(func(string) string) (map[string]string, error) 
 func (*replayEngine) BuildCommand(Limits) string { return runnerCommand() }
 
 func (e *replayEngine) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r)
+	return parseRunnerTranscript(e.Name(), r, nil)
+}
+
+func (e *replayEngine) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return parseRunnerTranscript(e.Name(), r, s)
 }
 
 // PrepareInput turns the earlier command log into the runner script.

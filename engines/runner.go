@@ -289,13 +289,34 @@ type runnerSetup struct {
 }
 
 // parseRunnerTranscript parses the runner transcript of the markdown and
-// replay engines.
-func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) {
-	b := newLogBuilder(engine)
+// replay engines, streaming finished commands to sink (nil keeps them in
+// the returned log).
+func parseRunnerTranscript(engine string, r io.Reader, sink Sink) (*commandlog.Log, error) {
+	b := newLogBuilderTo(engine, sink)
+	// starts holds the open commands' start records; a command's verdict is
+	// decided when the builder seals it, in README order, so the first
+	// failure is found without keeping every command.
 	starts := map[string]*runnerStart{}
-	var order []string
-	var summary, errText, script string
+	var f *failure
+	commands := 0
 	var installs []runInstall
+	// ran: the install lines whose commands ran and passed so far (a
+	// "not found" after such a line says so); bounded by the README.
+	ran := map[int]bool{}
+	b.onSeal = func(c *commandlog.Command) {
+		st := starts[c.ID]
+		delete(starts, c.ID)
+		if st == nil {
+			return
+		}
+		if c.Status == commandlog.StatusOK && installsLine(installs, st.line) {
+			ran[st.line] = true
+		}
+		if f == nil {
+			f = runnerVerdict(c, st, engine, installs, ran)
+		}
+	}
+	var summary, errText, script string
 	var setupFailed *runnerSetup
 	planned := -1
 	sawSummary := false
@@ -350,6 +371,7 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 				return
 			}
 			b.command(id, cmd, "")
+			commands++
 			st := &runnerStart{allowFailure: v.Get("allow_failure").True(), background: v.Get("background").True()}
 			st.timeoutS, _ = v.Get("timeout_s").Int()
 			if e := v.Get("expect"); e.IsString() {
@@ -361,14 +383,13 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 			file := v.Get("file").Str()
 			line, _ := v.Get("line").Int()
 			if file != "" && line > 0 {
-				b.log.Commands[b.cmdIndex[id]].Source = &commandlog.Source{File: file, Line: int(line)}
+				b.setSource(id, &commandlog.Source{File: file, Line: int(line)})
 				st.where = fmt.Sprintf("%s line %d", file, line)
 				st.line = int(line)
 			} else {
 				st.where = fmt.Sprintf("command %s", id)
 			}
 			starts[id] = st
-			order = append(order, id)
 		case "end":
 			id := v.Get("id").Str()
 			st, ok := starts[id]
@@ -397,15 +418,10 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 			res.Failed = st.timedOut
 			b.result(id, res)
 		case "background_output":
-			id := v.Get("id").Str()
-			i, ok := b.cmdIndex[id]
-			if !ok {
-				b.unknownEvent()
-				return
-			}
 			out, omitted := runnerOutput(v, script)
-			c := &b.log.Commands[i]
-			c.Output, c.Truncated = truncateClipped(out, omitted)
+			if !b.setOutput(v.Get("id").Str(), out, omitted) {
+				b.unknownEvent()
+			}
 		case "stop":
 		case "summary":
 			sawSummary = true
@@ -425,17 +441,18 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 	if err != nil {
 		return nil, err
 	}
-	// The runner is the "agent": its summary text is the agent text. A
-	// SUCCESS counts only when the commands agree with it.
-	f := runnerFailure(b, starts, order, engine, installs)
+	// Seal every command to learn the first failure; finish seals nothing
+	// more. The runner is the "agent": its summary text is the agent text.
+	// A SUCCESS counts only when the commands agree with it.
+	b.cmds.sealAll()
 	if f == nil && setupFailed != nil {
 		f = setupFailure(setupFailed)
 	}
 	reason := ""
 	if f != nil {
 		reason = f.text
-		if planned > len(order) {
-			reason += "; " + notReached(planned-len(order), planned)
+		if planned > commands {
+			reason += "; " + notReached(planned-commands, planned)
 		}
 		if h := runnerHint(engine, f.kind); h != "" {
 			reason += "; " + h
@@ -451,14 +468,14 @@ func parseRunnerTranscript(engine string, r io.Reader) (*commandlog.Log, error) 
 	case reason != "":
 	case errText != "":
 		reason = errText
-	case !sawSummary && len(order) == 0:
+	case !sawSummary && commands == 0:
 		reason = "the transcript is empty: the runner did not start"
 	case !sawSummary:
 		reason = "the run ended without the runner's summary (it was killed)"
 	case !strings.HasPrefix(strings.TrimSpace(summary), "SUCCESS"):
 		reason = strings.TrimSpace(strings.TrimPrefix(summary, "FAILED:"))
 	}
-	return b.finish(reason), nil
+	return b.done(b.finish(reason))
 }
 
 // notReached says how many planned commands the run did not reach.
@@ -513,48 +530,43 @@ func runnerHint(engine, kind string) string {
 // sandbox, not the README, made the command fail.
 func RunnerAdvice(engine string) string { return runnerHint(engine, "exit") }
 
-// runnerFailure names the first command that failed without being allowed
-// to, or did not finish; nil when every command passed.
-func runnerFailure(b *logBuilder, starts map[string]*runnerStart, order []string, engine string, installs []runInstall) *failure {
-	ran := map[int]bool{} // README lines whose commands ran and passed, so far
-	for _, id := range order {
-		st := starts[id]
-		c := b.log.Commands[b.cmdIndex[id]]
-		if c.Status == commandlog.StatusOK {
-			ran[st.line] = true
+// runnerVerdict says why a command failed the run — it failed without
+// being allowed to, or did not finish — or nil when it passed. The
+// builder calls it for every command in order as it seals them, so the
+// first verdict is the run's. ran holds the install lines whose commands
+// ran and passed before c.
+func runnerVerdict(c *commandlog.Command, st *runnerStart, engine string, installs []runInstall, ran map[int]bool) *failure {
+	q := quoteCommand(runnerFirstLine(c.Command))
+	expected := st.expectedExit != nil && c.ExitCode != nil && *c.ExitCode == *st.expectedExit
+	switch {
+	case c.Status == commandlog.StatusUnknown:
+		why := "did not finish (the run was killed or timed out)"
+		if !st.background && engine == MarkdownName {
+			why += "; if it starts a server, mark its block <!-- readme2demo: background ready=\"…\" -->"
 		}
-		q := quoteCommand(runnerFirstLine(c.Command))
-		expected := st.expectedExit != nil && c.ExitCode != nil && *c.ExitCode == *st.expectedExit
-		switch {
-		case c.Status == commandlog.StatusUnknown:
-			why := "did not finish (the run was killed or timed out)"
-			if !st.background && engine == MarkdownName {
-				why += "; if it starts a server, mark its block <!-- readme2demo: background ready=\"…\" -->"
-			}
-			return &failure{text: fmt.Sprintf("%s: %s %s", st.where, q, why), kind: "unfinished"}
-		case st.timedOut && !st.allowFailure:
-			return &failure{text: fmt.Sprintf("%s: %s timed out after %ds (raise it with <!-- readme2demo: timeout=… -->)", st.where, q, st.timeoutS), kind: "timeout"}
-		case st.shellExited && (c.Status == commandlog.StatusFailed && !expected):
-			return &failure{text: fmt.Sprintf("%s: %s ended the shell (exit %s)", st.where, q, runnerExitText(c.ExitCode)), kind: "exit"}
-		case st.shellExited:
-			return &failure{text: fmt.Sprintf("%s: %s ended the shell, so the rest of the README did not run", st.where, q), kind: "shell-ended"}
-		case st.runaway > 0 && !st.allowFailure:
-			return &failure{text: fmt.Sprintf("%s: %s left %d processes running when it ended (a fork bomb?); they were killed", st.where, q, st.runaway), kind: "runaway"}
-		case st.allowFailure:
-			continue
-		case st.outputMismatch:
-			return &failure{text: fmt.Sprintf("%s: %s printed other output than the README shows (check-output)", st.where, q), kind: "output", detail: outputDiff(st, c)}
-		case st.expectedExit != nil && !expected:
-			return &failure{text: fmt.Sprintf("%s: %s exited with %s, but the README says it exits with %d (exit hint)", st.where, q, runnerExitText(c.ExitCode), *st.expectedExit), kind: "expected-exit"}
-		case expected:
-			continue
-		case c.Status == commandlog.StatusFailed:
-			net, kind := networkNote(c.Output, c.Command, c.ExitCode), "exit"
-			if net != "" {
-				kind = "network" // an AI engine cannot reach the host either
-			}
-			return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs, ran), redirectNote(c), net), kind: kind}
+		return &failure{text: fmt.Sprintf("%s: %s %s", st.where, q, why), kind: "unfinished"}
+	case st.timedOut && !st.allowFailure:
+		return &failure{text: fmt.Sprintf("%s: %s timed out after %ds (raise it with <!-- readme2demo: timeout=… -->)", st.where, q, st.timeoutS), kind: "timeout"}
+	case st.shellExited && (c.Status == commandlog.StatusFailed && !expected):
+		return &failure{text: fmt.Sprintf("%s: %s ended the shell (exit %s)", st.where, q, runnerExitText(c.ExitCode)), kind: "exit"}
+	case st.shellExited:
+		return &failure{text: fmt.Sprintf("%s: %s ended the shell, so the rest of the README did not run", st.where, q), kind: "shell-ended"}
+	case st.runaway > 0 && !st.allowFailure:
+		return &failure{text: fmt.Sprintf("%s: %s left %d processes running when it ended (a fork bomb?); they were killed", st.where, q, st.runaway), kind: "runaway"}
+	case st.allowFailure:
+		return nil
+	case st.outputMismatch:
+		return &failure{text: fmt.Sprintf("%s: %s printed other output than the README shows (check-output)", st.where, q), kind: "output", detail: outputDiff(st, c)}
+	case st.expectedExit != nil && !expected:
+		return &failure{text: fmt.Sprintf("%s: %s exited with %s, but the README says it exits with %d (exit hint)", st.where, q, runnerExitText(c.ExitCode), *st.expectedExit), kind: "expected-exit"}
+	case expected:
+		return nil
+	case c.Status == commandlog.StatusFailed:
+		net, kind := networkNote(c.Output, c.Command, c.ExitCode), "exit"
+		if net != "" {
+			kind = "network" // an AI engine cannot reach the host either
 		}
+		return &failure{text: fmt.Sprintf("%s: %s exited with %s%s%s%s", st.where, q, runnerExitText(c.ExitCode), notFound(c, st, installs, ran), redirectNote(*c), net), kind: kind}
 	}
 	return nil
 }
@@ -567,7 +579,7 @@ var notFoundRe = regexp.MustCompile(`(?m)^bash: (?:line \d+: )?([^\s:]+): (?:com
 // notFound explains an exit code 127: which command was missing and, when
 // a later README line installs it, which line; ran holds the README lines
 // whose commands already ran and passed.
-func notFound(c commandlog.Command, st *runnerStart, installs []runInstall, ran map[int]bool) string {
+func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall, ran map[int]bool) string {
 	if c.ExitCode == nil || *c.ExitCode != 127 {
 		return ""
 	}
@@ -614,6 +626,16 @@ func notFound(c commandlog.Command, st *runnerStart, installs []runInstall, ran 
 		}
 	}
 	return out
+}
+
+// installsLine reports whether a README line is one of installs'.
+func installsLine(installs []runInstall, line int) bool {
+	for _, in := range installs {
+		if in.Line == line {
+			return true
+		}
+	}
+	return false
 }
 
 // networkRe finds the messages of tools that could not reach a host:
@@ -680,7 +702,7 @@ const maxDiffLines = 40
 
 // outputDiff is the unified diff between the output the README shows and
 // the output the command printed.
-func outputDiff(st *runnerStart, c commandlog.Command) string {
+func outputDiff(st *runnerStart, c *commandlog.Command) string {
 	if st.expect == nil {
 		return ""
 	}

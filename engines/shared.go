@@ -2,7 +2,6 @@ package engines
 
 import (
 	"fmt"
-	"regexp"
 	"runtime"
 	"strings"
 	"unicode/utf8"
@@ -56,7 +55,18 @@ func omissionLine(n int64) string {
 // output — so a README that prints SUCCESS cannot make a run pass.
 func ScanMarkers(text string) []commandlog.Marker {
 	var out []commandlog.Marker
-	for _, line := range strings.Split(text, "\n") {
+	for text != "" {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		// Every marker line names its keyword (ADJUSTED_SUCCESS holds
+		// SUCCESS): most agent text is passed over without parsing.
+		if !strings.Contains(line, "SUCCESS") && !strings.Contains(line, "BLOCKED") && !strings.Contains(line, "FIX") {
+			continue
+		}
 		if m, ok := parseMarkerLine(line); ok {
 			out = append(out, m)
 		}
@@ -64,9 +74,47 @@ func ScanMarkers(text string) []commandlog.Marker {
 	return out
 }
 
-// markerLine matches a marker keyword with optional emphasis around the
-// keyword or its colon ("**FIX:** text", "__BLOCKED__: reason").
-var markerLine = regexp.MustCompile(`^(?:\*\*|__)?(ADJUSTED_SUCCESS|SUCCESS|BLOCKED|FIX)(?:\*\*|__)?(?::(?:\*\*|__)?(?:\s+(.*))?)?$`)
+// markerKeyword matches a marker keyword with optional emphasis around the
+// keyword or its colon ("**FIX:** text", "__BLOCKED__: reason"), as the
+// regular expression
+//
+//	^(?:\*\*|__)?(ADJUSTED_SUCCESS|SUCCESS|BLOCKED|FIX)(?:\*\*|__)?(?::(?:\*\*|__)?(?:\s+(.*))?)?$
+//
+// would, without its cost per line (TestMarkerKeywordMatchesRegexp).
+func markerKeyword(s string) (kw, text string, ok bool) {
+	emphasis := func(s string) string {
+		if strings.HasPrefix(s, "**") || strings.HasPrefix(s, "__") {
+			return s[2:]
+		}
+		return s
+	}
+	s = emphasis(s)
+	for _, k := range []string{"ADJUSTED_SUCCESS", "SUCCESS", "BLOCKED", "FIX"} {
+		if strings.HasPrefix(s, k) {
+			kw = k
+			break
+		}
+	}
+	if kw == "" {
+		return "", "", false
+	}
+	rest := emphasis(s[len(kw):])
+	if rest == "" {
+		return kw, "", true
+	}
+	if rest[0] != ':' {
+		return "", "", false
+	}
+	rest = emphasis(rest[1:])
+	i := 0
+	for i < len(rest) && (rest[i] == ' ' || rest[i] == '\t' || rest[i] == '\n' || rest[i] == '\f' || rest[i] == '\r') {
+		i++
+	}
+	if i == 0 && rest != "" {
+		return "", "", false
+	}
+	return kw, rest[i:], true
+}
 
 func parseMarkerLine(line string) (commandlog.Marker, bool) {
 	s := strings.TrimSpace(line)
@@ -84,11 +132,11 @@ func parseMarkerLine(line string) (commandlog.Marker, bool) {
 			}
 		}
 	}
-	m := markerLine.FindStringSubmatch(s)
-	if m == nil {
+	kw, text, ok := markerKeyword(s)
+	if !ok {
 		return commandlog.Marker{}, false
 	}
-	kind, text := commandlog.MarkerKind(m[1]), strings.TrimSpace(m[2])
+	kind, text := commandlog.MarkerKind(kw), strings.TrimSpace(text)
 	if kind == commandlog.MarkerFix && text == "" {
 		return commandlog.Marker{}, false // a FIX says what was fixed
 	}
@@ -99,19 +147,39 @@ func parseMarkerLine(line string) (commandlog.Marker, bool) {
 // adjusted is true when the run succeeded and ADJUSTED_SUCCESS was among the
 // success markers.
 func DecideOutcome(markers []commandlog.Marker) (outcome commandlog.Outcome, adjusted bool) {
-	var success, adj bool
+	var t outcomeTally
 	for _, m := range markers {
-		switch m.Kind {
-		case commandlog.MarkerBlocked:
-			return commandlog.OutcomeBlocked, false
-		case commandlog.MarkerSuccess:
-			success = true
-		case commandlog.MarkerAdjustedSuccess:
-			success, adj = true, true
-		}
+		t.add(m)
 	}
-	if success {
-		return commandlog.OutcomeSuccess, adj
+	return t.decide()
+}
+
+// outcomeTally is DecideOutcome for markers that arrive one at a time.
+type outcomeTally struct {
+	blocked                bool
+	blockedText            string // the first BLOCKED marker's text
+	success, adjustedFound bool
+}
+
+func (t *outcomeTally) add(m commandlog.Marker) {
+	switch m.Kind {
+	case commandlog.MarkerBlocked:
+		if !t.blocked {
+			t.blocked, t.blockedText = true, m.Text
+		}
+	case commandlog.MarkerSuccess:
+		t.success = true
+	case commandlog.MarkerAdjustedSuccess:
+		t.success, t.adjustedFound = true, true
+	}
+}
+
+func (t *outcomeTally) decide() (commandlog.Outcome, bool) {
+	switch {
+	case t.blocked:
+		return commandlog.OutcomeBlocked, false
+	case t.success:
+		return commandlog.OutcomeSuccess, t.adjustedFound
 	}
 	return commandlog.OutcomeFailed, false
 }
@@ -134,15 +202,17 @@ func int64Ptr(n int64) *int64       { return &n }
 func float64Ptr(f float64) *float64 { return &f }
 func stringPtr(s string) *string    { return &s }
 
-// parseWorkers is how many goroutines an engine's jsonv.Reader may decode
-// records on: the parallel mode pays off from two cores on (the output is
-// the same either way).
+// parseWorkers is how many goroutines a jsonv.Reader decodes records on,
+// ahead of the engine: from two cores on, decoding runs beside the engine's
+// own work (the output is the same either way). On two cores one decoder
+// is best: more goroutines than cores cost more in hand-offs than they
+// gain.
 func parseWorkers() int {
 	n := runtime.GOMAXPROCS(0)
 	if n < 2 {
 		return 0
 	}
-	return min(n, 4)
+	return min(n-1, 3)
 }
 
 // ShellQuote quotes s for a POSIX shell.

@@ -157,3 +157,19 @@ func TestParseRedactsKnownTokenShapes(t *testing.T) {
 	}
 	assert.Assert(t, strings.Contains(out, "[REDACTED:"))
 }
+
+// A log that cannot be written — no room for the temporary files, or for
+// the output — is exit status 1, with what to do; the transcript is fine.
+func TestParseCannotWrite(t *testing.T) {
+	fixture := "../../testdata/fixtures/claude-code/edge-mixed-2.1.jsonl"
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	code, out, errOut := runCLI(t, "parse", fixture)
+	assert.Equal(t, code, exitcode.Failed)
+	assert.Equal(t, out, "")
+	assert.Assert(t, strings.Contains(errOut, "set TMPDIR"), errOut)
+
+	t.Setenv("TMPDIR", t.TempDir())
+	code, _, errOut = runCLI(t, "parse", "-o", filepath.Join(t.TempDir(), "no", "such", "dir", "log.json"), fixture)
+	assert.Equal(t, code, exitcode.Failed)
+	assert.Assert(t, strings.Contains(errOut, "write command log"), errOut)
+}

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +16,7 @@ import (
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
+	"github.com/readme2demo/readme2demo/internal/logstream"
 	"github.com/readme2demo/readme2demo/internal/transcript"
 )
 
@@ -72,7 +76,14 @@ a directory (one OUT/<ID>.json per run), else parse lists the runs and exits
 the log: its exact exit codes, by tool call id (readme2demo run keeps it as
 session.jsonl beside the transcript).
 
-Exit status: 0 parsed; 2 bad flags, unknown engine, unreadable file, engines
+Memory stays bounded whatever the transcript's size: the commands of a run
+are written to temporary files in $TMPDIR as they complete (about the size of
+the log, removed at the end), and the log is written once the transcript is
+read; with -o the file is replaced only by a complete log. The runs of an
+evaluation file, and a run merged with --session, are held in memory.
+
+Exit status: 0 parsed; 1 the log could not be written (output, or temporary
+files: set TMPDIR); 2 bad flags, unknown engine, unreadable file, engines
 that match equally, a file of several runs without --instance or an -o
 directory; 4 the transcript was not understood (the log is written only
 with --force, and the status is still 4).
@@ -90,11 +101,34 @@ with --force, and the status is still 4).
 	return cmd
 }
 
+// parseMemoryLimit keeps the streaming parse's heap small: its live data is
+// bounded (a few MiB of parser state), so collecting sooner costs little and
+// keeps the peak RSS well under 128 MiB (docs/benchmarks.md).
+const parseMemoryLimit = 80 << 20
+
 func runParse(o parseOptions, path string, e env) int {
-	res, err := transcript.Parse(path, transcript.Options{Engine: o.engine, Instance: o.instance, Session: o.session})
+	// A transcript of one run is streamed: commands go to temporary files as
+	// they complete, so memory stays bounded whatever its size.
+	debug.SetMemoryLimit(parseMemoryLimit)
+	if p := e.getenv("R2D_CPUPROFILE"); p != "" { // docs/benchmarks.md
+		stop, err := startCPUProfile(p)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+			return exitcode.Usage
+		}
+		defer stop()
+	}
+	res, w, err := transcript.Stream(path, transcript.Options{Engine: o.engine, Instance: o.instance, Session: o.session}, "")
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+		var spill *logstream.SpillError
+		if errors.As(err, &spill) {
+			return exitcode.Failed
+		}
 		return exitcode.Usage
+	}
+	if w != nil {
+		defer w.Close()
 	}
 	if res.Detected != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %s: detected %s\n", path, res.Detected)
@@ -108,13 +142,25 @@ func runParse(o parseOptions, path string, e env) int {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", res.NotUnderstood)
 		code = exitcode.NotUnderstood
 		switch {
-		case len(res.Logs) == 0:
+		case len(res.Logs) == 0 && w == nil:
 			fmt.Fprintln(e.stderr, "readme2demo parse: no command log written: name the engine with --engine (and --force) to parse it anyway")
 			return code
 		case !o.force:
 			fmt.Fprintln(e.stderr, "readme2demo parse: no command log written (pass --force to write it anyway)")
 			return code
 		}
+	}
+	if w != nil {
+		if o.out == "" {
+			_, err = w.WriteTo(e.stdout)
+		} else {
+			err = w.WriteFile(o.out)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+			return exitcode.Failed
+		}
+		return code
 	}
 	if len(res.Logs) > 1 && !isDirTarget(o.out) {
 		_, err := res.OneLog(path)
@@ -192,4 +238,18 @@ func writeRunLogs(dir string, runs []engines.Instance) error {
 		}
 	}
 	return nil
+}
+
+// startCPUProfile writes a CPU profile of the parse to path
+// (R2D_CPUPROFILE), for `go tool pprof`.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

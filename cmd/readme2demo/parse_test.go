@@ -147,7 +147,7 @@ func TestParseHelp(t *testing.T) {
 	code, out, _ := runCLI(t, "parse", "--help")
 	assert.Equal(t, code, exitcode.OK)
 	for _, want := range []string{"--engine auto", "rollout-*.jsonl", "chats/session-", `{"items": [...], "next_page_id"}`,
-		"a directory of", "--instance", "--session", "--force", "exits 4", "Exit status: 0 parsed; 2", "4 the transcript was not understood"} {
+		"a directory of", "--instance", "--session", "--force", "exits 4", "Exit status: 0 parsed; 1 the log could not be written", "4 the transcript was not understood", "Memory stays bounded"} {
 		assert.Check(t, is.Contains(out, want))
 	}
 }

@@ -198,7 +198,7 @@ func (l *Log) Failed() []Command {
 // back exactly as it was written.
 func (l *Log) Normalize() {
 	l.SchemaVersion = SchemaVersion
-	MapStrings(l, func(_ Field, s string) string { return validUTF8(s) })
+	MapStringValues(l, NormalizeString)
 	if l.Markers == nil {
 		l.Markers = []Marker{}
 	}
@@ -210,7 +210,9 @@ func (l *Log) Normalize() {
 	}
 }
 
-func validUTF8(s string) string {
+// NormalizeString is what Normalize does to every string of a log: invalid
+// UTF-8 becomes U+FFFD.
+func NormalizeString(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
@@ -224,6 +226,50 @@ func validUTF8(s string) string {
 // command at a time.
 func Encode(w io.Writer, l *Log) error {
 	l.Normalize()
+	return EncodeLists(w, l, Lists{
+		Markers:   listOf(l.Markers, AppendMarker),
+		Commands:  listOf(l.Commands, AppendCommand),
+		FileEdits: listOf(l.FileEdits, AppendFileEdit),
+	})
+}
+
+// Lists are the three lists of a log, already encoded, for EncodeLists.
+type Lists struct {
+	Markers, Commands, FileEdits EncodedList
+}
+
+// EncodedList is a list whose items are already encoded (AppendMarker,
+// AppendCommand, AppendFileEdit). Body writes them as they stand inside the
+// list's brackets: each item preceded by four spaces, items separated by
+// ",\n", no newline after the last one.
+type EncodedList struct {
+	Len  int
+	Body func(w io.Writer) error
+}
+
+func listOf[T any](items []T, appendItem func([]byte, *T) []byte) EncodedList {
+	return EncodedList{Len: len(items), Body: func(w io.Writer) error {
+		var b []byte
+		for i := range items {
+			b = b[:0]
+			if i > 0 {
+				b = append(b, ",\n"...)
+			}
+			b = append(b, "    "...)
+			b = appendItem(b, &items[i])
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+// EncodeLists is Encode for a log whose lists are not in l but already
+// encoded (a streaming writer keeps them in files): it writes l's other
+// fields and the lists' bodies, giving the bytes Encode gives for the same
+// log. l's own lists are ignored; l should be normalized.
+func EncodeLists(w io.Writer, l *Log, lists Lists) error {
 	e := &encoder{w: bufio.NewWriterSize(w, 64<<10)}
 	e.raw("{\n")
 	e.field("schema_version", l.SchemaVersion)
@@ -234,9 +280,9 @@ func Encode(w io.Writer, l *Log) error {
 		e.field("outcome_reason", l.OutcomeReason)
 	}
 	e.field("adjusted", l.Adjusted)
-	e.list("markers", len(l.Markers), func(i int) any { return l.Markers[i] })
-	e.commands(l.Commands)
-	e.list("file_edits", len(l.FileEdits), func(i int) any { return l.FileEdits[i] })
+	e.list("markers", lists.Markers)
+	e.list("commands", lists.Commands)
+	e.list("file_edits", lists.FileEdits)
 	e.field("cost_usd", l.CostUSD)
 	e.field("turns", l.Turns)
 	e.field("duration_ms", l.DurationMS)
@@ -244,13 +290,13 @@ func Encode(w io.Writer, l *Log) error {
 		e.field("sandbox", l.Sandbox)
 	}
 	if len(l.RepoFindings) > 0 {
-		e.list("repo_findings", len(l.RepoFindings), func(i int) any { return l.RepoFindings[i] })
+		e.values("repo_findings", len(l.RepoFindings), func(i int) any { return l.RepoFindings[i] })
 	}
 	e.last = len(l.Skipped) == 0
 	e.field("parse_stats", l.ParseStats)
 	if len(l.Skipped) > 0 {
 		e.last = true
-		e.list("skipped", len(l.Skipped), func(i int) any { return l.Skipped[i] })
+		e.values("skipped", len(l.Skipped), func(i int) any { return l.Skipped[i] })
 	}
 	e.raw("}\n")
 	if e.err == nil {
@@ -307,31 +353,8 @@ func (e *encoder) field(name string, v any) {
 	e.end()
 }
 
-func (e *encoder) commands(cmds []Command) {
-	e.key("commands")
-	if len(cmds) == 0 {
-		e.raw("[]")
-		e.end()
-		return
-	}
-	e.raw("[\n")
-	var b []byte
-	for i := range cmds {
-		b = append(b[:0], "    "...)
-		b = appendCommand(b, &cmds[i])
-		if i < len(cmds)-1 {
-			b = append(b, ',')
-		}
-		b = append(b, '\n')
-		if e.err == nil {
-			_, e.err = e.w.Write(b)
-		}
-	}
-	e.raw("  ]")
-	e.end()
-}
-
-func (e *encoder) list(name string, n int, at func(int) any) {
+// values writes a short list of items encoded with encoding/json.
+func (e *encoder) values(name string, n int, at func(int) any) {
 	e.key(name)
 	if n == 0 {
 		e.raw("[]")
@@ -348,6 +371,21 @@ func (e *encoder) list(name string, n int, at func(int) any) {
 		e.raw("\n")
 	}
 	e.raw("  ]")
+	e.end()
+}
+
+func (e *encoder) list(name string, l EncodedList) {
+	e.key(name)
+	if l.Len == 0 {
+		e.raw("[]")
+		e.end()
+		return
+	}
+	e.raw("[\n")
+	if e.err == nil {
+		e.err = l.Body(e.w)
+	}
+	e.raw("\n  ]")
 	e.end()
 }
 
@@ -394,91 +432,145 @@ func (e *ValidationError) Unwrap() error { return ErrInvalid }
 // Validate checks the invariants of schema v1 and reports all problems at
 // once.
 func Validate(l *Log) error {
-	var p []string
-	add := func(format string, a ...any) { p = append(p, fmt.Sprintf(format, a...)) }
+	var v Validator
+	for i := range l.Markers {
+		v.Marker(&l.Markers[i])
+	}
+	for i := range l.Commands {
+		v.Command(&l.Commands[i])
+	}
+	for i := range l.FileEdits {
+		v.FileEdit(&l.FileEdits[i])
+	}
+	return v.Finish(l)
+}
+
+// maxProblems bounds the problems a Validator keeps; the rest are counted.
+const maxProblems = 100
+
+// Validator is Validate for a log whose lists arrive one item at a time:
+// feed it every item in order, then Finish with the rest of the log.
+type Validator struct {
+	problems          []string
+	more              int // problems past maxProblems
+	markers, commands int
+	edits             int
+}
+
+func (v *Validator) add(format string, a ...any) {
+	if len(v.problems) == maxProblems {
+		v.more++
+		return
+	}
+	v.problems = append(v.problems, fmt.Sprintf(format, a...))
+}
+
+// Marker checks the next marker.
+func (v *Validator) Marker(m *Marker) {
+	i := v.markers
+	v.markers++
+	switch m.Kind {
+	case MarkerFix, MarkerBlocked, MarkerSuccess, MarkerAdjustedSuccess:
+	default:
+		v.add("markers[%d]: unknown kind %q", i, m.Kind)
+	}
+}
+
+// Command checks the next command.
+func (v *Validator) Command(c *Command) {
+	i := v.commands
+	v.commands++
+	switch c.Status {
+	case StatusOK:
+		if c.ExitCode == nil || *c.ExitCode != 0 {
+			v.add("commands[%d] (%s): status ok needs exit_code 0", i, c.ID)
+		}
+	case StatusFailed:
+		if c.ExitCode != nil && *c.ExitCode == 0 {
+			v.add("commands[%d] (%s): status failed with exit_code 0", i, c.ID)
+		}
+	case StatusUnknown:
+		if c.ExitCode != nil {
+			v.add("commands[%d] (%s): status unknown needs exit_code null", i, c.ID)
+		}
+	default:
+		v.add("commands[%d] (%s): unknown status %q", i, c.ID, c.Status)
+	}
+	if c.Source != nil && (c.Source.File == "" || c.Source.Line < 1) {
+		v.add("commands[%d] (%s): source needs a file and a line >= 1", i, c.ID)
+	}
+	if c.DurationMS != nil && *c.DurationMS < 0 {
+		v.add("commands[%d] (%s): negative duration_ms", i, c.ID)
+	}
+	if c.Environment != nil && c.Environment.Kind == "" {
+		v.add("commands[%d] (%s): environment needs a kind", i, c.ID)
+	}
+}
+
+// FileEdit checks the next file edit.
+func (v *Validator) FileEdit(e *FileEdit) {
+	i := v.edits
+	v.edits++
+	if e.Path == "" {
+		v.add("file_edits[%d]: path is empty", i)
+	}
+}
+
+// Finish checks l's fields outside the lists (l's lists are ignored) and
+// returns every problem found, or nil.
+func (v *Validator) Finish(l *Log) error {
+	// The fields before the lists are reported first, as they stand in the
+	// file.
+	items, more := v.problems, v.more
+	v.problems, v.more = nil, 0
 	if l.SchemaVersion != SchemaVersion {
-		add("schema_version is %d, want %d", l.SchemaVersion, SchemaVersion)
+		v.add("schema_version is %d, want %d", l.SchemaVersion, SchemaVersion)
 	}
 	if l.Engine == "" {
-		add("engine is empty")
+		v.add("engine is empty")
 	}
 	switch l.Outcome {
 	case OutcomeSuccess, OutcomeFailed, OutcomeBlocked:
 	default:
-		add("outcome %q is not success, failed or blocked", l.Outcome)
+		v.add("outcome %q is not success, failed or blocked", l.Outcome)
 	}
 	if l.Adjusted && l.Outcome != OutcomeSuccess {
-		add("adjusted is true but outcome is %q", l.Outcome)
+		v.add("adjusted is true but outcome is %q", l.Outcome)
 	}
-	for i, m := range l.Markers {
-		switch m.Kind {
-		case MarkerFix, MarkerBlocked, MarkerSuccess, MarkerAdjustedSuccess:
-		default:
-			add("markers[%d]: unknown kind %q", i, m.Kind)
-		}
-	}
-	for i, c := range l.Commands {
-		switch c.Status {
-		case StatusOK:
-			if c.ExitCode == nil || *c.ExitCode != 0 {
-				add("commands[%d] (%s): status ok needs exit_code 0", i, c.ID)
-			}
-		case StatusFailed:
-			if c.ExitCode != nil && *c.ExitCode == 0 {
-				add("commands[%d] (%s): status failed with exit_code 0", i, c.ID)
-			}
-		case StatusUnknown:
-			if c.ExitCode != nil {
-				add("commands[%d] (%s): status unknown needs exit_code null", i, c.ID)
-			}
-		default:
-			add("commands[%d] (%s): unknown status %q", i, c.ID, c.Status)
-		}
-		if c.Source != nil && (c.Source.File == "" || c.Source.Line < 1) {
-			add("commands[%d] (%s): source needs a file and a line >= 1", i, c.ID)
-		}
-		if c.DurationMS != nil && *c.DurationMS < 0 {
-			add("commands[%d] (%s): negative duration_ms", i, c.ID)
-		}
-		if c.Environment != nil && c.Environment.Kind == "" {
-			add("commands[%d] (%s): environment needs a kind", i, c.ID)
-		}
-	}
-	for i, e := range l.FileEdits {
-		if e.Path == "" {
-			add("file_edits[%d]: path is empty", i)
-		}
-	}
-	for i, s := range l.Skipped {
-		if s.File == "" || s.Line < 1 || s.Reason == "" {
-			add("skipped[%d]: needs a file, a line >= 1 and a reason", i)
+	for i, sk := range l.Skipped {
+		if sk.File == "" || sk.Line < 1 || sk.Reason == "" {
+			v.add("skipped[%d]: needs a file, a line >= 1 and a reason", i)
 		}
 	}
 	for i, r := range l.RepoFindings {
 		switch r.Action {
 		case "flag", "scrub", "remove", "skip":
 		default:
-			add("repo_findings[%d]: unknown action %q", i, r.Action)
+			v.add("repo_findings[%d]: unknown action %q", i, r.Action)
 		}
 		if r.Path == "" {
-			add("repo_findings[%d]: path is empty", i)
+			v.add("repo_findings[%d]: path is empty", i)
 		}
 	}
+	p := append(v.problems, items...)
 	if l.CostUSD != nil && *l.CostUSD < 0 {
-		add("cost_usd is negative")
+		p = append(p, "cost_usd is negative")
 	}
 	if l.Turns != nil && *l.Turns < 0 {
-		add("turns is negative")
+		p = append(p, "turns is negative")
 	}
 	if l.DurationMS != nil && *l.DurationMS < 0 {
-		add("duration_ms is negative")
+		p = append(p, "duration_ms is negative")
 	}
 	if sb := l.Sandbox; sb != nil && (sb.Profile == "" || sb.Disk < 0 || sb.Memory < 0 || sb.CPU < 0 || sb.Pids < 0 || (sb.DiskPeak != nil && *sb.DiskPeak < 0)) {
-		add("sandbox needs a profile and limits that are not negative")
+		p = append(p, "sandbox needs a profile and limits that are not negative")
 	}
 	s := l.ParseStats
 	if s.Lines < 0 || s.Malformed < 0 || s.UnknownEvents < 0 || s.Malformed > s.Lines {
-		add("parse_stats are inconsistent")
+		p = append(p, "parse_stats are inconsistent")
+	}
+	if more > 0 {
+		p = append(p, fmt.Sprintf("and %d more", more))
 	}
 	if len(p) > 0 {
 		return &ValidationError{Problems: p}

@@ -126,7 +126,9 @@ func TestEncodeMatchesMarshalIndent(t *testing.T) {
 			Environment: &Environment{Kind: "disk-full", Detail: "the disk cap <10 GiB> was reached: raise --disk"}}},
 		FileEdits: []FileEdit{{Path: "README.md", Tool: "Edit", OK: true}},
 		CostUSD:   &c, Turns: &turns, DurationMS: &d, ParseStats: ParseStats{Lines: 4, Malformed: 1, UnknownEvents: 2},
-		Sandbox: &Sandbox{Profile: "dev", Image: "img", Network: "open", Disk: 10 << 30, Memory: 4 << 30, CPU: 1.5, Pids: 2048, DiskPeak: &d, Stopped: "disk", Reached: []string{"disk", "memory"}}}
+		Sandbox:      &Sandbox{Profile: "dev", Image: "img", Network: "open", Disk: 10 << 30, Memory: 4 << 30, CPU: 1.5, Pids: 2048, DiskPeak: &d, Stopped: "disk", Reached: []string{"disk", "memory"}},
+		RepoFindings: []RepoFinding{{Path: "CLAUDE.md", Action: "flag", Reason: "agent <instructions>"}, {Path: ".git/config", Action: "scrub", Reason: "credentials"}},
+		Skipped:      []Skipped{{File: "README.md", Line: 9, Command: "sudo reboot", Reason: "restarts the machine"}}}
 	var got bytes.Buffer
 	assert.NilError(t, Encode(&got, l))
 	var want bytes.Buffer

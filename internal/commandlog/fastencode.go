@@ -5,11 +5,31 @@ import (
 	"unicode/utf8"
 )
 
-// appendCommand appends c as encoding/json would indent it inside the
-// commands list (prefix "    ", indent "  ", no HTML escaping). Commands
-// are most of a large log, so they skip reflection; TestEncode* compare the
-// bytes with encoding/json.
-func appendCommand(b []byte, c *Command) []byte {
+// AppendMarker appends m as encoding/json would indent it inside the
+// markers list (prefix "    ", indent "  ", no HTML escaping), without the
+// leading indentation. The items of a log's lists are most of a large log,
+// so they skip reflection; TestEncode* compare the bytes with encoding/json.
+func AppendMarker(b []byte, m *Marker) []byte {
+	b = append(b, "{\n      \"kind\": "...)
+	b = appendString(b, string(m.Kind))
+	b = append(b, ",\n      \"text\": "...)
+	b = appendString(b, m.Text)
+	return append(b, "\n    }"...)
+}
+
+// AppendFileEdit is AppendMarker for an item of file_edits.
+func AppendFileEdit(b []byte, e *FileEdit) []byte {
+	b = append(b, "{\n      \"path\": "...)
+	b = appendString(b, e.Path)
+	b = append(b, ",\n      \"tool\": "...)
+	b = appendString(b, e.Tool)
+	b = append(b, ",\n      \"ok\": "...)
+	b = strconv.AppendBool(b, e.OK)
+	return append(b, "\n    }"...)
+}
+
+// AppendCommand is AppendMarker for an item of commands.
+func AppendCommand(b []byte, c *Command) []byte {
 	b = append(b, "{\n      \"id\": "...)
 	b = appendString(b, c.ID)
 	b = append(b, ",\n      \"command\": "...)

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Field names one string of a command log for MapStrings: Path is its JSON
@@ -28,7 +29,132 @@ func MapStrings(l *Log, f func(Field, string) string) {
 	if l == nil {
 		return
 	}
-	walkStrings(reflect.ValueOf(l).Elem(), "", "", f)
+	v := reflect.ValueOf(l).Elem()
+	walkPlanned(v, planOf(v.Type()), make([]byte, 0, 64), true, "", f)
+}
+
+// MapStringValues is MapStrings for a function that needs no Field: the
+// same traversal, without building every string's path (normalisation,
+// and redaction by value, of the many commands a long transcript streams).
+func MapStringValues(l *Log, f func(string) string) {
+	if l == nil {
+		return
+	}
+	v := reflect.ValueOf(l).Elem()
+	walkPlanned(v, planOf(v.Type()), nil, false, "", func(_ Field, s string) string { return f(s) })
+}
+
+// A walkPlan is what walkStrings would learn from reflection about a type,
+// learnt once: its exported fields' JSON names, and whether a string can be
+// reached at all (a *int, a bool, a []int64 are stepped over). MapStrings
+// runs for every command a long transcript streams (normalisation and
+// redaction, command by command), so the reflection on types is not redone
+// for every value. walkPlanned visits the same strings in the same order
+// with the same Field as walkStrings (TestMapStringsPlanMatchesReflection).
+type walkPlan struct {
+	kind    reflect.Kind
+	strings bool        // a string can be reached from a value of this type
+	fields  []walkField // a struct's exported fields
+	elem    *walkPlan   // a pointer's, slice's or array's element
+}
+
+type walkField struct {
+	index int
+	name  string // JSON name
+	plan  *walkPlan
+}
+
+var walkPlans sync.Map // reflect.Type → *walkPlan
+
+func planOf(t reflect.Type) *walkPlan {
+	if p, ok := walkPlans.Load(t); ok {
+		return p.(*walkPlan)
+	}
+	p := buildPlan(t, map[reflect.Type]*walkPlan{})
+	walkPlans.Store(t, p)
+	return p
+}
+
+func buildPlan(t reflect.Type, building map[reflect.Type]*walkPlan) *walkPlan {
+	if p := building[t]; p != nil {
+		return p // a recursive type: its strings flag is still true, the safe answer
+	}
+	// strings starts true so that a recursive reference counts as
+	// reaching a string; it is narrowed below once the parts are known.
+	p := &walkPlan{kind: t.Kind(), strings: true}
+	building[t] = p
+	switch t.Kind() {
+	case reflect.String, reflect.Map, reflect.Interface:
+		// Maps and interfaces are walked by walkStrings itself.
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		p.elem = buildPlan(t.Elem(), building)
+		p.strings = p.elem.strings
+	case reflect.Struct:
+		p.strings = false
+		for i := 0; i < t.NumField(); i++ {
+			sf := t.Field(i)
+			if !sf.IsExported() {
+				continue
+			}
+			fp := buildPlan(sf.Type, building)
+			p.fields = append(p.fields, walkField{index: i, name: jsonName(sf), plan: fp})
+			p.strings = p.strings || fp.strings
+		}
+	default:
+		p.strings = false
+	}
+	return p
+}
+
+// walkPlanned is walkStrings by plan; path is the JSON path so far, built
+// in place and made a string only for the strings visited (when paths).
+func walkPlanned(v reflect.Value, p *walkPlan, path []byte, paths bool, name string, f func(Field, string) string) {
+	if !p.strings {
+		return
+	}
+	switch p.kind {
+	case reflect.String:
+		if s := v.String(); v.CanSet() {
+			fd := Field{Name: name}
+			if paths {
+				fd.Path = string(path)
+			}
+			if out := f(fd, s); out != s {
+				v.SetString(out)
+			}
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			walkPlanned(v.Elem(), p.elem, path, paths, name, f)
+		}
+	case reflect.Struct:
+		for i := range p.fields {
+			fd := &p.fields[i]
+			if !fd.plan.strings {
+				continue
+			}
+			q := path
+			if paths {
+				if len(q) > 0 {
+					q = append(q, '.')
+				}
+				q = append(q, fd.name...)
+			}
+			walkPlanned(v.Field(fd.index), fd.plan, q, paths, fd.name, f)
+		}
+	case reflect.Slice, reflect.Array:
+		for i, n := 0, v.Len(); i < n; i++ {
+			q := path
+			if paths {
+				q = append(q, '[')
+				q = strconv.AppendInt(q, int64(i), 10)
+				q = append(q, ']')
+			}
+			walkPlanned(v.Index(i), p.elem, q, paths, name, f)
+		}
+	default:
+		walkStrings(v, string(path), name, f)
+	}
 }
 
 func walkStrings(v reflect.Value, path, name string, f func(Field, string) string) {

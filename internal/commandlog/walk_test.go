@@ -125,3 +125,42 @@ func TestCloneIsDeep(t *testing.T) {
 	assert.Equal(t, string(after), string(before))
 	assert.Check(t, Clone(nil) == nil)
 }
+
+// MapStrings (and MapStringValues) walk by a plan learnt once per type;
+// they visit exactly what the plain reflective walk visits, in the same
+// order, with the same paths and names, and change the same strings.
+func TestMapStringsPlanMatchesReflection(t *testing.T) {
+	type visit struct{ Path, Name, S string }
+	for _, mk := range []func() *Log{
+		func() *Log { l, _ := filledLog(t); return l },
+		func() *Log {
+			return &Log{Engine: "e", Commands: []Command{
+				{ID: "a", Command: "ls", Output: "out", Source: &Source{File: "README.md", Line: 1}},
+				{ID: "b", Command: "make", ExitCode: new(int)},
+			}, FileEdits: []FileEdit{{Path: "x"}}, Markers: []Marker{{Text: "m"}}}
+		},
+		func() *Log { return &Log{} },
+	} {
+		planned, plain := mk(), mk()
+		var got, want []visit
+		MapStrings(planned, func(f Field, s string) string {
+			got = append(got, visit{f.Path, f.Name, s})
+			return s + "!"
+		})
+		walkStrings(reflect.ValueOf(plain).Elem(), "", "", func(f Field, s string) string {
+			want = append(want, visit{f.Path, f.Name, s})
+			return s + "!"
+		})
+		assert.DeepEqual(t, got, want)
+		assert.DeepEqual(t, planned, plain)
+		// MapStringValues: the same strings in the same order.
+		values := mk()
+		var vals []string
+		MapStringValues(values, func(s string) string { vals = append(vals, s); return s + "!" })
+		assert.Equal(t, len(vals), len(want))
+		for i := range vals {
+			assert.Equal(t, vals[i], want[i].S)
+		}
+		assert.DeepEqual(t, values, plain)
+	}
+}

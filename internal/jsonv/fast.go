@@ -2,7 +2,9 @@ package jsonv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -10,26 +12,98 @@ import (
 )
 
 // The fast path parses a record that fits on one line straight from the
-// source's buffer: no per-byte calls, Values allocated from chunks, keys
-// interned. A record that runs past its line (pretty-printed JSON) or a line
-// longer than Options.MaxLine goes to the streaming decoder instead, which
-// gives the same Values.
+// source's buffer: strings are scanned eight bytes at a time, Values live
+// in a reused arena, and keys and short strings (types, statuses, tool
+// names, small numbers: most of a transcript's values) are interned, so a
+// record costs almost no allocation beyond its longer strings. A record that runs past
+// its line (pretty-printed JSON) or a line longer than Options.MaxLine goes
+// to the streaming decoder instead, which gives the same Values.
 
 type fastParser struct {
-	r *Reader
-	b []byte
-	i int
+	r   *Reader
+	a   *arena
+	b   []byte
+	i   int
+	all int // inside this many values of Options.KeepAll keys: Keep does not apply
 }
 
-func (r *Reader) alloc() *Value {
-	if len(r.arena) == cap(r.arena) {
-		r.arena = make([]Value, 0, 256)
+// arena holds the Values of the records the fast path hands out, with the
+// member and element lists of their objects and arrays, in chunks that are
+// cleared and reused once those records are dead: at the next call to Next
+// (sequential reading) or once the consumer has left their batch (parallel
+// reading). Decoding thus allocates next to nothing but strings, and the
+// memory it touches stays small and warm in the caches. Clearing on reuse
+// also turns a Value kept past its time into null rather than into another
+// record's data; Clone keeps one for longer.
+type arena struct {
+	vals    chunks[Value]
+	members chunks[Member]
+	elems   chunks[*Value]
+}
+
+func (a *arena) reset() {
+	a.vals.reset()
+	a.members.reset()
+	a.elems.reset()
+}
+
+// chunkItems is the size of an arena's chunks, in items; a list longer
+// than a quarter of a chunk gets an allocation of its own (not reused).
+const chunkItems = 1024
+
+// chunks is a growable list of fixed-size chunks of T.
+type chunks[T any] struct {
+	list [][]T
+	cur  int // the chunk being filled
+	used int // items used in list[cur]
+}
+
+// take returns n contiguous items.
+func (c *chunks[T]) take(n int) []T {
+	if n > chunkItems/4 {
+		return make([]T, n)
 	}
-	r.arena = r.arena[:len(r.arena)+1]
-	return &r.arena[len(r.arena)-1]
+	if c.cur < len(c.list) && c.used+n > len(c.list[c.cur]) {
+		c.cur++
+		c.used = 0
+	}
+	if c.cur == len(c.list) {
+		c.list = append(c.list, make([]T, chunkItems))
+	}
+	s := c.list[c.cur][c.used : c.used+n : c.used+n]
+	c.used += n
+	return s
+}
+
+// one returns a single item.
+func (c *chunks[T]) one() *T {
+	if c.cur == len(c.list) || c.used == len(c.list[c.cur]) {
+		return &c.take(1)[0]
+	}
+	c.used++
+	return &c.list[c.cur][c.used-1]
+}
+
+// reset clears the items used and makes every chunk free again.
+func (c *chunks[T]) reset() {
+	for i := 0; i < c.cur && i < len(c.list); i++ {
+		clear(c.list[i])
+	}
+	if c.cur < len(c.list) {
+		clear(c.list[c.cur][:c.used])
+	}
+	c.cur, c.used = 0, 0
+}
+
+// record reads one record on the fast path into p.a and returns it.
+func (p *fastParser) record() (*Value, error) {
+	return p.value(0)
 }
 
 func (p *fastParser) ws() {
+	if p.i < len(p.b) && p.b[p.i] > ' ' { // the usual case: no white space
+		return
+	}
 	for p.i < len(p.b) {
 		switch p.b[p.i] {
 		case ' ', '\t', '\r', '\n':
@@ -61,10 +135,13 @@ func (p *fastParser) value(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		v := p.r.alloc()
-		v.Kind = String
-		v.S, v.Omitted, err = p.r.keepString(raw, esc)
-		return v, err
+		s, omitted, err := p.r.keepString(raw, esc)
+		if err != nil {
+			return nil, err
+		}
+		v := p.a.vals.one()
+		v.Kind, v.S, v.Omitted = String, s, omitted
+		return v, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -90,7 +167,7 @@ func (p *fastParser) literal(word string, k Kind, b bool) (*Value, error) {
 		return nil, synErr("invalid literal")
 	}
 	p.i += len(word)
-	v := p.r.alloc()
+	v := p.a.vals.one()
 	v.Kind, v.B = k, b
 	return v, nil
 }
@@ -125,8 +202,8 @@ func (p *fastParser) number() (*Value, error) {
 			}
 		}
 	}
-	v := p.r.alloc()
-	v.Kind, v.S = Number, string(lit)
+	v := p.a.vals.one()
+	v.Kind, v.S = Number, p.r.short.get(lit)
 	return v, nil
 }
 
@@ -134,21 +211,60 @@ func (p *fastParser) number() (*Value, error) {
 // returns its raw bytes and whether they hold escapes.
 func (p *fastParser) rawString() ([]byte, bool, error) {
 	start := p.i
-	j := start
+	end, esc := stringEnd(p.b, start)
+	if end < 0 {
+		return nil, false, errIncomplete
+	}
+	p.i = end + 1
+	return p.b[start:end], esc, nil
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// stringEnd returns the index of the quote that ends the string body
+// starting at b[i] (-1 when b ends first) and whether the body holds
+// escapes. Most strings are short: the first 16 bytes are searched eight at
+// a time for a quote or a backslash — (x-lsb) &^ x & msb has the top bit set
+// in the first zero byte of x (and maybe in later ones), so the lowest set
+// bit of the two masks is the first quote or backslash. A longer string is
+// searched for its closing quote with bytes.IndexByte, which is fastest on
+// long runs, skipping quotes preceded by an odd number of backslashes.
+func stringEnd(b []byte, i int) (int, bool) {
+	start := i
+	for k := 0; k < 2 && i+8 <= len(b); k++ {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, s := x^(lsb*'"'), x^(lsb*'\\')
+		if m := ((q-lsb)&^q | (s-lsb)&^s) & msb; m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if b[i] == '"' {
+				return i, false
+			}
+			return longStringEnd(b, start, i)
+		}
+		i += 8
+	}
+	return longStringEnd(b, start, i)
+}
+
+// longStringEnd is stringEnd for a body that starts at b[start] and has no
+// quote or backslash before b[from].
+func longStringEnd(b []byte, start, from int) (int, bool) {
+	j := from
 	for {
-		k := bytes.IndexByte(p.b[j:], '"')
+		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
-			return nil, false, errIncomplete
+			return -1, false
 		}
 		end := j + k
 		bs := 0
-		for m := end - 1; m >= start && p.b[m] == '\\'; m-- {
+		for m := end - 1; m >= start && b[m] == '\\'; m-- {
 			bs++
 		}
 		if bs%2 == 0 {
-			p.i = end + 1
-			raw := p.b[start:end]
-			return raw, bytes.IndexByte(raw, '\\') >= 0, nil
+			return end, bytes.IndexByte(b[from:end], '\\') >= 0
 		}
 		j = end + 1
 	}
@@ -204,138 +320,291 @@ func (p *fastParser) skip() error {
 }
 
 // keyCache interns object keys and remembers whether each is skipped:
-// transcripts repeat a few dozen keys on every line, and a direct-mapped
-// table is cheaper than a map lookup or an allocation per key.
+// transcripts repeat a few dozen keys on every line, and a small cache is
+// cheaper than a map lookup or an allocation per key. It is two-way set
+// associative, so two frequent keys that hash alike ("id" and "type") do
+// not keep evicting each other.
 type keyCache struct {
-	keys [512]string
-	skip [512]bool
+	keys  [2 * keySets]string
+	flags [2 * keySets]keyFlags
+	next  [keySets]uint8 // the way to replace on a miss
+	// succ[i] is the slot of the key that followed keys[i] in an object
+	// last time (+1; 0 for none): objects of one kind repeat their keys in
+	// the same order, so the next key is usually known before it is read.
+	succ [2 * keySets]uint16
 }
 
-func (c *keyCache) get(raw []byte, skip map[string]bool) (string, bool) {
+const keySets = 1024
+
+// keyFlags say what Options make of a key.
+type keyFlags uint8
+
+const (
+	keySkip    keyFlags = 1 << iota // in Skip: never decoded
+	keyNotKept                      // Keep is set and names it not (nor KeepAll)
+	keyAll                          // in KeepAll: decoded whole
+)
+
+func (o *Options) keyFlags(k string) keyFlags {
+	var f keyFlags
+	if o.Skip[k] {
+		f |= keySkip
+	}
+	if o.Keep != nil && !o.Keep[k] && !o.KeepAll[k] {
+		f |= keyNotKept
+	}
+	if o.KeepAll[k] {
+		f |= keyAll
+	}
+	return f
+}
+
+// skipped reports whether the value of a key with flags f is stepped over,
+// inside all values of KeepAll keys.
+func (f keyFlags) skipped(all int) bool {
+	return f&keySkip != 0 || f&keyNotKept != 0 && all == 0
+}
+
+// get returns the key, its flags and its slot (+1; 0 when not cached).
+func (c *keyCache) get(raw []byte, o *Options) (string, keyFlags, int) {
 	if len(raw) == 0 || len(raw) > 48 {
 		s := string(raw)
-		return s, skip[s]
+		return s, o.keyFlags(s), 0
 	}
-	h := (uint(len(raw))*31 + uint(raw[0])*7 + uint(raw[len(raw)-1]) + uint(raw[len(raw)/2])*3) % uint(len(c.keys))
-	if s := c.keys[h]; len(s) == len(raw) && s == string(raw) {
-		return s, c.skip[h]
+	set := shortHash(raw) % keySets
+	i := 2 * set
+	if s := c.keys[i]; s == string(raw) {
+		c.next[set] = 1
+		return s, c.flags[i], int(i) + 1
 	}
+	if s := c.keys[i+1]; s == string(raw) {
+		c.next[set] = 0
+		return s, c.flags[i+1], int(i) + 2
+	}
+	i += uint(c.next[set])
+	c.next[set] ^= 1
 	s := string(raw)
-	c.keys[h], c.skip[h] = s, skip[s]
-	return s, c.skip[h]
+	c.keys[i], c.flags[i], c.succ[i] = s, o.keyFlags(s), 0
+	return s, c.flags[i], int(i) + 1
 }
 
-// key reads an object key and whether its value is to be skipped.
-func (p *fastParser) key() (string, bool, error) {
+// maxShort is the longest string value interned by shortCache.
+const maxShort = 32
+
+// shortCache interns short string values and number literals: type names,
+// statuses, roles, tool names and small numbers repeat on every record.
+// A miss allocates as usual, so the cache changes no value, only how many
+// allocations a record costs. Two-way set associative, like keyCache.
+type shortCache struct {
+	s    [2 * shortSets]string
+	next [shortSets]uint8
+}
+
+const shortSets = 1024
+
+func (c *shortCache) get(b []byte) string {
+	if len(b) > maxShort {
+		return string(b)
+	}
+	set := shortHash(b) % shortSets
+	i := 2 * set
+	if s := c.s[i]; s == string(b) {
+		c.next[set] = 1
+		return s
+	}
+	if s := c.s[i+1]; s == string(b) {
+		c.next[set] = 0
+		return s
+	}
+	i += uint(c.next[set])
+	c.next[set] ^= 1
+	s := string(b)
+	c.s[i] = s
+	return s
+}
+
+// shortHash mixes the length and the first and last eight bytes of b.
+func shortHash(b []byte) uint {
+	n := len(b)
+	var x, y uint64
+	switch {
+	case n >= 8:
+		x, y = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
+	case n >= 4:
+		x = uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
+	default:
+		for i, c := range b {
+			x |= uint64(c) << (8 * i)
+		}
+	}
+	h := (x*0x9E3779B97F4A7C15 ^ y*0xC2B2AE3D27D4EB4F ^ uint64(n)) * 0x165667B19E3779F9
+	return uint(h >> 32)
+}
+
+// key reads an object key and what the options make of it. prev is the
+// slot of the object's previous key (+1; 0 for none), and the key's own
+// slot is returned: when the key is the one that followed prev last time,
+// it is recognised by comparing its bytes, without scanning or hashing.
+func (p *fastParser) key(prev int) (string, keyFlags, int, error) {
+	c := p.r.keys
+	if prev > 0 {
+		if next := int(c.succ[prev-1]); next > 0 {
+			// A cached key holds no quote or backslash: equal bytes
+			// followed by a quote are that key.
+			if k := c.keys[next-1]; p.i+len(k) < len(p.b) && p.b[p.i+len(k)] == '"' && string(p.b[p.i:p.i+len(k)]) == k {
+				p.i += len(k) + 1
+				return k, c.flags[next-1], next, nil
+			}
+		}
+	}
 	raw, esc, err := p.rawString()
 	if err != nil {
-		return "", false, err
+		return "", 0, 0, err
 	}
 	if !esc && len(raw) <= p.r.opt.MaxString {
-		k, skip := p.r.keys.get(raw, p.r.opt.Skip)
-		return k, skip, nil
+		k, f, slot := c.get(raw, &p.r.opt)
+		if prev > 0 && slot > 0 {
+			c.succ[prev-1] = uint16(slot)
+		}
+		return k, f, slot, nil
 	}
 	if len(raw) > p.r.opt.MaxString {
 		s, _, err := p.r.keepString(raw, esc)
-		return s, p.r.opt.Skip[s], err
+		return s, p.r.opt.keyFlags(s), 0, err
 	}
 	dec, err := unescape(p.r.scratch[:0], raw)
 	if err != nil {
-		return "", false, err
+		return "", 0, 0, err
 	}
 	p.r.scratch = dec[:0]
 	k := string(dec)
-	return k, p.r.opt.Skip[k], nil
+	return k, p.r.opt.keyFlags(k), 0, nil
 }
 
 func (p *fastParser) object(depth int) (*Value, error) {
-	v := p.r.alloc()
+	v := p.a.vals.one()
 	v.Kind = Object
-	base := len(p.r.members)
-	defer func() { p.r.members = p.r.members[:base] }()
+	base := len(p.r.mstack)
+	err := p.members(depth)
+	if err == nil && len(p.r.mstack) > base {
+		v.Obj = p.a.members.take(len(p.r.mstack) - base)
+		copy(v.Obj, p.r.mstack[base:])
+	}
+	clear(p.r.mstack[base:])
+	p.r.mstack = p.r.mstack[:base]
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// members reads an object's members onto the member stack, from after its
+// opening brace.
+func (p *fastParser) members(depth int) error {
+	prev := 0 // the slot of the previous key
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
-		return v, nil
+		return nil
 	}
 	for {
 		p.ws()
 		if p.i >= len(p.b) {
-			return nil, errIncomplete
+			return errIncomplete
 		}
 		if p.b[p.i] != '"' {
-			return nil, synErr(fmt.Sprintf("expected object key, got %q", p.b[p.i]))
+			return synErr(fmt.Sprintf("expected object key, got %q", p.b[p.i]))
 		}
 		p.i++
-		k, skip, err := p.key()
+		k, flags, slot, err := p.key(prev)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		prev = slot
 		p.ws()
 		if p.i >= len(p.b) {
-			return nil, errIncomplete
+			return errIncomplete
 		}
 		if p.b[p.i] != ':' {
-			return nil, synErr(fmt.Sprintf("expected : after object key, got %q", p.b[p.i]))
+			return synErr(fmt.Sprintf("expected : after object key, got %q", p.b[p.i]))
 		}
 		p.i++
-		if skip {
+		if flags.skipped(p.all) {
 			if err := p.skip(); err != nil {
-				return nil, err
+				return err
 			}
 		} else {
-			val, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
+			if flags&keyAll != 0 {
+				p.all++
 			}
-			p.r.members = append(p.r.members, Member{Key: k, Val: val})
+			val, err := p.value(depth + 1)
+			if flags&keyAll != 0 {
+				p.all--
+			}
+			if err != nil {
+				return err
+			}
+			p.r.mstack = append(p.r.mstack, Member{Key: k, Val: val})
 		}
 		p.ws()
 		if p.i >= len(p.b) {
-			return nil, errIncomplete
+			return errIncomplete
 		}
 		c := p.b[p.i]
 		p.i++
 		switch c {
 		case ',':
 		case '}':
-			v.Obj = append(make([]Member, 0, len(p.r.members)-base), p.r.members[base:]...)
-			return v, nil
+			return nil
 		default:
-			return nil, synErr(fmt.Sprintf("expected , or } in object, got %q", c))
+			return synErr(fmt.Sprintf("expected , or } in object, got %q", c))
 		}
 	}
 }
 
 func (p *fastParser) array(depth int) (*Value, error) {
-	v := p.r.alloc()
+	v := p.a.vals.one()
 	v.Kind = Array
-	base := len(p.r.elems)
-	defer func() { p.r.elems = p.r.elems[:base] }()
+	base := len(p.r.estack)
+	err := p.elements(depth)
+	if err == nil && len(p.r.estack) > base {
+		v.Arr = p.a.elems.take(len(p.r.estack) - base)
+		copy(v.Arr, p.r.estack[base:])
+	}
+	clear(p.r.estack[base:])
+	p.r.estack = p.r.estack[:base]
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// elements reads an array's elements onto the element stack, from after
+// its opening bracket.
+func (p *fastParser) elements(depth int) error {
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == ']' {
 		p.i++
-		return v, nil
+		return nil
 	}
 	for {
 		e, err := p.value(depth + 1)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		p.r.elems = append(p.r.elems, e)
+		p.r.estack = append(p.r.estack, e)
 		p.ws()
 		if p.i >= len(p.b) {
-			return nil, errIncomplete
+			return errIncomplete
 		}
 		c := p.b[p.i]
 		p.i++
 		switch c {
 		case ',':
 		case ']':
-			v.Arr = append(make([]*Value, 0, len(p.r.elems)-base), p.r.elems[base:]...)
-			return v, nil
+			return nil
 		default:
-			return nil, synErr(fmt.Sprintf("expected , or ] in array, got %q", c))
+			return synErr(fmt.Sprintf("expected , or ] in array, got %q", c))
 		}
 	}
 }
@@ -343,7 +612,7 @@ func (p *fastParser) array(depth int) (*Value, error) {
 // keepString decodes a raw string and applies the clipping rules.
 func (r *Reader) keepString(raw []byte, esc bool) (string, int64, error) {
 	maxKeep := r.maxKeep()
-	if esc && len(raw) <= maxKeep {
+	if esc && len(raw) <= maxKeep && len(raw) > maxShort {
 		// Decode into a buffer of its own and hand it over as the string:
 		// no second copy.
 		dec, err := unescape(make([]byte, 0, len(raw)), raw)
@@ -364,7 +633,7 @@ func (r *Reader) keepString(raw []byte, esc bool) (string, int64, error) {
 	}
 	if len(dec) <= maxKeep {
 		r.budget -= len(dec)
-		return string(dec), 0, nil
+		return r.short.get(dec), 0, nil
 	}
 	head := trimIncompleteEnd(dec[:maxKeep*3/4])
 	tail := trimIncompleteStart(dec[len(dec)-maxKeep/4:])
@@ -373,63 +642,100 @@ func (r *Reader) keepString(raw []byte, esc bool) (string, int64, error) {
 	return s, int64(len(dec) - len(s)), nil
 }
 
-// unescape appends the decoded form of a raw JSON string body to dst.
+// unescape appends the decoded form of a raw JSON string body to dst. It
+// writes into room made once: transcripts' long strings are command output,
+// dense with \n escapes, where copying runs between escapes would cost a
+// call per line. Eight bytes are copied at once up to the first backslash
+// (found as stringEnd finds it); escapes are decoded byte by byte.
 func unescape(dst, raw []byte) ([]byte, error) {
-	for len(raw) > 0 {
-		i := bytes.IndexByte(raw, '\\')
-		if i < 0 {
-			return append(dst, raw...), nil
-		}
-		dst = append(dst, raw[:i]...)
-		raw = raw[i+1:]
-		if len(raw) == 0 {
-			return dst, synErr("invalid escape at end of string")
-		}
-		c := raw[0]
-		raw = raw[1:]
-		switch c {
-		case '"', '\\', '/':
-			dst = append(dst, c)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r1, ok := hex4(raw)
-			if !ok {
-				return dst, synErr("invalid \\u escape")
-			}
-			raw = raw[4:]
-			if utf16.IsSurrogate(r1) {
-				if len(raw) >= 6 && raw[0] == '\\' && raw[1] == 'u' {
-					r2, ok := hex4(raw[2:])
-					if !ok {
-						return dst, synErr("invalid \\u escape")
-					}
-					raw = raw[6:]
-					if d := utf16.DecodeRune(r1, r2); d != utf8.RuneError {
-						dst = utf8.AppendRune(dst, d)
-					} else {
-						dst = utf8.AppendRune(dst, utf8.RuneError)
-						dst = utf8.AppendRune(dst, r2)
-					}
-					continue
-				}
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-				continue
-			}
-			dst = utf8.AppendRune(dst, r1)
-		default:
-			return dst, synErr(fmt.Sprintf("invalid escape \\%c", c))
-		}
+	n := len(dst)
+	if cap(dst)-n < len(raw) {
+		dst = append(dst[:n:n], make([]byte, len(raw))...)
 	}
-	return dst, nil
+	out := dst[:cap(dst)]
+	i := 0
+	for i < len(raw) {
+		// out has room for len(raw)-i more bytes past n (a decoded byte
+		// never takes fewer raw ones), so eight fit when eight remain.
+		for i+8 <= len(raw) {
+			x := binary.LittleEndian.Uint64(raw[i:])
+			binary.LittleEndian.PutUint64(out[n:], x)
+			s := x ^ (lsb * '\\')
+			if m := (s - lsb) &^ s & msb; m != 0 {
+				// Keep the bytes before the first backslash.
+				k := bits.TrailingZeros64(m) >> 3
+				n += k
+				i += k
+				break
+			}
+			n += 8
+			i += 8
+		}
+		if i >= len(raw) {
+			break
+		}
+		c := raw[i]
+		if c != '\\' {
+			out[n] = c
+			n++
+			i++
+			continue
+		}
+		if i+1 >= len(raw) {
+			return out[:n], synErr("invalid escape at end of string")
+		}
+		e := raw[i+1]
+		i += 2
+		switch e {
+		case 'n':
+			out[n] = '\n'
+		case '"', '\\', '/':
+			out[n] = e
+		case 't':
+			out[n] = '\t'
+		case 'r':
+			out[n] = '\r'
+		case 'b':
+			out[n] = '\b'
+		case 'f':
+			out[n] = '\f'
+		case 'u':
+			r1, ok := hex4(raw[i:])
+			if !ok {
+				return out[:n], synErr("invalid \\u escape")
+			}
+			i += 4
+			var buf [2 * utf8.UTFMax]byte
+			enc := buf[:0]
+			if utf16.IsSurrogate(r1) {
+				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					r2, ok := hex4(raw[i+2:])
+					if !ok {
+						return out[:n], synErr("invalid \\u escape")
+					}
+					i += 6
+					if d := utf16.DecodeRune(r1, r2); d != utf8.RuneError {
+						enc = utf8.AppendRune(enc, d)
+					} else {
+						enc = utf8.AppendRune(enc, utf8.RuneError)
+						enc = utf8.AppendRune(enc, r2)
+					}
+				} else {
+					enc = utf8.AppendRune(enc, utf8.RuneError)
+				}
+			} else {
+				enc = utf8.AppendRune(enc, r1)
+			}
+			// A \u escape takes 6 raw bytes and at most 3 decoded ones (6
+			// for a surrogate pair from 12), so out has room.
+			n += copy(out[n:], enc)
+			continue
+		default:
+			return out[:n], synErr(fmt.Sprintf("invalid escape \\%c", e))
+		}
+		n++
+	}
+	return out[:n], nil
 }
 
 func hex4(b []byte) (rune, bool) {

@@ -54,6 +54,21 @@ func FuzzReader(f *testing.F) {
 		for _, v := range a {
 			checkClipped(t, v, small.MaxString)
 		}
+		// The fast path (a record on one line) and the streaming decoder
+		// (MaxLine 1 sends every line to it) give the same records, and so
+		// does the parallel mode.
+		streamedOpt := small
+		streamedOpt.MaxLine = 1
+		if s := fuzzRead(t, data, streamedOpt); allValid(a) && allValid(s) && !reflect.DeepEqual(a, s) {
+			t.Fatalf("fast path and streaming decoder differ:\n%s\n%s", dump(a), dump(s))
+		}
+		for _, w := range []int{1, 2} {
+			par := small
+			par.Workers = w
+			if pa := fuzzRead(t, data, par); !reflect.DeepEqual(a, pa) {
+				t.Fatalf("parallel (%d) and sequential reading differ:\n%s\n%s", w, dump(a), dump(pa))
+			}
+		}
 
 		// Differential check against encoding/json on one valid object.
 		trimmed := bytes.TrimSpace(data)
@@ -76,6 +91,29 @@ func FuzzReader(f *testing.F) {
 	})
 }
 
+func allValid(vs []*Value) bool {
+	for _, v := range vs {
+		if v == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func dump(vs []*Value) string {
+	var b strings.Builder
+	for _, v := range vs {
+		if v == nil {
+			b.WriteString("ERR\n")
+			continue
+		}
+		j, _ := json.Marshal(toAny(v))
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 // fuzzRead returns the records of data; nil stands for a syntax error.
 func fuzzRead(t *testing.T, data []byte, opt Options) []*Value {
 	t.Helper()
@@ -93,7 +131,7 @@ func fuzzRead(t *testing.T, data []byte, opt Options) []*Value {
 		if err != nil && !errors.As(err, &se) {
 			t.Fatalf("unexpected error type %T: %v", err, err)
 		}
-		out = append(out, v)
+		out = append(out, v.Clone())
 	}
 }
 

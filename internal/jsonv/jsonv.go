@@ -61,6 +61,28 @@ type Value struct {
 	Obj []Member
 }
 
+// Clone returns a deep copy of v that stays valid after the reader has
+// moved on (see Reader.Next); nil for nil.
+func (v *Value) Clone() *Value {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	if v.Arr != nil {
+		c.Arr = make([]*Value, len(v.Arr))
+		for i, e := range v.Arr {
+			c.Arr[i] = e.Clone()
+		}
+	}
+	if v.Obj != nil {
+		c.Obj = make([]Member, len(v.Obj))
+		for i, m := range v.Obj {
+			c.Obj[i] = Member{Key: m.Key, Val: m.Val.Clone()}
+		}
+	}
+	return &c
+}
+
 // Member is one key/value pair of an Object.
 type Member struct {
 	Key string
@@ -199,10 +221,25 @@ type Options struct {
 	// MaxLine is the longest line parsed in memory on the fast path; a
 	// longer line is decoded as a stream. Default 8 MiB.
 	MaxLine int
-	// Workers > 1 decodes one-line records on that many goroutines, in
-	// input order (see parallel.go); callers that may stop reading before
-	// the end call Close. 0 or 1 decodes on the caller's goroutine.
+	// Workers > 0 decodes one-line records ahead of the caller, on that
+	// many goroutines, in input order (see parallel.go); callers that may
+	// stop reading before the end call Close. 0 decodes on the caller's
+	// goroutine.
 	Workers int
+	// TextLines skips lines of text between records, as if they were not
+	// there (no record, no syntax error): at the start of a line, outside
+	// any record, a line whose first non-blank byte is not { or [ followed
+	// by what JSON allows there (a quote or a closing brace; a quote, an
+	// opening or closing bracket or brace) is text. OpenHands' CLI mixes
+	// spinner and log lines with its JSON events.
+	TextLines bool
+	// Keep, when set, names the only object keys whose values are decoded
+	// (with those of KeepAll): every other key is stepped over as if it
+	// were in Skip. For callers that read a few fields of large records.
+	Keep map[string]bool
+	// KeepAll names keys whose values are decoded whole, Keep not applying
+	// inside them: their keys are data (file paths, model names).
+	KeepAll map[string]bool
 	// Skip names object keys whose values the caller never reads (token
 	// usage, tool lists, thinking text). They are stepped over without
 	// being decoded and do not appear in the Value. Malformed JSON inside a
@@ -248,22 +285,48 @@ type Reader struct {
 	bol     bool  // nothing but white space read since the last newline
 	err     error // sticky read error other than EOF
 
-	// parallel mode (Options.Workers > 1)
+	// parallel mode (Options.Workers > 0)
 	par       *parallel
 	seqNext   int // read this many records sequentially before going parallel again
 	fallbacks int // records that ran past their line in parallel mode
 
+	all int // the streaming decoder is inside this many KeepAll values
+
 	// fast path state
-	arena   []Value
-	members []Member
-	elems   []*Value
-	keys    *keyCache
+	arena  *arena   // the sequential reader's arena, reset by Next
+	mstack []Member // members of the objects being read
+	estack []*Value // elements of the arrays being read
+	keys   *keyCache
+	short  *shortCache
 }
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader, opt Options) *Reader {
 	opt = opt.withDefaults()
-	return &Reader{br: newSource(r, opt.MaxLine), opt: opt, line: 1, keys: new(keyCache)}
+	return &Reader{br: newSource(r, opt.MaxLine), opt: opt, line: 1, bol: true, keys: new(keyCache), short: new(shortCache)}
+}
+
+// jsonStart reports whether a line whose first non-blank byte starts b
+// starts a JSON record (Options.TextLines).
+func jsonStart(b []byte) bool {
+	if len(b) == 0 || b[0] != '{' && b[0] != '[' {
+		return false
+	}
+	j := 1
+	for j < len(b) && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r') {
+		j++
+	}
+	if j == len(b) || b[j] == '\n' {
+		return true
+	}
+	if b[0] == '{' {
+		return b[j] == '"' || b[j] == '}'
+	}
+	switch b[j] {
+	case '{', '[', ']', '"':
+		return true
+	}
+	return false
 }
 
 // Line returns the 1-based line the reader is on.
@@ -275,6 +338,10 @@ type synErr string
 
 // Next returns the next record. Elements of a top-level array are returned
 // one by one as records, so a whole run saved as one array reads like JSONL.
+//
+// The record's Values are valid until the following call to Next or Close:
+// their memory is reused then (strings, keys included, stay valid). A
+// caller that keeps a Value longer keeps v.Clone().
 // It returns io.EOF at the end, a *SyntaxError for a malformed record (call
 // Next again to go on), or another error when the underlying reader fails.
 func (r *Reader) Next() (*Value, error) {
@@ -294,7 +361,13 @@ func (r *Reader) Next() (*Value, error) {
 		if err != nil {
 			return nil, r.eof(err)
 		}
-		if r.opt.Workers > 1 && !r.inArray && r.seqNext == 0 && (r.started || c != '[') {
+		if r.opt.TextLines && r.bol && !r.inArray {
+			if b, _ := r.br.Peek(64); !jsonStart(b) {
+				r.skipLine()
+				continue
+			}
+		}
+		if r.opt.Workers > 0 && !r.inArray && r.seqNext == 0 && (r.started || c != '[') {
 			r.started = true
 			r.startParallel()
 			return r.Next()
@@ -323,8 +396,12 @@ func (r *Reader) Next() (*Value, error) {
 		start := r.line
 		r.budget = r.opt.RecordBudget
 		if line, ok := r.br.peekLine(); ok {
-			p := fastParser{r: r, b: line}
-			v, err := p.value(0)
+			if r.arena == nil {
+				r.arena = new(arena)
+			}
+			r.arena.reset()
+			p := fastParser{r: r, a: r.arena, b: line}
+			v, err := p.record()
 			if err == nil {
 				r.take(p.i)
 				return v, nil
@@ -430,6 +507,7 @@ func (r *Reader) skipSpace() (byte, error) {
 func (r *Reader) skipLine() {
 	if r.br.skipLine() {
 		r.line++
+		r.bol = true
 	}
 }
 
@@ -572,11 +650,18 @@ func (r *Reader) object(depth int) (*Value, error) {
 			return nil, synErr(fmt.Sprintf("expected : after object key, got %q", c))
 		}
 		r.take(1)
+		flags := r.opt.keyFlags(key)
+		if flags&keyAll != 0 {
+			r.all++
+		}
 		val, err := r.value(depth + 1)
+		if flags&keyAll != 0 {
+			r.all--
+		}
 		if err != nil {
 			return nil, err
 		}
-		if !r.opt.Skip[key] {
+		if !flags.skipped(r.all) {
 			v.Obj = append(v.Obj, Member{Key: key, Val: val})
 		}
 		if c, err = r.skipSpace(); err != nil {
@@ -717,6 +802,7 @@ func (r *Reader) str(clip bool) (string, int64, error) {
 		case c == '\n':
 			r.line++
 			r.noSkip = true
+			r.bol = true
 			return "", 0, synErr("newline in string")
 		default:
 			// JSON forbids raw control characters in strings; agents' logs
@@ -802,7 +888,7 @@ func (r *Reader) hex4() (rune, error) {
 // s is not exactly one JSON value.
 func ParseString(s string, opt Options) (*Value, error) {
 	opt = opt.withDefaults()
-	r := &Reader{br: newSource(strings.NewReader(s), opt.MaxLine), opt: opt, line: 1, started: true, keys: new(keyCache)}
+	r := &Reader{br: newSource(strings.NewReader(s), opt.MaxLine), opt: opt, line: 1, started: true, keys: new(keyCache), short: new(shortCache)}
 	r.budget = r.opt.RecordBudget
 	v, err := r.value(0)
 	if err != nil {

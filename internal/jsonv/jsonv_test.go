@@ -229,13 +229,25 @@ func TestSkipKeys(t *testing.T) {
 func TestKeyCacheCollisions(t *testing.T) {
 	var c keyCache
 	skip := map[string]bool{"7919": true, "15838": true}
+	opt := Options{Skip: skip}
 	for round := 0; round < 2; round++ {
 		for i := 0; i < 5000; i++ {
 			k := strconv.Itoa(i * 7919)
-			got, skipped := c.get([]byte(k), skip)
+			got, flags, _ := c.get([]byte(k), &opt)
 			assert.Equal(t, got, k)
-			assert.Equal(t, skipped, skip[k], k)
+			assert.Equal(t, flags.skipped(0), skip[k], k)
 		}
+	}
+}
+
+// Keep decodes only the keys it names, KeepAll values whole; Skip still
+// applies inside them. The fast path and the streaming decoder agree.
+func TestKeepKeys(t *testing.T) {
+	in := `{"type":"x","drop":{"a":1},"message":{"id":"m","usage":{"n":1},"extra":2,"content":[{"type":"t","text":"hi","junk":true}]},"changes":{"/a/b.go":{"type":"add","usage":3}}}` + "\n"
+	for _, maxLine := range []int{0, 1} {
+		opt := Options{MaxLine: maxLine, Keep: map[string]bool{"type": true, "message": true, "id": true, "content": true, "text": true},
+			KeepAll: map[string]bool{"changes": true}, Skip: map[string]bool{"usage": true}}
+		assert.DeepEqual(t, readAll(t, in, opt), []string{`{type:"x",message:{id:"m",content:[{type:"t",text:"hi"}]},changes:{/a/b.go:{type:"add"}}}`})
 	}
 }
 
@@ -282,14 +294,14 @@ func TestParallelMatchesSequential(t *testing.T) {
 	// long lines (MaxLine 200) to the streaming reader and back.
 	in := mixed(30000, false)
 	want := readAll(t, in, Options{})
-	for _, opt := range []Options{{Workers: 2}, {Workers: 4}, {Workers: 2, MaxLine: 200}} {
+	for _, opt := range []Options{{Workers: 1}, {Workers: 2}, {Workers: 4}, {Workers: 1, MaxLine: 200}, {Workers: 2, MaxLine: 200}} {
 		assert.DeepEqual(t, readAll(t, in, opt), want)
 	}
 	// With records spread over lines it falls back to sequential reading,
 	// with the same result.
 	in = mixedInput(30000)
 	want = readAll(t, in, Options{})
-	for _, opt := range []Options{{Workers: 2}, {Workers: 4}, {Workers: 2, MaxLine: 200}} {
+	for _, opt := range []Options{{Workers: 1}, {Workers: 2}, {Workers: 4}, {Workers: 1, MaxLine: 200}, {Workers: 2, MaxLine: 200}} {
 		got := readAll(t, in, opt)
 		assert.DeepEqual(t, got, want)
 	}

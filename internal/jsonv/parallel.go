@@ -7,10 +7,10 @@ import (
 	"sync"
 )
 
-// Parallel decoding (Options.Workers > 1): a producer goroutine cuts the
+// Parallel decoding (Options.Workers >= 1): a producer goroutine cuts the
 // input into batches of whole lines, workers decode the one-line records of
-// each batch on the fast path, and Next hands the records out in input
-// order. Records of every kind still come out exactly as the sequential
+// each batch on the fast path (with one worker, the producer decodes each
+// batch itself), and Next hands the records out in input order. Records of every kind still come out exactly as the sequential
 // reader gives them:
 //
 //   - A record that runs past its line (pretty-printed JSON) stops the
@@ -24,10 +24,13 @@ import (
 // A Reader in parallel mode owns goroutines until the input ends: callers
 // that may stop early call Close.
 
+// Batches are small: a batch's bytes and its records' Values stay in the
+// processor's caches from the decoder to the consumer (2 MiB batches cost
+// twice the CPU time of these).
 const (
-	batchBytes = 512 << 10
-	batchLines = 4096
-	queueDepth = 8
+	batchBytes = 128 << 10
+	batchLines = 1024
+	queueDepth = 4
 )
 
 type batch struct {
@@ -35,7 +38,8 @@ type batch struct {
 	lines     []int // end offset of each line in data
 	firstLine int   // line number of the first line
 	// results, in order, filled by a worker; done is closed when filled
-	recs []parRec
+	recs  []parRec
+	arena *arena // holds recs' Values; reused once the consumer leaves the batch
 	// stopAt >= 0: the record starting at data[stopAt] (on line stopLine)
 	// spans lines and must be read sequentially, with everything after it.
 	stopAt   int
@@ -43,16 +47,35 @@ type batch struct {
 	done     chan struct{}
 }
 
-// Batch buffers are reused: a batch's bytes are dead once its records are
-// decoded (strings are copied out of them).
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, batchBytes+64<<10); return &b }}
+// Batches are reused once the consumer has moved on to the next one: their
+// bytes, line offsets, records and arena are dead then (strings are copied
+// out of the bytes). The free list belongs to the Reader, so a garbage
+// collection does not empty it the way it empties a sync.Pool.
 
-func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+// newBatch returns a free batch or a new one.
+func (p *parallel) newBatch(firstLine int) *batch {
+	var b *batch
+	select {
+	case b = <-p.free:
+	default:
+		b = &batch{data: make([]byte, 0, batchBytes+64<<10), arena: new(arena)}
+	}
+	b.firstLine, b.stopAt, b.done = firstLine, -1, make(chan struct{})
+	return b
+}
 
-func putBuf(b []byte) {
-	if cap(b) <= 4*batchBytes { // a batch that held a long line is left to the GC
-		b = b[:0]
-		bufPool.Put(&b)
+// release puts a batch whose records are dead on the free list.
+func (p *parallel) release(b *batch) {
+	if cap(b.data) > 4*batchBytes { // it held a long line: left to the GC
+		return
+	}
+	b.data, b.lines = b.data[:0], b.lines[:0]
+	clear(b.recs)
+	b.recs = b.recs[:0]
+	b.arena.reset()
+	select {
+	case p.free <- b:
+	default:
 	}
 }
 
@@ -64,6 +87,7 @@ type parRec struct {
 type parallel struct {
 	order   chan *batch
 	work    chan *batch
+	free    chan *batch // batches to reuse
 	stop    chan struct{}
 	stopped sync.Once
 	wg      sync.WaitGroup // producer and workers
@@ -80,10 +104,15 @@ func (r *Reader) startParallel() {
 	p := &parallel{
 		order: make(chan *batch, queueDepth),
 		work:  make(chan *batch, queueDepth),
+		free:  make(chan *batch, queueDepth+2),
 		stop:  make(chan struct{}),
 	}
-	for i := 0; i < r.opt.Workers; i++ {
-		w := &Reader{opt: r.opt, keys: new(keyCache)}
+	workers := r.opt.Workers
+	if workers == 1 {
+		workers = 0 // the producer decodes
+	}
+	for i := 0; i < workers; i++ {
+		w := &Reader{opt: r.opt, keys: new(keyCache), short: new(shortCache)}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
@@ -97,16 +126,21 @@ func (r *Reader) startParallel() {
 		defer p.wg.Done()
 		defer close(p.order)
 		defer close(p.work)
-		p.produce(r.br, r.line)
+		var inline *Reader
+		if workers == 0 {
+			inline = &Reader{opt: r.opt, keys: new(keyCache), short: new(shortCache)}
+		}
+		p.produce(r.br, r.line, inline)
 	}()
 	r.par = p
 }
 
 // produce reads batches of whole lines until the input ends, a line is too
-// long for the fast path, or stop is closed.
-func (p *parallel) produce(src *source, line int) {
+// long for the fast path, or stop is closed. With inline set, it decodes
+// each batch itself rather than handing it to the workers.
+func (p *parallel) produce(src *source, line int, inline *Reader) {
 	for {
-		b := &batch{firstLine: line, stopAt: -1, done: make(chan struct{}), data: getBuf()}
+		b := p.newBatch(line)
 		for len(b.data) < batchBytes && len(b.lines) < batchLines {
 			l, ok := src.peekLine()
 			if !ok {
@@ -124,20 +158,26 @@ func (p *parallel) produce(src *source, line int) {
 			}
 		}
 		p.nextLine = line
-		if len(b.lines) > 0 {
+		// Once queued, b belongs to the consumer, which may release it.
+		lines, nbytes := len(b.lines), len(b.data)
+		if lines > 0 {
 			select {
 			case p.order <- b:
 			case <-p.stop:
 				p.unsent = b // its bytes left the source: fallBack needs them
 				return
 			}
-			select {
-			case p.work <- b:
-			case <-p.stop:
-				return
+			if inline != nil {
+				inline.decodeBatch(b)
+			} else {
+				select {
+				case p.work <- b:
+				case <-p.stop:
+					return
+				}
 			}
 		}
-		if p.handoff || len(b.lines) == 0 || len(b.data) == 0 {
+		if p.handoff || lines == 0 || nbytes == 0 {
 			return
 		}
 		if _, err := src.Peek(1); err != nil {
@@ -152,7 +192,14 @@ func (w *Reader) decodeBatch(b *batch) {
 	start := 0
 	for i, end := range b.lines {
 		line := b.data[start:end]
-		p := fastParser{r: w, b: line}
+		p := fastParser{r: w, a: b.arena, b: line}
+		if w.opt.TextLines {
+			p.ws()
+			if p.i < len(line) && !jsonStart(line[p.i:]) {
+				start = end
+				continue
+			}
+		}
 		for {
 			p.ws()
 			if p.i >= len(line) {
@@ -160,7 +207,7 @@ func (w *Reader) decodeBatch(b *batch) {
 			}
 			w.budget = w.opt.RecordBudget
 			at := p.i
-			v, err := p.value(0)
+			v, err := p.record()
 			if err == nil {
 				b.recs = append(b.recs, parRec{v: v})
 				continue
@@ -195,7 +242,7 @@ func (r *Reader) nextParallel() (v *Value, err error, ok bool) {
 				r.fallBack(p.cur)
 				return nil, nil, false
 			}
-			putBuf(p.cur.data)
+			p.release(p.cur)
 			p.cur, p.idx = nil, 0
 		}
 		b, open := <-p.order

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"io"
+	"sync"
 
 	"github.com/ulikunitz/xz"
 )
@@ -63,6 +64,39 @@ type decoded struct {
 
 func (d *decoded) reset() { d.data, d.src, d.end = d.data[:0], d.src[:0], d.end[:0] }
 
+// scratch holds the buffers of one decodedSpans or dumpSpans call, reused
+// from call to call: redaction runs for every string of every command, and
+// growing fresh buffers each time cost more than the decoding. Nested
+// calls (a decoded run searched again) take scratches of their own.
+type scratch struct {
+	d      decoded
+	chars  []byte
+	pos    []int32
+	blocks [nFormats]decoded
+	toks   []token
+	buf    []byte
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch() *scratch { return scratches.Get().(*scratch) }
+
+// putScratch returns a scratch to the pool, unless a long text grew its
+// buffers (they are not kept).
+func putScratch(sb *scratch) {
+	if cap(sb.chars) > maxScratch || cap(sb.d.data) > maxScratch || cap(sb.buf) > maxScratch {
+		return
+	}
+	for i := range sb.blocks {
+		if cap(sb.blocks[i].data) > maxScratch {
+			return
+		}
+	}
+	scratches.Put(sb)
+}
+
+const maxScratch = 64 << 10
+
 func (d *decoded) add(b byte, src, end int32) {
 	d.data = append(d.data, b)
 	d.src = append(d.src, src)
@@ -75,9 +109,10 @@ func (r *Redactor) decodedSpans(s string, from int, sc scan, spans []span) []spa
 	if sc.depth >= maxDepth || len(s) < minDecodeRun {
 		return spans
 	}
-	var d decoded
-	var chars []byte
-	var pos []int32
+	sb := getScratch()
+	defer putScratch(sb)
+	d, chars, pos := &sb.d, sb.chars, sb.pos
+	defer func() { sb.chars, sb.pos = chars, pos }()
 	i := 0
 	for i < len(s) {
 		if !runChar[s[i]] {
@@ -97,24 +132,24 @@ func (r *Redactor) decodedSpans(s string, from int, sc scan, spans []span) []spa
 			// whole (a wrong alignment, a hash or a path decodes to noise).
 			for k := 0; k < 4; k++ {
 				d.reset()
-				decodeBase64(&d, chars[k:min(len(chars), k+probeChars)], pos[k:])
+				decodeBase64(d, chars[k:min(len(chars), k+probeChars)], pos[k:])
 				if !promising(d.data) {
 					continue
 				}
 				d.reset()
-				decodeBase64(&d, chars[k:], pos[k:])
-				spans = r.inner(&d, from, sc, spans)
+				decodeBase64(d, chars[k:], pos[k:])
+				spans = r.inner(d, from, sc, spans)
 			}
 			for _, alpha := range base32Alphabets(chars) {
 				for k := 0; k < 8; k++ {
 					d.reset()
-					decodeBase32(&d, alpha, chars[k:min(len(chars), k+probeChars)], pos[k:])
+					decodeBase32(d, alpha, chars[k:min(len(chars), k+probeChars)], pos[k:])
 					if !promising(d.data) {
 						continue
 					}
 					d.reset()
-					decodeBase32(&d, alpha, chars[k:], pos[k:])
-					spans = r.inner(&d, from, sc, spans)
+					decodeBase32(d, alpha, chars[k:], pos[k:])
+					spans = r.inner(d, from, sc, spans)
 				}
 			}
 		}

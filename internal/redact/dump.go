@@ -25,15 +25,32 @@ const (
 // maxDumpLine bounds the line examined as a dump.
 var maxDumpLine = 64 << 10
 
+// minDumpToken is the shortest token that alone makes a dump line: a line
+// of one field must read as 8 digits or bytes (the test in dumpSpans), and
+// no format gets that from fewer than 8 characters (8 hex digits or bits;
+// \ooo escapes need 32; the fixed-width fields give at most 4 bytes). A
+// line of one shorter token, common in command output (numbers, short
+// words), is passed over without reading it in every format.
+const minDumpToken = 8
+
 type token struct{ lo, hi int }
 
 // dumpSpans returns the spans of the dump lines of s whose bytes hold a
 // secret.
 func (r *Redactor) dumpSpans(s string, from int, sc scan, spans []span) []span {
-	var blocks [nFormats]decoded
-	var toks []token
-	var buf []byte
+	sb := getScratch()
+	defer putScratch(sb)
+	blocks, toks, buf := &sb.blocks, sb.toks, sb.buf
+	defer func() { sb.toks, sb.buf = toks, buf }()
+	for f := range blocks {
+		blocks[f].reset()
+	}
+	var open uint32 // the formats whose block holds something
 	flush := func(f dumpFormat) {
+		if open&(1<<f) == 0 {
+			return
+		}
+		open &^= 1 << f
 		b := &blocks[f]
 		if stream(f) {
 			b.packDigits(f)
@@ -44,7 +61,7 @@ func (r *Redactor) dumpSpans(s string, from int, sc scan, spans []span) []span {
 		b.reset()
 	}
 	flushAll := func() {
-		for f := range nFormats {
+		for f := dumpFormat(0); open != 0; f++ {
 			flush(f)
 		}
 	}
@@ -59,9 +76,29 @@ func (r *Redactor) dumpSpans(s string, from int, sc scan, spans []span) []span {
 			lo = next
 			continue
 		}
-		toks = tokenize(s, lo, hi, toks[:0])
+		// No format reads a dump line (below) from a line of one short
+		// field, nor from a line whose first field (after an offset) none
+		// reads — most lines of text: every block ends, and the rest of
+		// the line is not split.
+		toks = tokenize(s, lo, hi, toks[:0], 2)
+		lead := 0
+		if len(toks) >= 2 && isOffset(s[toks[0].lo:toks[0].hi]) {
+			lead = 1
+		}
+		if len(toks) == 0 || len(toks) == 1 && toks[0].hi-toks[0].lo < minDumpToken ||
+			!anyFormatReads(s[toks[lead].lo:toks[lead].hi], buf[:0]) {
+			flushAll()
+			lo = next
+			continue
+		}
+		toks = tokenize(s, lo, hi, toks[:0], -1)
 		if len(toks) >= 2 && isOffset(s[toks[0].lo:toks[0].hi]) {
 			toks = toks[1:]
+		}
+		if len(toks) == 1 && toks[0].hi-toks[0].lo < minDumpToken {
+			flushAll()
+			lo = next
+			continue
 		}
 		for f := range nFormats {
 			var n int
@@ -76,6 +113,9 @@ func (r *Redactor) dumpSpans(s string, from int, sc scan, spans []span) []span {
 			}
 			for _, b := range buf {
 				blocks[f].add(b, int32(lo), int32(hi))
+			}
+			if len(buf) > 0 {
+				open |= 1 << f
 			}
 		}
 		lo = next
@@ -136,11 +176,22 @@ func lineEnd(s string, lo int) (hi, next int) {
 	return len(s), len(s)
 }
 
-// tokenize splits s[lo:hi] at spaces, tabs, commas and semicolons.
-func tokenize(s string, lo, hi int, toks []token) []token {
+// anyFormatReads reports whether some dump format reads t as a field.
+func anyFormatReads(t string, scratch []byte) bool {
+	for f := range nFormats {
+		if _, ok := parseToken(f, t, scratch[:0]); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenize splits s[lo:hi] at spaces, tabs, commas and semicolons, into at
+// most max tokens (all when max < 0).
+func tokenize(s string, lo, hi int, toks []token, max int) []token {
 	sep := func(c byte) bool { return c == ' ' || c == '\t' || c == ',' || c == ';' }
 	i := lo
-	for i < hi {
+	for i < hi && len(toks) != max {
 		for i < hi && sep(s[i]) {
 			i++
 		}

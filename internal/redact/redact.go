@@ -228,7 +228,12 @@ func (r *Redactor) rawSpans(s string, from int, sc scan, spans []span) []span {
 	}
 	var skip []int // per rule: anchors before this offset are inside a run already examined
 	if sc.shapes {
-		skip = make([]int, len(Rules))
+		var fixed [64]int
+		if len(Rules) <= len(fixed) {
+			skip = fixed[:len(Rules)]
+		} else {
+			skip = make([]int, len(Rules))
+		}
 	}
 	var w uint32
 	for i := 2; i < len(s); i++ {

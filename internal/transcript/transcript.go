@@ -76,26 +76,9 @@ func (e *InstanceError) Error() string {
 // *InstanceError for an --instance the file does not hold. A transcript the
 // engine did not understand is not an error: Result.NotUnderstood says so.
 func Parse(path string, o Options) (*Result, error) {
-	res := &Result{Engine: o.Engine}
-	if o.Engine == "" || o.Engine == Auto {
-		d, err := detect(path)
-		if err != nil {
-			var amb *engines.AmbiguousError
-			if errors.As(err, &amb) {
-				return nil, fmt.Errorf("detect engine of %s: %w", path, err)
-			}
-			return nil, err
-		}
-		if d.Format.Engine == "" {
-			res.Engine = ""
-			res.NotUnderstood = &engines.NotUnderstoodError{File: path, Total: d.Records, LooksLike: engines.LooksLike(d, nil)}
-			return res, nil
-		}
-		res.Engine, res.Detected = d.Format.Engine, &d.Format
-	}
-	eng, err := engines.Lookup(res.Engine)
-	if err != nil {
-		return nil, err
+	res, eng, err := resolve(path, o)
+	if err != nil || eng == nil {
+		return res, err
 	}
 	logs, err := parseRuns(eng, path)
 	if err != nil {
@@ -117,17 +100,7 @@ func Parse(path string, o Options) (*Result, error) {
 		u, t := engines.Understood(in.Log)
 		understood, total = understood+u, total+t
 	}
-	if engines.Misunderstood(understood, total) {
-		nu := &engines.NotUnderstoodError{File: path, Engine: res.Engine, Understood: understood, Total: total}
-		d, derr := detect(path)
-		switch {
-		case derr == nil && d.Format.Engine == res.Engine:
-			nu.LooksLike = "a " + d.Format.String() + ", but most of its records are of kinds this readme2demo does not know (a newer CLI version? upgrade readme2demo, or report the drift)"
-		default:
-			nu.LooksLike = engines.LooksLike(d, derr)
-		}
-		res.NotUnderstood = nu
-	}
+	res.NotUnderstood = misunderstood(path, res.Engine, understood, total)
 	red := redact.New(nil)
 	for _, in := range logs {
 		redact.Log(in.Log, red)
@@ -137,6 +110,51 @@ func Parse(path string, o Options) (*Result, error) {
 	}
 	res.Logs = logs
 	return res, nil
+}
+
+// resolve names the engine of a transcript: the one given, or the one
+// detected. When detection recognises no engine, it returns a Result that
+// says so and a nil engine.
+func resolve(path string, o Options) (*Result, engines.AgentEngine, error) {
+	res := &Result{Engine: o.Engine}
+	if o.Engine == "" || o.Engine == Auto {
+		d, err := detect(path)
+		if err != nil {
+			var amb *engines.AmbiguousError
+			if errors.As(err, &amb) {
+				return nil, nil, fmt.Errorf("detect engine of %s: %w", path, err)
+			}
+			return nil, nil, err
+		}
+		if d.Format.Engine == "" {
+			res.Engine = ""
+			res.NotUnderstood = &engines.NotUnderstoodError{File: path, Total: d.Records, LooksLike: engines.LooksLike(d, nil)}
+			return res, nil, nil
+		}
+		res.Engine, res.Detected = d.Format.Engine, &d.Format
+	}
+	eng, err := engines.Lookup(res.Engine)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, eng, nil
+}
+
+// misunderstood is the refusal of a transcript whose records the engine
+// mostly did not understand, or nil.
+func misunderstood(path, engine string, understood, total int) *engines.NotUnderstoodError {
+	if !engines.Misunderstood(understood, total) {
+		return nil
+	}
+	nu := &engines.NotUnderstoodError{File: path, Engine: engine, Understood: understood, Total: total}
+	d, derr := detect(path)
+	switch {
+	case derr == nil && d.Format.Engine == engine:
+		nu.LooksLike = "a " + d.Format.String() + ", but most of its records are of kinds this readme2demo does not know (a newer CLI version? upgrade readme2demo, or report the drift)"
+	default:
+		nu.LooksLike = engines.LooksLike(d, derr)
+	}
+	return nu
 }
 
 // IDs are the names of the runs of a result.

@@ -3,6 +3,7 @@ package transcript_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -118,4 +119,47 @@ func TestParse(t *testing.T) {
 		sort.Strings(names)
 		assert.Check(t, is.DeepEqual(names, []string{"codex", "gemini"}))
 	})
+}
+
+// Stream gives what Parse gives — the same log, bytes for bytes, the same
+// detection, refusal and warnings — for every fixture of every engine,
+// detected or named; only transcripts of several runs (or with a session
+// to merge) come back as logs in memory.
+func TestStreamMatchesParse(t *testing.T) {
+	var paths []string
+	for _, name := range engines.Names() {
+		entries, err := os.ReadDir(filepath.Join(fixtures, name))
+		assert.NilError(t, err)
+		for _, e := range entries {
+			paths = append(paths, filepath.Join(fixtures, name, e.Name()))
+		}
+	}
+	streamed := 0
+	for _, path := range paths {
+		for _, engine := range []string{transcript.Auto, filepath.Base(filepath.Dir(path))} {
+			o := transcript.Options{Engine: engine}
+			want, werr := transcript.Parse(path, o)
+			got, w, gerr := transcript.Stream(path, o, t.TempDir())
+			if werr != nil {
+				assert.Check(t, gerr != nil && gerr.Error() == werr.Error(), "%s (%s): %v / %v", path, engine, gerr, werr)
+				continue
+			}
+			assert.NilError(t, gerr, path)
+			assert.DeepEqual(t, got.Detected, want.Detected)
+			assert.Check(t, is.Equal(fmt.Sprint(got.NotUnderstood), fmt.Sprint(want.NotUnderstood)), "%s (%s)", path, engine)
+			assert.DeepEqual(t, got.Warnings, want.Warnings)
+			if w == nil {
+				assert.DeepEqual(t, got.Logs, want.Logs)
+				continue
+			}
+			var b bytes.Buffer
+			_, err := w.WriteTo(&b)
+			assert.NilError(t, err)
+			assert.NilError(t, w.Close())
+			assert.Equal(t, len(want.Logs), 1, path)
+			assert.Equal(t, b.String(), encode(t, want.Logs[0].Log), "%s (%s)", path, engine)
+			streamed++
+		}
+	}
+	assert.Assert(t, streamed > 80, "only %d transcripts streamed", streamed)
 }

@@ -10,57 +10,138 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sort"
 	"strconv"
 )
 
-// idString matches the string ids agents give calls, messages and items
-// (toolu_…, call_…, msg_…, item_…, fc_…, resp_…, and UUIDs).
-var idString = regexp.MustCompile(`"((?:toolu|call|msg|item|fc|resp|tool)_[A-Za-z0-9_\-]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"`)
+// idString matches a string value whose key names an id — "id", and keys
+// ending in _id, Id or uuid (tool_use_id, call_id, tool_call_id, action_id,
+// llm_response_id, sessionId, parentUuid, …) — with the value in group 2.
+// Keys and type names ("tool_use") are never touched, and ids inside
+// JSON-in-a-string (escaped quotes) are left as they are.
+var idString = regexp.MustCompile(`"(id|[A-Za-z_]*_id|[A-Za-z]+Id|[A-Za-z_]*[uU]uid)"( ?: ?)"([^"\\]+)"`)
 
 // idNumber matches numeric event ids and the fields that point at them
 // (OpenHands: id, cause).
 var idNumber = regexp.MustCompile(`"(id|cause)": ?(\d+)`)
 
-// Generator writes copies of one fixture.
-type Generator struct {
-	lines [][]byte
-	n     int // copies written so far
+// piece is a part of a fixture line: literal text, or an id to make unique.
+type piece struct {
+	text   []byte // literal text, or the string id (without quotes)
+	key    string // a numeric id's field name ("id", "cause"); a string id's key and colon
+	number int64  // a numeric id's value
+	kind   byte   // 0 literal, 's' string id, 'n' numeric id
 }
 
-// New returns a Generator over the records (lines) of a JSONL fixture.
+// Generator writes copies of one fixture.
+type Generator struct {
+	lines  [][]piece
+	n      int // copies written so far
+	buf    []byte
+	length map[int]int64 // lines written, by length (newline excluded)
+}
+
+// New returns a Generator over the records (lines) of a JSONL fixture. The
+// ids of each line are found once; copies are written from those pieces.
 func New(fixture []byte) *Generator {
 	g := &Generator{}
 	for _, l := range bytes.Split(fixture, []byte("\n")) {
 		if len(bytes.TrimSpace(l)) > 0 {
-			g.lines = append(g.lines, l)
+			g.lines = append(g.lines, split(l))
 		}
 	}
 	return g
 }
 
+// split cuts a line at its ids.
+func split(line []byte) []piece {
+	type match struct {
+		start, end int
+		p          piece
+	}
+	var ms []match
+	for _, m := range idString.FindAllSubmatchIndex(line, -1) {
+		ms = append(ms, match{m[0], m[1], piece{kind: 's', key: string(line[m[0]:m[6]]), text: line[m[6]:m[7]]}})
+	}
+	for _, m := range idNumber.FindAllSubmatchIndex(line, -1) {
+		v, _ := strconv.ParseInt(string(line[m[4]:m[5]]), 10, 64)
+		ms = append(ms, match{m[0], m[1], piece{kind: 'n', key: string(line[m[2]:m[3]]), number: v, text: line[m[0]:m[1]]}})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].start < ms[j].start })
+	var out []piece
+	at := 0
+	for _, m := range ms {
+		if m.start < at {
+			continue // overlapping matches cannot happen with these patterns
+		}
+		out = append(out, piece{text: line[at:m.start]}, m.p)
+		at = m.end
+	}
+	return append(out, piece{text: line[at:]})
+}
+
 // WriteCopy writes the next copy of the fixture, every id made unique, and
-// returns the bytes written.
+// returns the bytes written: string ids get the suffix -rN, numeric ids
+// (after the first copy) N×1,000,000 more.
 func (g *Generator) WriteCopy(w io.Writer) (int64, error) {
 	i := g.n
 	g.n++
 	suffix := "-r" + strconv.Itoa(i)
 	var total int64
 	for _, line := range g.lines {
-		out := idString.ReplaceAll(line, []byte(`"${1}`+suffix+`"`))
-		if i > 0 {
-			out = idNumber.ReplaceAllFunc(out, func(m []byte) []byte {
-				sub := idNumber.FindSubmatch(m)
-				v, _ := strconv.ParseInt(string(sub[2]), 10, 64)
-				return []byte(fmt.Sprintf(`"%s": %d`, sub[1], v+int64(i)*1_000_000))
-			})
+		b := g.buf[:0]
+		for _, p := range line {
+			switch p.kind {
+			case 's':
+				b = append(b, p.key...)
+				b = append(b, p.text...)
+				b = append(b, suffix...)
+				b = append(b, '"')
+			case 'n':
+				if i == 0 {
+					b = append(b, p.text...)
+					continue
+				}
+				b = fmt.Appendf(b, `"%s": %d`, p.key, p.number+int64(i)*1_000_000)
+			default:
+				b = append(b, p.text...)
+			}
 		}
-		k, err := w.Write(append(out, '\n'))
+		if g.length == nil {
+			g.length = map[int]int64{}
+		}
+		g.length[len(b)]++
+		b = append(b, '\n')
+		g.buf = b
+		k, err := w.Write(b)
 		total += int64(k)
 		if err != nil {
 			return total, fmt.Errorf("write transcript: %w", err)
 		}
 	}
 	return total, nil
+}
+
+// Copies returns how many copies were written so far.
+func (g *Generator) Copies() int { return g.n }
+
+// Lines returns how many lines were written so far and the median length
+// of a line, in bytes.
+func (g *Generator) Lines() (n int64, median int) {
+	lengths := make([]int, 0, len(g.length))
+	for l, k := range g.length {
+		lengths = append(lengths, l)
+		n += k
+	}
+	sort.Ints(lengths)
+	var seen int64
+	for _, l := range lengths {
+		seen += g.length[l]
+		if 2*seen >= n {
+			return n, l
+		}
+	}
+	return n, 0
 }
 
 // WriteSize writes copies until at least size bytes are written.
