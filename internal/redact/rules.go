@@ -381,9 +381,9 @@ func matchURLCreds(s string, p int, prefix string) (int, int, int) {
 		return none(p)
 	}
 	pass := run(s, user+1, isURLCredChar, 256)
-	// Already redacted: a marker where the user or the password stands.
-	if pass == user+1 || pass >= len(s) || s[pass] != '@' || strings.HasPrefix(s[user+1:], markerPrefix) ||
-		strings.HasPrefix(s[i:], markerPrefix) {
+	// Already redacted: a marker in the user or the password (a marker's
+	// own colon is not a user:password separator).
+	if pass == user+1 || pass >= len(s) || s[pass] != '@' || strings.Contains(s[i:pass], markerPrefix) {
 		return none(p)
 	}
 	return user + 1, pass, p + 1
