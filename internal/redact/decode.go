@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/ulikunitz/xz"
@@ -305,13 +306,16 @@ func scanRun(s string, i int, chars []byte, pos []int32) ([]byte, []int32, int, 
 	// First the extent, cheaply: most runs are words.
 	j, n := i, 0
 	for j < len(s) {
-		c := s[j]
-		if runChar[c] {
-			n++
-			j++
-			continue
+		k := j
+		for k < len(s) && runChar[s[k]] {
+			k++
 		}
-		if c == '=' {
+		n += k - j
+		j = k
+		if j == len(s) {
+			break
+		}
+		if s[j] == '=' {
 			for pad := 0; j < len(s) && s[j] == '=' && pad < 6; pad++ {
 				n++
 				j++
@@ -327,15 +331,20 @@ func scanRun(s string, i int, chars []byte, pos []int32) ([]byte, []int32, int, 
 	if n < minDecodeRun || n > maxDecodeRun {
 		return chars, pos, j, false
 	}
-	for k := i; k < j; k++ {
-		if runChar[s[k]] || s[k] == '=' {
-			chars = append(chars, s[k])
-			pos = append(pos, int32(k))
-		} else {
-			k += lineBreak(s, k) - 1
+	// Then the characters and their offsets, written in place.
+	at := len(chars)
+	chars, pos = slices.Grow(chars, n)[:at+n], slices.Grow(pos, n)[:at+n]
+	for k := i; k < j; {
+		c := s[k]
+		if runChar[c] || c == '=' {
+			chars[at], pos[at] = c, int32(k)
+			at++
+			k++
+			continue
 		}
+		k += max(lineBreak(s, k), 1)
 	}
-	return chars, pos, j, true
+	return chars[:at], pos[:at], j, true
 }
 
 // runChar is isRunChar as a table.
@@ -392,26 +401,41 @@ func decodeBase64(d *decoded, chars []byte, pos []int32) {
 // base32Alphabets returns the base32 alphabets chars can be written in:
 // the standard one (A-Z2-7) and the extended-hex one (0-9A-V).
 func base32Alphabets(chars []byte) []*[256]int8 {
-	std, hexa := true, true
+	in := uint8(b32In)
 	for _, c := range chars {
-		if !std && !hexa {
+		in &= b32Class[c]
+		if in == 0 {
 			return nil
 		}
-		if c == '=' {
-			continue
-		}
-		std = std && (c >= 'A' && c <= 'Z' || c >= '2' && c <= '7')
-		hexa = hexa && (c >= '0' && c <= '9' || c >= 'A' && c <= 'V')
 	}
-	var out []*[256]int8
-	if std {
-		out = append(out, &b32Std)
+	switch in {
+	case b32In:
+		return []*[256]int8{&b32Std, &b32Hex}
+	case inStd:
+		return []*[256]int8{&b32Std}
+	default:
+		return []*[256]int8{&b32Hex}
 	}
-	if hexa {
-		out = append(out, &b32Hex)
-	}
-	return out
 }
+
+// b32Class tells, per character, the base32 alphabets it belongs to
+// ('=' to both).
+const (
+	inStd = 1 << iota
+	inHex
+	b32In = inStd | inHex
+)
+
+var b32Class = func() (t [256]uint8) {
+	t['='] = b32In
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") {
+		t[c] |= inStd
+	}
+	for _, c := range []byte("0123456789ABCDEFGHIJKLMNOPQRSTUV") {
+		t[c] |= inHex
+	}
+	return t
+}()
 
 var b32Std, b32Hex = alphabet("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"), alphabet("0123456789ABCDEFGHIJKLMNOPQRSTUV")
 
