@@ -131,7 +131,13 @@ func (r *Redactor) decodedSpans(s string, from int, sc scan, spans []span) []spa
 			// Each alignment is probed on its first characters: only one
 			// that decodes to text or to a compressed stream is decoded
 			// whole (a wrong alignment, a hash or a path decodes to noise).
-			for k := 0; k < 4; k++ {
+			// A run of decimal digits (seq, counters, timestamps) is not
+			// read as base64 at all: it decodes to neither (decimalBase64).
+			b64 := 4
+			if decimal(chars) {
+				b64 = 0
+			}
+			for k := 0; k < b64; k++ {
 				d.reset()
 				decodeBase64(d, chars[k:min(len(chars), k+probeChars)], pos[k:])
 				if !promising(d.data) {
@@ -200,6 +206,26 @@ func (r *Redactor) inner(d *decoded, from int, sc scan, spans []span) []span {
 		}
 	}
 	return spans
+}
+
+// decimal reports a run of decimal digits (and '=' padding, which ends
+// a decoding).
+//
+// decimalBase64: the base64 digits '0'-'9' have the values 52-61, so the
+// first byte of every group decoded from them is 0xd0 or more — at least
+// one byte in three is not text (textLike wants seven in eight) — and no
+// byte of any alignment starts a gzip, zlib, bzip2 or xz stream
+// (TestDecimalBase64 checks every group): inner would find nothing in
+// them. The same does not hold for base32: in the extended-hex alphabet
+// digits decode to text ("61130921" is "0B0$A"), so digit runs are still
+// read as base32 (TestDecimalBase32StillDecoded).
+func decimal(chars []byte) bool {
+	for _, c := range chars {
+		if (c < '0' || c > '9') && c != '=' {
+			return false
+		}
+	}
+	return true
 }
 
 // probeChars is how much of a run is decoded to judge an alignment.
