@@ -238,16 +238,6 @@ func (b *logBuilder) editResult(id string, ok bool) bool {
 	return true
 }
 
-// editDone records an edit whose result is already known.
-func (b *logBuilder) editDone(path, tool string, ok bool) {
-	if path == "" {
-		b.unknownEvent()
-		return
-	}
-	e := commandlog.FileEdit{Path: path, Tool: tool, OK: ok}
-	b.edits.add("", e, editSize(&e))
-}
-
 // addMarker adds a marker to the log.
 func (b *logBuilder) addMarker(m commandlog.Marker) {
 	b.tally.add(m)

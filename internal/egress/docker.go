@@ -15,13 +15,13 @@ import (
 	"sync"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 	"github.com/docker/docker/pkg/stdcopy"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
@@ -242,7 +242,7 @@ func Setup(ctx context.Context, d Docker, o Options) (*Proxy, error) {
 	}, nil, nil, ProxyName(o.RunID))
 	if err != nil {
 		close(p.done)
-		if errdefs.IsNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			return p, &sandbox.ImageMissingError{Image: o.Image}
 		}
 		return p, fmt.Errorf("create egress proxy container: %w", err)
@@ -387,7 +387,7 @@ func (p *Proxy) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		err := p.d.ContainerRemove(ctx, p.ContainerID, container.RemoveOptions{Force: true, RemoveVolumes: true})
 		cancel()
-		if err != nil && !errdefs.IsNotFound(err) {
+		if err != nil && !cerrdefs.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("remove egress proxy container: %w", err))
 		}
 		p.ContainerID = ""
@@ -403,7 +403,7 @@ func (p *Proxy) Close() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			err = p.d.NetworkRemove(ctx, p.networkID)
 			cancel()
-			if err == nil || errdefs.IsNotFound(err) {
+			if err == nil || cerrdefs.IsNotFound(err) {
 				err = nil
 				break
 			}
@@ -433,7 +433,7 @@ func SweepNetworks(ctx context.Context, d Docker, now time.Time) ([]string, erro
 			continue
 		}
 		if err := d.NetworkRemove(ctx, n.ID); err != nil {
-			if !errdefs.IsNotFound(err) && !errdefs.IsForbidden(err) && !errdefs.IsConflict(err) {
+			if !cerrdefs.IsNotFound(err) && !cerrdefs.IsPermissionDenied(err) && !cerrdefs.IsConflict(err) {
 				errs = append(errs, fmt.Errorf("remove network %s: %w", n.Name, err))
 			}
 			continue

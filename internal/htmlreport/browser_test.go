@@ -2,7 +2,6 @@ package htmlreport
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,12 +27,6 @@ func writePage(t *testing.T, l *commandlog.Log, o Options) string {
 	abs, err := filepath.Abs(path)
 	assert.NilError(t, err)
 	return "file://" + abs
-}
-
-// js quotes s as a JavaScript string literal.
-func js(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 func TestBrowserReport(t *testing.T) {

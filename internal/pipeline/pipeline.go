@@ -131,13 +131,15 @@ type ConfigError struct{ Reason string }
 
 func (e *ConfigError) Error() string { return e.Reason }
 
-// Run performs one run. Errors before the agent starts — an unknown engine
-// (engines.ErrUnknownEngine), a missing credential (*engines.EngineError), a
-// bad path (*ConfigError, *prompt.PathError), no Docker
-// (*sandbox.UnavailableError), no image (*sandbox.ImageMissingError) — come
-// back with a nil Result and nothing started. When ctx is cancelled
-// mid-run, the partial transcript is still parsed and written, and the
-// Result comes back with an error wrapping ctx's error.
+// Run performs one run: the steps of Steps, in order. Errors before the
+// agent starts — an unknown engine (engines.ErrUnknownEngine), a missing
+// credential (*engines.EngineError), a bad path (*ConfigError,
+// *prompt.PathError), no Docker (*sandbox.UnavailableError), no image
+// (*sandbox.ImageMissingError) — come back with a nil Result and nothing
+// started. Every error is a *StepError naming the step that failed, with the
+// step's own message. When ctx is cancelled mid-run, the partial transcript
+// is still parsed and written, and the Result comes back with an error
+// wrapping ctx's error.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Getenv == nil {
 		cfg.Getenv = func(string) string { return "" }
@@ -154,138 +156,276 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Readme == "" || cfg.Readme == DefaultReadme {
 		cfg.Readme = DefaultReadmeIn(cfg.RepoDir) // readme.md, Readme.md, … when there is no README.md
 	}
-	eng, err := engines.Lookup(cfg.Engine)
-	if err != nil {
+	r := &run{cfg: cfg}
+	defer r.cleanup()
+	if err := runSteps(ctx, r, steps); err != nil {
 		return nil, err
 	}
-	env, err := eng.ResolveEnv(cfg.Getenv)
-	if err != nil {
-		return nil, err
+	if r.runErr != nil {
+		return r.out, &StepError{Step: "sandbox", Err: fmt.Errorf("run canceled: %w", r.runErr)}
 	}
+	return r.out, nil
+}
+
+// A step is one stage of a run, named for errors and docs (goreleaser's
+// pipeline of pipes): it reads what earlier steps left in the run and adds
+// its own part.
+type step struct {
+	name string
+	run  func(r *run, ctx context.Context) error
+}
+
+// steps are a run's stages in order; docs/sandbox.md ("One run, step by
+// step") names them in this order.
+var steps = []step{
+	{"engine", (*run).engine},             // engines.Lookup, the credentials
+	{"readme", (*run).readme},             // the README path and text
+	{"input", (*run).input},               // the prompt, or a keyless engine's own input
+	{"settings", (*run).settings},         // image, sandbox profile, output directory
+	{"docker", (*run).docker},             // the daemon and the image (never pulled)
+	{"devcontainer", (*run).devcontainer}, // --image devcontainer: build the image
+	{"network", (*run).network},           // the run id, redaction, progress, the egress policy
+	{"sandbox", (*run).sandbox},           // the agent in its container, under the budget
+	{"parse", (*run).parse},               // the transcript into the command log
+	{"write", (*run).write},               // the output directory's files
+	{"summary", (*run).summary},           // the closing progress lines
+}
+
+// StepError is a run's error with the name of the step it came from. Its
+// message is the step's own error's: each already says what failed and
+// what to fix, and a prefix would change what users read; Step is for
+// callers and tests (errors.As).
+type StepError struct {
+	Step string
+	Err  error
+}
+
+func (e *StepError) Error() string { return e.Err.Error() }
+
+func (e *StepError) Unwrap() error { return e.Err }
+
+// runSteps performs steps in order and stops at the first error, wrapped
+// in a *StepError with the step's name.
+func runSteps(ctx context.Context, r *run, steps []step) error {
+	for _, s := range steps {
+		if err := s.run(r, ctx); err != nil {
+			return &StepError{Step: s.name, Err: err}
+		}
+	}
+	return nil
+}
+
+// run is one run's state, filled in by its steps.
+type run struct {
+	cfg      Config
+	cleanups []func() // run by cleanup, last first
+
+	eng        engines.AgentEngine
+	env        map[string]string // the engine's resolved credentials
+	readmeText []byte
+	promptText string
+	meterBin   string
+	d          sandbox.Docker
+
+	runID             string
+	readmeInContainer string
+	secretValues      []string
+	red               *redact.Redactor
+	start             time.Time
+	prog              *progress
+	timeout           time.Duration
+	netw              *agentNetwork
+	bud               *budget
+
+	res    *sandbox.Result
+	runErr error // the sandbox's error when the run was cancelled
+	log    *commandlog.Log
+
+	session       []byte
+	notUnderstood *engines.NotUnderstoodError
+	out           *Result
+}
+
+// onExit registers f to run when Run returns, after every step.
+func (r *run) onExit(f func()) { r.cleanups = append(r.cleanups, f) }
+
+func (r *run) cleanup() {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+}
+
+func (r *run) engine(context.Context) error {
+	eng, err := engines.Lookup(r.cfg.Engine)
+	if err != nil {
+		return err
+	}
+	env, err := eng.ResolveEnv(r.cfg.Getenv)
+	if err != nil {
+		return err
+	}
+	r.eng, r.env = eng, env
+	return nil
+}
+
+func (r *run) readme(context.Context) error {
 	// The README path's own checks (relative, inside) come first: they
 	// say what is wrong with the flag.
-	if _, err := prompt.Render(cfg.Readme, cfg.Limits); err != nil {
-		return nil, err
+	if _, err := prompt.Render(r.cfg.Readme, r.cfg.Limits); err != nil {
+		return err
 	}
-	readmeText, err := ReadReadme(cfg.RepoDir, cfg.Readme)
+	readmeText, err := ReadReadme(r.cfg.RepoDir, r.cfg.Readme)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	promptText, err := input(eng, cfg, readmeText)
+	r.readmeText = readmeText
+	return nil
+}
+
+func (r *run) input(context.Context) error {
+	promptText, err := input(r.eng, r.cfg, r.readmeText)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	r.promptText = promptText
+	return nil
+}
+
+func (r *run) settings(context.Context) error {
+	cfg := &r.cfg
 	if cfg.Image == "" {
-		return nil, &ConfigError{"no sandbox image given"}
+		return &ConfigError{"no sandbox image given"}
 	}
 	if cfg.Sandbox == "" {
 		cfg.Sandbox = sandbox.DefaultProfile
 	}
 	if err := sandbox.CheckProfile(cfg.Sandbox); err != nil {
-		return nil, &ConfigError{err.Error() + " (--sandbox, Action input `sandbox`)"}
+		return &ConfigError{err.Error() + " (--sandbox, Action input `sandbox`)"}
 	}
-	meterBin := ""
 	if cfg.Sandbox == sandbox.ProfileStrict {
 		// The strict profile's disk meter runs this binary in a container.
-		if meterBin, err = egress.ResolveBinary(cfg.EgressBinary, cfg.Getenv); err != nil {
-			return nil, &ConfigError{"--sandbox strict: " + err.Error()}
+		var err error
+		if r.meterBin, err = egress.ResolveBinary(cfg.EgressBinary, cfg.Getenv); err != nil {
+			return &ConfigError{"--sandbox strict: " + err.Error()}
 		}
 	}
 	if cfg.OutDir == "" {
-		return nil, &ConfigError{"no output directory given"}
+		return &ConfigError{"no output directory given"}
 	}
 	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
-		return nil, &ConfigError{fmt.Sprintf("create output directory: %v", err)}
+		return &ConfigError{fmt.Sprintf("create output directory: %v", err)}
 	}
-	d := cfg.Docker
+	return nil
+}
+
+func (r *run) docker(ctx context.Context) error {
+	d := r.cfg.Docker
 	if d == nil {
 		cli, err := sandbox.NewClient(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		defer cli.Close()
+		r.onExit(func() { cli.Close() })
 		d = cli
 	} else if err := sandbox.Check(ctx, d); err != nil {
-		return nil, err
+		return err
 	}
-	if err := sandbox.CheckImage(ctx, d, cfg.Image); err != nil {
-		return nil, err
+	if err := sandbox.CheckImage(ctx, d, r.cfg.Image); err != nil {
+		return err
 	}
-	if cfg.Devcontainer {
-		b, ok := d.(devcontainer.Builder)
-		if !ok {
-			return nil, &ConfigError{"--image devcontainer needs a Docker client that builds images"}
-		}
-		img, _, err := devcontainer.Build(ctx, b, cfg.RepoDir, cfg.Image, eng.Name(), cfg.Progress)
-		if err != nil {
-			var de *devcontainer.Error
-			if errors.As(err, &de) {
-				return nil, &ConfigError{de.Error()}
-			}
-			return nil, err
-		}
-		cfg.Image = img
-	}
+	r.d = d
+	return nil
+}
 
-	readmeInContainer := path.Join(engines.WorkspaceContainerPath, path.Clean(cfg.Readme))
-	secretValues := secrets.Values(cfg.Getenv, env)
-	red := redact.New(secretValues)
-	start := cfg.Now()
-	prog := newProgress(eng, cfg.Progress, red, start, cfg.Now)
-	runID := cfg.RunID
-	if runID == "" {
-		runID = sandbox.NewRunID()
+func (r *run) devcontainer(ctx context.Context) error {
+	cfg := &r.cfg
+	if !cfg.Devcontainer {
+		return nil
 	}
-	fmt.Fprintf(cfg.Progress, "run %s: %s in %s, following %s\n", runID, eng.Name(), cfg.Image, cfg.Readme)
+	b, ok := r.d.(devcontainer.Builder)
+	if !ok {
+		return &ConfigError{"--image devcontainer needs a Docker client that builds images"}
+	}
+	img, _, err := devcontainer.Build(ctx, b, cfg.RepoDir, cfg.Image, r.eng.Name(), cfg.Progress)
+	if err != nil {
+		var de *devcontainer.Error
+		if errors.As(err, &de) {
+			return &ConfigError{de.Error()}
+		}
+		return err
+	}
+	cfg.Image = img
+	return nil
+}
+
+func (r *run) network(ctx context.Context) error {
+	cfg := r.cfg
+	r.readmeInContainer = path.Join(engines.WorkspaceContainerPath, path.Clean(cfg.Readme))
+	r.secretValues = secrets.Values(cfg.Getenv, r.env)
+	r.red = redact.New(r.secretValues)
+	r.start = cfg.Now()
+	r.prog = newProgress(r.eng, cfg.Progress, r.red, r.start, cfg.Now)
+	r.runID = cfg.RunID
+	if r.runID == "" {
+		r.runID = sandbox.NewRunID()
+	}
+	fmt.Fprintf(cfg.Progress, "run %s: %s in %s, following %s\n", r.runID, r.eng.Name(), cfg.Image, cfg.Readme)
 	fmt.Fprintf(cfg.Progress, "%s\n", describeSandbox(cfg.Sandbox, cfg.Resources))
 
-	timeout := cfg.Limits.Timeout
-	if timeout <= 0 {
-		timeout = sandbox.DefaultTimeout
+	r.timeout = cfg.Limits.Timeout
+	if r.timeout <= 0 {
+		r.timeout = sandbox.DefaultTimeout
 	}
-	netw, err := setupNetwork(ctx, d, cfg, eng, env, runID, start.Add(timeout+sandbox.Grace+time.Minute), red, prog.note)
-	defer func() {
+	netw, err := setupNetwork(ctx, r.d, cfg, r.eng, r.env, r.runID, r.start.Add(r.timeout+sandbox.Grace+time.Minute), r.red, r.prog.note)
+	r.onExit(func() {
 		if err := netw.close(); err != nil {
 			fmt.Fprintf(cfg.Progress, "warning: %v\n", err)
 		}
-	}()
+	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if cfg.Network != "" {
-		prog.note("%s", netw.describe())
+		r.prog.note("%s", netw.describe())
 	}
+	r.netw = netw
+	return nil
+}
+
+func (r *run) sandbox(ctx context.Context) error {
+	cfg, eng, netw, prog := r.cfg, r.eng, r.netw, r.prog
 	parent := ctx
 	ctx, bud := withBudget(ctx, cfg.Limits.MaxCostUSD, prog.printf)
 	prog.onLog = bud.observe
+	r.bud = bud
 
-	res, runErr := sandbox.Run(ctx, d, sandbox.Spec{
+	res, runErr := sandbox.Run(ctx, r.d, sandbox.Spec{
 		Image:          cfg.Image,
-		RunID:          runID,
+		RunID:          r.runID,
 		RepoDir:        cfg.RepoDir,
 		Workdir:        engines.WorkspaceContainerPath,
-		Files:          []sandbox.File{{Path: engines.PromptContainerPath, Data: []byte(promptText)}},
+		Files:          []sandbox.File{{Path: engines.PromptContainerPath, Data: []byte(r.promptText)}},
 		Command:        netw.command(eng.BuildCommand(cfg.Limits)),
 		Env:            withEnv(netw.env, repoconfig.GitEnv()),
 		Timeout:        cfg.Limits.Timeout,
 		Profile:        cfg.Sandbox,
 		Resources:      cfg.Resources,
-		MeterBinary:    meterBin,
+		MeterBinary:    r.meterBin,
 		NetworkMode:    netw.mode,
 		ExtraHosts:     cfg.ExtraHosts,
 		TranscriptPath: engines.TranscriptContainerPath,
 		StderrPath:     engines.StderrContainerPath,
-		Collect:        append([]string{readmeInContainer}, sessionCollect(eng)...),
-		CollectLimits:  map[string]int64{readmeInContainer: MaxReadmeBytes},
+		Collect:        append([]string{r.readmeInContainer}, sessionCollect(eng)...),
+		CollectLimits:  map[string]int64{r.readmeInContainer: MaxReadmeBytes},
 		OnTranscript:   prog.feed,
 		Now:            cfg.Now,
 	})
 	runErr = bud.settle(parent, res, runErr)
 	if runErr != nil && !res.Canceled {
-		return nil, fmt.Errorf("run sandbox: %w", runErr)
+		return fmt.Errorf("run sandbox: %w", runErr)
 	}
 	if err := netw.check(res); err != nil {
-		return nil, err
+		return err
 	}
 	_, keyless := eng.(engines.InputPreparer)
 	for _, f := range res.RepoConfig {
@@ -297,36 +437,47 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		fmt.Fprintf(cfg.Progress, "repository config %s: %s (%s)\n", f.Action, f.Path, f.Reason)
 	}
+	r.res, r.runErr = res, runErr
+	return nil
+}
 
+func (r *run) parse(context.Context) error {
+	cfg, eng, res, netw, red := r.cfg, r.eng, r.res, r.netw, r.red
 	log, err := eng.ParseTranscript(bytes.NewReader(res.Transcript))
 	if err != nil {
-		return nil, errors.Join(runErr, fmt.Errorf("parse transcript: %w", err))
+		return errors.Join(r.runErr, fmt.Errorf("parse transcript: %w", err))
 	}
-	session := mergeSession(eng, log, res.Collected, cfg.Progress)
-	notUnderstood := checkUnderstood(eng, log, res.Transcript)
+	r.session = mergeSession(eng, log, res.Collected, cfg.Progress)
+	r.notUnderstood = checkUnderstood(eng, log, res.Transcript)
 	explain(log, res, cfg.Limits.Timeout)
-	if notUnderstood != nil {
-		fmt.Fprintf(cfg.Progress, "error: %v\n", notUnderstood)
+	if r.notUnderstood != nil {
+		fmt.Fprintf(cfg.Progress, "error: %v\n", r.notUnderstood)
 	}
-	bud.enforce(log)
-	readme.Map(log, cfg.Readme, readmeText)
+	r.bud.enforce(log)
+	readme.Map(log, cfg.Readme, r.readmeText)
 	policy := cfg.Network
 	if policy == "" {
 		policy = networkOf(netw.mode)
 	}
-	nameLimits(log, res, signals(res, policy, timeout, netw.deniedHosts()), keyless, red)
+	_, keyless := eng.(engines.InputPreparer)
+	nameLimits(log, res, signals(res, policy, r.timeout, netw.deniedHosts()), keyless, red)
 	log.Sandbox = sandboxRecord(cfg.Image, policy, res)
 	log.RepoFindings = repoFindings(res.RepoConfig)
 	// README commands are public: redaction never rewrites one into a
 	// different command (the replay engine would run that).
-	redact.Log(log, red, string(readmeText))
+	redact.Log(log, red, string(r.readmeText))
 	if err := commandlog.Validate(log); err != nil {
 		fmt.Fprintf(cfg.Progress, "warning: %v\n", err)
 	}
+	r.log = log
+	return nil
+}
 
+func (r *run) write(context.Context) error {
+	cfg, log, res, red, runErr := r.cfg, r.log, r.res, r.red, r.runErr
 	out := &Result{
-		RunID: runID, Log: log, AgentExitCode: res.ExitCode, TimedOut: res.TimedOut, Canceled: res.Canceled,
-		NotUnderstood: notUnderstood,
+		RunID: r.runID, Log: log, AgentExitCode: res.ExitCode, TimedOut: res.TimedOut, Canceled: res.Canceled,
+		NotUnderstood: r.notUnderstood,
 		CommandLog:    filepath.Join(cfg.OutDir, CommandLogFile),
 		Transcript:    filepath.Join(cfg.OutDir, TranscriptFile),
 		Stderr:        filepath.Join(cfg.OutDir, StderrFile),
@@ -334,20 +485,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var buf bytes.Buffer
 	if err := commandlog.Encode(&buf, log); err != nil {
-		return nil, errors.Join(runErr, fmt.Errorf("encode command log: %w", err))
+		return errors.Join(runErr, fmt.Errorf("encode command log: %w", err))
 	}
 	files := []outFile{
 		{out.CommandLog, buf.Bytes()},
 		{out.Transcript, []byte(red.String(string(res.Transcript)))},
 		{out.Stderr, []byte(red.String(string(res.Stderr)))},
-		{out.Prompt, []byte(promptText)},
+		{out.Prompt, []byte(r.promptText)},
 	}
-	if session != nil {
+	if r.session != nil {
 		out.Session = filepath.Join(cfg.OutDir, SessionFile)
-		files = append(files, outFile{out.Session, []byte(red.String(string(session)))})
+		files = append(files, outFile{out.Session, []byte(red.String(string(r.session)))})
 	}
 	// What people read: the agent's README edits, the report and the demo.
-	diff := readmeDiff(cfg.Readme, readmeText, readmeInContainer, res, red)
+	diff := readmeDiff(cfg.Readme, r.readmeText, r.readmeInContainer, res, red)
 	if strings.HasPrefix(diff, "#") {
 		fmt.Fprintf(cfg.Progress, "%s", diff)
 	}
@@ -360,28 +511,30 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	files = append(files, outFile{out.Report, []byte(rep)})
 	for _, f := range files {
 		if err := os.WriteFile(f.path, f.data, 0o644); err != nil {
-			return nil, errors.Join(runErr, fmt.Errorf("write %s: %w", filepath.Base(f.path), err))
+			return errors.Join(runErr, fmt.Errorf("write %s: %w", filepath.Base(f.path), err))
 		}
 	}
-	cast, script, err := demo.WriteFiles(cfg.OutDir, log, demo.Options{Source: CommandLogFile, Secrets: secretValues})
+	cast, script, err := demo.WriteFiles(cfg.OutDir, log, demo.Options{Source: CommandLogFile, Secrets: r.secretValues})
 	if err != nil {
-		return nil, errors.Join(runErr, fmt.Errorf("write demo: %w", err))
+		return errors.Join(runErr, fmt.Errorf("write demo: %w", err))
 	}
 	out.DemoCast, out.DemoScript = cast, script
 	out.HTMLReport, err = htmlreport.WriteFile(cfg.OutDir, log, htmlreport.Options{
-		Readme: cfg.Readme, Source: CommandLogFile, ReadmeDiff: diff, Secrets: secretValues, Redact: red.String, RedactValues: red.Values,
+		Readme: cfg.Readme, Source: CommandLogFile, ReadmeDiff: diff, Secrets: r.secretValues, Redact: red.String, RedactValues: red.Values,
 	})
 	if err != nil {
-		return nil, errors.Join(runErr, fmt.Errorf("write html report: %w", err))
+		return errors.Join(runErr, fmt.Errorf("write html report: %w", err))
 	}
-	prog.summary(log, res, cfg.Now().Sub(start))
-	if s := netw.deniedSummary(); s != "" {
-		prog.note("egress refused: %s", red.String(s))
+	r.out = out
+	return nil
+}
+
+func (r *run) summary(context.Context) error {
+	r.prog.summary(r.log, r.res, r.cfg.Now().Sub(r.start))
+	if s := r.netw.deniedSummary(); s != "" {
+		r.prog.note("egress refused: %s", r.red.String(s))
 	}
-	if runErr != nil {
-		return out, fmt.Errorf("run canceled: %w", runErr)
-	}
-	return out, nil
+	return nil
 }
 
 // outFile is one file the run writes in its output directory.

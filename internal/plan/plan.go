@@ -278,6 +278,7 @@ func Make(src []byte, o Options) *Plan {
 			p.Entries = append(p.Entries, g...)
 		}
 	}
+	skipDefinitionsOnly(p)
 	return p
 }
 

@@ -96,7 +96,7 @@ func TestOptionalSettings(t *testing.T) {
 	md := "# fff\n\n## Customization\n\n```sh\n# Directory color [0-9]\nexport FFF_COL1=2\nexport EDITOR=\"vim\"\n```\n\n" +
 		"## Usage\n\nYou can set the variable `FFF_HIDDEN` to show hidden files:\n\n```sh\nexport FFF_HIDDEN=1\n```\n\n" +
 		"## Install\n\nThen add this to your `~/.bashrc`:\n\n```sh\nexport FFF_DIR=\"$HOME/.fff\"\n```\n\n" +
-		"## Configuration\n\n```sh\nexport _GIT_SINCE=\"2017-01-20\"\nexport GOPATH=$HOME/go\n```\n"
+		"## Configuration\n\n```sh\nexport _GIT_SINCE=\"2017-01-20\"\nexport GOPATH=$HOME/go\n```\n\n```sh\nls\n```\n"
 	checkPlan(t, md, repoOf("dylanaraps/fff"),
 		skip(7, "optional settings of the program (FFF_COL1, EDITOR)"),
 		skip(8, "optional settings of the program"),
@@ -104,6 +104,7 @@ func TestOptionalSettings(t *testing.T) {
 		run(24, "shell setup"),
 		run(30, ""),
 		run(31, ""),
+		run(35, ""),
 	)
 }
 

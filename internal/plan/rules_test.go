@@ -18,18 +18,6 @@ func repoWith(slug string, files ...string) Repo {
 	return r
 }
 
-// lines numbers a README's lines from 1, for the want lists.
-func lineOf(t *testing.T, md, text string) int {
-	t.Helper()
-	for i, l := range strings.Split(md, "\n") {
-		if strings.Contains(l, text) {
-			return i + 1
-		}
-	}
-	t.Fatalf("no line %q", text)
-	return 0
-}
-
 // Text in shell blocks that a line-by-line shape check took for commands:
 // a help text's option descriptions, sentences, lists of program names.
 func TestShellBlocksOfText(t *testing.T) {

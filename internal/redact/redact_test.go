@@ -421,3 +421,26 @@ func TestBase64FragmentAlignments(t *testing.T) {
 		}
 	}
 }
+
+// A secret that starts with "/" is not taken for a path when it has the
+// shape of an AWS secret access key (one in 64 does); real paths in the
+// same places stay as written.
+func TestSlashLeadingKeysAreNotPaths(t *testing.T) {
+	const key = "/Xk3Jq9wErT5yUiOp1aSdFgH2jKlZxCvBnM7qW+e" // 40 characters, base64 alphabet
+	for _, text := range []string{
+		"aws_secret_access_key = " + key,
+		`{"SecretAccessKey": "` + key + `"}`,
+		"AWS_SECRET_ACCESS_KEY=" + key,
+	} {
+		got := New(nil).String(text)
+		assert.Check(t, !strings.Contains(got, key[1:20]), "%q survived: %q", text, got)
+	}
+	for _, path := range []string{
+		"SSH_KEY=/home/runner/.ssh/id_ed25519",
+		"GPG_KEY_FILE=/etc/apt/keyrings/docker.gpg",
+		"API_TOKEN_PATH=/run/secrets/api_token_file_name_here",
+		"KEY_DIR=/usr/local/share/keys/and/some/more/dirs", // 40 characters, one case
+	} {
+		assert.Check(t, New(nil).String(path) == path, "%q changed: %q", path, New(nil).String(path))
+	}
+}

@@ -446,16 +446,46 @@ func isPlaceholder(v string) bool {
 
 // notSecretValue reports values that a name like KEY or TOKEN often holds
 // without being a secret: URLs and paths (gpgkey=https://…,
-// KEY_FILE=/etc/…), references and placeholders.
+// KEY_FILE=/etc/…), references and placeholders. A value with the shape
+// of an AWS secret access key is never taken for a path, although one in
+// 64 of them starts with "/".
 func notSecretValue(v string) bool {
 	if isReference(v) {
 		return true
+	}
+	if strings.HasPrefix(v, "/") && awsSecretShape(v) {
+		return false
 	}
 	if strings.Contains(v, "://") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") ||
 		strings.HasPrefix(v, "../") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "file:") {
 		return true
 	}
 	return false
+}
+
+// awsSecretShape reports the shape of an AWS secret access key: 40
+// characters of the base64 alphabet, upper and lower case letters among
+// them (a path of exactly 40 such characters with both cases and no dot,
+// dash or underscore is rare; a key without both cases is one in a
+// billion).
+func awsSecretShape(v string) bool {
+	if len(v) != 40 {
+		return false
+	}
+	var upper, lower bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= '0' && c <= '9', c == '/', c == '+':
+		default:
+			return false
+		}
+	}
+	return upper && lower
 }
 
 func matchEnv(s string, p int, prefix string) (int, int, int) {

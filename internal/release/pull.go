@@ -109,11 +109,8 @@ func followPull(r io.Reader, progress io.Writer, ref string, interval time.Durat
 			}
 			return fmt.Errorf("read pull progress: %w", err)
 		}
-		if m.Error != nil {
+		if m.Error != nil { // the daemon sends errorDetail with every error (and the deprecated error string)
 			return m.Error
-		}
-		if m.ErrorMessage != "" {
-			return errors.New(m.ErrorMessage)
 		}
 		if m.ID == "" || len(m.ID) != 12 {
 			continue // status lines about the whole image, not a layer

@@ -8,9 +8,9 @@ import (
 	"net/netip"
 	"strings"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/network"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 )
 
 // UnavailableError says the Docker daemon could not be reached, and how to
@@ -61,7 +61,7 @@ func Check(ctx context.Context, d Docker) error {
 // *ImageMissingError when it is not. Images are never pulled here.
 func CheckImage(ctx context.Context, d Docker, image string) error {
 	if _, err := d.ImageInspect(ctx, image); err != nil {
-		if errdefs.IsNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			return &ImageMissingError{Image: image}
 		}
 		return fmt.Errorf("inspect image %s: %w", image, err)
@@ -111,12 +111,12 @@ func BridgeGateway(ctx context.Context, d networkInspector) (string, error) {
 // isNotFound reports a NotFound answer from the daemon (a container that is
 // already gone).
 func isNotFound(err error) bool {
-	return errdefs.IsNotFound(err) || (err != nil && strings.Contains(err.Error(), "No such container"))
+	return cerrdefs.IsNotFound(err) || (err != nil && strings.Contains(err.Error(), "No such container"))
 }
 
 // isGone reports whether a forced removal failed only because the container
 // is already gone or another removal of it is under way (409 Conflict: a
 // concurrent run's sweep got there first). Either way it is being removed.
 func isGone(err error) bool {
-	return isNotFound(err) || errdefs.IsConflict(err)
+	return isNotFound(err) || cerrdefs.IsConflict(err)
 }

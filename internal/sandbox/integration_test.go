@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/errdefs"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -484,7 +484,7 @@ func TestContainerEndsByItselfAtItsDeadline(t *testing.T) {
 	gone := time.Now().Add(10 * time.Second)
 	for {
 		_, err := cli.ContainerInspect(context.Background(), id)
-		if errdefs.IsNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			break
 		}
 		assert.Assert(t, time.Now().Before(gone), "the expired container was not removed: %v", err)
@@ -508,7 +508,7 @@ func startExpiringContainer(t *testing.T, cli *client.Client, img string) (strin
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		c, err := cli.ContainerInspect(context.Background(), id)
-		if errdefs.IsNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			return id, false
 		}
 		assert.NilError(t, err)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 
-	"github.com/docker/docker/errdefs"
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/readme2demo/readme2demo/internal/repoconfig"
 )
@@ -63,7 +63,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if err != nil {
 		// The daemon may have created it before ctx ended: remove by name.
 		_ = remove(d, name)
-		if errdefs.IsNotFound(err) {
+		if cerrdefs.IsNotFound(err) {
 			return res, &ImageMissingError{Image: s.Image}
 		}
 		return res, fmt.Errorf("create container: %w", err)
@@ -276,7 +276,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volu
 			kt = limitKillTimeout
 		}
 		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kt)
-		if err := d.ContainerKill(kctx, id, "KILL"); err != nil && !isNotFound(err) && !errdefs.IsConflict(err) &&
+		if err := d.ContainerKill(kctx, id, "KILL"); err != nil && !isNotFound(err) && !cerrdefs.IsConflict(err) &&
 			!errors.Is(err, context.DeadlineExceeded) {
 			runErr = errors.Join(runErr, fmt.Errorf("kill container: %w", err))
 		}
