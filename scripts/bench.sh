@@ -95,8 +95,10 @@ if [ -n "${CALLGRIND:-}" ]; then
 		out=()
 		if [ "${runs[$shape]}" = several ]; then rm -rf "$WORK/runs" && out=(-o "$WORK/runs/"); fi
 		jqi=$(instructions jq -c "$JQ_FILTER" "$f")
-		# Go's asynchronous preemption signals upset callgrind.
-		ri=$(GODEBUG=asyncpreemptoff=1 instructions "$WORK/readme2demo" parse --engine "${engine[$shape]}" "${out[@]}" "$f")
+		# Go's asynchronous preemption signals upset callgrind; on one P
+		# the count is steady (several Ps spin and park between batches,
+		# which moves it by ±10 % from run to run).
+		ri=$(GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 instructions "$WORK/readme2demo" parse --engine "${engine[$shape]}" "${out[@]}" "$f")
 		awk -v s="$shape" -v mb="$MB" -v j="$jqi" -v r="$ri" 'BEGIN{printf "| %s | %d | %d | %d | **%.1f×** |\n", s, mb, j, r, j/r}'
 	done
 	exit 0

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/ulikunitz/xz"
@@ -130,7 +131,13 @@ func (r *Redactor) decodedSpans(s string, from int, sc scan, spans []span) []spa
 			// Each alignment is probed on its first characters: only one
 			// that decodes to text or to a compressed stream is decoded
 			// whole (a wrong alignment, a hash or a path decodes to noise).
-			for k := 0; k < 4; k++ {
+			// A run of decimal digits (seq, counters, timestamps) is not
+			// read as base64 at all: it decodes to neither (decimalBase64).
+			b64 := 4
+			if decimal(chars) {
+				b64 = 0
+			}
+			for k := 0; k < b64; k++ {
 				d.reset()
 				decodeBase64(d, chars[k:min(len(chars), k+probeChars)], pos[k:])
 				if !promising(d.data) {
@@ -199,6 +206,26 @@ func (r *Redactor) inner(d *decoded, from int, sc scan, spans []span) []span {
 		}
 	}
 	return spans
+}
+
+// decimal reports a run of decimal digits (and '=' padding, which ends
+// a decoding).
+//
+// decimalBase64: the base64 digits '0'-'9' have the values 52-61, so the
+// first byte of every group decoded from them is 0xd0 or more — at least
+// one byte in three is not text (textLike wants seven in eight) — and no
+// byte of any alignment starts a gzip, zlib, bzip2 or xz stream
+// (TestDecimalBase64 checks every group): inner would find nothing in
+// them. The same does not hold for base32: in the extended-hex alphabet
+// digits decode to text ("61130921" is "0B0$A"), so digit runs are still
+// read as base32 (TestDecimalBase32StillDecoded).
+func decimal(chars []byte) bool {
+	for _, c := range chars {
+		if (c < '0' || c > '9') && c != '=' {
+			return false
+		}
+	}
+	return true
 }
 
 // probeChars is how much of a run is decoded to judge an alignment.
@@ -305,13 +332,16 @@ func scanRun(s string, i int, chars []byte, pos []int32) ([]byte, []int32, int, 
 	// First the extent, cheaply: most runs are words.
 	j, n := i, 0
 	for j < len(s) {
-		c := s[j]
-		if runChar[c] {
-			n++
-			j++
-			continue
+		k := j
+		for k < len(s) && runChar[s[k]] {
+			k++
 		}
-		if c == '=' {
+		n += k - j
+		j = k
+		if j == len(s) {
+			break
+		}
+		if s[j] == '=' {
 			for pad := 0; j < len(s) && s[j] == '=' && pad < 6; pad++ {
 				n++
 				j++
@@ -327,15 +357,20 @@ func scanRun(s string, i int, chars []byte, pos []int32) ([]byte, []int32, int, 
 	if n < minDecodeRun || n > maxDecodeRun {
 		return chars, pos, j, false
 	}
-	for k := i; k < j; k++ {
-		if runChar[s[k]] || s[k] == '=' {
-			chars = append(chars, s[k])
-			pos = append(pos, int32(k))
-		} else {
-			k += lineBreak(s, k) - 1
+	// Then the characters and their offsets, written in place.
+	at := len(chars)
+	chars, pos = slices.Grow(chars, n)[:at+n], slices.Grow(pos, n)[:at+n]
+	for k := i; k < j; {
+		c := s[k]
+		if runChar[c] || c == '=' {
+			chars[at], pos[at] = c, int32(k)
+			at++
+			k++
+			continue
 		}
+		k += max(lineBreak(s, k), 1)
 	}
-	return chars, pos, j, true
+	return chars[:at], pos[:at], j, true
 }
 
 // runChar is isRunChar as a table.
@@ -392,26 +427,41 @@ func decodeBase64(d *decoded, chars []byte, pos []int32) {
 // base32Alphabets returns the base32 alphabets chars can be written in:
 // the standard one (A-Z2-7) and the extended-hex one (0-9A-V).
 func base32Alphabets(chars []byte) []*[256]int8 {
-	std, hexa := true, true
+	in := uint8(b32In)
 	for _, c := range chars {
-		if !std && !hexa {
+		in &= b32Class[c]
+		if in == 0 {
 			return nil
 		}
-		if c == '=' {
-			continue
-		}
-		std = std && (c >= 'A' && c <= 'Z' || c >= '2' && c <= '7')
-		hexa = hexa && (c >= '0' && c <= '9' || c >= 'A' && c <= 'V')
 	}
-	var out []*[256]int8
-	if std {
-		out = append(out, &b32Std)
+	switch in {
+	case b32In:
+		return []*[256]int8{&b32Std, &b32Hex}
+	case inStd:
+		return []*[256]int8{&b32Std}
+	default:
+		return []*[256]int8{&b32Hex}
 	}
-	if hexa {
-		out = append(out, &b32Hex)
-	}
-	return out
 }
+
+// b32Class tells, per character, the base32 alphabets it belongs to
+// ('=' to both).
+const (
+	inStd = 1 << iota
+	inHex
+	b32In = inStd | inHex
+)
+
+var b32Class = func() (t [256]uint8) {
+	t['='] = b32In
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") {
+		t[c] |= inStd
+	}
+	for _, c := range []byte("0123456789ABCDEFGHIJKLMNOPQRSTUV") {
+		t[c] |= inHex
+	}
+	return t
+}()
 
 var b32Std, b32Hex = alphabet("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"), alphabet("0123456789ABCDEFGHIJKLMNOPQRSTUV")
 

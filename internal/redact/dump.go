@@ -71,7 +71,11 @@ func (r *Redactor) dumpSpans(s string, from int, sc scan, spans []span) []span {
 		last := next >= len(s)
 		skip := hi-lo > maxDumpLine || sc.trimmed && first || sc.partial && last || hi <= from-maxDumpLine
 		first = false
-		if skip {
+		// A line shorter than minDumpToken without a separator is one
+		// short field (or none), which the test below passes over: said
+		// without splitting it, as most lines of a long listing (seq,
+		// ls -1, numbers) are.
+		if skip || hi-lo < minDumpToken && !hasSep(s[lo:hi]) {
 			flushAll()
 			lo = next
 			continue
@@ -189,14 +193,13 @@ func anyFormatReads(t string, scratch []byte) bool {
 // tokenize splits s[lo:hi] at spaces, tabs, commas and semicolons, into at
 // most max tokens (all when max < 0).
 func tokenize(s string, lo, hi int, toks []token, max int) []token {
-	sep := func(c byte) bool { return c == ' ' || c == '\t' || c == ',' || c == ';' }
 	i := lo
 	for i < hi && len(toks) != max {
-		for i < hi && sep(s[i]) {
+		for i < hi && sepChar[s[i]] {
 			i++
 		}
 		j := i
-		for j < hi && !sep(s[j]) {
+		for j < hi && !sepChar[s[j]] {
 			j++
 		}
 		if j > i {
@@ -205,6 +208,19 @@ func tokenize(s string, lo, hi int, toks []token, max int) []token {
 		i = j
 	}
 	return toks
+}
+
+// sepChar is the class of characters tokenize splits at.
+var sepChar = [256]bool{' ': true, '\t': true, ',': true, ';': true}
+
+// hasSep reports whether t holds a character tokenize splits at.
+func hasSep(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if sepChar[t[i]] {
+			return true
+		}
+	}
+	return false
 }
 
 // isOffset reports a dump offset: 6 to 16 hex digits, maybe with a colon.
