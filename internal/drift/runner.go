@@ -1,6 +1,8 @@
 package drift
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -138,7 +140,14 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 			}
 			tick := time.NewTicker(250 * time.Millisecond)
 			defer tick.Stop()
-			for !d.containerRuns(runCtx, sandbox.ContainerName(runID), mockllm.KilledCommandRunning) {
+			// Both the process and the CLI's record of it: a CLI writes
+			// its "command started" event after spawning the command,
+			// which on a loaded machine can take longer than
+			// CaptureKillAfter (seen with codex at load 100: the kill came
+			// first and the transcript held no command).
+			name := sandbox.ContainerName(runID)
+			for !d.containerRuns(runCtx, name, mockllm.KilledCommandRunning) ||
+				!d.transcriptHas(runCtx, name, mockllm.KilledCommandRunning) {
 				select {
 				case <-tick.C:
 				case <-runCtx.Done():
@@ -192,6 +201,25 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 		return got, fmt.Errorf("run %s in docker: timed out", sc.Name)
 	}
 	return got, nil
+}
+
+// transcriptHas reports whether the transcript the CLI is writing in the
+// container already holds fragment.
+func (d *DockerRunner) transcriptHas(ctx context.Context, name, fragment string) bool {
+	rc, _, err := d.Docker.CopyFromContainer(ctx, name, engines.TranscriptContainerPath)
+	if err != nil {
+		return false // not written yet
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	if _, err := tr.Next(); err != nil {
+		return false
+	}
+	b, err := io.ReadAll(io.LimitReader(tr, 64<<20))
+	if err != nil {
+		return false
+	}
+	return bytes.Contains(b, []byte(fragment))
 }
 
 // containerRuns reports whether a process in the container has a command
