@@ -36,6 +36,8 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/tailscale/hujson"
+
+	"github.com/readme2demo/readme2demo/internal/dockerstream"
 )
 
 // ImageFlag is the --image value (and Action input) that selects the
@@ -334,42 +336,10 @@ func Build(ctx context.Context, d Builder, repoDir, base, engine string, progres
 		return "", cfg, fmt.Errorf("build devcontainer image %s: %w", tag, err)
 	}
 	defer resp.Body.Close()
-	if err := followBuild(resp.Body, progress); err != nil {
+	if err := dockerstream.FollowBuild(resp.Body, func(l string) { fmt.Fprintf(progress, "devcontainer build: %s\n", l) }); err != nil {
 		return "", cfg, &Error{fmt.Sprintf("build FROM %s failed: %v (is the image available to the daemon? here no registry is pulled from unless the daemon can)", cfg.Image, err)}
 	}
 	return tag, cfg, nil
-}
-
-// followBuild copies the build's stream lines to w, prefixed, and returns
-// the error the daemon reports, if any.
-func followBuild(r io.Reader, w io.Writer) error {
-	dec := json.NewDecoder(r)
-	for {
-		var m struct {
-			Stream      string `json:"stream"`
-			Error       string `json:"error"`
-			ErrorDetail *struct {
-				Message string `json:"message"`
-			} `json:"errorDetail"`
-		}
-		if err := dec.Decode(&m); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("read build output: %w", err)
-		}
-		for _, line := range strings.Split(strings.TrimRight(m.Stream, "\n"), "\n") {
-			if strings.TrimSpace(line) != "" {
-				fmt.Fprintf(w, "devcontainer build: %s\n", line)
-			}
-		}
-		if m.ErrorDetail != nil && m.ErrorDetail.Message != "" {
-			return errors.New(strings.TrimSpace(m.ErrorDetail.Message))
-		}
-		if m.Error != "" {
-			return errors.New(strings.TrimSpace(m.Error))
-		}
-	}
 }
 
 func clip(s string, n int) string {

@@ -4,16 +4,14 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/readme2demo/readme2demo/internal/agentcli"
+	"github.com/readme2demo/readme2demo/internal/dockerstream"
 )
 
 // ImageBuilder is the part of the Docker API EnsureImage uses; *client.Client
@@ -89,7 +87,7 @@ func EnsureImage(ctx context.Context, d ImageBuilder, c agentcli.CLI, base, vers
 		return "", fmt.Errorf("build image %s: %w", tag, err)
 	}
 	defer resp.Body.Close()
-	if err := followBuild(resp.Body, progress); err != nil {
+	if err := dockerstream.FollowBuild(resp.Body, func(l string) { fmt.Fprintln(progress, l) }); err != nil {
 		return "", fmt.Errorf("build image %s: %w", tag, err)
 	}
 	return tag, nil
@@ -100,36 +98,6 @@ func labelOf(info image.InspectResponse, key string) string {
 		return ""
 	}
 	return info.Config.Labels[key]
-}
-
-// followBuild copies the build's stream lines to w and returns the error
-// the daemon reports, if any.
-func followBuild(r io.Reader, w io.Writer) error {
-	dec := json.NewDecoder(r)
-	for {
-		var m struct {
-			Stream      string `json:"stream"`
-			Error       string `json:"error"`
-			ErrorDetail *struct {
-				Message string `json:"message"`
-			} `json:"errorDetail"`
-		}
-		if err := dec.Decode(&m); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("read build output: %w", err)
-		}
-		if m.Stream != "" {
-			io.WriteString(w, m.Stream)
-		}
-		if m.ErrorDetail != nil && m.ErrorDetail.Message != "" {
-			return errors.New(strings.TrimSpace(m.ErrorDetail.Message))
-		}
-		if m.Error != "" {
-			return errors.New(strings.TrimSpace(m.Error))
-		}
-	}
 }
 
 // ResolveVersion turns "pinned" (or "") into the pin, "latest" into the
