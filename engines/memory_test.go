@@ -36,6 +36,7 @@ func liveHeap() uint64 {
 
 func (h *heapProbe) Marker(*commandlog.Marker) error     { return nil }
 func (h *heapProbe) FileEdit(*commandlog.FileEdit) error { return nil }
+
 // probeSpread spaces the samples taken at each mark: the live heap is the
 // smallest of three, so that the batches in flight between the decoder,
 // the generator and the parser at one instant (a few MiB that come and go)
