@@ -100,14 +100,21 @@ func (p *fastParser) record() (*Value, error) {
 	return p.value(0)
 }
 
+// ws skips white space and a UTF-8 BOM, as the streaming reader's
+// skipSpace does, so that both paths read the same records.
 func (p *fastParser) ws() {
-	if p.i < len(p.b) && p.b[p.i] > ' ' { // the usual case: no white space
+	if p.i < len(p.b) && p.b[p.i] > ' ' && p.b[p.i] != 0xEF { // the usual case: no white space
 		return
 	}
 	for p.i < len(p.b) {
 		switch p.b[p.i] {
 		case ' ', '\t', '\r', '\n':
 			p.i++
+		case 0xEF:
+			if !bytes.HasPrefix(p.b[p.i:], []byte{0xEF, 0xBB, 0xBF}) {
+				return
+			}
+			p.i += 3
 		default:
 			return
 		}
