@@ -74,7 +74,20 @@ func startMock(t *testing.T, sc mockllm.Scenario) (*mockllm.Server, string) {
 	assert.NilError(t, err)
 	srv, err := mockllm.Start(gw+":0", sc)
 	assert.NilError(t, err)
-	t.Cleanup(func() { srv.Close() })
+	t.Cleanup(func() {
+		if t.Failed() {
+			// What the mock answered, to tell a CLI's extra or retried
+			// request from a parser error.
+			for _, r := range srv.Requests() {
+				body := string(r.Body)
+				if len(body) > 400 {
+					body = body[:200] + " … " + body[len(body)-200:]
+				}
+				t.Logf("mock request %d: %s %s kind=%s turn=%d repeat=%v: %s", r.Seq, r.Method, r.Path, r.Kind, r.Turn, r.Repeat, body)
+			}
+		}
+		srv.Close()
+	})
 	return srv, img
 }
 
