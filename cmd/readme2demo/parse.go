@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -68,9 +69,11 @@ unless --force is given, and exits 4. Malformed or unknown records in a
 transcript that is otherwise understood are counted in parse_stats.
 
 A file holding several runs (OpenHands evaluation output, one instance per
-line) gives one log per run: --instance ID keeps one; without it, -o must be
-a directory (one OUT/<ID>.json per run), else parse lists the runs and exits
-2. Cost, turns and duration are each run's own, never spanning runs.
+line) gives one log per run: --instance ID keeps one; -o DIR/ (an existing
+directory, or a path ending in /) writes one DIR/<ID>.json per run; otherwise
+the runs go to standard output (or the -o file) as one JSON array of
+{"instance": ID, "command_log": {...}}, in the file's order, and stderr lists
+the run ids. Cost, turns and duration are each run's own, never spanning runs.
 
 --session FILE merges a Gemini CLI chat session file of the same run into
 the log: its exact exit codes, by tool call id (readme2demo run keeps it as
@@ -84,8 +87,7 @@ evaluation file, and a run merged with --session, are held in memory.
 
 Exit status: 0 parsed; 1 the log could not be written (output, or temporary
 files: set TMPDIR); 2 bad flags, unknown engine, unreadable file, engines
-that match equally, a file of several runs without --instance or an -o
-directory; 4 the transcript was not understood (the log is written only
+that match equally, an --instance the file does not hold; 4 the transcript was not understood (the log is written only
 with --force, and the status is still 4).
 `,
 		Args: oneArg("transcript file"),
@@ -94,7 +96,7 @@ with --force, and the status is still 4).
 		},
 	}
 	addEngineFlag(cmd, &o.engine, transcript.Auto, "the engine that wrote the transcript: auto (detect it from the content), "+strings.Join(engines.Names(), ", "))
-	addOutFlag(cmd, &o.out, "", "write the command log to this file (for a file of several runs: one log per run into this directory) instead of standard output")
+	addOutFlag(cmd, &o.out, "", "write the command log to this file instead of standard output (for a file of several runs: a directory, or a path ending in /, gets one log per run; a file gets them as one JSON array)")
 	cmd.Flags().StringVar(&o.instance, "instance", "", "the run to parse, for a file holding several (OpenHands evaluation output: the instance_id)")
 	cmd.Flags().StringVar(&o.session, "session", "", "a Gemini CLI chat session `file` of the same run to merge (exact exit codes)")
 	cmd.Flags().BoolVar(&o.force, "force", false, "write the command log even when the transcript was not understood (the exit status stays 4)")
@@ -163,9 +165,13 @@ func runParse(o parseOptions, path string, e env) int {
 		return code
 	}
 	if len(res.Logs) > 1 && !isDirTarget(o.out) {
-		_, err := res.OneLog(path)
-		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-		return exitcode.Usage
+		if err := writeRunArray(e, o.out, res.Logs); err != nil {
+			fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+			return exitcode.Failed
+		}
+		fmt.Fprintf(e.stderr, "readme2demo parse: %s holds %d runs (evaluation output): wrote them as one JSON array of {\"instance\", \"command_log\"}; --instance ID writes one run's command log, -o DIR/ one file per run; runs: %s\n",
+			path, len(res.Logs), strings.Join(res.IDs(), ", "))
+		return code
 	}
 	if len(res.Logs) > 1 {
 		if err := writeRunLogs(o.out, res.Logs); err != nil {
@@ -195,6 +201,41 @@ func writeLog(e env, out string, l *commandlog.Log) error {
 	}
 	if err != nil {
 		return fmt.Errorf("write command log: %w", err)
+	}
+	return nil
+}
+
+// writeRunArray writes the runs of a file of several as one JSON array,
+// in the file's order: [{"instance": ID, "command_log": {…}}, …], each
+// command_log a whole schema-v1 log.
+func writeRunArray(e env, out string, runs []engines.Instance) error {
+	var buf bytes.Buffer
+	buf.WriteString("[\n")
+	for i, in := range runs {
+		id, err := json.Marshal(in.ID)
+		if err != nil {
+			return fmt.Errorf("encode run id: %w", err)
+		}
+		fmt.Fprintf(&buf, "{\"instance\": %s, \"command_log\": ", id)
+		if err := commandlog.Encode(&buf, in.Log); err != nil {
+			return err
+		}
+		buf.Truncate(len(bytes.TrimRight(buf.Bytes(), "\n")))
+		buf.WriteString("}")
+		if i < len(runs)-1 {
+			buf.WriteString(",")
+		}
+		buf.WriteString("\n")
+	}
+	buf.WriteString("]\n")
+	var err error
+	if out == "" {
+		_, err = e.stdout.Write(buf.Bytes())
+	} else {
+		err = os.WriteFile(out, buf.Bytes(), 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("write command logs: %w", err)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,14 +89,44 @@ func TestParseAmbiguous(t *testing.T) {
 }
 
 // An evaluation file of several instances: --instance keeps one, -o DIR
-// writes one log per instance, and neither is an error listing the ids.
+// writes one log per instance, and neither gives every run's log in one
+// JSON array (standard output or an -o file), the ids on stderr.
 func TestParseInstances(t *testing.T) {
 	file := fixtures + "openhands/eval-two-instances.history.jsonl"
+	type run struct {
+		Instance   string          `json:"instance"`
+		CommandLog json.RawMessage `json:"command_log"`
+	}
+	checkArray := func(t *testing.T, b []byte) {
+		t.Helper()
+		var runs []run
+		assert.NilError(t, json.Unmarshal(b, &runs), "%s", b)
+		assert.Assert(t, is.Len(runs, 2))
+		for i, id := range []string{"demo__app-1", "demo__app-2"} {
+			assert.Check(t, is.Equal(runs[i].Instance, id))
+			l, err := commandlog.Decode(bytes.NewReader(runs[i].CommandLog))
+			assert.NilError(t, err, id)
+			// The same log --instance gives.
+			code, out, errOut := runCLI(t, "parse", "--instance", id, file)
+			assert.Equal(t, code, exitcode.OK, errOut)
+			want, err := commandlog.Decode(strings.NewReader(out))
+			assert.NilError(t, err, id)
+			assert.Check(t, len(l.Commands) > 0, id)
+			assert.Check(t, is.DeepEqual(l, want), id)
+		}
+	}
 	code, out, errOut := runCLI(t, "parse", file)
-	assert.Equal(t, code, exitcode.Usage)
-	assert.Equal(t, out, "")
+	assert.Equal(t, code, exitcode.OK, errOut)
+	checkArray(t, []byte(out))
 	assert.Check(t, is.Contains(errOut, "holds 2 runs"))
 	assert.Check(t, is.Contains(errOut, "runs: demo__app-1, demo__app-2"))
+	outFile := filepath.Join(t.TempDir(), "runs.json")
+	code, out, errOut = runCLI(t, "parse", "-o", outFile, file)
+	assert.Equal(t, code, exitcode.OK, errOut)
+	assert.Equal(t, out, "")
+	b, err := os.ReadFile(outFile)
+	assert.NilError(t, err)
+	checkArray(t, b)
 
 	code, out, errOut = runCLI(t, "parse", "--instance", "demo__app-2", file)
 	assert.Equal(t, code, exitcode.OK, errOut)

@@ -50,22 +50,15 @@ type Result struct {
 	Warnings []string
 }
 
-// InstanceError is a request about the runs of a file that holds several:
-// an --instance that names none of them, or none given where one log is
-// wanted.
+// InstanceError is an --instance that names none of the runs of a file.
 type InstanceError struct {
 	File string
-	Want string   // the --instance asked for ("" when none was)
+	Want string   // the --instance asked for
 	IDs  []string // the runs the file holds
 }
 
 func (e *InstanceError) Error() string {
-	ids := strings.Join(e.IDs, ", ")
-	if e.Want == "" {
-		return fmt.Sprintf("%s holds %d runs (evaluation output): pick one with --instance ID, or give -o a directory to write one command log per run; runs: %s",
-			e.File, len(e.IDs), ids)
-	}
-	return fmt.Sprintf("%s holds no run %q; runs: %s", e.File, e.Want, ids)
+	return fmt.Sprintf("%s holds no run %q; runs: %s", e.File, e.Want, strings.Join(e.IDs, ", "))
 }
 
 // Parse reads the transcript at path (a file, or a directory whose regular
@@ -167,15 +160,6 @@ func (r *Result) IDs() []string {
 		}
 	}
 	return ids
-}
-
-// OneLog returns the only log, or an *InstanceError listing the runs when
-// there are several.
-func (r *Result) OneLog(file string) (*commandlog.Log, error) {
-	if len(r.Logs) == 1 {
-		return r.Logs[0].Log, nil
-	}
-	return nil, &InstanceError{File: file, IDs: r.IDs()}
 }
 
 func detect(path string) (engines.Detection, error) {

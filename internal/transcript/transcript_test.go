@@ -92,12 +92,13 @@ func TestParse(t *testing.T) {
 		res, err := transcript.Parse(path, transcript.Options{})
 		assert.NilError(t, err)
 		assert.Check(t, is.DeepEqual(res.IDs(), []string{"demo__app-1", "demo__app-2"}))
-		_, err = res.OneLog(path)
-		var ie *transcript.InstanceError
-		assert.Check(t, errors.As(err, &ie))
+		assert.Check(t, is.Len(res.Logs, 2))
 		one, err := transcript.Parse(path, transcript.Options{Instance: "demo__app-1"})
 		assert.NilError(t, err)
 		assert.Check(t, is.Len(one.Logs, 1))
+		_, err = transcript.Parse(path, transcript.Options{Instance: "nope"})
+		var ie *transcript.InstanceError
+		assert.Check(t, errors.As(err, &ie), "%v", err)
 	})
 	t.Run("session merge needs a merging engine", func(t *testing.T) {
 		_, err := transcript.Parse(filepath.Join(fixtures, "codex", "real-0.171.0-success.jsonl"),
