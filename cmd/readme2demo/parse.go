@@ -193,16 +193,19 @@ func writeLog(e env, out string, l *commandlog.Log) error {
 	if err := commandlog.Encode(&buf, l); err != nil {
 		return err
 	}
-	var err error
-	if out == "" {
-		_, err = e.stdout.Write(buf.Bytes())
-	} else {
-		err = os.WriteFile(out, buf.Bytes(), 0o644)
-	}
-	if err != nil {
+	if err := writeOut(e, out, buf.Bytes()); err != nil {
 		return fmt.Errorf("write command log: %w", err)
 	}
 	return nil
+}
+
+// writeOut writes b to standard output when out is "", else to the file out.
+func writeOut(e env, out string, b []byte) error {
+	if out == "" {
+		_, err := e.stdout.Write(b)
+		return err
+	}
+	return os.WriteFile(out, b, 0o644)
 }
 
 // writeRunArray writes the runs of a file of several as one JSON array,
@@ -228,13 +231,7 @@ func writeRunArray(e env, out string, runs []engines.Instance) error {
 		buf.WriteString("\n")
 	}
 	buf.WriteString("]\n")
-	var err error
-	if out == "" {
-		_, err = e.stdout.Write(buf.Bytes())
-	} else {
-		err = os.WriteFile(out, buf.Bytes(), 0o644)
-	}
-	if err != nil {
+	if err := writeOut(e, out, buf.Bytes()); err != nil {
 		return fmt.Errorf("write command logs: %w", err)
 	}
 	return nil
