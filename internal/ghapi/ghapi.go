@@ -156,6 +156,20 @@ func Transient(err error) bool {
 	return errors.As(err, &rl) || errors.As(err, &arl)
 }
 
+// MaxBodyBytes caps the body of a comment, an issue or a pull request,
+// marker included: GitHub's limit is 65,536 characters, and counting bytes
+// keeps below it whatever the text.
+const MaxBodyBytes = 65_000
+
+// Marker returns the hidden marker of a slot: an HTML comment GitHub does
+// not render, naming the kind of slot ("comment", "issue", "pr") and its
+// key, with "--", ">" and newlines in the key replaced so that it cannot end
+// the comment early.
+func Marker(kind, key string) string {
+	key = strings.NewReplacer("--", "-", ">", "_", "\n", " ", "\r", " ").Replace(key)
+	return "<!-- readme2demo:" + kind + " " + key + " -->"
+}
+
 // Cap shortens body to max bytes on a rune boundary, ending with note.
 func Cap(body string, max int, note string) string {
 	if len(body) <= max {

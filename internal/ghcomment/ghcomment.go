@@ -23,7 +23,7 @@ import (
 
 // MaxBodyBytes caps a comment body, marker included. GitHub's limit is 65,536
 // characters; counting bytes keeps us below it whatever the text.
-const MaxBodyBytes = 65_000
+const MaxBodyBytes = ghapi.MaxBodyBytes
 
 // Sleeper and Sleep are ghapi's, kept here for callers of this package.
 type Sleeper = ghapi.Sleeper
@@ -43,10 +43,7 @@ type Target struct {
 // Marker returns the hidden marker for a slot key. It is an HTML comment, so
 // GitHub does not render it; "--" and ">" in the key are replaced so the key
 // cannot end the comment early.
-func Marker(key string) string {
-	key = strings.NewReplacer("--", "-", ">", "_", "\n", " ", "\r", " ").Replace(key)
-	return "<!-- readme2demo:comment " + key + " -->"
-}
+func Marker(key string) string { return ghapi.Marker("comment", key) }
 
 // Result says what Upsert did.
 type Result struct {

@@ -22,14 +22,11 @@ import (
 
 // MaxBodyBytes caps an issue body, marker included (GitHub allows 65,536
 // characters).
-const MaxBodyBytes = 65_000
+const MaxBodyBytes = ghapi.MaxBodyBytes
 
 // Marker returns the hidden marker for a slot key; "--", ">" and newlines in
 // the key are replaced so it cannot end the comment early.
-func Marker(key string) string {
-	key = strings.NewReplacer("--", "-", ">", "_", "\n", " ", "\r", " ").Replace(key)
-	return "<!-- readme2demo:issue " + key + " -->"
-}
+func Marker(key string) string { return ghapi.Marker("issue", key) }
 
 // Target names the issue slot.
 type Target struct {

@@ -27,14 +27,11 @@ import (
 
 // MaxBodyBytes caps a pull request body, marker included (GitHub allows
 // 65,536 characters).
-const MaxBodyBytes = 65_000
+const MaxBodyBytes = ghapi.MaxBodyBytes
 
 // Marker returns the hidden marker for a slot key; "--", ">" and newlines in
 // the key are replaced so it cannot end the comment early.
-func Marker(key string) string {
-	key = strings.NewReplacer("--", "-", ">", "_", "\n", " ", "\r", " ").Replace(key)
-	return "<!-- readme2demo:pr " + key + " -->"
-}
+func Marker(key string) string { return ghapi.Marker("pr", key) }
 
 // Target names the slot: the repository, the base branch the pull request
 // goes into, the branch that carries the change, and the marker key.
