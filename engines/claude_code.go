@@ -57,7 +57,9 @@ const ClaudeCodeName = "claude-code"
 // DefaultMaxTurns caps an agent run when the user sets no limit.
 const DefaultMaxTurns = 50
 
-type claudeCode struct{}
+type claudeCode struct {
+	noClip bool // decode output whole (tests compare the two)
+}
 
 func (*claudeCode) Name() string { return ClaudeCodeName }
 
@@ -146,7 +148,12 @@ func (c *claudeCode) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, er
 
 func (c *claudeCode) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &claudeParser{b: newLogBuilderTo(c.Name(), s), calls: newWindow[string, claudeCall](idWindow), texts: newSeenSet()}
-	err := readRecords(r, jsonv.Options{Keep: claudeKeys, Skip: claudeSkipKeys, Workers: parseWorkers()}, p.b, func(v *jsonv.Value) {
+	opt := jsonv.Options{Keep: claudeKeys, Skip: claudeSkipKeys, Workers: parseWorkers(),
+		Clip: claudeClipKeys, ClipHead: OutputHeadBytes + claudeClipSlack, ClipTail: OutputTailBytes + claudeClipSlack}
+	if c.noClip {
+		opt.Clip = nil
+	}
+	err := readRecords(r, opt, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
 	})
@@ -168,6 +175,18 @@ var claudeKeys = map[string]bool{
 	"interrupted": true, "backgroundTaskId": true, "stdout": true, "stderr": true, "persistedOutputSize": true,
 	"result": true, "total_cost_usd": true, "cost_usd": true, "num_turns": true, "duration_ms": true, "subtype": true,
 }
+
+// claudeClipKeys hold command output, of which the log keeps only the head
+// and the tail (TruncateOutput): the decoder keeps a little more than those
+// of a long value and skips decoding the rest (jsonv.Options.Clip), which
+// leaves the log as it would be from the whole text. "content" is also an
+// assistant message's text when it is a string: read whole (Value.Whole).
+var claudeClipKeys = map[string]bool{"content": true, "stdout": true, "stderr": true}
+
+// claudeClipSlack is how much more than the log's head and tail the decoder
+// keeps of a clipped output: room for the "Exit code N" prefix that
+// toolResult cuts from the head (a longer one reads the whole text).
+const claudeClipSlack = 256
 
 // claudeSkipKeys are fields the parser never reads; the decoder steps over
 // them (token usage, tool and plugin lists, thinking text, file snapshots).
@@ -235,7 +254,8 @@ func (p *claudeParser) assistant(v *jsonv.Value) {
 	content := msg.Get("content")
 	if content.IsString() {
 		if topLevel {
-			p.text(msgID, content.S)
+			text, _ := content.Whole() // agent text: markers anywhere count
+			p.text(msgID, text)
 		}
 		return
 	}
@@ -342,7 +362,12 @@ func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 	case "other":
 		return
 	}
-	text, omitted := claudeContentText(res.Get("content"))
+	content := res.Get("content")
+	text, omitted := claudeContentText(content)
+	if isError && omitted > 0 && !claudeExitSettled(text, claudeClipSlack-8) {
+		// The exit code prefix may run past the head the decoder kept.
+		text, omitted = content.Whole()
+	}
 	out := cmdResult{Output: text, Omitted: omitted}
 	if structured.IsString() && out.Output == "" {
 		out.Output, out.Omitted = structured.Text()
@@ -388,6 +413,24 @@ func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 		}
 	}
 	p.b.result(id, out)
+}
+
+// claudeExitHead is the start of claudeExitCode: the prefix and the number.
+var claudeExitHead = regexp.MustCompile(`^(?:Error: )?Exit code -?\d+`)
+
+// claudeExitSettled reports whether claudeExitCode's match on text depends
+// only on its first n bytes: text does not start with the prefix and a
+// number, or they and the white space after them end before n.
+func claudeExitSettled(text string, n int) bool {
+	loc := claudeExitHead.FindStringIndex(text)
+	if loc == nil {
+		return true
+	}
+	e := loc[1]
+	for e < len(text) && strings.IndexByte("\t\n\f\r ", text[e]) >= 0 {
+		e++
+	}
+	return e < n
 }
 
 // claudeContentText joins the text of a tool_result content: a string, a

@@ -142,13 +142,7 @@ func (p *fastParser) value(depth int) (*Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, omitted, err := p.r.keepString(raw, esc)
-		if err != nil {
-			return nil, err
-		}
-		v := p.a.vals.one()
-		v.Kind, v.S, v.Omitted = String, s, omitted
-		return v, nil
+		return p.stringValue(raw, esc)
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -160,6 +154,17 @@ func (p *fastParser) value(depth int) (*Value, error) {
 	default:
 		return nil, synErr(fmt.Sprintf("unexpected character %q", c))
 	}
+}
+
+// stringValue is the Value of a string of raw bytes (esc: with escapes).
+func (p *fastParser) stringValue(raw []byte, esc bool) (*Value, error) {
+	s, omitted, err := p.r.keepString(raw, esc)
+	if err != nil {
+		return nil, err
+	}
+	v := p.a.vals.one()
+	v.Kind, v.S, v.Omitted = String, s, omitted
+	return v, nil
 }
 
 func (p *fastParser) literal(word string, k Kind, b bool) (*Value, error) {
@@ -350,6 +355,7 @@ const (
 	keySkip    keyFlags = 1 << iota // in Skip: never decoded
 	keyNotKept                      // Keep is set and names it not (nor KeepAll)
 	keyAll                          // in KeepAll: decoded whole
+	keyClip                         // in Clip: a long string value keeps its head and tail
 )
 
 func (o *Options) keyFlags(k string) keyFlags {
@@ -362,6 +368,9 @@ func (o *Options) keyFlags(k string) keyFlags {
 	}
 	if o.KeepAll[k] {
 		f |= keyAll
+	}
+	if o.Clip[k] {
+		f |= keyClip
 	}
 	return f
 }
@@ -544,7 +553,13 @@ func (p *fastParser) members(depth int) error {
 			if flags&keyAll != 0 {
 				p.all++
 			}
-			val, err := p.value(depth + 1)
+			var val *Value
+			var err error
+			if flags&keyClip != 0 {
+				val, err = p.clipValue(depth + 1)
+			} else {
+				val, err = p.value(depth + 1)
+			}
 			if flags&keyAll != 0 {
 				p.all--
 			}
@@ -655,16 +670,25 @@ func (r *Reader) keepString(raw []byte, esc bool) (string, int64, error) {
 // call per line. Eight bytes are copied at once up to the first backslash
 // (found as stringEnd finds it); escapes are decoded byte by byte.
 func unescape(dst, raw []byte) ([]byte, error) {
+	out, _, err := unescapeUpTo(dst, raw, len(raw))
+	return out, err
+}
+
+// unescapeUpTo is unescape that stops once it has appended at least limit
+// bytes (a few more at most), at the end of an escape; it also returns how
+// many raw bytes it read.
+func unescapeUpTo(dst, raw []byte, limit int) ([]byte, int, error) {
 	n := len(dst)
+	stop := n + limit
 	if cap(dst)-n < len(raw) {
 		dst = append(dst[:n:n], make([]byte, len(raw))...)
 	}
 	out := dst[:cap(dst)]
 	i := 0
-	for i < len(raw) {
+	for i < len(raw) && n < stop {
 		// out has room for len(raw)-i more bytes past n (a decoded byte
 		// never takes fewer raw ones), so eight fit when eight remain.
-		for i+8 <= len(raw) {
+		for i+8 <= len(raw) && n < stop {
 			x := binary.LittleEndian.Uint64(raw[i:])
 			binary.LittleEndian.PutUint64(out[n:], x)
 			s := x ^ (lsb * '\\')
@@ -689,7 +713,7 @@ func unescape(dst, raw []byte) ([]byte, error) {
 			continue
 		}
 		if i+1 >= len(raw) {
-			return out[:n], synErr("invalid escape at end of string")
+			return out[:n], i, synErr("invalid escape at end of string")
 		}
 		e := raw[i+1]
 		i += 2
@@ -709,7 +733,7 @@ func unescape(dst, raw []byte) ([]byte, error) {
 		case 'u':
 			r1, ok := hex4(raw[i:])
 			if !ok {
-				return out[:n], synErr("invalid \\u escape")
+				return out[:n], i, synErr("invalid \\u escape")
 			}
 			i += 4
 			var buf [2 * utf8.UTFMax]byte
@@ -718,7 +742,7 @@ func unescape(dst, raw []byte) ([]byte, error) {
 				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
 					r2, ok := hex4(raw[i+2:])
 					if !ok {
-						return out[:n], synErr("invalid \\u escape")
+						return out[:n], i, synErr("invalid \\u escape")
 					}
 					i += 6
 					if d := utf16.DecodeRune(r1, r2); d != utf8.RuneError {
@@ -738,11 +762,11 @@ func unescape(dst, raw []byte) ([]byte, error) {
 			n += copy(out[n:], enc)
 			continue
 		default:
-			return out[:n], synErr(fmt.Sprintf("invalid escape \\%c", e))
+			return out[:n], i, synErr(fmt.Sprintf("invalid escape \\%c", e))
 		}
 		n++
 	}
-	return out[:n], nil
+	return out[:n], i, nil
 }
 
 func hex4(b []byte) (rune, bool) {

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Kind is the JSON type of a Value.
@@ -59,6 +60,9 @@ type Value struct {
 	Arr []*Value
 	// Obj holds the members of an Object, in input order.
 	Obj []Member
+	// raw is the body of a String clipped for Options.Clip, for Whole;
+	// valid while its record is.
+	raw []byte
 }
 
 // Clone returns a deep copy of v that stays valid after the reader has
@@ -68,6 +72,10 @@ func (v *Value) Clone() *Value {
 		return nil
 	}
 	c := *v
+	if v.raw != nil {
+		c.S, c.Omitted = v.Whole()
+		c.raw = nil
+	}
 	if v.Arr != nil {
 		c.Arr = make([]*Value, len(v.Arr))
 		for i, e := range v.Arr {
@@ -140,6 +148,21 @@ func (v *Value) Text() (string, int64) {
 		return "", 0
 	}
 	return v.S, v.Omitted
+}
+
+// Whole is Text for a String that Options.Clip left clipped: the whole
+// text and 0, as a reader without Clip gives it. It decodes the string
+// again from the record's bytes, so it is valid only until the following
+// call to Next or Close (as the Value is). For any other Value it is Text.
+func (v *Value) Whole() (string, int64) {
+	if v == nil || v.raw == nil {
+		return v.Text()
+	}
+	dec, err := unescape(make([]byte, 0, len(v.raw)), v.raw)
+	if err != nil { // checked when the record was read
+		return v.Text()
+	}
+	return unsafe.String(unsafe.SliceData(dec), len(dec)), 0
 }
 
 // Clipped is the second result of Text.
@@ -240,6 +263,18 @@ type Options struct {
 	// KeepAll names keys whose values are decoded whole, Keep not applying
 	// inside them: their keys are data (file paths, model names).
 	KeepAll map[string]bool
+	// Clip names keys whose string values the caller keeps only the head
+	// and the tail of (command output it truncates). On the fast path, such
+	// a value longer than ClipHead+ClipTail bytes keeps its first ClipHead
+	// and last ClipTail bytes (less a UTF-8 sequence cut at either edge),
+	// Omitted counts the bytes between, and the middle is checked but not
+	// decoded (clip.go); Value.Whole gives the whole text while the record
+	// is current. Kept whole as usual: a string that may be JSON (its text
+	// starts with [ or { after white space), one over MaxString (clipped
+	// as usual), and one whose middle holds \\ or \u escapes. Clip applies
+	// only when ClipHead and ClipTail are both set.
+	Clip               map[string]bool
+	ClipHead, ClipTail int
 	// Skip names object keys whose values the caller never reads (token
 	// usage, tool lists, thinking text). They are stepped over without
 	// being decoded and do not appear in the Value. Malformed JSON inside a
@@ -259,6 +294,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxLine <= 0 {
 		o.MaxLine = 8 << 20
+	}
+	if o.ClipHead <= 0 || o.ClipTail <= 0 {
+		o.Clip = nil
 	}
 	return o
 }
@@ -281,9 +319,11 @@ type Reader struct {
 	started bool
 	budget  int
 	scratch []byte
-	noSkip  bool  // the failed record already ended at a newline
-	bol     bool  // nothing but white space read since the last newline
-	err     error // sticky read error other than EOF
+	// scratch2 holds the decoded tail of a clipped string (clip.go)
+	scratch2 []byte
+	noSkip   bool  // the failed record already ended at a newline
+	bol      bool  // nothing but white space read since the last newline
+	err      error // sticky read error other than EOF
 
 	// parallel mode (Options.Workers > 0)
 	par       *parallel

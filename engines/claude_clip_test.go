@@ -1,0 +1,113 @@
+package engines
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+)
+
+// claudeBothWays parses a transcript with output clipped by the decoder (as
+// the engine does) and decoded whole, and returns both logs as JSON.
+func claudeBothWays(t *testing.T, in []byte) (clipped, whole string) {
+	t.Helper()
+	enc := func(c *claudeCode) string {
+		l, err := c.ParseTranscript(bytes.NewReader(in))
+		assert.NilError(t, err)
+		var b bytes.Buffer
+		assert.NilError(t, commandlog.Encode(&b, l))
+		return b.String()
+	}
+	return enc(&claudeCode{}), enc(&claudeCode{noClip: true})
+}
+
+// Every Claude Code transcript in testdata gives the same log whether the
+// decoder clips output (jsonv.Options.Clip) or decodes it whole.
+func TestClaudeClipMatchesWholeDecodeOnFixtures(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"../testdata/fixtures/claude-code", "../testdata/corpus/claude-code", "testdata"} {
+		m, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		assert.NilError(t, err)
+		files = append(files, m...)
+	}
+	assert.Assert(t, len(files) > 10, files)
+	for _, f := range files {
+		in, err := os.ReadFile(f)
+		assert.NilError(t, err)
+		if !bytes.Contains(in, []byte(`"tool_use"`)) {
+			continue
+		}
+		clipped, whole := claudeBothWays(t, in)
+		assert.Equal(t, clipped, whole, f)
+	}
+}
+
+// Hostile output: escapes of every kind at and around where the decoder
+// cuts the head and the tail, \\ and \u in the middle, surrogate pairs cut
+// in two, invalid escapes (the record is malformed either way), multi-byte
+// UTF-8 at the edges, "Exit code N" prefixes with long white space after
+// them, content that is a serialised list of blocks after white space, and
+// an assistant message whose string content holds a marker in the middle.
+func TestClaudeClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
+	// Filler, valid everywhere; odd pieces, one per output, near an edge.
+	pieces := []string{`\n`, `\n`, `\n`, `12345`, `é`, `€`, `😀`, `\t`, `\"`, `\/`, `\r\n`, `\b`, `\f`, ` `, `a`}
+	odds := append([]string{`\\`, `\\\\`, `\u00e9`, `\u001b[0m`, `\ud83d\ude00`, `\ud83d`, `\ude00`, `\x`, `\u12`, `[`, `{`}, pieces...)
+	rng := rand.New(rand.NewSource(21))
+	edges := []int{OutputHeadBytes + claudeClipSlack, OutputTailBytes + claudeClipSlack}
+	text := func() string {
+		var b strings.Builder
+		// Mostly dense \n output, sometimes one odd piece placed near an
+		// edge of what the decoder keeps.
+		n := 4500 + rng.Intn(20000)
+		odd := rng.Intn(3)
+		at := []int{edges[0] - 8 + rng.Intn(16), n - 2*edges[1] - 24 + rng.Intn(48), rng.Intn(n)}[odd]
+		for b.Len() < n {
+			if b.Len() >= at && at >= 0 {
+				b.WriteString(odds[rng.Intn(len(odds))])
+				at = -1
+				continue
+			}
+			if rng.Intn(4) == 0 {
+				b.WriteString(pieces[rng.Intn(len(pieces))])
+			} else {
+				fmt.Fprintf(&b, `%d\n`, rng.Intn(100000))
+			}
+		}
+		return b.String()
+	}
+	var in bytes.Buffer
+	for i := 0; i < 600; i++ {
+		out := text()
+		switch rng.Intn(6) {
+		case 0:
+			out = `Exit code 1` + strings.Repeat(`\n `, rng.Intn(200)) + out
+		case 1:
+			out = strings.Repeat(`\n`, rng.Intn(3000)) + out
+		case 2:
+			blocks, _ := json.Marshal([]map[string]string{{"type": "text", "text": strings.Repeat("x\n", 3000)}})
+			s, _ := json.Marshal(strings.Repeat(" ", rng.Intn(5000)) + string(blocks))
+			out = string(s[1 : len(s)-1])
+		}
+		id := fmt.Sprintf("t%d", i)
+		fmt.Fprintf(&in, `{"type":"assistant","message":{"id":"m%d","content":[{"type":"tool_use","id":%q,"name":"Bash","input":{"command":"c"}}]}}`+"\n", i, id)
+		isErr := rng.Intn(2) == 0
+		switch rng.Intn(3) {
+		case 0:
+			fmt.Fprintf(&in, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":%q,"content":"%s","is_error":%v}]}}`+"\n", id, out, isErr)
+		case 1:
+			fmt.Fprintf(&in, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":%q,"content":"%s","is_error":%v}]},"tool_use_result":{"stdout":"%s","stderr":"%s"}}`+"\n", id, out, isErr, text(), []string{"", "err\n", text()}[rng.Intn(3)])
+		default:
+			fmt.Fprintf(&in, `{"type":"assistant","message":{"id":"s%d","content":"%sSUCCESS\n%s"}}`+"\n", i, out, text())
+		}
+	}
+	clipped, whole := claudeBothWays(t, in.Bytes())
+	assert.Equal(t, clipped, whole)
+}
