@@ -152,12 +152,25 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 		}
 		cases = append(cases, string(b))
 	}
-	for _, s := range cases {
+	// Mostly text, with what needs escaping at every alignment of the
+	// eight-byte copy, appended after other bytes.
+	pieces := []string{"a", "seq 1 ", "12345", "\n", "\n", "\t", "\"", "\\", "\x01", "\x7f", "é", "😀", "\u2028", "\xff", "\xc3"}
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		for j := 0; j < i%60; j++ {
+			rnd = rnd*1664525 + 1013904223
+			b.WriteString(pieces[int(rnd>>24)%len(pieces)])
+		}
+		cases = append(cases, b.String())
+	}
+	for k, s := range cases {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
 		assert.NilError(t, enc.Encode(s))
-		assert.Equal(t, string(appendString(nil, s)), strings.TrimSuffix(want.String(), "\n"), "%q", s)
+		prefix := []byte("prefix: ")[:k%9]
+		got := appendString(append(make([]byte, 0, k%9+k%13), prefix...), s)
+		assert.Equal(t, string(got), string(prefix)+strings.TrimSuffix(want.String(), "\n"), "%q", s)
 	}
 }
 

@@ -1,8 +1,12 @@
 package commandlog
 
 import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // AppendMarker appends m as encoding/json would indent it inside the
@@ -79,15 +83,33 @@ const hexDigits = "0123456789abcdef"
 // them and \u00XX otherwise.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
+	i := 0
+	for i < len(s) {
+		// Eight bytes at a time up to the first that needs a look (a
+		// control byte, a quote, a backslash or a non-ASCII byte), written
+		// into room made for the rest of s and one escape.
+		if cap(b)-len(b) < len(s)-i+8 {
+			b = slices.Grow(b, len(s)-i+8)
+		}
+		n, out := len(b), b[:cap(b)]
+		for i+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+			binary.LittleEndian.PutUint64(out[n:], x)
+			if m := needsLook(x); m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				n += k
+				i += k
+				break
+			}
+			n += 8
+			i += 8
+		}
+		b = out[:n]
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
 				b = append(b, '\\', c)
@@ -102,29 +124,36 @@ func appendString(b []byte, s string) []byte {
 			case '\t':
 				b = append(b, '\\', 't')
 			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				if c >= 0x20 {
+					b = append(b, c) // among the last seven bytes
+				} else {
+					b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+				}
 			}
 			i++
-			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
+		switch {
+		case r == utf8.RuneError && size == 1:
 			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
+		case r == '\u2028' || r == '\u2029':
 			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
+		default:
+			b = append(b, s[i:i+size]...)
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// needsLook has the top bit set in the lowest byte of x that appendString
+// cannot copy as it is (and maybe in later ones): below 0x20 ((b-0x20)&^b
+// has its top bit set), a quote or a backslash (zero once xored with it:
+// (b-1)&^b), or 0x80 and above. Borrows run only upwards, from a byte that
+// is flagged, so the lowest flagged byte is exact.
+func needsLook(x uint64) uint64 {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	q, bs := x^(lsb*'"'), x^(lsb*'\\')
+	return ((x-lsb*0x20)&^x | (q-lsb)&^q | (bs-lsb)&^bs | x) & msb
 }
