@@ -67,8 +67,8 @@ func TestClaudeClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
 		// Mostly dense \n output, sometimes one odd piece placed near an
 		// edge of what the decoder keeps.
 		n := 4500 + rng.Intn(20000)
-		odd := rng.Intn(3)
-		at := []int{edges[0] - 8 + rng.Intn(16), n - 2*edges[1] - 24 + rng.Intn(48), rng.Intn(n)}[odd]
+		odd := rng.Intn(4)
+		at := []int{edges[0] - 8 + rng.Intn(16), n - 2*edges[1] - 24 + rng.Intn(48), n - edges[1]*5/4 - 24 + rng.Intn(48), rng.Intn(n)}[odd]
 		for b.Len() < n {
 			if b.Len() >= at && at >= 0 {
 				b.WriteString(odds[rng.Intn(len(odds))])

@@ -186,7 +186,7 @@ var claudeClipKeys = map[string]bool{"content": true, "stdout": true, "stderr": 
 // claudeClipSlack is how much more than the log's head and tail the decoder
 // keeps of a clipped output: room for the "Exit code N" prefix that
 // toolResult cuts from the head (a longer one reads the whole text).
-const claudeClipSlack = 256
+const claudeClipSlack = 64
 
 // claudeSkipKeys are fields the parser never reads; the decoder steps over
 // them (token usage, tool and plugin lists, thinking text, file snapshots).

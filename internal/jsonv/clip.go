@@ -56,25 +56,39 @@ func (p *fastParser) clipString(raw []byte, esc bool) (v *Value, ok bool) {
 	} else {
 		dec, a, err := unescapeUpTo(r.scratch[:0], raw, h)
 		r.scratch = dec[:0]
-		// From the end of the head, at the end of an escape, the middle
-		// runs up to where the tail's raw bytes start: twice ClipTail
-		// bytes before the end (two raw bytes give at least one decoded
-		// byte where the escapes are two-byte ones), moved past the
-		// escaped byte when it falls right after a backslash.
-		s := len(raw) - 2*t - 16
-		if err != nil || s <= a {
+		if err != nil {
 			return nil, false
 		}
-		if raw[s-1] == '\\' {
-			s++
+		// The tail is decoded from a raw offset where it gives at least
+		// ClipTail bytes: a quarter more than that (output with a line
+		// break every few bytes), else twice that (two raw bytes give at
+		// least one decoded byte where the escapes are two-byte ones),
+		// moved past the escaped byte when it falls right after a
+		// backslash. The middle runs from the end of the head, at the end
+		// of an escape, up to there.
+		var s int
+		var td []byte
+		for _, back := range [2]int{t + t/4 + 16, 2*t + 16} {
+			if s = len(raw) - back; s <= a {
+				return nil, false
+			}
+			if raw[s-1] == '\\' {
+				s++
+			}
+			td, _, err = unescapeUpTo(r.scratch2[:0], raw[s:], len(raw)-s)
+			r.scratch2 = td[:0]
+			if err != nil {
+				return nil, false
+			}
+			if len(td) >= t {
+				break
+			}
+		}
+		if len(td) < t {
+			return nil, false
 		}
 		esc, ok := simpleEscapes(raw[a:s])
 		if !ok {
-			return nil, false
-		}
-		td, _, err := unescapeUpTo(r.scratch2[:0], raw[s:], len(raw)-s)
-		r.scratch2 = td[:0]
-		if err != nil || len(td) < t {
 			return nil, false
 		}
 		head, tail, n = dec[:h], td[len(td)-t:], len(dec)+(s-a-esc)+len(td)
@@ -106,13 +120,6 @@ var simpleEsc = [256]bool{'"': true, '/': true, 'b': true, 'f': true, 'n': true,
 // simpleEscapes counts the escapes in raw, a piece of a string body that
 // starts at the start of an escape or of a literal byte, and reports
 // whether each is a two-byte escape other than \\ that ends within raw.
-// Eight bytes at a time: the backslashes of a word are found exactly (a
-// byte is zero in x^'\\' where ((b&0x7f)+0x7f)|b has its top bit clear),
-// the bytes after them are those shifted by one (the first one carried
-// over from the word before), and those that are 'n' — most, in output —
-// need no look each ((b-1)&^b has its top bit set where b is zero: in the
-// lowest zero byte of a word and maybe in 0x01 bytes above it, which hold
-// 'o' and so follow no backslash).
 func simpleEscapes(raw []byte) (int, bool) {
 	if !twoByteEscapes(raw) {
 		return 0, false
@@ -121,19 +128,26 @@ func simpleEscapes(raw []byte) (int, bool) {
 	return bytes.Count(raw, []byte{'\\'}), true
 }
 
-// twoByteEscapes is the check of simpleEscapes.
+// twoByteEscapes is the check of simpleEscapes, sixteen bytes at a time.
+// In a word x, (b-1)&^b&0x80 is set in the bytes b of x^'\\' that are
+// zero (backslashes), and maybe in 0x01 bytes right above one (']' after a
+// backslash: an invalid escape, which fails the check all the same); the
+// bytes after them are the mask shifted by one byte, the first carried
+// over from the word before; those that are 'n' (most, in output) are
+// found the same way, and only the others are looked at one by one.
 func twoByteEscapes(raw []byte) bool {
-	const low7 = lsb * 0x7f
 	i := 0
 	var carry uint64 // 0x80 when the word before ended with a backslash
-	for ; i+8 <= len(raw); i += 8 {
-		x := binary.LittleEndian.Uint64(raw[i:])
-		b := x ^ (lsb * '\\')
-		m := ^((b&low7 + low7) | b) & msb
-		f := m<<8 | carry // the bytes that follow a backslash
-		carry = m >> 56
-		e := x ^ (lsb * 'n')
-		if o := f &^ ((e - lsb) &^ e & msb); o != 0 && !escapesAt(raw[i:], o) {
+	for ; i+16 <= len(raw); i += 16 {
+		w := raw[i : i+16 : i+16]
+		x, y := binary.LittleEndian.Uint64(w), binary.LittleEndian.Uint64(w[8:])
+		bx, by := x^(lsb*'\\'), y^(lsb*'\\')
+		mx, my := (bx-lsb)&^bx&msb, (by-lsb)&^by&msb
+		nx, ny := x^(lsb*'n'), y^(lsb*'n')
+		ox := (mx<<8 | carry) &^ ((nx - lsb) &^ nx & msb)
+		oy := (my<<8 | mx>>56) &^ ((ny - lsb) &^ ny & msb)
+		carry = my >> 56
+		if ox|oy != 0 && (!escapesAt(w, ox) || !escapesAt(w[8:], oy)) {
 			return false
 		}
 	}

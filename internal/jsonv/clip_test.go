@@ -124,7 +124,7 @@ func TestSimpleEscapesMatchesByteByByte(t *testing.T) {
 	alphabet := []byte(`\\\\\\nnnnnnbfrtu"/xo]12`)
 	rng := rand.New(rand.NewSource(5))
 	for k := 0; k < 100000; k++ {
-		raw := make([]byte, rng.Intn(40))
+		raw := make([]byte, rng.Intn(70))
 		for i := range raw {
 			raw[i] = alphabet[rng.Intn(len(alphabet))]
 		}
