@@ -99,7 +99,15 @@ func appendString(b []byte, s string) []byte {
 				k := bits.TrailingZeros64(m) >> 3
 				n += k
 				i += k
-				break
+				// A line break, most of what output escapes, is
+				// written here while the room lasts.
+				if s[i] != '\n' || cap(out)-n < len(s)-i+9 {
+					break
+				}
+				out[n], out[n+1] = '\\', 'n'
+				n += 2
+				i++
+				continue
 			}
 			n += 8
 			i += 8

@@ -348,7 +348,11 @@ func scanRun(s string, i int, chars []byte, pos []int32) ([]byte, []int32, int, 
 			}
 			break
 		}
-		if b := lineBreak(s, j); b > 0 && j+b < len(s) && runChar[s[j+b]] {
+		b := 1 // lineBreak's first case, without the call
+		if s[j] != '\n' {
+			b = lineBreak(s, j)
+		}
+		if b > 0 && j+b < len(s) && runChar[s[j+b]] {
 			j += b
 			continue
 		}
@@ -365,6 +369,10 @@ func scanRun(s string, i int, chars []byte, pos []int32) ([]byte, []int32, int, 
 		if runChar[c] || c == '=' {
 			chars[at], pos[at] = c, int32(k)
 			at++
+			k++
+			continue
+		}
+		if c == '\n' {
 			k++
 			continue
 		}

@@ -171,7 +171,9 @@ func lineEnd(s string, lo int) (hi, next int) {
 			if !oddBackslashesNear(s, i-1) {
 				return i, i + 1
 			}
-		case '\n', '\r', '\\':
+		case '\n':
+			return i, i + 1 // lineBreak's first case, without the call
+		case '\r', '\\':
 			if n := lineBreak(s, i); n > 0 {
 				return i, i + n
 			}

@@ -235,9 +235,12 @@ func (r *Redactor) rawSpans(s string, from int, sc scan, spans []span) []span {
 			skip = make([]int, len(Rules))
 		}
 	}
-	var w uint32
+	if len(s) < 3 {
+		return spans
+	}
+	w := uint32(s[0])<<8 | uint32(s[1]) // the three bytes ending at s[i], rolled on
 	for i := 2; i < len(s); i++ {
-		w = uint32(s[i-2])<<16 | uint32(s[i-1])<<8 | uint32(s[i])
+		w = (w<<8 | uint32(s[i])) & 0xffffff
 		if !bits.has(hash(w)) {
 			continue
 		}
