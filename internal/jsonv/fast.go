@@ -668,7 +668,8 @@ func (r *Reader) keepString(raw []byte, esc bool) (string, int64, error) {
 // writes into room made once: transcripts' long strings are command output,
 // dense with \n escapes, where copying runs between escapes would cost a
 // call per line. Eight bytes are copied at once up to the first backslash
-// (found as stringEnd finds it); escapes are decoded byte by byte.
+// (found as stringEnd finds it), and a \n there is decoded in the same
+// loop; other escapes are decoded byte by byte.
 func unescape(dst, raw []byte) ([]byte, error) {
 	out, _, err := unescapeUpTo(dst, raw, len(raw))
 	return out, err
@@ -697,6 +698,14 @@ func unescapeUpTo(dst, raw []byte, limit int) ([]byte, int, error) {
 				k := bits.TrailingZeros64(m) >> 3
 				n += k
 				i += k
+				// A \n, most of what output escapes, is decoded
+				// here (two raw bytes, one decoded: the room holds).
+				if i+1 < len(raw) && raw[i+1] == 'n' {
+					out[n] = '\n'
+					n++
+					i += 2
+					continue
+				}
 				break
 			}
 			n += 8

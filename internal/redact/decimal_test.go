@@ -93,3 +93,31 @@ func TestDecimalBase32StillDecoded(t *testing.T) {
 		assert.Assert(t, !strings.Contains(got, enc[:16]), "not redacted: %q -> %q", out, got)
 	}
 }
+
+// A probe of an alignment decodes the same bytes as the decoder it stands
+// for, on runs of every alphabet, with and without padding, cut anywhere.
+func TestProbesDecodeAsDecoders(t *testing.T) {
+	alphabet := []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=!")
+	rng := rand.New(rand.NewPCG(3, 3))
+	for n := 0; n < 20000; n++ {
+		chars := make([]byte, rng.IntN(120))
+		for i := range chars {
+			chars[i] = alphabet[rng.IntN(len(alphabet))]
+			if n%3 == 0 {
+				chars[i] = "0123456789"[rng.IntN(10)]
+			}
+		}
+		pos := make([]int32, len(chars))
+		for i := range pos {
+			pos[i] = int32(i)
+		}
+		var d decoded
+		decodeBase64(&d, chars, pos)
+		assert.DeepEqual(t, probeBase64(nil, chars), append([]byte(nil), d.data...))
+		for _, alpha := range []*[256]int8{&b32Std, &b32Hex} {
+			d.reset()
+			decodeBase32(&d, alpha, chars, pos)
+			assert.DeepEqual(t, probeBase32(nil, alpha, chars), append([]byte(nil), d.data...))
+		}
+	}
+}

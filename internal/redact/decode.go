@@ -112,8 +112,8 @@ func (r *Redactor) decodedSpans(s string, from int, sc scan, spans []span) []spa
 	}
 	sb := getScratch()
 	defer putScratch(sb)
-	d, chars, pos := &sb.d, sb.chars, sb.pos
-	defer func() { sb.chars, sb.pos = chars, pos }()
+	d, chars, pos, probe := &sb.d, sb.chars, sb.pos, sb.buf
+	defer func() { sb.chars, sb.pos, sb.buf = chars, pos, probe }()
 	i := 0
 	for i < len(s) {
 		if !runChar[s[i]] {
@@ -133,25 +133,24 @@ func (r *Redactor) decodedSpans(s string, from int, sc scan, spans []span) []spa
 			// whole (a wrong alignment, a hash or a path decodes to noise).
 			// A run of decimal digits (seq, counters, timestamps) is not
 			// read as base64 at all: it decodes to neither (decimalBase64).
+			class := runClass(chars)
 			b64 := 4
-			if decimal(chars) {
+			if class&isDecimal != 0 {
 				b64 = 0
 			}
 			for k := 0; k < b64; k++ {
-				d.reset()
-				decodeBase64(d, chars[k:min(len(chars), k+probeChars)], pos[k:])
-				if !promising(d.data) {
+				probe = probeBase64(probe[:0], chars[k:min(len(chars), k+probeChars)])
+				if !promising(probe) {
 					continue
 				}
 				d.reset()
 				decodeBase64(d, chars[k:], pos[k:])
 				spans = r.inner(d, from, sc, spans)
 			}
-			for _, alpha := range base32Alphabets(chars) {
+			for _, alpha := range base32Alphabets(class) {
 				for k := 0; k < 8; k++ {
-					d.reset()
-					decodeBase32(d, alpha, chars[k:min(len(chars), k+probeChars)], pos[k:])
-					if !promising(d.data) {
+					probe = probeBase32(probe[:0], alpha, chars[k:min(len(chars), k+probeChars)])
+					if !promising(probe) {
 						continue
 					}
 					d.reset()
@@ -206,26 +205,6 @@ func (r *Redactor) inner(d *decoded, from int, sc scan, spans []span) []span {
 		}
 	}
 	return spans
-}
-
-// decimal reports a run of decimal digits (and '=' padding, which ends
-// a decoding).
-//
-// decimalBase64: the base64 digits '0'-'9' have the values 52-61, so the
-// first byte of every group decoded from them is 0xd0 or more — at least
-// one byte in three is not text (textLike wants seven in eight) — and no
-// byte of any alignment starts a gzip, zlib, bzip2 or xz stream
-// (TestDecimalBase64 checks every group): inner would find nothing in
-// them. The same does not hold for base32: in the extended-hex alphabet
-// digits decode to text ("61130921" is "0B0$A"), so digit runs are still
-// read as base32 (TestDecimalBase32StillDecoded).
-func decimal(chars []byte) bool {
-	for _, c := range chars {
-		if (c < '0' || c > '9') && c != '=' {
-			return false
-		}
-	}
-	return true
 }
 
 // probeChars is how much of a run is decoded to judge an alignment.
@@ -432,17 +411,80 @@ func decodeBase64(d *decoded, chars []byte, pos []int32) {
 	}
 }
 
-// base32Alphabets returns the base32 alphabets chars can be written in:
-// the standard one (A-Z2-7) and the extended-hex one (0-9A-V).
-func base32Alphabets(chars []byte) []*[256]int8 {
-	in := uint8(b32In)
+// runClass returns what every character of a run is: decimal (isDecimal,
+// see decimal) and in which base32 alphabets (inStd, inHex), in one pass.
+func runClass(chars []byte) uint8 {
+	in := uint8(b32In | isDecimal)
 	for _, c := range chars {
 		in &= b32Class[c]
 		if in == 0 {
-			return nil
+			break
 		}
 	}
-	switch in {
+	return in
+}
+
+// probeBase64 appends the bytes decodeBase64 decodes from chars to dst,
+// without their offsets: a probe of an alignment reads only the bytes
+// (TestProbesDecodeAsDecoders).
+func probeBase64(dst, chars []byte) []byte {
+	for g := 0; g+2 <= len(chars); g += 4 {
+		var v uint32
+		k := 0
+		for ; k < 4 && g+k < len(chars); k++ {
+			x := b64Value[chars[g+k]]
+			if x < 0 {
+				break
+			}
+			v = v<<6 | uint32(x)
+		}
+		if k < 2 {
+			return dst
+		}
+		v <<= 6 * uint(4-k)
+		for b := 0; b < k-1; b++ {
+			dst = append(dst, byte(v>>(16-8*uint(b))))
+		}
+		if k < 4 {
+			return dst
+		}
+	}
+	return dst
+}
+
+// probeBase32 is probeBase64 for decodeBase32.
+func probeBase32(dst []byte, alpha *[256]int8, chars []byte) []byte {
+	for g := 0; g+2 <= len(chars); g += 8 {
+		var v uint64
+		k := 0
+		for ; k < 8 && g+k < len(chars); k++ {
+			x := alpha[chars[g+k]]
+			if x < 0 {
+				break
+			}
+			v = v<<5 | uint64(x)
+		}
+		if k < 2 {
+			return dst
+		}
+		v <<= 5 * uint(8-k)
+		for b := 0; b < 5*k/8; b++ {
+			dst = append(dst, byte(v>>(32-8*uint(b))))
+		}
+		if k < 8 {
+			return dst
+		}
+	}
+	return dst
+}
+
+// base32Alphabets returns the base32 alphabets a run of class in (see
+// runClass) can be written in: the standard one (A-Z2-7) and the
+// extended-hex one (0-9A-V).
+func base32Alphabets(in uint8) []*[256]int8 {
+	switch in & b32In {
+	case 0:
+		return nil
 	case b32In:
 		return []*[256]int8{&b32Std, &b32Hex}
 	case inStd:
@@ -452,16 +494,32 @@ func base32Alphabets(chars []byte) []*[256]int8 {
 	}
 }
 
+// isDecimal marks a run of decimal digits (and '=' padding, which ends
+// a decoding): runClass.
+//
+// decimalBase64: the base64 digits '0'-'9' have the values 52-61, so the
+// first byte of every group decoded from them is 0xd0 or more — at least
+// one byte in three is not text (textLike wants seven in eight) — and no
+// byte of any alignment starts a gzip, zlib, bzip2 or xz stream
+// (TestDecimalBase64 checks every group): inner would find nothing in
+// them. The same does not hold for base32: in the extended-hex alphabet
+// digits decode to text ("61130921" is "0B0$A"), so digit runs are still
+// read as base32 (TestDecimalBase32StillDecoded).
+//
 // b32Class tells, per character, the base32 alphabets it belongs to
-// ('=' to both).
+// ('=' to both), and whether it is decimal (digits and '=').
 const (
 	inStd = 1 << iota
 	inHex
+	isDecimal
 	b32In = inStd | inHex
 )
 
 var b32Class = func() (t [256]uint8) {
-	t['='] = b32In
+	t['='] = b32In | isDecimal
+	for c := '0'; c <= '9'; c++ {
+		t[c] |= isDecimal
+	}
 	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") {
 		t[c] |= inStd
 	}

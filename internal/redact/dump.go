@@ -66,17 +66,20 @@ func (r *Redactor) dumpSpans(s string, from int, sc scan, spans []span) []span {
 		}
 	}
 	first := true
+	lineMax, minHi := maxDumpLine, from-maxDumpLine
 	for lo := 0; lo < len(s); {
 		hi, next := lineEnd(s, lo)
 		last := next >= len(s)
-		skip := hi-lo > maxDumpLine || sc.trimmed && first || sc.partial && last || hi <= from-maxDumpLine
+		skip := hi-lo > lineMax || sc.trimmed && first || sc.partial && last || hi <= minHi
 		first = false
 		// A line shorter than minDumpToken without a separator is one
 		// short field (or none), which the test below passes over: said
 		// without splitting it, as most lines of a long listing (seq,
 		// ls -1, numbers) are.
 		if skip || hi-lo < minDumpToken && !hasSep(s[lo:hi]) {
-			flushAll()
+			if open != 0 {
+				flushAll()
+			}
 			lo = next
 			continue
 		}
