@@ -33,7 +33,7 @@ func claudeBothWays(t *testing.T, in []byte) (clipped, whole string) {
 // decoder clips output (jsonv.Options.Clip) or decodes it whole.
 func TestClaudeClipMatchesWholeDecodeOnFixtures(t *testing.T) {
 	var files []string
-	for _, dir := range []string{"../testdata/fixtures/claude-code", "../testdata/corpus/claude-code", "testdata"} {
+	for _, dir := range []string{"../testdata/fixtures/claude-code", "../testdata/corpus/claude-code", "../testdata/bench/claude-code", "testdata"} {
 		m, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 		assert.NilError(t, err)
 		files = append(files, m...)
