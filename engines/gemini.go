@@ -101,7 +101,9 @@ var _ AgentEngine = (*gemini)(nil)
 // GeminiName is the --engine value of the Gemini CLI engine.
 const GeminiName = "gemini"
 
-type gemini struct{}
+type gemini struct {
+	noClip bool // decode output whole (tests compare the two)
+}
 
 func (*gemini) Name() string { return GeminiName }
 
@@ -205,7 +207,11 @@ func (g *gemini) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error)
 
 func (g *gemini) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &geminiParser{b: newLogBuilderTo(g.Name(), s), kinds: newWindow[string, string](idWindow)}
-	err := readRecords(r, geminiOptions, p.b, func(v *jsonv.Value) {
+	opt := geminiOptions
+	if g.noClip {
+		opt.Clip = nil
+	}
+	err := readRecords(r, opt, p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
 	})
@@ -225,7 +231,14 @@ var geminiOptions = jsonv.Options{Keep: map[string]bool{
 	"path": true, "projectHash": true, "response": true, "result": true, "resultDisplay": true, "role": true,
 	"sessionId": true, "severity": true, "startTime": true, "stats": true, "status": true, "text": true,
 	"timestamp": true, "toolCalls": true, "tool_id": true, "tool_name": true, "type": true,
-}}
+},
+	// A shell command's output: the log keeps its head and tail
+	// (TruncateOutput), so the decoder keeps a little more than those of
+	// a long one and skips decoding the rest (jsonv.Options.Clip). The
+	// session's response.output, which parseShellContent reads whole, is
+	// read with Value.Whole.
+	Clip: map[string]bool{"output": true}, ClipHead: OutputHeadBytes + 16, ClipTail: OutputTailBytes + 16,
+}
 
 type geminiParser struct {
 	b      *logBuilder
@@ -362,6 +375,11 @@ func (p *geminiParser) toolResult(v *jsonv.Value) {
 	res := cmdResult{Failed: isError}
 	if out := v.Get("output"); out.IsString() {
 		res.Output, res.Omitted = out.Text()
+		// Whole text matching geminiDisplayResult's patterns has a head
+		// and a tail that match them too: only then is it read whole.
+		if t := strings.TrimSpace(res.Output); res.Omitted > 0 && (geminiExitCode.MatchString(t) || geminiFailed.MatchString(t)) {
+			res.Output, res.Omitted = out.Whole()
+		}
 	}
 	geminiDisplayResult(&res)
 	if isError && res.Output == "" {

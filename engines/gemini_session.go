@@ -286,7 +286,8 @@ func geminiSessionShell(tc *jsonv.Value, status string) cmdResult {
 		res.Output, res.Omitted = display.Text()
 		geminiDisplayResult(&res)
 	}
-	sh, ok := parseShellContent(resp.Get("output").Str())
+	content, _ := resp.Get("output").Whole()
+	sh, ok := parseShellContent(content)
 	if ok {
 		if !display.IsString() {
 			res.Output = sh.output
