@@ -11,6 +11,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -298,5 +299,22 @@ func (f *jsonLineFilter) dropLine() error {
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			return err
 		}
+	}
+}
+
+var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
+
+// noThink removes what the <think> regular expression matches, on texts
+// of tags nested, unclosed, repeated and cut.
+func TestNoThinkMatchesRegexp(t *testing.T) {
+	pieces := []string{"<think>", "</think>", "<think", "think>", "</", "a", "b\n", " ", "<", ">"}
+	rng := rand.New(rand.NewSource(9))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rng.Intn(12); k >= 0; k-- {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		s := b.String()
+		assert.Equal(t, noThink(s), thinkBlock.ReplaceAllString(s, ""), "%q", s)
 	}
 }
