@@ -47,10 +47,7 @@ type parseMemCase struct {
 	exit          int // the exit status expected
 }
 
-func parseMemCases(all bool) []parseMemCase {
-	if !all {
-		return []parseMemCase{{"claude-code", "claude-small-commands", 64 << 20, 0}}
-	}
+func parseMemCases() []parseMemCase {
 	var cases []parseMemCase
 	for _, s := range transcriptgen.Synthetic {
 		c := parseMemCase{engine: transcriptgen.SyntheticEngine(s), shape: s, size: 1 << 30}
@@ -82,20 +79,14 @@ func TestParseBoundedMemory(t *testing.T) {
 		main()
 		return
 	}
-	if testing.Short() {
-		t.Skip("generates and parses a 64 MiB transcript")
-	}
-	all := longtest.Enabled()
+	longtest.Require(t) // generates and parses a GiB per engine and shape
 	scale := 1.0
 	if s := os.Getenv("R2D_MEMTEST_SCALE"); s != "" {
 		f, err := strconv.ParseFloat(s, 64)
 		assert.NilError(t, err, "R2D_MEMTEST_SCALE")
 		scale = f
 	}
-	if !all {
-		t.Logf("one case; %s=1 runs every engine and shape at 1 GiB", longtest.Env)
-	}
-	for _, c := range parseMemCases(all) {
+	for _, c := range parseMemCases() {
 		c.size = int64(float64(c.size) * scale)
 		t.Run(c.engine+"/"+c.shape, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "transcript.jsonl")

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -127,6 +129,7 @@ func TestParse(t *testing.T) {
 // detected or named; only transcripts of several runs (or with a session
 // to merge) come back as logs in memory.
 func TestStreamMatchesParse(t *testing.T) {
+	longtest.Require(t) // parses every fixture twice, seconds of CPU
 	var paths []string
 	for _, name := range engines.Names() {
 		entries, err := os.ReadDir(filepath.Join(fixtures, name))
