@@ -29,10 +29,8 @@ import (
 // reading its output as it comes: every command must be in the log, and the
 // log must end. The child's peak RSS comes from getrusage.
 //
-// By default one case runs: 64 MiB of tiny Claude Code commands (200,000
-// of them); -short skips it. As a long test (internal/longtest:
-// R2D_LONG_TESTS=1, which .ci/run sets, or CI=true) every case runs, at
-// 1 GiB (256 MiB for single lines): millions of commands for every engine,
+// It is a long test (internal/longtest: R2D_LONG_TESTS=1, which .ci/run
+// sets, or CI=true); every case runs, at 1 GiB (256 MiB for single lines): millions of commands for every engine,
 // huge lines, huge outputs, and each real transcript shape (a few
 // minutes). R2D_MEMTEST_SCALE=0.25 shrinks every size for a quick look.
 

@@ -167,3 +167,16 @@ func TestStreamMatchesParse(t *testing.T) {
 	}
 	assert.Assert(t, streamed > 80, "only %d transcripts streamed", streamed)
 }
+
+func TestListIDsCountsWhatItDoesNotName(t *testing.T) {
+	ids := func(n int) []string {
+		var out []string
+		for i := 1; i <= n; i++ {
+			out = append(out, fmt.Sprintf("r%d", i))
+		}
+		return out
+	}
+	assert.Equal(t, transcript.ListIDs(ids(2)), "r1, r2")
+	assert.Equal(t, transcript.ListIDs(ids(10)), "r1, r2, r3, r4, r5, r6, r7, r8, r9, r10")
+	assert.Equal(t, transcript.ListIDs(ids(579)), "r1, r2, r3, r4, r5, r6, r7, r8, r9, r10 and 569 more")
+}
