@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/readme2demo/readme2demo/internal/agentcli/clitest"
+
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -155,23 +157,7 @@ func TestCodexBuildCommand(t *testing.T) {
 // the sandbox forwards it) and checks the parsed command log, and that the
 // API key does not reach the commands codex runs.
 func TestCodexBuildCommandRealCLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a real CLI; skipped with -short")
-	}
-	root, err := filepath.Abs("..")
-	assert.NilError(t, err)
-	cli, err := agentcli.Lookup(engines.CodexName)
-	assert.NilError(t, err)
-	cliDir := agentcli.CLIDir(os.Getenv, root)
-	bin := cli.Binary(cliDir, cli.Pinned)
-	if _, err := os.Stat(bin); err != nil {
-		msg := "codex " + cli.Pinned + " not installed at " + bin + "; install it with: " +
-			cli.InstallCommand(cliDir, cli.Pinned)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	_, _, bin := clitest.Require(t, engines.CodexName, agentcli.CodexVersion, "..")
 	dir := t.TempDir()
 	work, home := filepath.Join(dir, "workspace"), filepath.Join(dir, "home")
 	for _, d := range []string{work, home, filepath.Join(home, ".codex")} {

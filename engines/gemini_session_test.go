@@ -36,7 +36,7 @@ func TestGeminiBuildCommandKeepsSession(t *testing.T) {
 			fake := "#!/bin/sh\n"
 			if tc.session {
 				fake += "d=\"$GEMINI_CLI_HOME/.gemini/tmp/workspace/chats\"; mkdir -p \"$d\"\n" +
-					"echo old > \"$d/session-2026-01-01T00-00-aaaa.jsonl\"; sleep 1\n" +
+					"echo old > \"$d/session-2026-01-01T00-00-aaaa.jsonl\"; touch -d 2000-01-01 \"$d/session-2026-01-01T00-00-aaaa.jsonl\"\n" +
 					"echo '{\"sessionId\":\"s\",\"projectHash\":\"h\"}' > \"$d/session-2026-01-01T00-01-bbbb.jsonl\"\n"
 			}
 			fake += "echo '{\"type\":\"init\"}'\nexit " + strconv.Itoa(tc.exit) + "\n"

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -123,6 +125,7 @@ func TestMarkdownStopsAtFirstFailure(t *testing.T) {
 }
 
 func TestMarkdownHints(t *testing.T) {
+	longtest.Require(t) // waits for real timeouts of whole seconds
 	t.Parallel()
 	md := "# hints\n\n<!-- readme2demo: skip -->\n```bash\necho skipped\n```\n\n" +
 		"<!-- readme2demo: continue-on-error timeout=1s -->\n```bash\nsleep 30\nfalse\n```\n\n" +
@@ -148,6 +151,7 @@ func TestMarkdownHints(t *testing.T) {
 }
 
 func TestMarkdownTimeoutFailsTheRun(t *testing.T) {
+	longtest.Require(t) // waits for real timeouts of whole seconds
 	t.Parallel()
 	md := "<!-- readme2demo: timeout=1s -->\n```sh\nsleep 30\n```\n\n```sh\necho never\n```\n"
 	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
@@ -156,6 +160,7 @@ func TestMarkdownTimeoutFailsTheRun(t *testing.T) {
 }
 
 func TestMarkdownBackgroundThatNeverGetsReady(t *testing.T) {
+	longtest.Require(t) // waits for real timeouts of whole seconds
 	t.Parallel()
 	md := "<!-- readme2demo: background ready=\"false\" timeout=2s -->\n```sh\nsleep 300\n```\n\n```sh\necho never\n```\n"
 	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)

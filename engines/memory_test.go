@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/engines"
@@ -56,6 +58,7 @@ func (h *heapProbe) Command(*commandlog.Command) error {
 }
 
 func TestParseMemoryDoesNotGrowWithCommands(t *testing.T) {
+	longtest.Require(t) // parses 45k commands per engine, seconds of CPU
 	const first, last = 15_000, 45_000
 	for _, shape := range transcriptgen.Synthetic {
 		name := transcriptgen.SyntheticEngine(shape)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -277,6 +279,7 @@ func TestMarkdownCloneOfThisRepositoryIsTheCheckout(t *testing.T) {
 // included (a fork bomb's children are re-parented away from the runner),
 // and nothing outside the runner's session.
 func TestMarkdownTimeoutKillsOrphans(t *testing.T) {
+	longtest.Require(t) // waits for real timeouts of whole seconds
 	t.Parallel()
 	outsider := exec.Command("sleep", "120")
 	assert.NilError(t, outsider.Start())

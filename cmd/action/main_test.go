@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -17,9 +19,7 @@ import (
 // The built binary is the Action, and the egress proxy when started under
 // the proxy's name (as the proxy container starts it).
 func TestBinaryIsTheActionAndTheProxy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
+	longtest.Require(t) // builds the binary with go build
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "readme2demo-action")
 	build := exec.Command("go", "build", "-o", bin, ".")

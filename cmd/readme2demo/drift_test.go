@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/readme2demo/readme2demo/internal/agentcli/clitest"
+
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -169,22 +171,12 @@ func TestDriftSavesCandidatesAndOpensTheIssue(t *testing.T) {
 	assert.Check(t, is.Contains(body, string(report)))
 }
 
-// cliOrSkip finds an installed version of an engine's CLI under
-// $R2D_CLI_DIR (or .cache/cli) and returns that directory: FAIL in CI, skip
-// elsewhere.
+// cliOrSkip finds an installed version of an engine's CLI (clitest.Require:
+// a long test, failing in CI when the version is missing) and returns the
+// directory CLI versions are installed under.
 func cliOrSkip(t *testing.T, engine, version string) string {
 	t.Helper()
-	cli, err := agentcli.Lookup(engine)
-	assert.NilError(t, err)
-	dir, err := filepath.Abs(agentcli.CLIDir(os.Getenv, "../.."))
-	assert.NilError(t, err)
-	if bin := cli.Binary(dir, version); !fileExists(bin) {
-		msg := engine + " " + version + " not installed at " + bin + "; install it with: " + cli.InstallCommand(dir, version)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	_, dir, _ := clitest.Require(t, engine, version, "../..")
 	return dir
 }
 

@@ -72,8 +72,8 @@ A file holding several runs (OpenHands evaluation output, one instance per
 line) gives one log per run: --instance ID keeps one; -o DIR/ (an existing
 directory, or a path ending in /) writes one DIR/<ID>.json per run; otherwise
 the runs go to standard output (or the -o file) as one JSON array of
-{"instance": ID, "command_log": {...}}, in the file's order, and stderr lists
-the run ids. Cost, turns and duration are each run's own, never spanning runs.
+{"instance": ID, "command_log": {...}}, in the file's order, and stderr names
+the runs (the first ten, and how many more). Cost, turns and duration are each run's own, never spanning runs.
 
 --session FILE merges a Gemini CLI chat session file of the same run into
 the log: its exact exit codes, by tool call id (readme2demo run keeps it as
@@ -170,7 +170,7 @@ func runParse(o parseOptions, path string, e env) int {
 			return exitcode.Failed
 		}
 		fmt.Fprintf(e.stderr, "readme2demo parse: %s holds %d runs (evaluation output): wrote them as one JSON array of {\"instance\", \"command_log\"}; --instance ID writes one run's command log, -o DIR/ one file per run; runs: %s\n",
-			path, len(res.Logs), strings.Join(res.IDs(), ", "))
+			path, len(res.Logs), transcript.ListIDs(res.IDs()))
 		return code
 	}
 	if len(res.Logs) > 1 {

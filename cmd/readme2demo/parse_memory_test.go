@@ -29,10 +29,8 @@ import (
 // reading its output as it comes: every command must be in the log, and the
 // log must end. The child's peak RSS comes from getrusage.
 //
-// By default one case runs: 64 MiB of tiny Claude Code commands (200,000
-// of them); -short skips it. As a long test (internal/longtest:
-// R2D_LONG_TESTS=1, which .ci/run sets, or CI=true) every case runs, at
-// 1 GiB (256 MiB for single lines): millions of commands for every engine,
+// It is a long test (internal/longtest: R2D_LONG_TESTS=1, which .ci/run
+// sets, or CI=true); every case runs, at 1 GiB (256 MiB for single lines): millions of commands for every engine,
 // huge lines, huge outputs, and each real transcript shape (a few
 // minutes). R2D_MEMTEST_SCALE=0.25 shrinks every size for a quick look.
 
@@ -47,10 +45,7 @@ type parseMemCase struct {
 	exit          int // the exit status expected
 }
 
-func parseMemCases(all bool) []parseMemCase {
-	if !all {
-		return []parseMemCase{{"claude-code", "claude-small-commands", 64 << 20, 0}}
-	}
+func parseMemCases() []parseMemCase {
 	var cases []parseMemCase
 	for _, s := range transcriptgen.Synthetic {
 		c := parseMemCase{engine: transcriptgen.SyntheticEngine(s), shape: s, size: 1 << 30}
@@ -82,20 +77,14 @@ func TestParseBoundedMemory(t *testing.T) {
 		main()
 		return
 	}
-	if testing.Short() {
-		t.Skip("generates and parses a 64 MiB transcript")
-	}
-	all := longtest.Enabled()
+	longtest.Require(t) // generates and parses a GiB per engine and shape
 	scale := 1.0
 	if s := os.Getenv("R2D_MEMTEST_SCALE"); s != "" {
 		f, err := strconv.ParseFloat(s, 64)
 		assert.NilError(t, err, "R2D_MEMTEST_SCALE")
 		scale = f
 	}
-	if !all {
-		t.Logf("one case; %s=1 runs every engine and shape at 1 GiB", longtest.Env)
-	}
-	for _, c := range parseMemCases(all) {
+	for _, c := range parseMemCases() {
 		c.size = int64(float64(c.size) * scale)
 		t.Run(c.engine+"/"+c.shape, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "transcript.jsonl")

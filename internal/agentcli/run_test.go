@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/poll"
@@ -35,6 +37,7 @@ func TestSuperviseReportsExitAndOutput(t *testing.T) {
 // The kill lands After the signal, not at a fixed time, and takes the whole
 // process tree: a command the CLI started in its own session dies too.
 func TestSuperviseKillsTheTreeAfterTheSignal(t *testing.T) {
+	longtest.Require(t) // waits for real signal grace periods
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
 	cmd := exec.Command("sh", "-c", "echo started; setsid sleep 60 & echo $! > "+pidFile+"; wait")
 	when := make(chan struct{})
@@ -89,6 +92,7 @@ func TestSuperviseStopsWithTheContext(t *testing.T) {
 // With Running, the kill waits for the command itself, however late the
 // CLI starts it, and then lets it run After.
 func TestSuperviseWaitsForTheCommandToRun(t *testing.T) {
+	longtest.Require(t) // waits for real signal grace periods
 	when := make(chan struct{})
 	close(when) // the last call was served long ago
 	start := time.Now()

@@ -30,6 +30,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -65,9 +67,7 @@ func installFakeOpenHands(t *testing.T, cliDir, version string) {
 }
 
 func TestOpenHandsDriverAgainstAFakeCLI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a fake CLI through four scenarios (one killed after 3 s); skipped with -short")
-	}
+	longtest.Require(t) // a fake CLI through four scenarios, one killed after 3 s
 	cliDir := t.TempDir()
 	installFakeOpenHands(t, cliDir, agentcli.OpenHandsVersion)
 	out := filepath.Join(t.TempDir(), "out")

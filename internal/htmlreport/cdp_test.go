@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // browser is headless Chromium driven over the Chrome DevTools Protocol on
@@ -56,13 +58,11 @@ var chromiumFlags = []string{
 	"--window-size=1280,1000", "--remote-debugging-pipe",
 }
 
-// findChromium returns Debian's chromium, skipping the test when it is
+// findChromium returns Debian's chromium for a long test (longtest), skipping the test when it is
 // missing outside CI and failing it in CI.
 func findChromium(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("browser test skipped with -short")
-	}
+	longtest.Require(t) // a real browser: seconds to start and render
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/engines"
@@ -76,6 +78,7 @@ func fixtures(t *testing.T, dirs ...string) map[string][]string {
 // The streamed log has exactly the bytes of the log parsed whole, for every
 // transcript of every engine (fixtures and the corpus).
 func TestStreamedEqualsInMemoryOnFixtures(t *testing.T) {
+	longtest.Require(t) // parses every fixture twice, seconds of CPU
 	n := 0
 	for name, files := range fixtures(t, "../../testdata/fixtures", "../../testdata/corpus") {
 		eng, err := engines.Lookup(name)
@@ -229,6 +232,7 @@ func densest(t testing.TB, eng engines.AgentEngine) ([]byte, int) {
 // streamed as parsed whole. R2D_LARGE=1 makes them 64 MiB each (100,000 to
 // 500,000 commands).
 func TestStreamedEqualsInMemoryOnLongTranscripts(t *testing.T) {
+	longtest.Require(t) // parses every fixture twice, seconds of CPU
 	for _, name := range engines.Names() {
 		t.Run(name, func(t *testing.T) {
 			eng, err := engines.Lookup(name)

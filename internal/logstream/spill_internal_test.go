@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/engines"
@@ -50,6 +52,7 @@ func TestSpillWriteErrorIsReported(t *testing.T) {
 // Batches written in order: whatever the number of workers, items come
 // out in the order they were taken, each list in its own.
 func TestWorkersKeepOrder(t *testing.T) {
+	longtest.Require(t) // writes 3000 commands with 64 KiB outputs three times
 	for _, workers := range []int{1, 3, 8} {
 		w, err := New(Options{Dir: t.TempDir(), Workers: workers})
 		assert.NilError(t, err)

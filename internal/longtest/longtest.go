@@ -1,6 +1,7 @@
 // Package longtest gates the tests that are slow on their own: seconds of
-// CPU each, such as generating and parsing GiB-sized transcripts, thousands
-// of damaged fixtures, or a browser rendering thousands of commands. They
+// CPU or of waiting each, such as generating and parsing GiB-sized
+// transcripts, thousands of damaged fixtures, a browser rendering thousands
+// of commands, a real agent CLI (agentcli/clitest), or a real timeout. They
 // are skipped in a plain `go test ./...`, which stays fast on a developer's
 // machine, and run in CI.
 //

@@ -6,11 +6,12 @@ package mockllm
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/readme2demo/readme2demo/internal/agentcli/clitest"
 
 	"gotest.tools/v3/assert"
 
@@ -24,21 +25,16 @@ func capturing() bool { return *captureFlag || os.Getenv("R2D_CAPTURE") == "1" }
 
 const repoRoot = "../.."
 
-// cliOrSkip finds an installed CLI version under $R2D_CLI_DIR (or .cache/cli). Missing: FAIL
-// in CI, skip elsewhere.
+// cliOrSkip finds an installed CLI version (clitest.Require): a long test,
+// failing in CI when the version is missing; a capture runs it whatever
+// R2D_LONG_TESTS says.
 func cliOrSkip(t *testing.T, engine, version string) (agentcli.CLI, string) {
 	t.Helper()
-	cli, err := agentcli.Lookup(engine)
-	assert.NilError(t, err)
-	dir := agentcli.CLIDir(os.Getenv, repoRoot)
-	bin := cli.Binary(dir, version)
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("%s %s not installed at %s; install it with: %s", cli.Name, version, bin, cli.InstallCommand(dir, version))
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+	find := clitest.Require
+	if capturing() {
+		find = clitest.Find
 	}
+	cli, _, bin := find(t, engine, version, repoRoot)
 	return cli, bin
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -358,6 +360,7 @@ func TestWriterSplitAnywhere(t *testing.T) {
 // A long stream flushes many times; secrets placed around every flush
 // boundary are still caught, and the output equals redacting it whole.
 func TestWriterLongStream(t *testing.T) {
+	longtest.Require(t) // redacts a 12 MiB stream in four chunk sizes
 	r := New([]string{canary})
 	filler := ordinaryOutput(300 << 10)
 	var b strings.Builder

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/image"
@@ -594,6 +596,7 @@ func TestDiskCapUnmeasuredIsReportedNotFatal(t *testing.T) {
 // A slow measurement spaces the next ones out: measuring never takes more
 // than about a tenth of the time.
 func TestDiskMeasuringCostIsBounded(t *testing.T) {
+	longtest.Require(t) // runs for real seconds against a fake daemon
 	d, _ := hangingDocker(t)
 	var mu sync.Mutex
 	var measures int
@@ -622,6 +625,7 @@ func TestDiskMeasuringCostIsBounded(t *testing.T) {
 // A process count that stays at the limit (a fork bomb) stops the run;
 // dips that stay above half of the limit do not reset the clock.
 func TestProcessLimitStuckStopsTheRun(t *testing.T) {
+	longtest.Require(t) // runs for real seconds against a fake daemon
 	d, killed := hangingDocker(t)
 	var mu sync.Mutex
 	n := 0
@@ -647,6 +651,7 @@ func TestProcessLimitStuckStopsTheRun(t *testing.T) {
 
 // A busy build that touches the limit now and then is not a fork bomb.
 func TestProcessLimitTouchedIsNotStuck(t *testing.T) {
+	longtest.Require(t) // runs for real seconds against a fake daemon
 	d, _ := hangingDocker(t)
 	var mu sync.Mutex
 	n := 0
@@ -745,6 +750,7 @@ func TestSweepRemovesADiskMeterBeforeItsSandbox(t *testing.T) {
 // measuring is: the next measurement comes within half the time the
 // current rate needs to get there.
 func TestDiskWatcherMeasuresAFastWriterInTime(t *testing.T) {
+	longtest.Require(t) // runs for real seconds against a fake daemon
 	d, _ := hangingDocker(t)
 	start := time.Now()
 	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {

@@ -58,7 +58,19 @@ type InstanceError struct {
 }
 
 func (e *InstanceError) Error() string {
-	return fmt.Sprintf("%s holds no run %q; runs: %s", e.File, e.Want, strings.Join(e.IDs, ", "))
+	return fmt.Sprintf("%s holds no run %q; runs: %s", e.File, e.Want, ListIDs(e.IDs))
+}
+
+// maxListed is how many run ids a message names before it counts the rest.
+const maxListed = 10
+
+// ListIDs names run ids for a message: all of them up to ten, else the first
+// ten and how many more there are (an evaluation file can hold thousands).
+func ListIDs(ids []string) string {
+	if len(ids) <= maxListed {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:maxListed], ", "), len(ids)-maxListed)
 }
 
 // Parse reads the transcript at path (a file, or a directory whose regular

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/readme2demo/readme2demo/internal/longtest"
+
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -127,6 +129,7 @@ func TestParse(t *testing.T) {
 // detected or named; only transcripts of several runs (or with a session
 // to merge) come back as logs in memory.
 func TestStreamMatchesParse(t *testing.T) {
+	longtest.Require(t) // parses every fixture twice, seconds of CPU
 	var paths []string
 	for _, name := range engines.Names() {
 		entries, err := os.ReadDir(filepath.Join(fixtures, name))
@@ -163,4 +166,17 @@ func TestStreamMatchesParse(t *testing.T) {
 		}
 	}
 	assert.Assert(t, streamed > 80, "only %d transcripts streamed", streamed)
+}
+
+func TestListIDsCountsWhatItDoesNotName(t *testing.T) {
+	ids := func(n int) []string {
+		var out []string
+		for i := 1; i <= n; i++ {
+			out = append(out, fmt.Sprintf("r%d", i))
+		}
+		return out
+	}
+	assert.Equal(t, transcript.ListIDs(ids(2)), "r1, r2")
+	assert.Equal(t, transcript.ListIDs(ids(10)), "r1, r2, r3, r4, r5, r6, r7, r8, r9, r10")
+	assert.Equal(t, transcript.ListIDs(ids(579)), "r1, r2, r3, r4, r5, r6, r7, r8, r9, r10 and 569 more")
 }

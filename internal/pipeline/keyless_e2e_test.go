@@ -1,4 +1,4 @@
-package engines_test
+package pipeline_test
 
 import (
 	"bytes"
@@ -23,13 +23,6 @@ import (
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
 )
-
-func sampleRepo(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "testdata", "sample-repo"))
-	assert.NilError(t, err)
-	return p
-}
 
 // runKeyless runs a keyless engine in the real sandbox the way a run does:
 // PrepareInput → the runner copied to PromptContainerPath → BuildCommand
