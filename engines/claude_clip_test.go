@@ -111,3 +111,34 @@ func TestClaudeClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
 	clipped, whole := claudeBothWays(t, in.Bytes())
 	assert.Equal(t, clipped, whole)
 }
+
+// FuzzClipMatchesWholeDecode: any transcript gives the same Claude Code
+// and Gemini CLI logs whether the decoder clips output or not. The seeds
+// are small transcripts of one command whose output is long enough to be
+// clipped, with odd escapes near the edges; the fuzzer damages them.
+//
+//	go test ./engines -run '^$' -fuzz '^FuzzClipMatchesWholeDecode$' -fuzztime 20s
+func FuzzClipMatchesWholeDecode(f *testing.F) {
+	var seq strings.Builder
+	for i := 0; seq.Len() < 6000; i++ {
+		fmt.Fprintf(&seq, `%d\n`, i)
+	}
+	for _, out := range []string{
+		seq.String(),
+		"Exit code 2" + strings.Repeat(`\n `, 40) + seq.String(),
+		seq.String()[:3100] + `\\` + seq.String()[3100:],
+		seq.String()[:4000] + `\u00e9\ud83d\ude00` + seq.String()[4000:],
+		"Command failed: " + strings.Repeat("x", 5000),
+	} {
+		f.Add([]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"seq 1 2000"}}]}}` + "\n" +
+			`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"` + out + `","is_error":true}]},"tool_use_result":{"stdout":"` + out + `","stderr":"e"}}` + "\n"))
+		f.Add([]byte(`{"type":"tool_use","tool_name":"run_shell_command","tool_id":"t","parameters":{"command":"seq 1 2000"}}` + "\n" +
+			`{"type":"tool_result","tool_id":"t","status":"error","output":"` + out + `"}` + "\n"))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		clipped, whole := claudeBothWays(t, in)
+		assert.Equal(t, clipped, whole)
+		clipped, whole = geminiBothWays(t, in)
+		assert.Equal(t, clipped, whole)
+	})
+}
