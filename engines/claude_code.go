@@ -41,12 +41,12 @@ package engines
 
 import (
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/jsonv"
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 var _ AgentEngine = (*claudeCode)(nil)
@@ -345,7 +345,7 @@ func (p *claudeParser) user(v *jsonv.Value) {
 	}
 }
 
-var claudeExitCode = regexp.MustCompile(`^(?:Error: )?Exit code (-?\d+)\s*(?:\n|$)`)
+var claudeExitCode = lazyre.New(`^(?:Error: )?Exit code (-?\d+)\s*(?:\n|$)`)
 
 func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 	id := res.Get("tool_use_id").Str()
@@ -416,7 +416,7 @@ func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 }
 
 // claudeExitHead is the start of claudeExitCode: the prefix and the number.
-var claudeExitHead = regexp.MustCompile(`^(?:Error: )?Exit code -?\d+`)
+var claudeExitHead = lazyre.New(`^(?:Error: )?Exit code -?\d+`)
 
 // claudeExitSettled reports whether claudeExitCode's match on text depends
 // only on its first n bytes: text does not start with the prefix and a

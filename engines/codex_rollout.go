@@ -7,11 +7,11 @@ package engines
 
 import (
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/jsonv"
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // codexRolloutLineTypes are the record types of a rollout line
@@ -234,7 +234,7 @@ func applyPatchInvocation(command *jsonv.Value, text string) (string, bool) {
 }
 
 // patchHeader matches the file lines of an apply_patch patch.
-var patchHeader = regexp.MustCompile(`(?m)^\*\*\* (Add|Update|Delete) File: (.+?)\s*$`)
+var patchHeader = lazyre.New(`(?m)^\*\*\* (Add|Update|Delete) File: (.+?)\s*$`)
 
 // patchCall records the files a patch names; its output, or a later end
 // event, says whether it applied.
@@ -314,9 +314,9 @@ type codexOutput struct {
 }
 
 var (
-	codexTimedOut    = regexp.MustCompile(`^command timed out after \d+ milliseconds\n`)
-	codexExitCodeRe  = regexp.MustCompile(`^(?:Exit code:|Process exited with code) (-?\d+)$`)
-	codexRunningRe   = regexp.MustCompile(`^Process running with session ID (\S+)$`)
+	codexTimedOut    = lazyre.New(`^command timed out after \d+ milliseconds\n`)
+	codexExitCodeRe  = lazyre.New(`^(?:Exit code:|Process exited with code) (-?\d+)$`)
+	codexRunningRe   = lazyre.New(`^Process running with session ID (\S+)$`)
 	codexOutputHeads = []string{"Chunk ID:", "Wall time:", "Original token count:", "Total output lines:", "Exit code:",
 		"Process exited with code", "Process running with session ID", "Signal:"}
 )

@@ -88,12 +88,12 @@ package engines
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/jsonv"
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 var _ AgentEngine = (*gemini)(nil)
@@ -353,8 +353,8 @@ func (p *geminiParser) toolUse(v *jsonv.Value) {
 }
 
 var (
-	geminiExitCode = regexp.MustCompile(`^Command exited with code: (-?\d+)$`)
-	geminiFailed   = regexp.MustCompile(`^Command (?:terminated by signal: \S+|failed: [^\n]*)$`)
+	geminiExitCode = lazyre.New(`^Command exited with code: (-?\d+)$`)
+	geminiFailed   = lazyre.New(`^Command (?:terminated by signal: \S+|failed: [^\n]*)$`)
 )
 
 func (p *geminiParser) toolResult(v *jsonv.Value) {

@@ -8,13 +8,13 @@ package engines
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/jsonv"
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // SessionMerger is implemented by engines whose agent CLI writes, beside its
@@ -323,7 +323,7 @@ type shellContent struct {
 }
 
 var (
-	geminiUnwrap   = regexp.MustCompile(`(?s)<untrusted_context>\n(.*?)\n?</untrusted_context>\s*$`)
+	geminiUnwrap   = lazyre.New(`(?s)<untrusted_context>\n(.*?)\n?</untrusted_context>\s*$`)
 	geminiTrailers = []string{"Process Group PGID: ", "Background PIDs: ", "Signal: ", "Exit Code: ", "Error: "}
 )
 

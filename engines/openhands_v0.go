@@ -5,11 +5,11 @@ package engines
 // The format and its drift tolerance are described in openhands.go.
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/jsonv"
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 var v0ActionTypes = map[string]bool{
@@ -122,8 +122,8 @@ func joinedStrings(v *jsonv.Value) string {
 }
 
 var (
-	executedWithExitCode  = regexp.MustCompile(`executed with exit code (-?\d+)`)
-	completedWithExitCode = regexp.MustCompile(`\[(?:The command|Command) (?:completed|finished) with exit code (-?\d+)\.?\]`)
+	executedWithExitCode  = lazyre.New(`executed with exit code (-?\d+)`)
+	completedWithExitCode = lazyre.New(`\[(?:The command|Command) (?:completed|finished) with exit code (-?\d+)\.?\]`)
 )
 
 // firstExitCode picks the first stated exit code other than -1 from sources in
@@ -139,7 +139,7 @@ func firstExitCode(sources ...func() (int64, bool)) *int {
 
 func intSource(v *jsonv.Value) func() (int64, bool) { return v.Int }
 
-func regexpSource(re *regexp.Regexp, s string) func() (int64, bool) {
+func regexpSource(re *lazyre.Regexp, s string) func() (int64, bool) {
 	return func() (int64, bool) {
 		m := re.FindAllStringSubmatch(s, -1)
 		if m == nil {

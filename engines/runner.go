@@ -56,6 +56,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/jsonv"
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/textdiff"
 )
 
@@ -574,7 +575,7 @@ func runnerVerdict(c *commandlog.Command, st *runnerStart, engine string, instal
 // notFoundRe finds bash's "command not found" message (after the runner's
 // own path was replaced with "bash") and "No such file or directory" for a
 // path that was run.
-var notFoundRe = regexp.MustCompile(`(?m)^bash: (?:line \d+: )?([^\s:]+): (?:command not found|No such file or directory)$`)
+var notFoundRe = lazyre.New(`(?m)^bash: (?:line \d+: )?([^\s:]+): (?:command not found|No such file or directory)$`)
 
 // notFound explains an exit code 127: which command was missing and, when
 // a later README line installs it, which line; ran holds the README lines
@@ -640,7 +641,7 @@ func installsLine(installs []runInstall, line int) bool {
 
 // networkRe finds the messages of tools that could not reach a host:
 // curl, wget, git, the Go command, npm, pip (Python's resolver) and cargo.
-var networkRe = regexp.MustCompile(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host`)
+var networkRe = lazyre.New(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host`)
 
 // networkNote says that a failure came from the network: the host could
 // not be reached from the sandbox, which is about where the run happens,
@@ -676,7 +677,7 @@ func networkNote(output, command string, code *int) string {
 }
 
 // urlInRe finds the host of the first URL in a command.
-var urlInRe = regexp.MustCompile(`https?://([\w.-]+)`)
+var urlInRe = lazyre.New(`https?://([\w.-]+)`)
 
 // quietNetworkFailure reports curl's and wget's exit codes for a network
 // failure, for a command that runs one of them.

@@ -3,15 +3,15 @@ package engines
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // redirectFailRe is bash's message when it cannot open a redirection's
 // file: the command itself never ran.
-var redirectFailRe = regexp.MustCompile(`^bash: (?:line \d+: )?(\S+): (No such file or directory|Permission denied|Is a directory|Read-only file system)$`)
+var redirectFailRe = lazyre.New(`^bash: (?:line \d+: )?(\S+): (No such file or directory|Permission denied|Is a directory|Read-only file system)$`)
 
 // redirectNote explains an exit 1 that came from the shell, not the
 // command: the file it was to write could not be opened (`curl … >

@@ -2,9 +2,9 @@ package plan
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
@@ -13,7 +13,7 @@ import (
 
 // debianRe names this platform's own distributions specifically (not
 // "Linux" in general).
-var debianRe = regexp.MustCompile(`(?i)\b(debian|ubuntu|apt|apt-get|\.deb)\b`)
+var debianRe = lazyre.New(`(?i)\b(debian|ubuntu|apt|apt-get|\.deb)\b`)
 
 // readmeFacts learns what the plan needs to know of the whole README before
 // it reads it in order: whether it shows Go code (then `go get` of the

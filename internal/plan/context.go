@@ -2,9 +2,9 @@ package plan
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
@@ -18,20 +18,20 @@ var (
 	// interactive: "Interactive", "an interactive menu", "Prompt for
 	// input", "fuzzy matching", "Use `tab` … `enter` to confirm".
 	// "Non-interactive" is not one.
-	interactiveCueRe = regexp.MustCompile(`(?i)(^|[^-\w])interactive(ly)?\b|\bprompts? (for|the user|you)\b|\bprompting (for|the user|you)\b|\bmenu\b|\bTUI\b|\bfuzzy\b|\bscroll(s|ing)? through\b|\b(use|press|hit|type) ` + "`?" + `(tab|enter|return|arrow|ctrl|space|esc)\b|\bselect (a|an|one|multiple|from)\b|\bpick (a|an|one|from)\b`)
+	interactiveCueRe = lazyre.New(`(?i)(^|[^-\w])interactive(ly)?\b|\bprompts? (for|the user|you)\b|\bprompting (for|the user|you)\b|\bmenu\b|\bTUI\b|\bfuzzy\b|\bscroll(s|ing)? through\b|\b(use|press|hit|type) ` + "`?" + `(tab|enter|return|arrow|ctrl|space|esc)\b|\bselect (a|an|one|multiple|from)\b|\bpick (a|an|one|from)\b`)
 	// packagingRe is a heading or sentence addressed to people who package
 	// the project for a distribution.
-	packagingRe = regexp.MustCompile(`(?i)\bpackag(ing|ers?)\b[^.]{0,60}\b(distribution|distro)s?\b|\b(for|distribution|distro) packagers\b|\bpackaging\b[^.]{0,40}\bfor (a |your )?(linux )?(distribution|distro)`)
+	packagingRe = lazyre.New(`(?i)\bpackag(ing|ers?)\b[^.]{0,60}\b(distribution|distro)s?\b|\b(for|distribution|distro) packagers\b|\bpackaging\b[^.]{0,40}\bfor (a |your )?(linux )?(distribution|distro)`)
 	// otherMachineRe is a sentence that moves to another computer.
-	otherMachineRe = regexp.MustCompile(`(?i)\bon (another|a different|the other|a second|the remote|a remote|the receiving|the sending) (computer|machine|host|server|device|pc|laptop)\b`)
+	otherMachineRe = lazyre.New(`(?i)\bon (another|a different|the other|a second|the remote|a remote|the receiving|the sending) (computer|machine|host|server|device|pc|laptop)\b`)
 	// uninstallCueRe is a sentence about removing or reinstalling the
 	// project.
-	uninstallCueRe = regexp.MustCompile(`(?i)\b(un|re)install(ing|ation)?\b`)
+	uninstallCueRe = lazyre.New(`(?i)\b(un|re)install(ing|ation)?\b`)
 )
 
 // blockCue returns the innermost heading or the last sentence before the
 // block that matches re, "" when none does.
-func blockCue(b readme.Block, re *regexp.Regexp) string {
+func blockCue(b readme.Block, re *lazyre.Regexp) string {
 	if h := innermost(b.Headings); re.MatchString(plainText(h)) {
 		return h
 	}
@@ -95,7 +95,7 @@ func onlyInfo(cmds []simple) bool {
 var functionWords = toSet(`a an the of to for by in on with from your this that these those is are was were
 and or per all every each into when if its their you it be can will should which`)
 
-var proseWordRe = regexp.MustCompile(`^[a-z][a-z'’-]*[,.;:]?$`)
+var proseWordRe = lazyre.New(`^[a-z][a-z'’-]*[,.;:]?$`)
 
 // isProse reports a line that is a sentence rather than a command: three
 // or more lower-case words with no option, path, quote or operator, one of
@@ -213,10 +213,10 @@ func uninstalls(cmds []simple, own func(string) bool) bool {
 var (
 	// interactiveDefaultRe is a README saying its program is interactive
 	// unless told otherwise: "three modes: interactive (default), …".
-	interactiveDefaultRe = regexp.MustCompile(`(?i)\binteractive( mode)? \((the )?default\)|\binteractive (mode )?by default\b|\bdefaults? to (the )?interactive\b`)
+	interactiveDefaultRe = lazyre.New(`(?i)\binteractive( mode)? \((the )?default\)|\binteractive (mode )?by default\b|\bdefaults? to (the )?interactive\b`)
 	// nonInteractiveFlagRe is a documented option that turns it off, with
 	// its short form when the README gives one ("-n, --non-interactive").
-	nonInteractiveFlagRe = regexp.MustCompile(`(?:(-[A-Za-z]),\s+)?(--non-?interactive|--no-interactive|-noninteractive)\b`)
+	nonInteractiveFlagRe = lazyre.New(`(?:(-[A-Za-z]),\s+)?(--non-?interactive|--no-interactive|-noninteractive)\b`)
 )
 
 // interactiveDefault returns the options that make the project's program
@@ -376,7 +376,7 @@ func remoteClient(cmds []simple) string {
 }
 
 // otherRcWriteRe is a redirection into another shell's startup file.
-var otherRcWriteRe = regexp.MustCompile(`>>?\s*\S*(\.zshrc|\.zshenv|\.zprofile|config\.fish|\.tcshrc|\.cshrc)\b`)
+var otherRcWriteRe = lazyre.New(`>>?\s*\S*(\.zshrc|\.zshenv|\.zprofile|config\.fish|\.tcshrc|\.cshrc)\b`)
 
 // exampleProgs are program names READMEs use for the reader's own program.
 var exampleProgs = toSet(`foo bar baz my-cli mycli my-app myapp my-tool mytool my-program myprogram my-command your-app`)
@@ -439,7 +439,7 @@ func asRoot(text string) string {
 }
 
 // aptVerbRe is an apt command's verb that asks for confirmation.
-var aptVerbRe = regexp.MustCompile(`\b(apt|apt-get|aptitude) (install|upgrade|remove|purge|autoremove|dist-upgrade|full-upgrade|build-dep|reinstall)\b`)
+var aptVerbRe = lazyre.New(`\b(apt|apt-get|aptitude) (install|upgrade|remove|purge|autoremove|dist-upgrade|full-upgrade|build-dep|reinstall)\b`)
 
 // assumeYes returns an apt step with -y added when it asks for
 // confirmation and the README leaves -y out: a person at the prompt

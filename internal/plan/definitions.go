@@ -1,8 +1,9 @@
 package plan
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // A plan whose every command to run only defines something (a shell
@@ -15,9 +16,9 @@ const definitionsOnlyReason = "only defines a shell function, alias or variable,
 
 var (
 	// name() { … }, function name { … }, function name() { … }
-	definesFuncRe = regexp.MustCompile(`^(?:function\s+)?[A-Za-z_][A-Za-z0-9_:.-]*\s*\(\s*\)\s*\{|^function\s+[A-Za-z_][A-Za-z0-9_:.-]*\s*\{`)
+	definesFuncRe = lazyre.New(`^(?:function\s+)?[A-Za-z_][A-Za-z0-9_:.-]*\s*\(\s*\)\s*\{|^function\s+[A-Za-z_][A-Za-z0-9_:.-]*\s*\{`)
 	// alias x=…, export X=…, X=…, readonly/declare/typeset X=…
-	assignRe = regexp.MustCompile(`^(?:alias\s+\S+=|(?:export|readonly|declare|typeset|local)(?:\s+-[A-Za-z]+)*\s+[A-Za-z_][A-Za-z0-9_]*(?:=|\s*$)|[A-Za-z_][A-Za-z0-9_]*=)`)
+	assignRe = lazyre.New(`^(?:alias\s+\S+=|(?:export|readonly|declare|typeset|local)(?:\s+-[A-Za-z]+)*\s+[A-Za-z_][A-Za-z0-9_]*(?:=|\s*$)|[A-Za-z_][A-Za-z0-9_]*=)`)
 )
 
 // isDefinition reports whether a command only defines something: a

@@ -2,8 +2,9 @@ package plan
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // Commands that run until they are stopped, and servers.
@@ -39,7 +40,7 @@ func follows(cmds []simple) string {
 
 // serverRe matches commands that start a server or a watcher and do not
 // return: `npm start`, `python -m http.server`, `hugo server`.
-var serverRe = regexp.MustCompile(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|uvicorn|gunicorn|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start))\b|^(npx )?[a-z][\w.-]*-server(\s|$)`)
+var serverRe = lazyre.New(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|uvicorn|gunicorn|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start))\b|^(npx )?[a-z][\w.-]*-server(\s|$)`)
 
 // server names a command that starts a server and keeps running, "" for
 // others. A `-d` (detached) compose is not one.
@@ -72,7 +73,7 @@ var patternOpts = map[string]bool{"-o": true, "--output": true, "--out": true, "
 
 // outputOptRe names long options whose value is a file the command writes:
 // --report-path, --output-file, --log-dir.
-var outputOptRe = regexp.MustCompile(`^--[\w-]*(out|output|report|log|cache|save|dest|target|export|write)[\w-]*$`)
+var outputOptRe = lazyre.New(`^--[\w-]*(out|output|report|log|cache|save|dest|target|export|write)[\w-]*$`)
 
 // notFileCommands take arguments that are not input files (package names,
 // targets, branch names, outputs) or create what they name.
@@ -86,14 +87,14 @@ service ping dig host nslookup whois ssh-keygen gpg openssl code vim vi nvim nan
 `)
 
 var (
-	fileArgRe = regexp.MustCompile(`^(\./)?\.?[\w][\w.+-]*(/[\w.+-]+)*/?$`)
+	fileArgRe = lazyre.New(`^(\./)?\.?[\w][\w.+-]*(/[\w.+-]+)*/?$`)
 	// extRe is a file name extension people give files (not deps.get).
-	extRe    = regexp.MustCompile(`(?i)\.(md|markdown|rst|txt|json|jsonl|ya?ml|toml|ini|cfg|conf|env|lock|csv|tsv|xml|html?|css|s[ac]ss|js|mjs|cjs|jsx|tsx?|vue|svelte|py|ipynb|rb|go|mod|sum|rs|c|h|cc|cpp|hpp|cxx|java|kt|kts|scala|swift|dart|php|pl|lua|r|ex|exs|erl|hs|ml|sh|bash|zsh|fish|ps1|bats|sql|db|sqlite|log|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|bz2|xz|7z|deb|rpm|whl|gem|jar|war|apk|dmg|exe|msi|proto|graphql|tf|hcl|nix|patch|diff|pem|crt|key|pub|age|asc|gpg|mp4|mp3|wav|iso|img|bin|so|a|o|wasm|dockerfile|gradle|properties|in|am|ac|m4|cmake|mk)$`)
-	domainRe = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|sh|cc|in|me|co|app|xyz|tld|local|gov|edu)/`)
+	extRe    = lazyre.New(`(?i)\.(md|markdown|rst|txt|json|jsonl|ya?ml|toml|ini|cfg|conf|env|lock|csv|tsv|xml|html?|css|s[ac]ss|js|mjs|cjs|jsx|tsx?|vue|svelte|py|ipynb|rb|go|mod|sum|rs|c|h|cc|cpp|hpp|cxx|java|kt|kts|scala|swift|dart|php|pl|lua|r|ex|exs|erl|hs|ml|sh|bash|zsh|fish|ps1|bats|sql|db|sqlite|log|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|bz2|xz|7z|deb|rpm|whl|gem|jar|war|apk|dmg|exe|msi|proto|graphql|tf|hcl|nix|patch|diff|pem|crt|key|pub|age|asc|gpg|mp4|mp3|wav|iso|img|bin|so|a|o|wasm|dockerfile|gradle|properties|in|am|ac|m4|cmake|mk)$`)
+	domainRe = lazyre.New(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|sh|cc|in|me|co|app|xyz|tld|local|gov|edu)/`)
 	// generatedRe names what builds and configure steps make: ./configure
 	// (autoreconf), Makefile, target/, build/, dist/, bin/ …
-	generatedRe = regexp.MustCompile(`^(configure|Makefile|config\.status|(target|build|_build|dist|out|bin|obj|release|debug|node_modules|\.venv|venv|vendor|pkg)(/.*)?)$`)
-	versionRe   = regexp.MustCompile(`^v?\d+(\.\d+)+`)
+	generatedRe = lazyre.New(`^(configure|Makefile|config\.status|(target|build|_build|dist|out|bin|obj|release|debug|node_modules|\.venv|venv|vendor|pkg)(/.*)?)$`)
+	versionRe   = lazyre.New(`^v?\d+(\.\d+)+`)
 )
 
 // missingFile returns the first argument of a command that names a file
@@ -193,11 +194,11 @@ func looksLikeFile(a string) bool {
 var packageVerbs = toSet(`install i add get remove uninstall update upgrade up`)
 
 // scriptExtRe is a script's file name.
-var scriptExtRe = regexp.MustCompile(`\.(sh|bash|py|rb|pl|js|mjs|ts)$`)
+var scriptExtRe = lazyre.New(`\.(sh|bash|py|rb|pl|js|mjs|ts)$`)
 
 // dotFileRe is an env or rc file with a suffix: .env.local, .eslintrc.json
 // (not .a.b, a jq path).
-var dotFileRe = regexp.MustCompile(`^\.(env|[\w-]*rc)(\.[\w-]+)+$`)
+var dotFileRe = lazyre.New(`^\.(env|[\w-]*rc)(\.[\w-]+)+$`)
 
 // metasyntactic are the words READMEs use for "any value": foo, bar.
 var metasyntactic = map[string]bool{"foo": true, "bar": true, "baz": true, "qux": true, "foobar": true,
@@ -206,7 +207,7 @@ var metasyntactic = map[string]bool{"foo": true, "bar": true, "baz": true, "qux"
 
 // someNounRe is "some" and a noun, a README's stand-in for a value:
 // someremote, some-branch, some_file.
-var someNounRe = regexp.MustCompile(`^some[-_]?(remote|branch|file|dir|directory|folder|repo|repository|project|app|tag|host|server|user|name|package|module|command|value|key|image|service)s?$`)
+var someNounRe = lazyre.New(`^some[-_]?(remote|branch|file|dir|directory|folder|repo|repository|project|app|tag|host|server|user|name|package|module|command|value|key|image|service)s?$`)
 
 // makesNames are commands whose arguments name what they create or set,
 // so foo there is the README's own demo, not a placeholder.
@@ -265,7 +266,7 @@ func forShell(cmds []simple) string {
 }
 
 // binTargetRe is a file put in a bin directory: /usr/local/bin/yq.
-var binTargetRe = regexp.MustCompile(`(^|/)bin/([\w.+-]+)$`)
+var binTargetRe = lazyre.New(`(^|/)bin/([\w.+-]+)$`)
 
 // binInstalls names the tools a command puts in a bin directory by hand:
 // `mv yq_linux /usr/local/bin/yq`, `wget -O /usr/local/bin/yq URL`,

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
@@ -15,13 +16,13 @@ import (
 
 var (
 	// archiveRe is a downloaded archive or package file.
-	archiveRe = regexp.MustCompile(`(?i)\.(tar\.gz|tgz|tar\.xz|txz|tar\.bz2|tbz2?|tar\.zst|tar|zip|deb|rpm)$`)
+	archiveRe = lazyre.New(`(?i)\.(tar\.gz|tgz|tar\.xz|txz|tar\.bz2|tbz2?|tar\.zst|tar|zip|deb|rpm)$`)
 	// positionalRe is a use of a script's arguments: "$@", $1, ${2}.
-	positionalRe = regexp.MustCompile(`(^|[^\\$\w])\$(\{[@*1-9]\}|[@*1-9])`)
+	positionalRe = lazyre.New(`(^|[^\\$\w])\$(\{[@*1-9]\}|[@*1-9])`)
 	// quotedSingleRe is a single-quoted string: awk '{print $1}' is awk's.
-	quotedSingleRe = regexp.MustCompile(`'[^']*'`)
+	quotedSingleRe = lazyre.New(`'[^']*'`)
 	// localURLRe is a URL of this machine.
-	localURLRe = regexp.MustCompile(`(?i)^(https?|wss?)://(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(:\d+)?|^(localhost|127\.0\.0\.1):\d+`)
+	localURLRe = lazyre.New(`(?i)^(https?|wss?)://(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(:\d+)?|^(localhost|127\.0\.0\.1):\d+`)
 )
 
 // httpClients are programs whose argument names a server to talk to.

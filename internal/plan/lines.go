@@ -2,8 +2,9 @@ package plan
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // shellWords are shell keywords and builtins that start a command.
@@ -20,13 +21,13 @@ var shellWords = map[string]bool{
 }
 
 var (
-	commandNameRe = regexp.MustCompile(`^[a-z0-9_][a-z0-9_.+-]*$`)
-	versionLikeRe = regexp.MustCompile(`^[0-9][0-9.,:/%x-]*$`)
-	urlRe         = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
-	columnsRe     = regexp.MustCompile(`\S {3,}\S.* {3,}\S`)
-	timingRe      = regexp.MustCompile(`\d(\.\d+)?s user .*\bsystem\b.*\bcpu\b|\breal\s+\d+m[\d.]+s`)
-	bareVarRe     = regexp.MustCompile(`^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$`)
-	funcDefRe     = regexp.MustCompile(`^[\w:.-]+\(\)(\{.*)?$`)
+	commandNameRe = lazyre.New(`^[a-z0-9_][a-z0-9_.+-]*$`)
+	versionLikeRe = lazyre.New(`^[0-9][0-9.,:/%x-]*$`)
+	urlRe         = lazyre.New(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
+	columnsRe     = lazyre.New(`\S {3,}\S.* {3,}\S`)
+	timingRe      = lazyre.New(`\d(\.\d+)?s user .*\bsystem\b.*\bcpu\b|\breal\s+\d+m[\d.]+s`)
+	bareVarRe     = lazyre.New(`^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$`)
+	funcDefRe     = lazyre.New(`^[\w:.-]+\(\)(\{.*)?$`)
 )
 
 // lineShape says what a script line looks like.
@@ -110,28 +111,28 @@ func shapeOf(line string) lineShape {
 
 // keyLegendRe is a key of a key list, punctuation and a colon: "/:",
 // "~:", "!:" ("::" too; ":" alone is the shell's no-op).
-var keyLegendRe = regexp.MustCompile(`^[^\w\s]{1,2}:$`)
+var keyLegendRe = lazyre.New(`^[^\w\s]{1,2}:$`)
 
 var (
 	// rawSynopsisRe finds usage brackets in a command as written: [options],
 	// [your node app], [dark|light] (not a test: `[ -f x ]` has spaces inside
 	// its brackets, `[[` is doubled).
-	rawSynopsisRe = regexp.MustCompile(`(^|\s)\[[^\s\[\]$"'][^\[\]$]*[^\s\[\]]\](\s|$)|(^|\s)\[[^\s\[\]$"']\](\s|$)`)
+	rawSynopsisRe = lazyre.New(`(^|\s)\[[^\s\[\]$"'][^\[\]$]*[^\s\[\]]\](\s|$)|(^|\s)\[[^\s\[\]$"']\](\s|$)`)
 	// singleBraceRe is {source_file}: no comma or "..", so not a brace
 	// expansion, so a placeholder.
-	singleBraceRe = regexp.MustCompile(`(^|\s)\{[A-Za-z_][\w -]*\}(\s|$)`)
+	singleBraceRe = lazyre.New(`(^|\s)\{[A-Za-z_][\w -]*\}(\s|$)`)
 	// fakeHostRe is a host that stands for the reader's: host.tld,
 	// your-domain.com.
 	// quotedRe is a quoted string: what is inside is data, not syntax.
-	quotedRe = regexp.MustCompile(`'[^']*'|"(?:[^"\\]|\\.)*"`)
+	quotedRe = lazyre.New(`'[^']*'|"(?:[^"\\]|\\.)*"`)
 	// keyRe is a key to press, as READMEs write it: <TAB>, <SHIFT-TAB>,
 	// <CTRL-R>, <Enter>.
-	keyRe      = regexp.MustCompile(`(?i)^<(tab|shift-tab|space|enter|return|esc|escape|up|down|left|right|backspace|(ctrl|control|alt|meta|shift|cmd|option)[-+][^>]+)>$`)
-	fakeHostRe = regexp.MustCompile(`(?i)\b[\w.-]+\.tld\b|://(your|my)[-.]|://([\w-]+\.)*(your|my)[-_]?(domain|site|host|server|company|org|app|api)\b`)
+	keyRe      = lazyre.New(`(?i)^<(tab|shift-tab|space|enter|return|esc|escape|up|down|left|right|backspace|(ctrl|control|alt|meta|shift|cmd|option)[-+][^>]+)>$`)
+	fakeHostRe = lazyre.New(`(?i)\b[\w.-]+\.tld\b|://(your|my)[-.]|://([\w-]+\.)*(your|my)[-_]?(domain|site|host|server|company|org|app|api)\b`)
 	// alternativesRe is a word of three or more bare alternatives joined
 	// by | with no space, as a usage text writes them
 	// (--target greatest|newest|minor): not a pipeline.
-	alternativesRe = regexp.MustCompile(`(^|[\s=])([a-z][\w-]*(\|[a-z][\w-]*){2,})(\s|$)`)
+	alternativesRe = lazyre.New(`(^|[\s=])([a-z][\w-]*(\|[a-z][\w-]*){2,})(\s|$)`)
 )
 
 // rawPlaceholder finds placeholders in a command as written, before any
@@ -164,7 +165,7 @@ func rawPlaceholder(text string) (string, bool) {
 }
 
 // capsBraceRe is a {PLACEHOLDER} anywhere in a word: curl {APP}/users.
-var capsBraceRe = regexp.MustCompile(`(?:^|[^$\w])(\{[A-Z][A-Z0-9_]*\})`)
+var capsBraceRe = lazyre.New(`(?:^|[^$\w])(\{[A-Z][A-Z0-9_]*\})`)
 
 // curlValueOpts are curl and wget options that take a value.
 var curlValueOpts = toSet(`-H -d -o -O -X -u -A -e -b -c -F -T -x -w -m -K -E -r -C --header --data --data-raw
@@ -240,19 +241,19 @@ func assignments(cmds []simple) []string {
 }
 
 var (
-	angleRe  = regexp.MustCompile(`<[A-Za-z.][^<>]*>`)
-	yourRe   = regexp.MustCompile(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
-	xxxRe    = regexp.MustCompile(`(?i)x{5,}|\*{3,}|\.\.\.\.+`)
-	pathToRe = regexp.MustCompile(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/some/|^/(home|Users)/[^/$]+/`)
+	angleRe  = lazyre.New(`<[A-Za-z.][^<>]*>`)
+	yourRe   = lazyre.New(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
+	xxxRe    = lazyre.New(`(?i)x{5,}|\*{3,}|\.\.\.\.+`)
+	pathToRe = lazyre.New(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/some/|^/(home|Users)/[^/$]+/`)
 	// numberedRe is a numbered stand-in: command1, cmd2, file1, arg1.
-	numberedRe = regexp.MustCompile(`^(command|cmd|arg|argument|file|dir|folder|task|script|program|host|server)[-_]?\d$`)
-	bracketRe  = regexp.MustCompile(`^\[[^\[\]\s]*\|[^\[\]\s]*\]$|^\[-{0,2}[A-Za-z][\w-]*(\.\.\.)?\]$|^\[\.\.\.\]$`)
-	templateRe = regexp.MustCompile(`\{\{.*\}\}`)
+	numberedRe = lazyre.New(`^(command|cmd|arg|argument|file|dir|folder|task|script|program|host|server)[-_]?\d$`)
+	bracketRe  = lazyre.New(`^\[[^\[\]\s]*\|[^\[\]\s]*\]$|^\[-{0,2}[A-Za-z][\w-]*(\.\.\.)?\]$|^\[\.\.\.\]$`)
+	templateRe = lazyre.New(`\{\{.*\}\}`)
 	// exampleNameRe is a person's name that stands for the reader's.
-	exampleNameRe = regexp.MustCompile(`(?i)^(john|jane) (doe|smith)$|^(john|jane)\.?doe(@example\.\w+)?$|@example\.(com|org)$`)
-	capsRe        = regexp.MustCompile(`^[A-Z][A-Z0-9_]*[A-Z0-9](\.\.\.)?$`)
+	exampleNameRe = lazyre.New(`(?i)^(john|jane) (doe|smith)$|^(john|jane)\.?doe(@example\.\w+)?$|@example\.(com|org)$`)
+	capsRe        = lazyre.New(`^[A-Z][A-Z0-9_]*[A-Z0-9](\.\.\.)?$`)
 	// userHostRe matches USER@HOST placeholders.
-	userHostRe = regexp.MustCompile(`^[A-Z_]+@[A-Z_.]+$`)
+	userHostRe = lazyre.New(`^[A-Z_]+@[A-Z_.]+$`)
 )
 
 // capsWords are upper-case arguments that are literal, not placeholders.

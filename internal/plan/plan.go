@@ -53,6 +53,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
@@ -285,7 +286,7 @@ func Make(src []byte, o Options) *Plan {
 // installToolRe is a sentence that presents a `go get` as the install of
 // the project's program ("Install the command line tool first."), not as
 // a dependency of the reader's project.
-var installToolRe = regexp.MustCompile(`(?i)\binstall\b.*\b(command[- ]line tool|tool|cli|binary|command|program|executable)\b`)
+var installToolRe = lazyre.New(`(?i)\binstall\b.*\b(command[- ]line tool|tool|cli|binary|command|program|executable)\b`)
 
 // usesLaterInstall says why the install sections should run first: a
 // command outside them runs a program that no earlier command installs and
@@ -332,12 +333,12 @@ func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
 }
 
 // troubleRe matches a section of fixes for problems a reader may have.
-var troubleRe = regexp.MustCompile(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
+var troubleRe = lazyre.New(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
 
 // benchmarkRe is a section of performance measurements: a heading that
 // starts with the word ("Benchmarks", "Benchmark results"), not a title
 // that names a benchmarking tool.
-var benchmarkRe = regexp.MustCompile(`(?i)^\W*benchmark(s|ing)?\b`)
+var benchmarkRe = lazyre.New(`(?i)^\W*benchmark(s|ing)?\b`)
 
 // benchmarkHeading returns the heading of a benchmark section the block
 // stands in, "" for none.
@@ -372,12 +373,12 @@ func innermost(hs []string) string {
 }
 
 // upgradeRe matches a section about upgrading an installed copy.
-var upgradeRe = regexp.MustCompile(`(?i)\b(upgrad(e|ing)|updating)\b`)
+var upgradeRe = lazyre.New(`(?i)\b(upgrad(e|ing)|updating)\b`)
 
 // uninstallRe matches a section about removing the project.
-var uninstallRe = regexp.MustCompile(`(?i)\buninstall(ing|ation)?\b`)
+var uninstallRe = lazyre.New(`(?i)\buninstall(ing|ation)?\b`)
 
-var installSectionRe = regexp.MustCompile(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up|prerequisites?|requirements|dependencies|from\s+source|build(ing)?|compil(e|ing|ation)|download(ing)?)\b`)
+var installSectionRe = lazyre.New(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up|prerequisites?|requirements|dependencies|from\s+source|build(ing)?|compil(e|ing|ation)|download(ing)?)\b`)
 
 // isInstallSection reports a block under an install-like heading.
 func isInstallSection(hs []string) bool {
@@ -849,11 +850,11 @@ func shellQuote(s string) string {
 var (
 	// fileNameCommentRe is a comment line holding only a file name:
 	// "// index.js", "# app/main.py", "<!-- index.html -->".
-	fileNameCommentRe = regexp.MustCompile(`^\s*(?://|#|--|;|/\*|<!--)\s*((?:\./)?[\w.][\w./-]*)\s*(?:\*/|-->)?\s*$`)
+	fileNameCommentRe = lazyre.New(`^\s*(?://|#|--|;|/\*|<!--)\s*((?:\./)?[\w.][\w./-]*)\s*(?:\*/|-->)?\s*$`)
 	// createFileRe is a sentence that asks the reader to create a file.
-	createFileRe = regexp.MustCompile(`(?i)\b(create|creating|save|saving|put|write|add|update|edit|make|paste)\b`)
+	createFileRe = lazyre.New(`(?i)\b(create|creating|save|saving|put|write|add|update|edit|make|paste)\b`)
 	// saveAsCommentRe is a first line like "# save this as app.py".
-	saveAsCommentRe = regexp.MustCompile(`(?i)^\s*(?:#|//|--|;|/\*)\s*(?:save (?:this |it )?(?:as|to|in)|file(?:name)?:?|in)\s+` + "`?" + `([\w.][\w./-]*\.[A-Za-z0-9]+)` + "`?" + `\.?\s*(?:\*/)?\s*$`)
+	saveAsCommentRe = lazyre.New(`(?i)^\s*(?:#|//|--|;|/\*)\s*(?:save (?:this |it )?(?:as|to|in)|file(?:name)?:?|in)\s+` + "`?" + `([\w.][\w./-]*\.[A-Za-z0-9]+)` + "`?" + `\.?\s*(?:\*/)?\s*$`)
 )
 
 // namedFile returns the file a block is the content of, when the README
@@ -938,7 +939,7 @@ func (pl *planner) shownFile(b readme.Block) string {
 	if len(b.Lines) == 0 || b.Mode == readme.ModeConsole {
 		return ""
 	}
-	for _, re := range []*regexp.Regexp{saveAsCommentRe, fileNameCommentRe} {
+	for _, re := range []*lazyre.Regexp{saveAsCommentRe, fileNameCommentRe} {
 		if m := re.FindStringSubmatch(b.Lines[0].Text); m != nil {
 			if f := strings.TrimPrefix(m[1], "./"); pl.repo.hasFile(f) {
 				return f
@@ -1104,11 +1105,11 @@ func (pl *planner) notCommands(cands []candidate) string {
 }
 
 // jsonBodyRe is a line of a JSON object: "key": value.
-var jsonBodyRe = regexp.MustCompile(`(?m)^\s*"[^"]+"\s*:\s*\S`)
+var jsonBodyRe = lazyre.New(`(?m)^\s*"[^"]+"\s*:\s*\S`)
 
 // compoundRe finds what makes a command's later lines a body rather than
 // more arguments: a here-document, a function, a loop or condition.
-var compoundRe = regexp.MustCompile(`<<|^\s*(if|for|while|until|case|select|function)\b|^\s*[\w:.-]+\s*\(\)|[{(]\s*$`)
+var compoundRe = lazyre.New(`<<|^\s*(if|for|while|until|case|select|function)\b|^\s*[\w:.-]+\s*\(\)|[{(]\s*$`)
 
 // firstLineOf is a command's first line, backslash continuations joined.
 func firstLineOf(s string) string {
@@ -1158,9 +1159,9 @@ func blockPlatform(b readme.Block) (name, where string) {
 }
 
 var (
-	linkTargetRe = regexp.MustCompile(`\]\([^)]*\)|<https?://[^>]*>|https?://\S+`)
-	otherShellRe = regexp.MustCompile(`(?i)\b(zsh|fish|nushell|powershell|xonsh|elvish|tcsh|csh|oh-my-zsh)\b|\.zshrc|config\.fish`)
-	bashWordRe   = regexp.MustCompile(`(?i)\bbash\b|\.bashrc|\bposix\b|\bsh\b`)
+	linkTargetRe = lazyre.New(`\]\([^)]*\)|<https?://[^>]*>|https?://\S+`)
+	otherShellRe = lazyre.New(`(?i)\b(zsh|fish|nushell|powershell|xonsh|elvish|tcsh|csh|oh-my-zsh)\b|\.zshrc|config\.fish`)
+	bashWordRe   = lazyre.New(`(?i)\bbash\b|\.bashrc|\bposix\b|\bsh\b`)
 )
 
 // plainText drops link targets and bare URLs from Markdown text, which
@@ -1204,13 +1205,13 @@ func lastSentence(s string) string {
 }
 
 var (
-	fileIntroRe = regexp.MustCompile(`(?i)\b(save[ds]?|saving)\b[^.]{0,40}\bas\b|\b(create|creating|write|add|adding|put|paste|place|append|insert)\b[^.]{0,60}\b(file|script|\.?bashrc|\.?zshrc|\.?profile|\.env\w*|rc)\b|\b(in|into|to) (a|the|your|this) (new |following |config(uration)? |shell |startup |rc |env )?file\b|\bfile (named|called)\b|\bwith (the following|this) contents?\b|\b(following|this|these lines|it) (to|in|into) (your|the)\b[^.]{0,40}\b(file|rc|profile|config)\b|\b(add|append|put|paste|place|insert)\b[^.]{0,60}\b(to|in|into) (your|the) ` + "`?" + `~/\.\w|\b(below|following) is (a|an|the)\b[^.]{0,40}\bfile\b|\b(example|sample)\b[^.]{0,30}\bfile\b\s*:?\s*$`)
-	notFileRe   = regexp.MustCompile(`(?i)\b(run|execute|download|install|type|enter)\b`)
-	codeSpanRe  = regexp.MustCompile("`([^`]+)`")
-	bashrcRe    = regexp.MustCompile(`(?i)\.?bashrc|\.bash_profile|~/\.profile|\bbash\b`)
-	otherRcRe   = regexp.MustCompile(`(?i)\.?zshrc|\bzsh\b|config\.fish|\bfish\b|\bnushell\b|\bpowershell\b|\$profile|\bcsh\b|\btcsh\b|\bxonsh\b|\belvish\b`)
-	shellCfgRe  = regexp.MustCompile(`(?i)\bshell('s)? (config(uration)?|startup|rc|profile|init)|\brc file|\b(startup|profile) file|\bshell config`)
-	pathLikeRe  = regexp.MustCompile(`^[~./]?[\w.-]*[./][\w./-]*$|^[A-Z][\w-]*file$|^\.[\w.-]+$`)
+	fileIntroRe = lazyre.New(`(?i)\b(save[ds]?|saving)\b[^.]{0,40}\bas\b|\b(create|creating|write|add|adding|put|paste|place|append|insert)\b[^.]{0,60}\b(file|script|\.?bashrc|\.?zshrc|\.?profile|\.env\w*|rc)\b|\b(in|into|to) (a|the|your|this) (new |following |config(uration)? |shell |startup |rc |env )?file\b|\bfile (named|called)\b|\bwith (the following|this) contents?\b|\b(following|this|these lines|it) (to|in|into) (your|the)\b[^.]{0,40}\b(file|rc|profile|config)\b|\b(add|append|put|paste|place|insert)\b[^.]{0,60}\b(to|in|into) (your|the) ` + "`?" + `~/\.\w|\b(below|following) is (a|an|the)\b[^.]{0,40}\bfile\b|\b(example|sample)\b[^.]{0,30}\bfile\b\s*:?\s*$`)
+	notFileRe   = lazyre.New(`(?i)\b(run|execute|download|install|type|enter)\b`)
+	codeSpanRe  = lazyre.New("`([^`]+)`")
+	bashrcRe    = lazyre.New(`(?i)\.?bashrc|\.bash_profile|~/\.profile|\bbash\b`)
+	otherRcRe   = lazyre.New(`(?i)\.?zshrc|\bzsh\b|config\.fish|\bfish\b|\bnushell\b|\bpowershell\b|\$profile|\bcsh\b|\btcsh\b|\bxonsh\b|\belvish\b`)
+	shellCfgRe  = lazyre.New(`(?i)\bshell('s)? (config(uration)?|startup|rc|profile|init)|\brc file|\b(startup|profile) file|\bshell config`)
+	pathLikeRe  = lazyre.New(`^[~./]?[\w.-]*[./][\w./-]*$|^[A-Z][\w-]*file$|^\.[\w.-]+$`)
 )
 
 // fileTarget reads the sentence before a block: when it presents the block

@@ -2,8 +2,9 @@ package plan
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // The sandbox is Debian Linux. A text (a heading, the sentence before a
@@ -14,36 +15,36 @@ import (
 // platformWords name platforms in prose. Order matters: distributions that
 // carry "Linux" in their name come before plain "linux".
 var platformWords = []struct {
-	re   *regexp.Regexp
+	re   *lazyre.Regexp
 	name string
 	fits bool // fits the sandbox (Debian Linux)
 }{
-	{regexp.MustCompile(`(?i)\b(arch(\s*linux)?|manjaro|endeavouros|aur)\b`), "Arch Linux", false},
-	{regexp.MustCompile(`(?i)\balpine(\s*linux)?\b`), "Alpine Linux", false},
-	{regexp.MustCompile(`(?i)\b(amazon|clear|kali)\s*linux\b`), "another Linux distribution", false},
-	{regexp.MustCompile(`(?i)\b(fedora|centos|rhel|red\s*hat|rocky(\s*linux)?|almalinux|alma\s*linux|oracle\s*linux)\b`), "Fedora/RHEL", false},
-	{regexp.MustCompile(`(?i)\b(open\s*suse|suse|sles)\b`), "openSUSE", false},
-	{regexp.MustCompile(`(?i)\b(gentoo|funtoo)\b`), "Gentoo", false},
-	{regexp.MustCompile(`(?i)\bvoid(\s*linux)?\b`), "Void Linux", false},
-	{regexp.MustCompile(`(?i)\bnix\s*os\b|\bnixpkgs\b|\bnix(-env|-shell)?\b`), "Nix", false},
-	{regexp.MustCompile(`(?i)\bguix\b`), "Guix", false},
-	{regexp.MustCompile(`(?i)\bsolus\b`), "Solus", false},
-	{regexp.MustCompile(`(?i)\bslackware\b`), "Slackware", false},
-	{regexp.MustCompile(`(?i)\b(free|open|net|dragonfly)\s*bsd\b|\bbsd\b`), "BSD", false},
-	{regexp.MustCompile(`(?i)\b(android|termux)\b`), "Android", false},
-	{regexp.MustCompile(`(?i)\b(mac\s*os(\s*x)?|os\s*x|osx|macintosh|darwin|apple\s*silicon|mac)\b`), "macOS", false},
+	{lazyre.New(`(?i)\b(arch(\s*linux)?|manjaro|endeavouros|aur)\b`), "Arch Linux", false},
+	{lazyre.New(`(?i)\balpine(\s*linux)?\b`), "Alpine Linux", false},
+	{lazyre.New(`(?i)\b(amazon|clear|kali)\s*linux\b`), "another Linux distribution", false},
+	{lazyre.New(`(?i)\b(fedora|centos|rhel|red\s*hat|rocky(\s*linux)?|almalinux|alma\s*linux|oracle\s*linux)\b`), "Fedora/RHEL", false},
+	{lazyre.New(`(?i)\b(open\s*suse|suse|sles)\b`), "openSUSE", false},
+	{lazyre.New(`(?i)\b(gentoo|funtoo)\b`), "Gentoo", false},
+	{lazyre.New(`(?i)\bvoid(\s*linux)?\b`), "Void Linux", false},
+	{lazyre.New(`(?i)\bnix\s*os\b|\bnixpkgs\b|\bnix(-env|-shell)?\b`), "Nix", false},
+	{lazyre.New(`(?i)\bguix\b`), "Guix", false},
+	{lazyre.New(`(?i)\bsolus\b`), "Solus", false},
+	{lazyre.New(`(?i)\bslackware\b`), "Slackware", false},
+	{lazyre.New(`(?i)\b(free|open|net|dragonfly)\s*bsd\b|\bbsd\b`), "BSD", false},
+	{lazyre.New(`(?i)\b(android|termux)\b`), "Android", false},
+	{lazyre.New(`(?i)\b(mac\s*os(\s*x)?|os\s*x|osx|macintosh|darwin|apple\s*silicon|mac)\b`), "macOS", false},
 	// Homebrew and Snap run on Linux too: they name a platform in a
 	// heading ("Homebrew", "Snap notes") or in "installed with Homebrew",
 	// not in any sentence that mentions them.
-	{regexp.MustCompile(`(?i)^\W*(homebrew|macports)\b.{0,20}$|\binstalled\b.*\b(with|via|using)\s+(homebrew|macports)\b`), "macOS (Homebrew)", false},
-	{regexp.MustCompile(`(?i)^\W*(snap|snapcraft)\b.{0,20}$|\binstalled\b.*\b(with|via|using)\s+snap\b`), "Snap", false},
-	{regexp.MustCompile(`(?i)\b(windows|win32|win64|powershell|chocolatey|scoop|winget|cmd\.exe|wsl2?|cygwin|mingw(32|64)?|msys2?|mintty|putty)\b`), "Windows", false},
-	{regexp.MustCompile(`(?i)\b(haiku|illumos|solaris|openindiana|aix|ios)\b`), "another operating system", false},
-	{regexp.MustCompile(`\bALT(\s*Linux)?\b`), "ALT Linux", false},
+	{lazyre.New(`(?i)^\W*(homebrew|macports)\b.{0,20}$|\binstalled\b.*\b(with|via|using)\s+(homebrew|macports)\b`), "macOS (Homebrew)", false},
+	{lazyre.New(`(?i)^\W*(snap|snapcraft)\b.{0,20}$|\binstalled\b.*\b(with|via|using)\s+snap\b`), "Snap", false},
+	{lazyre.New(`(?i)\b(windows|win32|win64|powershell|chocolatey|scoop|winget|cmd\.exe|wsl2?|cygwin|mingw(32|64)?|msys2?|mintty|putty)\b`), "Windows", false},
+	{lazyre.New(`(?i)\b(haiku|illumos|solaris|openindiana|aix|ios)\b`), "another operating system", false},
+	{lazyre.New(`\bALT(\s*Linux)?\b`), "ALT Linux", false},
 	// A "Docker" section or comment is the way to run it in a container:
 	// the sandbox has no Docker.
-	{regexp.MustCompile(`(?i)^\W*(docker|podman)\b.{0,30}$`), "Docker (the sandbox has none)", false},
-	{regexp.MustCompile(`(?i)\b(linux|gnu/linux|gnu|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
+	{lazyre.New(`(?i)^\W*(docker|podman)\b.{0,30}$`), "Docker (the sandbox has none)", false},
+	{lazyre.New(`(?i)\b(linux|gnu/linux|gnu|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
 }
 
 // textPlatform returns the platform a short text is about: fits is true
@@ -107,9 +108,9 @@ var platformTools = map[string]string{
 
 var (
 	// psVerbNoun matches PowerShell cmdlets: Get-ChildItem, Set-ExecutionPolicy.
-	psVerbNoun = regexp.MustCompile(`^[A-Z][a-z]+-[A-Z][A-Za-z]+$`)
+	psVerbNoun = lazyre.New(`^[A-Z][a-z]+-[A-Z][A-Za-z]+$`)
 	// windowsPath matches C:\ and %VAR% and .\ paths.
-	windowsPath = regexp.MustCompile(`(?i)^(?:[a-z]:\\|\.\\|%[a-z_]+%)`)
+	windowsPath = lazyre.New(`(?i)^(?:[a-z]:\\|\.\\|%[a-z_]+%)`)
 )
 
 // commandPlatform names the other platform a simple command belongs to, ""

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/repofs"
 )
 
@@ -213,9 +213,9 @@ func RepoFromDir(dir, slug string) Repo {
 }
 
 var (
-	remoteURLRe = regexp.MustCompile(`(?m)^\s*url\s*=\s*(\S+)\s*$`)
-	goModuleRe  = regexp.MustCompile(`(?m)^\s*module\s+(\S+)`)
-	tomlNameRe  = regexp.MustCompile(`^\s*name\s*=\s*["']([^"']+)["']`)
+	remoteURLRe = lazyre.New(`(?m)^\s*url\s*=\s*(\S+)\s*$`)
+	goModuleRe  = lazyre.New(`(?m)^\s*module\s+(\S+)`)
+	tomlNameRe  = lazyre.New(`^\s*name\s*=\s*["']([^"']+)["']`)
 )
 
 // tomlName returns the name of the [package] or [project] table.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
@@ -149,8 +150,8 @@ func codeLines(doc *readme.Doc) []readme.Line {
 var (
 	// (A top-level section: "### Keys" under "Interactive mode" is about
 	// one mode of the program.)
-	keyBindingsHeadingRe = regexp.MustCompile(`(?im)^#{1,2}\s*(key\s*-?bindings?|keymaps?|key\s+maps?|keyboard\s+shortcuts)\s*$`)
-	interactiveIntroRe   = regexp.MustCompile(`(?i)(^|[^-\w])interactive(ly)?\b( (terminal|shell|session|mode|use))?|\b(selection|terminal|text|console|curses) (user )?interface\b|\bTUI\b|\bterminal UI\b`)
+	keyBindingsHeadingRe = lazyre.New(`(?im)^#{1,2}\s*(key\s*-?bindings?|keymaps?|key\s+maps?|keyboard\s+shortcuts)\s*$`)
+	interactiveIntroRe   = lazyre.New(`(?i)(^|[^-\w])interactive(ly)?\b( (terminal|shell|session|mode|use))?|\b(selection|terminal|text|console|curses) (user )?interface\b|\bTUI\b|\bterminal UI\b`)
 )
 
 // introText is the README's prose before its first code block or second
@@ -245,10 +246,10 @@ func (pl *planner) otherVCSCommand(cmds []simple) string {
 // outputIntroRe is the sentence before a block that presents it as what a
 // command prints: "and get something like:", "Output should look
 // something like".
-var outputIntroRe = regexp.MustCompile(`(?i)\b(get|gets|see|prints?|outputs?|generates?|shows?|returns?|displays?)\b[^.]{0,30}\bsomething like\s*(this|the following|below)?\s*:?\s*$|\boutput (should|will|would) look\b[^.]*$`)
+var outputIntroRe = lazyre.New(`(?i)\b(get|gets|see|prints?|outputs?|generates?|shows?|returns?|displays?)\b[^.]{0,30}\bsomething like\s*(this|the following|below)?\s*:?\s*$|\boutput (should|will|would) look\b[^.]*$`)
 
 // iniSectionRe is an INI or TOML section header line.
-var iniSectionRe = regexp.MustCompile(`^\s*\[[A-Za-z0-9_. "-]+\]\s*$`)
+var iniSectionRe = lazyre.New(`^\s*\[[A-Za-z0-9_. "-]+\]\s*$`)
 
 // iniContent reports a block in the shape of an INI file: a [section]
 // header, and no command but bare assignments (`extdiff=`).
@@ -304,7 +305,7 @@ func proseInstalls(src []byte, doc *readme.Doc, repo Repo) []Install {
 
 // slugRe is an owner/name pair: a GitHub repository (zyedidia/micro) or an
 // os/arch pair (darwin/amd64), with no file extension.
-var slugRe = regexp.MustCompile(`^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w-]*$`)
+var slugRe = lazyre.New(`^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w-]*$`)
 
 // slugArg reports an argument that names a repository, not a file: an
 // owner/name whose owner is no directory of the checkout and that no
@@ -368,7 +369,7 @@ func sameManager(s simple, text string) bool {
 
 // troubleCueRe is a sentence that introduces a fix for a problem the
 // reader may have: "If you are experiencing issues with tldr, …".
-var troubleCueRe = regexp.MustCompile(`(?i)\bif you(?:'re| are)? (?:experienc\w*|encounter\w*|run into|hit|see|get|have|face|facing|having)\b[^.]{0,60}\b(issues?|problems?|errors?|troubles?)\b`)
+var troubleCueRe = lazyre.New(`(?i)\bif you(?:'re| are)? (?:experienc\w*|encounter\w*|run into|hit|see|get|have|face|facing|having)\b[^.]{0,60}\b(issues?|problems?|errors?|troubles?)\b`)
 
 // noteDownloads records the files that curl -o and wget -O save, with
 // their URL.
@@ -425,10 +426,10 @@ func contains(list []string, v string) bool {
 
 var (
 	// settingsHeadingRe is a section of options for the program.
-	settingsHeadingRe = regexp.MustCompile(`(?i)\b(configur\w*|customi[sz]\w*|settings?|options|preferences|key\s*-?bindings?|themes?|colou?rs?)\b`)
+	settingsHeadingRe = lazyre.New(`(?i)\b(configur\w*|customi[sz]\w*|settings?|options|preferences|key\s*-?bindings?|themes?|colou?rs?)\b`)
 	// optionalCueRe is a sentence that offers a setting rather than
 	// requiring it.
-	optionalCueRe = regexp.MustCompile(`(?i)\byou can (set|change|configure|customi[sz]e|override|toggle|specify|define)\b|\boptional(ly)?\b|\byou only need to\b|\bwithout any of these\b|\benvironment variable\b[^.]*\b(can be used|is used|used)\b`)
+	optionalCueRe = lazyre.New(`(?i)\byou can (set|change|configure|customi[sz]e|override|toggle|specify|define)\b|\boptional(ly)?\b|\byou only need to\b|\bwithout any of these\b|\benvironment variable\b[^.]*\b(can be used|is used|used)\b`)
 	// userPrefVars are a user's own preferences, never a step.
 	userPrefVars = map[string]bool{"EDITOR": true, "VISUAL": true, "PAGER": true, "BROWSER": true}
 )

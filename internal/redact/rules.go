@@ -2,8 +2,9 @@ package redact
 
 import (
 	"math"
-	"regexp"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // Rule is one token shape. Every match starts at, or right after, one of its
@@ -141,7 +142,7 @@ type opt struct {
 // bytes before it), at a word start unless glued, and not followed by a
 // letter or digit.
 func tokenRule(name, source, doc string, prefixes []string, pattern string, o opt) Rule {
-	re := regexp.MustCompile(`^(?:` + pattern + `)`)
+	re := lazyre.New(`^(?:` + pattern + `)`)
 	return Rule{Name: name, Prefixes: prefixes, Doc: doc, Source: source,
 		match: func(s string, p int, _ string) (int, int, int) {
 			lo := p - o.back
@@ -559,7 +560,7 @@ func matchGeneric(s string, p int, prefix string) (int, int, int) {
 
 // genericIgnore is gitleaks' allowlist for the generic rule: names that
 // contain a secret word without naming a secret.
-var genericIgnore = regexp.MustCompile(`access(?:ibility|or)|access[_.-]?(?:id|log)|random[_.-]?access|api[_.-]?(?:id|name|version|url|uri|endpoint|base)|rapid|capital|author|` +
+var genericIgnore = lazyre.New(`access(?:ibility|or)|access[_.-]?(?:id|log)|random[_.-]?access|api[_.-]?(?:id|name|version|url|uri|endpoint|base)|rapid|capital|author|` +
 	`credentials?[_.-]?id|withcredentials|(?:bucket|foreign|hot|idx|natural|primary|pub(?:lic)?|schema|sequence|sort|partition)[_.-]?key|turkey|` +
 	`key[_.-]?(?:alias|board|code|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|word|up|down|left|right|file|path|type|s$)|` +
 	`keyvault|key(?:store|tab|chain)|issuerkeyhash|monkey|donkey|keying|secret[_.-]?(?:length|name|size|ref|file|path)|usersecretsid|csrf[_.-]?token|` +
@@ -568,7 +569,7 @@ var genericIgnore = regexp.MustCompile(`access(?:ibility|or)|access[_.-]?(?:id|l
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "123456789") }
 
-var versionRe = regexp.MustCompile(`^v?\d+(\.\d+)+([.-][\w.]+)?$`)
+var versionRe = lazyre.New(`^v?\d+(\.\d+)+([.-][\w.]+)?$`)
 
 // versionLike reports version numbers (1.2.3, v2.0.1-rc1).
 func versionLike(v string) bool { return versionRe.MatchString(v) }

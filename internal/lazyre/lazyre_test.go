@@ -1,0 +1,38 @@
+package lazyre
+
+import (
+	"regexp"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+func TestCompiledOnFirstUse(t *testing.T) {
+	r := New(`a(b+)c`)
+	assert.Equal(t, r.String(), `a(b+)c`)
+	assert.Assert(t, r.MatchString("xabbc"))
+	assert.DeepEqual(t, r.FindStringSubmatch("xabbc"), []string{"abbc", "bb"})
+	assert.Equal(t, r.Re(), r.Re(), "compiled once")
+	assert.Equal(t, r.ReplaceAllString("abc abbc", "-"), "- -")
+}
+
+func TestCompileAllReportsABadExpression(t *testing.T) {
+	New(`ok`)
+	assert.NilError(t, CompileAll())
+	bad := New(`(`)
+	_, want := regexp.Compile(`(`)
+	assert.Error(t, CompileAll(), want.Error())
+	mu.Lock()
+	for i, r := range all {
+		if r == bad {
+			all = append(all[:i], all[i+1:]...)
+			break
+		}
+	}
+	mu.Unlock()
+	assert.Assert(t, func() (panicked bool) {
+		defer func() { panicked = recover() != nil }()
+		bad.MatchString("x")
+		return
+	}(), "a bad expression panics when first used, as regexp.MustCompile")
+}
