@@ -34,7 +34,7 @@ func (o *openHands) ParseInstances(r io.Reader) ([]Instance, error) {
 	rest := newOpenHandsParser(newLogBuilder(o.Name()))
 	var out []Instance
 	seen := map[string]int{}
-	err := readRecords(r, openHandsOptions, rest.b, func(v *jsonv.Value) {
+	err := readRecords(r, o.options(), rest.b, func(v *jsonv.Value) {
 		if !isHistoryLine(v) {
 			rest.topLevel(v)
 			return

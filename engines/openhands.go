@@ -99,7 +99,9 @@ var _ AgentEngine = (*openHands)(nil)
 // OpenHandsName is the --engine value of the OpenHands engine.
 const OpenHandsName = "openhands"
 
-type openHands struct{}
+type openHands struct {
+	noClip bool // decode output whole (tests compare the two)
+}
 
 func (*openHands) Name() string { return OpenHandsName }
 
@@ -148,7 +150,7 @@ func (o *openHands) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, err
 
 func (o *openHands) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := newOpenHandsParser(newLogBuilderTo(o.Name(), s))
-	err := readRecords(r, openHandsOptions, p.b, p.topLevel)
+	err := readRecords(r, o.options(), p.b, p.topLevel)
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +179,29 @@ var openHandsOptions = jsonv.Options{
 		"tool_call_metadata": true, "tool_name": true, "trajectory": true, "type": true, "value": true,
 	},
 	KeepAll: map[string]bool{"outputs": true, "usage_to_metrics": true},
+	// "content" holds an observation's output (V0; V1 when it is a
+	// string), of which the log keeps only the head and the tail: the
+	// decoder keeps those of a long value and skips decoding the rest
+	// (jsonv.Options.Clip). Where the parser reads more — an exit code
+	// stated anywhere in V0 content, the agent's own text (a V0 message
+	// action's content, a V1 message's string content, finish outputs),
+	// an error observation — it reads the whole text (Value.Whole).
+	Clip: map[string]bool{"content": true}, ClipHead: OutputHeadBytes + openHandsClipSlack, ClipTail: OutputTailBytes + openHandsClipSlack,
+}
+
+// openHandsClipSlack is how much more than the log's head and tail the
+// decoder keeps of clipped content: an "ERROR:" prefix after white space is
+// read from the head.
+const openHandsClipSlack = 64
+
+// options are openHandsOptions, without Clip when the engine decodes output
+// whole.
+func (o *openHands) options() jsonv.Options {
+	opt := openHandsOptions
+	if o.noClip {
+		opt.Clip = nil
+	}
+	return opt
 }
 
 // callKind says what an agent action became in the command log.
@@ -470,9 +495,11 @@ func (p *openHandsParser) finishCommand(t *trajectory, c *toolCall, r cmdResult)
 	}
 	r.Omitted += inherited
 	if id == t.lastCmd {
+		// What r.Output lacks: the bytes the decoder or an earlier output
+		// dropped (r.Omitted), and what clipRaw drops now.
 		var clipped int64
 		t.lastRaw, clipped = clipRaw(r.Output)
-		t.lastClip = inherited + clipped
+		t.lastClip = r.Omitted + clipped
 	}
 	p.b.result(id, r)
 }

@@ -76,7 +76,8 @@ func (p *openHandsParser) v0Action(t *trajectory, e *jsonv.Value) {
 		return
 	case "message":
 		if source == "agent" {
-			p.agentText(args.Get("content").Str())
+			text, _ := args.Get("content").Whole() // agent text: markers anywhere count
+			p.agentText(text)
 		}
 		return
 	default:
@@ -100,7 +101,8 @@ func joinedStrings(v *jsonv.Value) string {
 	}
 	switch v.Kind {
 	case jsonv.String:
-		return v.S
+		s, _ := v.Whole() // agent text, whole even where "content" is clipped
+		return s
 	case jsonv.Object:
 		var parts []string
 		for _, m := range v.Members() {
@@ -140,8 +142,14 @@ func firstExitCode(sources ...func() (int64, bool)) *int {
 func intSource(v *jsonv.Value) func() (int64, bool) { return v.Int }
 
 func regexpSource(re *lazyre.Regexp, s string) func() (int64, bool) {
+	return wholeRegexpSource(re, func() string { return s })
+}
+
+// wholeRegexpSource is regexpSource on text read only when the source is:
+// the whole text of clipped content (Value.Whole decodes it again).
+func wholeRegexpSource(re *lazyre.Regexp, text func() string) func() (int64, bool) {
 	return func() (int64, bool) {
-		m := re.FindAllStringSubmatch(s, -1)
+		m := re.FindAllStringSubmatch(text(), -1)
 		if m == nil {
 			return 0, false
 		}
@@ -179,7 +187,7 @@ func (p *openHandsParser) v0Observation(t *trajectory, e *jsonv.Value) {
 			intSource(extras.Get("exit_code")),
 			intSource(e.Get("exit_code")),
 			regexpSource(executedWithExitCode, e.Get("message").Str()),
-			regexpSource(completedWithExitCode, content.Str()),
+			wholeRegexpSource(completedWithExitCode, func() string { s, _ := content.Whole(); return s }),
 			regexpSource(completedWithExitCode, meta.Get("suffix").Str()),
 		)
 		r := cmdResult{ExitCode: code}
@@ -194,7 +202,8 @@ func (p *openHandsParser) v0Observation(t *trajectory, e *jsonv.Value) {
 		}
 	case "error", "user_rejected":
 		c := t.lookup(cause, toolCallID, "")
-		p.failCall(t, c, content.Str())
+		msg, _ := content.Whole()
+		p.failCall(t, c, msg)
 	case "agent_state_changed":
 		if s := extras.Get("agent_state").Str(); s != "" {
 			t.state = s

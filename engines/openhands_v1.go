@@ -65,7 +65,11 @@ func (p *openHandsParser) v1(t *trajectory, e *jsonv.Value) {
 			return
 		}
 		p.turn(t, e.Get("llm_response_id").Str())
-		text, _ := claudeContentText(e.Path("llm_message", "content"))
+		content := e.Path("llm_message", "content")
+		text, _ := claudeContentText(content)
+		if content.IsString() && content.Clipped() > 0 {
+			text, _ = content.Whole() // agent text: markers anywhere count
+		}
 		p.agentText(noThink(text))
 	case "ConversationStateUpdateEvent":
 		switch e.Get("key").Str() {
