@@ -103,9 +103,18 @@ func (p *fastParser) record() (*Value, error) {
 // ws skips white space and a UTF-8 BOM, as the streaming reader's
 // skipSpace does, so that both paths read the same records.
 func (p *fastParser) ws() {
-	if p.i < len(p.b) && p.b[p.i] > ' ' && p.b[p.i] != 0xEF { // the usual case: no white space
-		return
+	// Small enough to be inlined: compact JSON has no white space, and
+	// this is called before and after every key and value.
+	if i := p.i; i >= len(p.b) || p.b[i]-'!' >= 0xEF-'!' { // else the usual case: no white space (nor a byte from 0xEF)
+		p.wsSlow()
 	}
+}
+
+// wsSlow is ws past white space or a byte order mark (kept out of ws, which
+// is inlined).
+//
+//go:noinline
+func (p *fastParser) wsSlow() {
 	for p.i < len(p.b) {
 		switch p.b[p.i] {
 		case ' ', '\t', '\r', '\n':
