@@ -112,10 +112,11 @@ func TestClaudeClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
 	assert.Equal(t, clipped, whole)
 }
 
-// FuzzClipMatchesWholeDecode: any transcript gives the same Claude Code
-// and Gemini CLI logs whether the decoder clips output or not. The seeds
-// are small transcripts of one command whose output is long enough to be
-// clipped, with odd escapes near the edges; the fuzzer damages them.
+// FuzzClipMatchesWholeDecode: any transcript gives the same Claude Code,
+// Gemini CLI and OpenHands logs whether the decoder clips output or not.
+// The seeds are small transcripts of one command whose output is long
+// enough to be clipped, with odd escapes near the edges; the fuzzer damages
+// them.
 //
 //	go test ./engines -run '^$' -fuzz '^FuzzClipMatchesWholeDecode$' -fuzztime 20s
 func FuzzClipMatchesWholeDecode(f *testing.F) {
@@ -134,11 +135,18 @@ func FuzzClipMatchesWholeDecode(f *testing.F) {
 			`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"` + out + `","is_error":true}]},"tool_use_result":{"stdout":"` + out + `","stderr":"e"}}` + "\n"))
 		f.Add([]byte(`{"type":"tool_use","tool_name":"run_shell_command","tool_id":"t","parameters":{"command":"seq 1 2000"}}` + "\n" +
 			`{"type":"tool_result","tool_id":"t","status":"error","output":"` + out + `"}` + "\n"))
+		f.Add([]byte(`{"id":1,"source":"agent","action":"run","args":{"command":"seq 1 2000"}}` + "\n" +
+			`{"id":2,"cause":1,"source":"agent","observation":"run","content":"` + out + `","extras":{"metadata":{}}}` + "\n" +
+			`{"source":"agent","action":"run","args":{"command":"","is_input":true}}` + "\n" +
+			`{"source":"agent","observation":"run","content":"` + out + `"}` + "\n" +
+			`{"id":3,"source":"agent","action":"message","args":{"content":"` + out + `\nFIX: x\n` + out + `"}}` + "\n"))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		clipped, whole := claudeBothWays(t, in)
 		assert.Equal(t, clipped, whole)
 		clipped, whole = geminiBothWays(t, in)
+		assert.Equal(t, clipped, whole)
+		clipped, whole = openHandsBothWays(t, in)
 		assert.Equal(t, clipped, whole)
 	})
 }
