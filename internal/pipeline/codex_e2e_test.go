@@ -15,7 +15,6 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
-	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
 )
 
@@ -80,11 +79,7 @@ func TestRunEndToEndRealCodexInContainer(t *testing.T) {
 			cli, img := sandboxtest.Docker(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
-			gw, err := sandbox.BridgeGateway(ctx, cli)
-			assert.NilError(t, err)
-			srv, err := mockllm.Start(gw+":0", codexSampleScenario)
-			assert.NilError(t, err)
-			defer srv.Close()
+			srv := startMock(ctx, t, cli, codexSampleScenario)
 
 			repo := sampleRepo(t)
 			before := treeHash(t, repo)

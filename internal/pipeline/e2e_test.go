@@ -16,7 +16,6 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
-	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
 )
 
@@ -51,11 +50,7 @@ func TestRunEndToEndRealClaudeCodeInContainer(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	gw, err := sandbox.BridgeGateway(ctx, cli)
-	assert.NilError(t, err)
-	srv, err := mockllm.Start(gw+":0", sampleScenario)
-	assert.NilError(t, err)
-	defer srv.Close()
+	srv := startMock(ctx, t, cli, sampleScenario)
 
 	repo := sampleRepo(t)
 	before := treeHash(t, repo)

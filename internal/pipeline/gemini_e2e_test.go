@@ -17,7 +17,6 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
-	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
 )
 
@@ -53,11 +52,7 @@ func TestRunEndToEndRealGeminiInContainer(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	gw, err := sandbox.BridgeGateway(ctx, cli)
-	assert.NilError(t, err)
-	srv, err := mockllm.Start(gw+":0", geminiSampleScenario)
-	assert.NilError(t, err)
-	defer srv.Close()
+	srv := startMock(ctx, t, cli, geminiSampleScenario)
 
 	repo := sampleRepo(t)
 	before := treeHash(t, repo)

@@ -1,12 +1,17 @@
 package pipeline_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/docker/docker/client"
+	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
 
 	"gotest.tools/v3/assert"
 )
@@ -44,4 +49,16 @@ func treeHash(t *testing.T, dir string) string {
 	})
 	assert.NilError(t, err)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// startMock starts the scripted mock LLM on the Docker bridge's gateway,
+// where the sandbox reaches the host, until the test ends.
+func startMock(ctx context.Context, t *testing.T, cli *client.Client, sc mockllm.Scenario) *mockllm.Server {
+	t.Helper()
+	gw, err := sandbox.BridgeGateway(ctx, cli)
+	assert.NilError(t, err)
+	srv, err := mockllm.Start(gw+":0", sc)
+	assert.NilError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	return srv
 }

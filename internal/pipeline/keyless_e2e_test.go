@@ -149,11 +149,7 @@ func TestReplayAnAIProducedLogInSandbox(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	gw, err := sandbox.BridgeGateway(ctx, cli)
-	assert.NilError(t, err)
-	srv, err := mockllm.Start(gw+":0", adjustedScenario)
-	assert.NilError(t, err)
-	defer srv.Close()
+	srv := startMock(ctx, t, cli, adjustedScenario)
 	repo := sampleRepo(t)
 	var progress bytes.Buffer
 	res, err := pipeline.Run(ctx, pipeline.Config{
