@@ -11,22 +11,13 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
-
-	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
 
-// claudeBothWays parses a transcript with output clipped by the decoder (as
-// the engine does) and decoded whole, and returns both logs as JSON.
+// claudeBothWays parses in as the engine does, output clipped by the decoder, and
+// decoded whole (clipBothWays).
 func claudeBothWays(t *testing.T, in []byte) (clipped, whole string) {
 	t.Helper()
-	enc := func(c *claudeCode) string {
-		l, err := c.ParseTranscript(bytes.NewReader(in))
-		assert.NilError(t, err)
-		var b bytes.Buffer
-		assert.NilError(t, commandlog.Encode(&b, l))
-		return b.String()
-	}
-	return enc(&claudeCode{}), enc(&claudeCode{noClip: true})
+	return clipBothWays(t, &claudeCode{}, &claudeCode{noClip: true}, in)
 }
 
 // Every Claude Code transcript in testdata gives the same log whether the

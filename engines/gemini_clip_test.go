@@ -11,22 +11,13 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
-
-	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
 
-// geminiBothWays parses a transcript with output clipped by the decoder (as
-// the engine does) and decoded whole, and returns both logs as JSON.
+// geminiBothWays parses in as the engine does, output clipped by the decoder, and
+// decoded whole (clipBothWays).
 func geminiBothWays(t *testing.T, in []byte) (clipped, whole string) {
 	t.Helper()
-	enc := func(g *gemini) string {
-		l, err := g.ParseTranscript(bytes.NewReader(in))
-		assert.NilError(t, err)
-		var b bytes.Buffer
-		assert.NilError(t, commandlog.Encode(&b, l))
-		return b.String()
-	}
-	return enc(&gemini{}), enc(&gemini{noClip: true})
+	return clipBothWays(t, &gemini{}, &gemini{noClip: true}, in)
 }
 
 // Every Gemini CLI transcript and session file in testdata gives the same

@@ -13,29 +13,14 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
 
-// openHandsBothWays parses a transcript with output clipped by the decoder
-// (as the engine does) and decoded whole, as one log (ParseTranscript) and
-// as one log per run (ParseInstances), and returns both results as JSON.
+// openHandsBothWays parses in as the engine does, output clipped by the decoder, and
+// decoded whole (clipBothWays).
 func openHandsBothWays(t *testing.T, in []byte) (clipped, whole string) {
 	t.Helper()
-	enc := func(o *openHands) string {
-		var b bytes.Buffer
-		l, err := o.ParseTranscript(bytes.NewReader(in))
-		assert.NilError(t, err)
-		assert.NilError(t, commandlog.Encode(&b, l))
-		runs, err := o.ParseInstances(bytes.NewReader(in))
-		assert.NilError(t, err)
-		for _, r := range runs {
-			fmt.Fprintf(&b, "run %q\n", r.ID)
-			assert.NilError(t, commandlog.Encode(&b, r.Log))
-		}
-		return b.String()
-	}
-	return enc(&openHands{}), enc(&openHands{noClip: true})
+	return clipBothWays(t, &openHands{}, &openHands{noClip: true}, in)
 }
 
 // clippedContents counts the "content" strings the decoder clipped in a
