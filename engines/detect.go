@@ -54,6 +54,15 @@ var (
 // detectRecordsExamined is how many records Detect looks at, at most.
 const detectRecordsExamined = 200
 
+// Detect also stops once it has read detectBytesExamined of the transcript
+// and looked at detectMinRecords records: records of OpenHands evaluation
+// output are hundreds of KiB each, and decoding two hundred of them to name
+// the format would cost as much as parsing them.
+const (
+	detectBytesExamined = 2 << 20
+	detectMinRecords    = 5
+)
+
 // Detection is what Detect found in a transcript.
 type Detection struct {
 	Format  Format // the best match; zero when nothing matched
@@ -77,7 +86,7 @@ func (e *AmbiguousError) Error() string {
 }
 
 // Detect reads the first records of a transcript (at most a couple of
-// hundred) and says which engine and format they are. Records are read as
+// hundred, fewer once 2 MiB are read: five at least) and says which engine and format they are. Records are read as
 // the OpenHands engine reads them, so text lines between JSON values do not
 // count; the content decides, never a file name. Several engines matching
 // with none holding more than two thirds of the matched records is an
@@ -86,7 +95,8 @@ func (e *AmbiguousError) Error() string {
 func Detect(r io.Reader) (Detection, error) {
 	var d Detection
 	var head bytes.Buffer
-	tee := io.TeeReader(r, &limitedWriter{w: &head, n: 4096})
+	counted := &countingReader{r: r}
+	tee := io.TeeReader(counted, &limitedWriter{w: &head, n: 4096})
 	rd := jsonv.NewReader(tee, jsonv.Options{TextLines: true})
 	defer rd.Close()
 	byFormat := map[Format]int{}
@@ -100,7 +110,7 @@ func Detect(r io.Reader) (Detection, error) {
 			byEngine[f.Engine]++
 		}
 	}
-	for d.Records < detectRecordsExamined {
+	for d.Records < detectRecordsExamined && (d.Records < detectMinRecords || counted.n < detectBytesExamined) {
 		v, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
@@ -174,6 +184,18 @@ func Detect(r io.Reader) (Detection, error) {
 	}
 	d.Format, d.Matched = best(engines[0].engine), engines[0].n
 	return d, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // limitedWriter keeps the first n bytes written to it.

@@ -139,3 +139,24 @@ func TestOtherEnginesRefuse(t *testing.T) {
 		}
 	}
 }
+
+// Detect names the format from the first records and bytes: two hundred
+// small records, or five of OpenHands evaluation output's big ones (here
+// 600 KiB each) rather than decoding two hundred of them.
+func TestDetectStopsAfterEnoughRecordsOrBytes(t *testing.T) {
+	eval, err := os.ReadFile("../testdata/fixtures/openhands/eval-two-instances.history.jsonl")
+	assert.NilError(t, err)
+	line, _, _ := bytes.Cut(eval, []byte("\n"))
+	big := append([]byte(`{"padding": "`+strings.Repeat("x", 600<<10)+`", `), line[1:]...)
+	d, err := engines.Detect(bytes.NewReader(bytes.Repeat(append(big, '\n'), 40)))
+	assert.NilError(t, err)
+	assert.Equal(t, d.Format, engines.FormatOpenHandsEval)
+	assert.Equal(t, d.Records, 5)
+
+	small, err := os.ReadFile("../testdata/fixtures/claude-code/real-2.1.332-success.jsonl")
+	assert.NilError(t, err)
+	d, err = engines.Detect(bytes.NewReader(bytes.Repeat(small, 300/bytes.Count(small, []byte("\n"))+1)))
+	assert.NilError(t, err)
+	assert.Equal(t, d.Format, engines.FormatClaudeStream)
+	assert.Equal(t, d.Records, 200)
+}
