@@ -48,32 +48,9 @@ func TestClaudeClipMatchesWholeDecodeOnFixtures(t *testing.T) {
 // them, content that is a serialised list of blocks after white space, and
 // an assistant message whose string content holds a marker in the middle.
 func TestClaudeClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
-	// Filler, valid everywhere; odd pieces, one per output, near an edge.
-	pieces := []string{`\n`, `\n`, `\n`, `12345`, `é`, `€`, `😀`, `\t`, `\"`, `\/`, `\r\n`, `\b`, `\f`, ` `, `a`}
-	odds := append([]string{`\\`, `\\\\`, `\u00e9`, `\u001b[0m`, `\ud83d\ude00`, `\ud83d`, `\ude00`, `\x`, `\u12`, `[`, `{`}, pieces...)
 	rng := rand.New(rand.NewSource(21))
-	edges := []int{OutputHeadBytes + claudeClipSlack, OutputTailBytes + claudeClipSlack}
-	text := func() string {
-		var b strings.Builder
-		// Mostly dense \n output, sometimes one odd piece placed near an
-		// edge of what the decoder keeps.
-		n := 4500 + rng.Intn(20000)
-		odd := rng.Intn(4)
-		at := []int{edges[0] - 8 + rng.Intn(16), n - 2*edges[1] - 24 + rng.Intn(48), n - edges[1]*5/4 - 24 + rng.Intn(48), rng.Intn(n)}[odd]
-		for b.Len() < n {
-			if b.Len() >= at && at >= 0 {
-				b.WriteString(odds[rng.Intn(len(odds))])
-				at = -1
-				continue
-			}
-			if rng.Intn(4) == 0 {
-				b.WriteString(pieces[rng.Intn(len(pieces))])
-			} else {
-				fmt.Fprintf(&b, `%d\n`, rng.Intn(100000))
-			}
-		}
-		return b.String()
-	}
+	head, tail := OutputHeadBytes+claudeClipSlack, OutputTailBytes+claudeClipSlack
+	text := func() string { return hostileOutput(rng, 4500+rng.Intn(20000), head, tail) }
 	var in bytes.Buffer
 	for i := 0; i < 600; i++ {
 		out := text()

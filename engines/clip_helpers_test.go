@@ -3,6 +3,8 @@ package engines
 import (
 	"bytes"
 	"fmt"
+	"math/rand"
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -32,4 +34,35 @@ func clipBothWays(t *testing.T, clipped, whole AgentEngine, in []byte) (string, 
 		return b.String()
 	}
 	return enc(clipped), enc(whole)
+}
+
+// clipFiller is output valid anywhere in a JSON string body; clipOdds adds
+// the pieces that make a decoder decode the whole string, or find it
+// malformed: \\ and \u escapes, surrogate halves, invalid escapes, the
+// start of JSON.
+var (
+	clipFiller = []string{`\n`, `\n`, `\n`, `12345`, `é`, `€`, `😀`, `\t`, `\"`, `\/`, `\r\n`, `\b`, `\f`, ` `, `a`}
+	clipOdds   = append([]string{`\\`, `\\\\`, `\u00e9`, `\u001b[0m`, `\ud83d\ude00`, `\ud83d`, `\ude00`, `\x`, `\u12`, `[`, `{`}, clipFiller...)
+)
+
+// hostileOutput is a JSON string body of about n bytes of output dense with
+// \n escapes (numbers and filler), with one odd piece placed near where a
+// decoder keeping head and tail bytes cuts the head, near either end of
+// the middle it skips, or anywhere.
+func hostileOutput(rng *rand.Rand, n, head, tail int) string {
+	var b strings.Builder
+	at := []int{head - 8 + rng.Intn(16), n - 2*tail - 24 + rng.Intn(48), n - tail*5/4 - 24 + rng.Intn(48), rng.Intn(n)}[rng.Intn(4)]
+	for b.Len() < n {
+		if b.Len() >= at && at >= 0 {
+			b.WriteString(clipOdds[rng.Intn(len(clipOdds))])
+			at = -1
+			continue
+		}
+		if rng.Intn(4) == 0 {
+			b.WriteString(clipFiller[rng.Intn(len(clipFiller))])
+		} else {
+			fmt.Fprintf(&b, `%d\n`, rng.Intn(100000))
+		}
+	}
+	return b.String()
 }

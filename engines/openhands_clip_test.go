@@ -94,31 +94,14 @@ func TestOpenHandsClipMatchesWholeDecodeOnFixtures(t *testing.T) {
 // content is a string) with a marker of its own in the middle of a long
 // content.
 func TestOpenHandsClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
-	pieces := []string{`\n`, `\n`, `\n`, `12345`, `é`, `€`, `😀`, `\t`, `\"`, `\/`, `\r\n`, `\b`, `\f`, ` `, `a`}
-	odds := append([]string{`\\`, `\\\\`, `\u00e9`, `\u001b[0m`, `\ud83d\ude00`, `\ud83d`, `\ude00`, `\x`, `\u12`, `[`, `{`}, pieces...)
 	rng := rand.New(rand.NewSource(21))
-	edges := []int{OutputHeadBytes + openHandsClipSlack, OutputTailBytes + openHandsClipSlack}
+	head, tail := OutputHeadBytes+openHandsClipSlack, OutputTailBytes+openHandsClipSlack
 	text := func() string {
-		var b strings.Builder
 		n := 4500 + rng.Intn(20000)
 		if rng.Intn(8) == 0 {
 			n = 70000 + rng.Intn(30000) // past clipRaw's 64 KiB
 		}
-		odd := rng.Intn(4)
-		at := []int{edges[0] - 8 + rng.Intn(16), n - 2*edges[1] - 24 + rng.Intn(48), n - edges[1]*5/4 - 24 + rng.Intn(48), rng.Intn(n)}[odd]
-		for b.Len() < n {
-			if b.Len() >= at && at >= 0 {
-				b.WriteString(odds[rng.Intn(len(odds))])
-				at = -1
-				continue
-			}
-			if rng.Intn(4) == 0 {
-				b.WriteString(pieces[rng.Intn(len(pieces))])
-			} else {
-				fmt.Fprintf(&b, `%d\n`, rng.Intn(100000))
-			}
-		}
-		return b.String()
+		return hostileOutput(rng, n, head, tail)
 	}
 	middle := func(s, insert string) string {
 		i := len(s) / 2
