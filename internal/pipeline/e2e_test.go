@@ -80,22 +80,7 @@ func TestRunEndToEndRealClaudeCodeInContainer(t *testing.T) {
 	assert.NilError(t, err)
 	assert.NilError(t, commandlog.Validate(log))
 
-	type cmd struct {
-		Command string
-		Exit    int
-		Status  commandlog.Status
-		Line    int
-	}
-	var got []cmd
-	for _, c := range log.Commands {
-		assert.Assert(t, c.ExitCode != nil, "command %q has no exit code", c.Command)
-		line := 0
-		if c.Source != nil {
-			line = c.Source.Line
-		}
-		got = append(got, cmd{c.Command, *c.ExitCode, c.Status, line})
-	}
-	assert.DeepEqual(t, got, []cmd{
+	assert.DeepEqual(t, sandboxCmds(t, log), []sandboxCmd{
 		{"python3 greet.py World", 0, commandlog.StatusOK, 10},
 		{"python3 greet.py Ada Grace", 0, commandlog.StatusOK, 16},
 		{"python3 greet.py --shout World", 2, commandlog.StatusFailed, 24},
@@ -126,7 +111,7 @@ func TestRunEndToEndRealClaudeCodeInContainer(t *testing.T) {
 	assert.Check(t, is.Contains(string(tr), `"type":"result"`))
 
 	// One progress line per command, as it started.
-	for _, c := range got {
+	for _, c := range log.Commands {
 		assert.Check(t, is.Contains(progress.String(), "$ "+c.Command))
 	}
 	assert.Check(t, is.Contains(progress.String(), "-> exit 2 (failed)"))
