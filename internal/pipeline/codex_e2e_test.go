@@ -40,28 +40,6 @@ var codexSampleScenario = mockllm.Scenario{
 // the commands codex runs.
 const codexKeyCheck = `test -z "${OPENAI_API_KEY:-}${CODEX_API_KEY:-}" && echo no key in the environment`
 
-// codexCmd is what the end-to-end tests compare per command.
-type codexCmd struct {
-	Command string
-	Exit    int
-	Status  commandlog.Status
-	Line    int
-}
-
-func codexCommands(t *testing.T, log *commandlog.Log) []codexCmd {
-	t.Helper()
-	var got []codexCmd
-	for _, c := range log.Commands {
-		assert.Assert(t, c.ExitCode != nil, "command %q has no exit code", c.Command)
-		line := 0
-		if c.Source != nil {
-			line = c.Source.Line
-		}
-		got = append(got, codexCmd{c.Command, *c.ExitCode, c.Status, line})
-	}
-	return got
-}
-
 // The acceptance run for the codex engine: the REAL pinned codex CLI in the
 // REAL sandbox container, its model provider pointed at the mock on the
 // Docker bridge gateway through OPENAI_BASE_URL (forwarded by ResolveEnv).
@@ -113,7 +91,7 @@ func TestRunEndToEndRealCodexInContainer(t *testing.T) {
 			assert.NilError(t, err)
 			assert.NilError(t, commandlog.Validate(log))
 
-			assert.DeepEqual(t, codexCommands(t, log), []codexCmd{
+			assert.DeepEqual(t, sandboxCmds(t, log), []sandboxCmd{
 				{"python3 greet.py World", 0, commandlog.StatusOK, 10},
 				{"python3 greet.py Ada Grace", 0, commandlog.StatusOK, 16},
 				{"python3 greet.py --shout World", 2, commandlog.StatusFailed, 24},

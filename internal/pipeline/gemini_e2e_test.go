@@ -81,27 +81,12 @@ func TestRunEndToEndRealGeminiInContainer(t *testing.T) {
 	assert.NilError(t, err)
 	assert.NilError(t, commandlog.Validate(log))
 
-	type cmd struct {
-		Command string
-		Exit    *int
-		Status  commandlog.Status
-		Line    int
-	}
-	var got []cmd
-	for _, c := range log.Commands {
-		line := 0
-		if c.Source != nil {
-			line = c.Source.Line
-		}
-		got = append(got, cmd{c.Command, c.ExitCode, c.Status, line})
-	}
-	zero, one, two := 0, 1, 2
-	assert.DeepEqual(t, got, []cmd{
-		{"python3 greet.py World", &zero, commandlog.StatusOK, 10},
-		{"python3 greet.py --shout World", &two, commandlog.StatusFailed, 24},
+	assert.DeepEqual(t, sandboxCmds(t, log), []sandboxCmd{
+		{"python3 greet.py World", 0, commandlog.StatusOK, 10},
+		{"python3 greet.py --shout World", 2, commandlog.StatusFailed, 24},
 		// The key is not in the commands' environment.
-		{`test -n "${GEMINI_API_KEY:-}"`, &one, commandlog.StatusFailed, 0},
-		{"./test.sh", &zero, commandlog.StatusOK, 32},
+		{`test -n "${GEMINI_API_KEY:-}"`, 1, commandlog.StatusFailed, 0},
+		{"./test.sh", 0, commandlog.StatusOK, 32},
 	})
 	assert.Check(t, is.Contains(progress.String(), "gemini session file: exact results for 3 command(s)"))
 	session, err := os.ReadFile(res.Session)

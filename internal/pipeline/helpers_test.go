@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+
 	"github.com/docker/docker/client"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
@@ -61,4 +63,27 @@ func startMock(ctx context.Context, t *testing.T, cli *client.Client, sc mockllm
 	assert.NilError(t, err)
 	t.Cleanup(func() { srv.Close() })
 	return srv
+}
+
+// sandboxCmd is what the end-to-end tests compare per command.
+type sandboxCmd struct {
+	Command string
+	Exit    int
+	Status  commandlog.Status
+	Line    int
+}
+
+// sandboxCmds lists a log's commands as sandboxCmd; each must have an exit code.
+func sandboxCmds(t *testing.T, l *commandlog.Log) []sandboxCmd {
+	t.Helper()
+	var got []sandboxCmd
+	for _, c := range l.Commands {
+		assert.Assert(t, c.ExitCode != nil, "command %q has no exit code", c.Command)
+		line := 0
+		if c.Source != nil {
+			line = c.Source.Line
+		}
+		got = append(got, sandboxCmd{c.Command, *c.ExitCode, c.Status, line})
+	}
+	return got
 }

@@ -57,26 +57,6 @@ func runKeyless(t *testing.T, cli *client.Client, img, name string, in engines.R
 	return log
 }
 
-type sandboxCmd struct {
-	Command string
-	Exit    int
-	Status  commandlog.Status
-	Line    int
-}
-
-func sandboxCmds(t *testing.T, l *commandlog.Log) []sandboxCmd {
-	var got []sandboxCmd
-	for _, c := range l.Commands {
-		assert.Assert(t, c.ExitCode != nil, "command %q has no exit code", c.Command)
-		line := 0
-		if c.Source != nil {
-			line = c.Source.Line
-		}
-		got = append(got, sandboxCmd{c.Command, *c.ExitCode, c.Status, line})
-	}
-	return got
-}
-
 // TestMarkdownEngineInSandbox runs the bundled sample repository's README
 // with the markdown engine in the real sandbox: the first two steps work,
 // the drifted --shout step fails at README line 24 and stops the run; then
