@@ -23,9 +23,11 @@ package jsonv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -803,17 +805,33 @@ func (r *Reader) str(clip bool) (string, int64, error) {
 		if err != nil {
 			return "", 0, r.readErr(err)
 		}
-		i := indexStringSpecial(chunk)
-		if i < 0 {
-			buf = append(buf, chunk...)
-			r.take(len(chunk))
-			if len(buf) > maxKeep {
-				flush()
+		// Copy the runs between quotes, backslashes and line breaks, and
+		// decode the two-byte escapes found whole in the window, without
+		// leaving it; the rest (the closing quote, a \u escape, an escape
+		// cut by the window's end, a line break) byte by byte below.
+		i := 0
+		for {
+			j := indexStringStop(chunk[i:])
+			if j < 0 {
+				buf = append(buf, chunk[i:]...)
+				i = len(chunk)
+				break
 			}
+			buf = append(buf, chunk[i:i+j]...)
+			i += j
+			if chunk[i] != '\\' || i+1 == len(chunk) || twoByteEscape[chunk[i+1]] == 0 {
+				break
+			}
+			buf = append(buf, twoByteEscape[chunk[i+1]])
+			i += 2
+		}
+		r.take(i)
+		if len(buf) > maxKeep {
+			flush()
+		}
+		if i == len(chunk) {
 			continue
 		}
-		buf = append(buf, chunk[:i]...)
-		r.take(i)
 		c, _ := r.br.ReadByte()
 		r.bol = false
 		switch {
@@ -855,17 +873,30 @@ func (r *Reader) str(clip bool) (string, int64, error) {
 	}
 }
 
-func indexStringSpecial(b []byte) int {
-	for i, c := range b {
-		if c == '"' || c == '\\' || c < 0x20 {
-			if c == '\t' || c == '\r' {
-				continue
-			}
+// indexStringStop returns the index of the first quote, backslash or line
+// break in b, or -1: the bytes the streaming decoder cannot copy as they
+// are (a raw control character other than a line break is kept as it is).
+// Eight bytes at a time, as stringEnd searches.
+func indexStringStop(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, s, n := x^(lsb*'"'), x^(lsb*'\\'), x^(lsb*'\n')
+		if m := ((q-lsb)&^q | (s-lsb)&^s | (n-lsb)&^n) & msb; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c == '\n' {
 			return i
 		}
 	}
 	return -1
 }
+
+// twoByteEscape is the byte a two-byte escape \c stands for, by c; 0 for
+// \u and what is not an escape.
+var twoByteEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func (r *Reader) escape(buf []byte) ([]byte, error) {
 	c, err := r.br.ReadByte()
