@@ -54,22 +54,40 @@ func omissionLine(n int64) string {
 // or a quote sign are allowed). Callers pass agent text only — never command
 // output — so a README that prints SUCCESS cannot make a run pass.
 func ScanMarkers(text string) []commandlog.Marker {
+	// Every marker line names its keyword (ADJUSTED_SUCCESS holds
+	// SUCCESS): the text is searched for the three keywords, each at most
+	// once from end to end, and only the lines that hold one are parsed.
+	// Agent text can be long (a 100 KB answer): looking at it line by line
+	// cost three searches per line.
 	var out []commandlog.Marker
-	for text != "" {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
+	keys := [...]string{"SUCCESS", "BLOCKED", "FIX"}
+	next := [...]int{-2, -2, -2} // each keyword's next place at or after at; -1: none left
+	at := 0
+	for at < len(text) {
+		first := -1
+		for i, k := range keys {
+			if next[i] != -1 && next[i] < at {
+				next[i] = strings.Index(text[at:], k)
+				if next[i] >= 0 {
+					next[i] += at
+				}
+			}
+			if next[i] >= 0 && (first < 0 || next[i] < first) {
+				first = next[i]
+			}
 		}
-		// Every marker line names its keyword (ADJUSTED_SUCCESS holds
-		// SUCCESS): most agent text is passed over without parsing.
-		if !strings.Contains(line, "SUCCESS") && !strings.Contains(line, "BLOCKED") && !strings.Contains(line, "FIX") {
-			continue
+		if first < 0 {
+			break
 		}
-		if m, ok := parseMarkerLine(line); ok {
+		start := at + strings.LastIndexByte(text[at:first], '\n') + 1
+		end := len(text)
+		if i := strings.IndexByte(text[first:], '\n'); i >= 0 {
+			end = first + i
+		}
+		if m, ok := parseMarkerLine(text[start:end]); ok {
 			out = append(out, m)
 		}
+		at = end + 1
 	}
 	return out
 }

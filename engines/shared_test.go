@@ -133,3 +133,42 @@ func TestShellQuote(t *testing.T) {
 	assert.Equal(t, ShellQuote("a b"), "'a b'")
 	assert.Equal(t, ShellQuote("it's $HOME"), `'it'\''s $HOME'`)
 }
+
+// TestScanMarkersMatchesLineByLine compares ScanMarkers, which searches the
+// whole text for the keywords, with the plain reading it replaces: every
+// line parsed on its own. The texts mix marker lines, lines that name a
+// keyword without being a marker (several keywords on one line, keywords
+// in sentences), empty lines, CRLF and texts with and without a final line
+// break.
+func TestScanMarkersMatchesLineByLine(t *testing.T) {
+	lineByLine := func(text string) []commandlog.Marker {
+		var out []commandlog.Marker
+		for _, line := range strings.Split(text, "\n") {
+			if m, ok := parseMarkerLine(line); ok {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	pieces := []string{
+		"SUCCESS", "**SUCCESS**", "ADJUSTED_SUCCESS", "BLOCKED: no key", "BLOCKED", "FIX: run make", "- FIX: a step",
+		"SUCCESS and BLOCKED and FIX", "a SUCCESS story", "FIX", "FIX:", "not a FIX: here", "BLOCKED: x SUCCESS",
+		"", "\r", "plain text", "é SUCCESS", "SUCCESSFUL", "> BLOCKED: quoted",
+	}
+	seed := uint64(1)
+	rnd := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int(seed>>33) % n
+	}
+	for i := 0; i < 5000; i++ {
+		var b strings.Builder
+		for j := rnd(12); j > 0; j-- {
+			b.WriteString(pieces[rnd(len(pieces))])
+			if rnd(4) > 0 {
+				b.WriteString([]string{"\n", "\r\n", " ", "\n\n"}[rnd(4)])
+			}
+		}
+		text := b.String()
+		assert.DeepEqual(t, ScanMarkers(text), lineByLine(text))
+	}
+}
