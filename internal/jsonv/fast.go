@@ -25,6 +25,20 @@ type fastParser struct {
 	b   []byte
 	i   int
 	all int // inside this many values of Options.KeepAll keys: Keep does not apply
+	// ctx says where the value being read is (keyCache.succ's index +1;
+	// 0 unknown): the first key of an object there is predicted from it.
+	ctx int
+}
+
+// rootCtx is fastParser.ctx for a record.
+const rootCtx = 4*keySets + 1
+
+// childCtx is fastParser.ctx for the value of the key in slot (+1; 0 none).
+func childCtx(slot int) int {
+	if slot == 0 {
+		return 0
+	}
+	return 2*keySets + slot
 }
 
 // arena holds the Values of the records the fast path hands out, with the
@@ -97,6 +111,7 @@ func (c *chunks[T]) reset() {
 
 // record reads one record on the fast path into p.a and returns it.
 func (p *fastParser) record() (*Value, error) {
+	p.ctx = rootCtx
 	return p.value(0)
 }
 
@@ -348,14 +363,24 @@ func (p *fastParser) skip() error {
 type keyCache struct {
 	keys  [2 * keySets]string
 	flags [2 * keySets]keyFlags
-	next  [keySets]uint8 // the way to replace on a miss
-	// succ[i] is the slot of the key that followed keys[i] in an object
-	// last time (+1; 0 for none): objects of one kind repeat their keys in
-	// the same order, so the next key is usually known before it is read.
-	succ [2 * keySets]uint16
+	word  [2 * keySets]uint64 // the first eight bytes of each key (fewer: zeros after)
+	next  [keySets]uint8      // the way to replace on a miss
+	// succ[i] are the slots of the keys that followed keys[i] in an
+	// object the last times (+1; 0 for none), the latest first: objects of
+	// one kind repeat their keys in the same order, so the next key is
+	// usually known before it is read. A key is followed by different ones
+	// in objects of different kinds ("type" by "item", "text", "command"):
+	// several are remembered.
+	// succ[2*keySets+i] are those of the first keys of objects that were
+	// the value of keys[i] (or in an array that was), and succ[4*keySets]
+	// those of records' first keys.
+	succ [4*keySets + 1][succWays]uint16
 }
 
 const keySets = 1024
+
+// succWays is how many successors of a key are remembered.
+const succWays = 4
 
 // keyFlags say what Options make of a key.
 type keyFlags uint8
@@ -409,8 +434,16 @@ func (c *keyCache) get(raw []byte, o *Options) (string, keyFlags, int) {
 	i += uint(c.next[set])
 	c.next[set] ^= 1
 	s := string(raw)
-	c.keys[i], c.flags[i], c.succ[i] = s, o.keyFlags(s), 0
+	c.keys[i], c.flags[i], c.succ[i], c.word[i] = s, o.keyFlags(s), [succWays]uint16{}, prefixWord(raw)
 	return s, c.flags[i], int(i) + 1
+}
+
+// prefixWord is the first eight bytes of b, little-endian, the bytes past
+// its end zero.
+func prefixWord(b []byte) uint64 {
+	var w [8]byte
+	copy(w[:], b)
+	return binary.LittleEndian.Uint64(w[:])
 }
 
 // maxShort is the longest string value interned by shortCache.
@@ -473,13 +506,32 @@ func shortHash(b []byte) uint {
 func (p *fastParser) key(prev int) (string, keyFlags, int, error) {
 	c := p.r.keys
 	if prev > 0 {
-		if next := int(c.succ[prev-1]); next > 0 {
-			// A cached key holds no quote or backslash: equal bytes
-			// followed by a quote are that key.
-			if k := c.keys[next-1]; p.i+len(k) < len(p.b) && p.b[p.i+len(k)] == '"' && string(p.b[p.i:p.i+len(k)]) == k {
-				p.i += len(k) + 1
-				return k, c.flags[next-1], next, nil
+		w := &c.succ[prev-1]
+		for way, next := range w {
+			if next == 0 {
+				break
 			}
+			// A cached key holds no quote or backslash: equal bytes
+			// followed by a quote are that key. The first eight bytes
+			// are compared as one word.
+			k := c.keys[next-1]
+			n := len(k)
+			if e := p.i + n; e >= len(p.b) || p.b[e] != '"' || p.i+8 > len(p.b) {
+				continue
+			}
+			x := binary.LittleEndian.Uint64(p.b[p.i:])
+			if n < 8 {
+				x &= 1<<(8*n) - 1
+			}
+			if x != c.word[next-1] || n > 8 && string(p.b[p.i+8:p.i+n]) != k[8:] {
+				continue
+			}
+			if way > 0 { // the latest first
+				copy(w[1:way+1], w[:way])
+				w[0] = next
+			}
+			p.i += n + 1
+			return k, c.flags[next-1], int(next), nil
 		}
 	}
 	raw, esc, err := p.rawString()
@@ -489,7 +541,10 @@ func (p *fastParser) key(prev int) (string, keyFlags, int, error) {
 	if !esc && len(raw) <= p.r.opt.MaxString {
 		k, f, slot := c.get(raw, &p.r.opt)
 		if prev > 0 && slot > 0 {
-			c.succ[prev-1] = uint16(slot)
+			// The latest first: the others move down, the oldest goes.
+			w := &c.succ[prev-1]
+			copy(w[1:], w[:succWays-1])
+			w[0] = uint16(slot)
 		}
 		return k, f, slot, nil
 	}
@@ -526,7 +581,7 @@ func (p *fastParser) object(depth int) (*Value, error) {
 // members reads an object's members onto the member stack, from after its
 // opening brace.
 func (p *fastParser) members(depth int) error {
-	prev := 0 // the slot of the previous key
+	prev := p.ctx // where the next key is predicted from: the previous key's slot, or where the object is
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == '}' {
 		p.i++
@@ -546,6 +601,7 @@ func (p *fastParser) members(depth int) error {
 			return err
 		}
 		prev = slot
+		p.ctx = childCtx(slot)
 		p.ws()
 		if p.i >= len(p.b) {
 			return errIncomplete
@@ -613,12 +669,14 @@ func (p *fastParser) array(depth int) (*Value, error) {
 // elements reads an array's elements onto the element stack, from after
 // its opening bracket.
 func (p *fastParser) elements(depth int) error {
+	ctx := p.ctx
 	p.ws()
 	if p.i < len(p.b) && p.b[p.i] == ']' {
 		p.i++
 		return nil
 	}
 	for {
+		p.ctx = ctx
 		e, err := p.value(depth + 1)
 		if err != nil {
 			return err
