@@ -8,6 +8,10 @@
 #   BIN=/tmp/old/readme2demo scripts/bench.sh     # another build of readme2demo (an older commit)
 #   SHAPES= FIXTURES="claude-code:testdata/fixtures/claude-code/real-2.0.77-bigoutput.jsonl" scripts/bench.sh
 #                                                 # any transcript repeated with fresh ids, as ENGINE:FILE
+#   SHAPES= SYNTHETIC=claude-line MB=32 scripts/bench.sh
+#                                                 # a made-up extreme (gentranscript -list-synthetic): one line of MB MiB
+#   SHAPES=claude-sessionfile STRETCH=thinking=100000 scripts/bench.sh
+#                                                 # the shapes' and fixtures' values of a key grown (gentranscript -stretch)
 #
 # Shapes (go run ./scripts/gentranscript -list): real transcripts of each
 # engine repeated with fresh ids — Claude Code sessions of small commands,
@@ -50,6 +54,14 @@ go build -o "$WORK/gentranscript" ./scripts/gentranscript
 declare -A engine runs
 while IFS=$'\t' read -r name eng r _; do engine[$name]=$eng runs[$name]=$r; done < <("$WORK/gentranscript" -list)
 SHAPES="${SHAPES-$("$WORK/gentranscript" -list | cut -f1 | tr '\n' ' ')}"
+# SYNTHETIC adds rows for made-up extremes (one huge line, huge outputs).
+declare -A synthetic
+while IFS=$'\t' read -r name eng r _; do engine[$name]=$eng runs[$name]=$r; done < <("$WORK/gentranscript" -list-synthetic)
+for name in ${SYNTHETIC:-}; do
+	[ -n "${engine[$name]:-}" ] || { echo "bench: unknown synthetic shape $name" >&2; exit 2; }
+	synthetic[$name]=1
+	SHAPES="$SHAPES $name"
+done
 # FIXTURES adds rows for other transcripts, ENGINE:FILE each, named by the file.
 declare -A fixture
 for ef in ${FIXTURES:-}; do
@@ -60,9 +72,11 @@ done
 # gen SHAPE FILE: writes MB MiB of SHAPE to FILE; its report on stderr.
 gen() {
 	if [ -n "${fixture[$1]:-}" ]; then
-		"$WORK/gentranscript" -fixture "${fixture[$1]}" -mb "$MB" -o "$2"
+		"$WORK/gentranscript" -fixture "${fixture[$1]}" -stretch "${STRETCH:-}" -mb "$MB" -o "$2"
+	elif [ -n "${synthetic[$1]:-}" ]; then
+		"$WORK/gentranscript" -synthetic "$1" -mb "$MB" -o "$2"
 	else
-		"$WORK/gentranscript" -shape "$1" -mb "$MB" -o "$2"
+		"$WORK/gentranscript" -shape "$1" -stretch "${STRETCH:-}" -mb "$MB" -o "$2"
 	fi
 }
 

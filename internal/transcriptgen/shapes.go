@@ -40,6 +40,13 @@ var Shapes = []Shape{
 		About: "the same with a session printing 1.2 MB of output (scripts/gentranscript's first shape)",
 	},
 	{
+		Name: "claude-sessionfile", Engine: "claude-code",
+		Fixtures: []string{
+			"testdata/bench/claude-code/spotter-session-2.1.39.jsonl",
+		},
+		About: "a real Claude Code 2.1.39 session file (~/.claude/projects: 120 Bash, 67 Edit, 37 Read, 6 Write, a Task sub-agent, thinking, 1,697 progress records)",
+	},
+	{
 		Name: "codex", Engine: "codex",
 		Fixtures: []string{
 			"testdata/fixtures/codex/real-0.171.0-success.jsonl",

@@ -4,17 +4,30 @@
 //	go run ./scripts/gentranscript -shape claude-session -mb 512 -o OUT
 //	go run ./scripts/gentranscript -fixture F -mb 64 -o OUT
 //	go run ./scripts/gentranscript -list
+//	go run ./scripts/gentranscript -synthetic claude-line -mb 32 -o OUT
+//	go run ./scripts/gentranscript -list-synthetic
+//	go run ./scripts/gentranscript -shape claude-sessionfile -stretch thinking=100000 -mb 64 -o OUT
 //
 // The shapes (internal/transcriptgen.Shapes) name the engine and the
 // transcripts repeated; -list prints them as "name engine runs description"
 // lines (runs: "several" for a transcript of one run per line). Run it from the repository root. It reports the bytes, lines and
-// median line length written on standard error.
+// median line length written on standard error. -synthetic writes one of
+// the made-up extremes of the memory tests instead (transcriptgen.Synthetic:
+// one huge line, huge outputs, millions of tiny commands). -stretch makes
+// the string values of the keys named at least as long as asked, by
+// repeating their own text (transcriptgen.Stretch): a real session's
+// thinking, answers or Write and Edit inputs at sizes it did not reach.
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/transcriptgen"
 )
@@ -22,10 +35,19 @@ import (
 func main() {
 	shape := flag.String("shape", "claude-bigoutput", "the kind of transcript to write (see -list)")
 	fixture := flag.String("fixture", "", "a JSONL transcript to copy instead of a shape")
+	stretch := flag.String("stretch", "", "KEY=BYTES[,KEY=BYTES…]: make the string values of these keys at least that long, repeating their own text (e.g. thinking=100000,text=100000)")
+	synthetic := flag.String("synthetic", "", "a made-up extreme to write instead of a shape: "+strings.Join(transcriptgen.Synthetic, ", "))
 	mb := flag.Int64("mb", 64, "size to write, in MiB")
 	out := flag.String("o", "", "output file (required)")
 	list := flag.Bool("list", false, "list the shapes: name, engine, runs (one or several), description")
+	listSynthetic := flag.Bool("list-synthetic", false, "list the synthetic shapes as -list does")
 	flag.Parse()
+	if *listSynthetic {
+		for _, s := range transcriptgen.Synthetic {
+			fmt.Printf("%s\t%s\tone\tsynthetic\n", s, transcriptgen.SyntheticEngine(s))
+		}
+		return
+	}
 	if *list {
 		for _, s := range transcriptgen.Shapes {
 			runs := "one"
@@ -40,6 +62,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gentranscript: -o OUT is required")
 		os.Exit(2)
 	}
+	if *synthetic != "" {
+		writeSynthetic(*synthetic, *mb<<20, *out)
+		return
+	}
 	var data []byte
 	var err error
 	what := *fixture
@@ -52,9 +78,17 @@ func main() {
 			what = "shape " + s.Name + " (engine " + s.Engine + ")"
 		}
 	}
+	var grow map[string]int
+	if err == nil {
+		grow, err = transcriptgen.ParseStretch(*stretch)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gentranscript: %v\n", err)
 		os.Exit(2)
+	}
+	if grow != nil {
+		data = transcriptgen.Stretch(data, grow)
+		what += " stretched (" + *stretch + ")"
 	}
 	f, err := os.Create(*out)
 	if err != nil {
@@ -72,4 +106,68 @@ func main() {
 	}
 	lines, median := g.Lines()
 	fmt.Fprintf(os.Stderr, "gentranscript: wrote %d bytes, %d lines (median %d bytes) of %s to %s\n", n, lines, median, what, *out)
+}
+
+// writeSynthetic writes size bytes of a synthetic shape to out.
+func writeSynthetic(shape string, size int64, out string) {
+	f, err := os.Create(out)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gentranscript: %v\n", err)
+		os.Exit(1)
+	}
+	lw := &lineWriter{lengths: map[int64]int64{}}
+	w := bufio.NewWriterSize(io.MultiWriter(f, lw), 1<<20)
+	_, err = transcriptgen.WriteSynthetic(w, shape, size)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gentranscript: %v\n", err)
+		os.Exit(1)
+	}
+	lines, median := lw.median()
+	fmt.Fprintf(os.Stderr, "gentranscript: wrote %d bytes, %d lines (median %d bytes) of synthetic shape %s (engine %s) to %s\n",
+		lw.bytes, lines, median, shape, transcriptgen.SyntheticEngine(shape), out)
+}
+
+// lineWriter counts the bytes and the lengths of the lines written to it.
+type lineWriter struct {
+	bytes, cur int64
+	lengths    map[int64]int64 // lines by length, newline excluded
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.bytes += int64(len(p))
+	for rest := p; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			l.cur += int64(len(rest))
+			break
+		}
+		l.lengths[l.cur+int64(i)]++
+		l.cur = 0
+		rest = rest[i+1:]
+	}
+	return len(p), nil
+}
+
+// median returns the number of lines and the median length.
+func (l *lineWriter) median() (n int64, median int64) {
+	lengths := make([]int64, 0, len(l.lengths))
+	for k, c := range l.lengths {
+		lengths = append(lengths, k)
+		n += c
+	}
+	slices.Sort(lengths)
+	var seen int64
+	for _, k := range lengths {
+		seen += l.lengths[k]
+		if 2*seen >= n {
+			return n, k
+		}
+	}
+	return n, 0
 }
