@@ -570,7 +570,7 @@ func (p *fastParser) object(depth int) (*Value, error) {
 		v.Obj = p.a.members.take(len(p.r.mstack) - base)
 		copy(v.Obj, p.r.mstack[base:])
 	}
-	clear(p.r.mstack[base:])
+	clearMembers(p.r.mstack[base:])
 	p.r.mstack = p.r.mstack[:base]
 	if err != nil {
 		return nil, err
@@ -658,7 +658,7 @@ func (p *fastParser) array(depth int) (*Value, error) {
 		v.Arr = p.a.elems.take(len(p.r.estack) - base)
 		copy(v.Arr, p.r.estack[base:])
 	}
-	clear(p.r.estack[base:])
+	clearElems(p.r.estack[base:])
 	p.r.estack = p.r.estack[:base]
 	if err != nil {
 		return nil, err
@@ -695,6 +695,22 @@ func (p *fastParser) elements(depth int) error {
 		default:
 			return synErr(fmt.Sprintf("expected , or ] in array, got %q", c))
 		}
+	}
+}
+
+// clearMembers and clearElems clear the stacks' entries an object or an
+// array used, so that they keep nothing alive: field by field, as most
+// objects have a few members, for which clear's call into the runtime
+// costs more than the stores.
+func clearMembers(m []Member) {
+	for i := range m {
+		m[i].Key, m[i].Val = "", nil
+	}
+}
+
+func clearElems(e []*Value) {
+	for i := range e {
+		e[i] = nil
 	}
 }
 
