@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -254,18 +253,12 @@ func isDirTarget(out string) bool {
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // writeRunLogs writes one command log per run into dir, as <ID>.json.
-// An evaluation output holds thousands of runs: the files are encoded and
-// written by a few goroutines at once, so that creating one (a quarter of
-// the parse's time on a disk, docs/benchmarks.md) overlaps encoding and
-// creating the others. The names are chosen in file order first, so they
-// do not depend on which file is written first.
 func writeRunLogs(dir string, runs []engines.Instance) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
 	seen := map[string]bool{}
-	names := make([]string, len(runs))
-	for i, in := range runs {
+	for _, in := range runs {
 		name := strings.Trim(unsafeName.ReplaceAllString(in.ID, "_"), "._")
 		if name == "" {
 			name = "trajectory"
@@ -274,45 +267,16 @@ func writeRunLogs(dir string, runs []engines.Instance) error {
 			name = fmt.Sprintf("%s-%d", base, n)
 		}
 		seen[name] = true
-		names[i] = name
-	}
-	errs := make([]error, len(runs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runLogWriters, len(runs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf bytes.Buffer
-			for i := range next {
-				buf.Reset()
-				if err := commandlog.Encode(&buf, runs[i].Log); err != nil {
-					errs[i] = err
-					continue
-				}
-				if err := os.WriteFile(filepath.Join(dir, names[i]+".json"), buf.Bytes(), 0o644); err != nil {
-					errs[i] = fmt.Errorf("write command log: %w", err)
-				}
-			}
-		}()
-	}
-	for i := range runs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	// The first failure in file order, as writing them one by one would
-	// report (the others are written all the same).
-	for _, err := range errs {
-		if err != nil {
+		var buf bytes.Buffer
+		if err := commandlog.Encode(&buf, in.Log); err != nil {
 			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), buf.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("write command log: %w", err)
 		}
 	}
 	return nil
 }
-
-// runLogWriters is how many goroutines write writeRunLogs' files.
-const runLogWriters = 4
 
 // startCPUProfile writes a CPU profile of the parse to path
 // (R2D_CPUPROFILE), for `go tool pprof`.
