@@ -824,6 +824,9 @@ func (r *Reader) str(clip bool) (string, int64, error) {
 			}
 			buf = append(buf, twoByteEscape[chunk[i+1]])
 			i += 2
+			if len(buf) > maxKeep {
+				flush() // the buffer stays within maxKeep and a run
+			}
 		}
 		r.take(i)
 		if len(buf) > maxKeep {
