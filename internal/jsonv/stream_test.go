@@ -86,3 +86,27 @@ func TestStreamingStringsAcrossWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamingStringMemory reads one line longer than MaxLine, a string of
+// escape-dense output, on the streaming decoder: the buffer it decodes
+// into is handed to the clipper as soon as it passes MaxString, so it stays
+// well under the source's window (which grew to MaxLine looking for the
+// line's end), and the string is clipped as usual.
+func TestStreamingStringMemory(t *testing.T) {
+	const maxString, maxLine = 64 << 10, 1 << 20
+	body := strings.Repeat(`build output line 0123456789 abcdefghij\n`, (8<<20)/41)
+	data := []byte(`{"out":"` + body + `"}` + "\n")
+	r := NewReader(bytes.NewReader(data), Options{MaxString: maxString, MaxLine: maxLine})
+	v, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, omitted := v.Get("out").Text()
+	decoded := len(body) - strings.Count(body, `\n`)
+	if len(s) > maxString || int64(len(s))+omitted != int64(decoded) || !strings.HasPrefix(s, "build output line") {
+		t.Fatalf("kept %d bytes, %d omitted, of %d", len(s), omitted, decoded)
+	}
+	if c := cap(r.scratch); c > maxString+2*minBuf {
+		t.Fatalf("decoding buffer grew to %d bytes (MaxString %d, window up to %d)", c, maxString, maxLine)
+	}
+}
