@@ -1,4 +1,8 @@
-package release
+// Package pull pulls a released sandbox image by digest through the Docker
+// Engine API (the Action's pull-image step). It is apart from package
+// release, which reads and writes the release's manifest, so that what
+// only needs the manifest does not link the Docker client.
+package pull
 
 import (
 	"context"
@@ -12,9 +16,11 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/jsonmessage"
+
+	"github.com/readme2demo/readme2demo/internal/release"
 )
 
-// Docker is the part of the Docker Engine API Pull uses; *client.Client
+// Docker is the part of the Docker Engine API Image uses; *client.Client
 // implements it.
 type Docker interface {
 	ImagePull(ctx context.Context, ref string, options image.PullOptions) (io.ReadCloser, error)
@@ -23,24 +29,24 @@ type Docker interface {
 
 var _ Docker = (*client.Client)(nil)
 
-// PullError says the image could not be pulled; Ref names it.
-type PullError struct {
+// Error says the image could not be pulled; Ref names it.
+type Error struct {
 	Ref string
 	Err error
 }
 
-func (e *PullError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("pull image %s: %v (the released sandbox image; pass the Action's `image` input to use another one)", e.Ref, e.Err)
 }
 
-func (e *PullError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// Pull pulls ref (NAME@sha256:DIGEST) through the Docker Engine API,
+// Image pulls ref (NAME@sha256:DIGEST) through the Docker Engine API,
 // writing a progress line to progress every few seconds, and checks that
 // the daemon now holds the image under exactly that digest. An image already
 // present under the digest is not pulled again.
-func Pull(ctx context.Context, d Docker, ref string, progress io.Writer) error {
-	name, digest, err := SplitRef(ref)
+func Image(ctx context.Context, d Docker, ref string, progress io.Writer) error {
+	name, digest, err := release.SplitRef(ref)
 	if err != nil {
 		return err
 	}
@@ -51,18 +57,18 @@ func Pull(ctx context.Context, d Docker, ref string, progress io.Writer) error {
 	start := time.Now()
 	rc, err := d.ImagePull(ctx, ref, image.PullOptions{})
 	if err != nil {
-		return &PullError{Ref: ref, Err: err}
+		return &Error{Ref: ref, Err: err}
 	}
 	defer rc.Close()
 	if err := followPull(rc, progress, ref, 5*time.Second, time.Now); err != nil {
-		return &PullError{Ref: ref, Err: err}
+		return &Error{Ref: ref, Err: err}
 	}
 	ok, err := hasDigest(ctx, d, ref, name, digest)
 	if err != nil {
-		return &PullError{Ref: ref, Err: err}
+		return &Error{Ref: ref, Err: err}
 	}
 	if !ok {
-		return &PullError{Ref: ref, Err: errors.New("the daemon does not list the pulled image under that digest")}
+		return &Error{Ref: ref, Err: errors.New("the daemon does not list the pulled image under that digest")}
 	}
 	fmt.Fprintf(progress, "image %s: pulled in %.1fs\n", ref, time.Since(start).Seconds())
 	return nil
