@@ -1,12 +1,14 @@
 // Package pull pulls a released sandbox image by digest through the Docker
 // Engine API (the Action's pull-image step). It is apart from package
 // release, which reads and writes the release's manifest, so that what
-// only needs the manifest does not link the Docker client.
+// only needs the manifest does not link the Docker client. Image is tested
+// through the Action's pull-image step (internal/action, with a fake
+// daemon, and with Docker a real one and a local registry); the
+// progress stream it follows is read by dockerstream.FollowPull.
 package pull
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +17,8 @@ import (
 
 	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
-	"github.com/docker/docker/pkg/jsonmessage"
 
+	"github.com/readme2demo/readme2demo/internal/dockerstream"
 	"github.com/readme2demo/readme2demo/internal/release"
 )
 
@@ -60,7 +62,7 @@ func Image(ctx context.Context, d Docker, ref string, progress io.Writer) error 
 		return &Error{Ref: ref, Err: err}
 	}
 	defer rc.Close()
-	if err := followPull(rc, progress, ref, 5*time.Second, time.Now); err != nil {
+	if err := dockerstream.FollowPull(rc, progress, ref, 5*time.Second, time.Now); err != nil {
 		return &Error{Ref: ref, Err: err}
 	}
 	ok, err := hasDigest(ctx, d, ref, name, digest)
@@ -80,71 +82,4 @@ func hasDigest(ctx context.Context, d Docker, ref, name, digest string) (bool, e
 		return false, fmt.Errorf("inspect image: %w", err)
 	}
 	return slices.Contains(info.RepoDigests, name+"@"+digest), nil
-}
-
-// followPull reads the daemon's JSON progress stream to its end, fails on
-// an error message in it, and prints a summary line at most every interval:
-// layers done of layers seen and the bytes downloaded so far.
-func followPull(r io.Reader, progress io.Writer, ref string, interval time.Duration, now func() time.Time) error {
-	dec := json.NewDecoder(r)
-	type layer struct {
-		current, total int64
-		done           bool
-	}
-	layers := map[string]*layer{}
-	var order []string
-	last := now()
-	report := func() {
-		var done int
-		var cur, total int64
-		for _, id := range order {
-			l := layers[id]
-			if l.done {
-				done++
-			}
-			cur += l.current
-			total += l.total
-		}
-		fmt.Fprintf(progress, "image %s: %d/%d layers, %d/%d MB downloaded\n", ref, done, len(order), cur>>20, total>>20)
-	}
-	for {
-		var m jsonmessage.JSONMessage
-		if err := dec.Decode(&m); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return fmt.Errorf("read pull progress: %w", err)
-		}
-		if m.Error != nil { // the daemon sends errorDetail with every error (and the deprecated error string)
-			return m.Error
-		}
-		if m.ID == "" || len(m.ID) != 12 {
-			continue // status lines about the whole image, not a layer
-		}
-		l, ok := layers[m.ID]
-		if !ok {
-			l = &layer{}
-			layers[m.ID] = l
-			order = append(order, m.ID)
-		}
-		switch m.Status {
-		case "Downloading":
-			if m.Progress != nil {
-				l.current, l.total = m.Progress.Current, m.Progress.Total
-			}
-		case "Download complete", "Verifying Checksum":
-			l.current = l.total
-		case "Pull complete", "Already exists":
-			l.done = true
-			l.current = l.total
-		}
-		if t := now(); t.Sub(last) >= interval {
-			last = t
-			report()
-		}
-	}
-	if len(order) > 0 {
-		report()
-	}
-	return nil
 }
