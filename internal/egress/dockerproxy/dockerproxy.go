@@ -100,14 +100,9 @@ type Proxy struct {
 	IP          string // the proxy's address on Network
 	networkID   string
 
-	mu     sync.Mutex
-	events []egress.Event
 	done   chan struct{}
 	closer io.Closer
 }
-
-// maxEvents bounds the events a Proxy keeps.
-const maxEvents = 2000
 
 // NetworkName and ProxyName name a run's resources.
 func NetworkName(runID string) string { return "readme2demo-" + runID + "-net" }
@@ -126,13 +121,6 @@ func (p *Proxy) UpstreamURL(i int, realBase string) string {
 		}
 	}
 	return "http://" + p.IP + ":" + strconv.Itoa(egress.UpstreamPort+i) + path
-}
-
-// Events returns the proxy's events so far (the last maxEvents).
-func (p *Proxy) Events() []egress.Event {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]egress.Event(nil), p.events...)
 }
 
 // SetupError is a proxy that could not be started; Reason says what to do.
@@ -326,11 +314,6 @@ func (p *Proxy) start(ctx context.Context, o Options, cfgJSON string) error {
 				close(ready)
 				continue
 			}
-			p.mu.Lock()
-			if len(p.events) < maxEvents {
-				p.events = append(p.events, e)
-			}
-			p.mu.Unlock()
 			if o.OnEvent != nil {
 				o.OnEvent(e)
 			}
