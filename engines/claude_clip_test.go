@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // claudeBothWays parses in as the engine does, output clipped by the decoder, and
@@ -52,7 +54,7 @@ func TestClaudeClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
 	head, tail := OutputHeadBytes+claudeClipSlack, OutputTailBytes+claudeClipSlack
 	text := func() string { return hostileOutput(rng, 4500+rng.Intn(20000), head, tail) }
 	var in bytes.Buffer
-	for i := 0; i < 600; i++ {
+	for i := 0; i < longtest.Count(150, 600); i++ {
 		out := text()
 		switch rng.Intn(6) {
 		case 0:

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // geminiBothWays parses in as the engine does, output clipped by the decoder, and
@@ -90,7 +92,7 @@ func TestGeminiClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
 		return b.String()
 	}
 	var in bytes.Buffer
-	for i := 0; i < 400; i++ {
+	for i := 0; i < longtest.Count(100, 400); i++ {
 		out := text()
 		switch rng.Intn(5) {
 		case 0:

@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 
@@ -23,16 +24,39 @@ type InstanceParser interface {
 	// ParseInstances parses each run on its own, in file order. A transcript
 	// of one run gives one Instance with ID "". Pure, like ParseTranscript.
 	ParseInstances(r io.Reader) ([]Instance, error)
+	// EachInstance parses the same runs, handing each to fn as soon as it is
+	// read, so that memory does not grow with their number: the runs of
+	// evaluation lines in file order, then the run of the events outside
+	// them, when there is one (which ParseInstances puts first). An error
+	// from fn stops the parse and is returned, wrapped.
+	EachInstance(r io.Reader, fn func(Instance) error) error
 }
 
 var _ InstanceParser = (*openHands)(nil)
 
 // ParseInstances gives each evaluation line its own log; the events outside
-// evaluation lines, if any, are one more run with ID "". Instance ids that
-// repeat (a retried instance) get "#2", "#3", ….
+// evaluation lines, if any, are one more run with ID "", first. Instance ids
+// that repeat (a retried instance) get "#2", "#3", ….
 func (o *openHands) ParseInstances(r io.Reader) ([]Instance, error) {
-	rest := newOpenHandsParser(newLogBuilder(o.Name()))
 	var out []Instance
+	err := o.EachInstance(r, func(in Instance) error {
+		if in.ID == "" { // the events outside evaluation lines: last from EachInstance
+			out = append([]Instance{in}, out...)
+			return nil
+		}
+		out = append(out, in)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EachInstance is ParseInstances run by run (see InstanceParser).
+func (o *openHands) EachInstance(r io.Reader, fn func(Instance) error) error {
+	rest := newOpenHandsParser(newLogBuilder(o.Name()))
+	n := 0
 	seen := map[string]int{}
 	err := readRecords(r, o.options(), rest.b, func(v *jsonv.Value) {
 		if !isHistoryLine(v) {
@@ -41,17 +65,22 @@ func (o *openHands) ParseInstances(r io.Reader) ([]Instance, error) {
 		}
 		ip := newOpenHandsParser(newLogBuilder(o.Name()))
 		ip.readHistory(ip.main, v)
-		id := instanceID(v, len(out)+1)
+		n++
+		id := instanceID(v, n)
 		if seen[id]++; seen[id] > 1 {
 			id += "#" + strconv.Itoa(seen[id])
 		}
-		out = append(out, Instance{ID: id, Log: ip.finish()})
+		if err := fn(Instance{ID: id, Log: ip.finish()}); err != nil {
+			rest.b.err = err // stops readRecords, which returns it wrapped
+		}
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if len(out) == 0 || rest.b.log.ParseStats.Lines > rest.b.log.ParseStats.Malformed || len(rest.pages) > 0 {
-		out = append([]Instance{{Log: rest.finish()}}, out...)
+	if n == 0 || rest.b.log.ParseStats.Lines > rest.b.log.ParseStats.Malformed || len(rest.pages) > 0 {
+		if err := fn(Instance{Log: rest.finish()}); err != nil {
+			return fmt.Errorf("write %s command log: %w", o.Name(), err)
+		}
 	}
-	return out, nil
+	return nil
 }

@@ -1,6 +1,7 @@
 package engines_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,4 +60,31 @@ func TestOpenHandsInstancesNaming(t *testing.T) {
 		ids = append(ids, r.ID)
 	}
 	assert.Check(t, is.DeepEqual(ids, []string{"x", "x#2", "history-3"}))
+}
+
+// EachInstance hands the runs over one at a time, the events outside
+// evaluation lines last; an error from the callback stops the parse at
+// once and comes back wrapped.
+func TestOpenHandsEachInstance(t *testing.T) {
+	ip := openHands(t).(engines.InstanceParser)
+	line := func(id string) string {
+		return `{"instance_id":"` + id + `","history":[{"id":1,"source":"agent","action":"run","args":{"command":"ls"}}]}` + "\n"
+	}
+	event := `{"id":1,"source":"agent","action":"run","args":{"command":"pwd"}}` + "\n"
+	in := line("a") + event + line("b") + line("c")
+	var ids []string
+	assert.NilError(t, ip.EachInstance(strings.NewReader(in), func(r engines.Instance) error {
+		ids = append(ids, r.ID)
+		return nil
+	}))
+	assert.Check(t, is.DeepEqual(ids, []string{"a", "b", "c", ""}))
+
+	stop := errors.New("disk full")
+	calls := 0
+	err := ip.EachInstance(strings.NewReader(strings.Repeat(line("x"), 50)), func(engines.Instance) error {
+		calls++
+		return stop
+	})
+	assert.Check(t, errors.Is(err, stop), "%v", err)
+	assert.Check(t, is.Equal(calls, 1), "the parse stops at the first error")
 }

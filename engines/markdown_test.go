@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,10 +22,40 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
 
+// runnerPIDNamespace is how runLocal starts the runner where the host
+// allows it (root): in a PID namespace of its own with its own /proc
+// (util-linux unshare), as in the sandbox's container. The runner reads
+// /proc around every command to find the processes it started; on a host
+// that is every process of the machine, hundreds under a parallel go test,
+// which made each test cost seconds of CPU. Elsewhere (a user without the
+// right to unshare) it runs with plain bash, slower but the same.
+var runnerPIDNamespace = sync.OnceValue(func() []string {
+	p := []string{"unshare", "--pid", "--fork", "--kill-child", "--mount-proc"}
+	if exec.Command(p[0], append(p[1:], "true")...).Run() != nil {
+		return nil
+	}
+	return p
+})
+
 // runLocal runs a runner script with the host's bash in a temporary
-// workspace (the same script the sandbox runs, with other paths) and parses
-// its transcript. It is not the sandbox: it tests the runner's shell logic.
+// workspace (the same script the sandbox runs, with other paths), in a PID
+// namespace of its own where the host allows it, and parses its
+// transcript. It is not the sandbox: it tests the runner's shell logic.
 func runLocal(t *testing.T, engine string, plan runPlan, setup func(ws string)) (*commandlog.Log, string) {
+	t.Helper()
+	return runRunner(t, engine, plan, setup, runnerPIDNamespace())
+}
+
+// runLocalOnHost is runLocal among the host's processes, for the tests that
+// look for the processes a run left behind by their pids: in a namespace
+// of its own those pids mean nothing outside, and the namespace's end
+// would kill what the runner failed to.
+func runLocalOnHost(t *testing.T, engine string, plan runPlan, setup func(ws string)) (*commandlog.Log, string) {
+	t.Helper()
+	return runRunner(t, engine, plan, setup, nil)
+}
+
+func runRunner(t *testing.T, engine string, plan runPlan, setup func(ws string), prefix []string) (*commandlog.Log, string) {
 	t.Helper()
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "workspace")
@@ -37,7 +68,8 @@ func runLocal(t *testing.T, engine string, plan runPlan, setup func(ws string)) 
 	assert.NilError(t, os.WriteFile(script, renderRunner(plan, runnerPaths{Transcript: transcript, Workspace: ws}), 0o644))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", script)
+	argv := append(append([]string{}, prefix...), "bash", script)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LC_ALL=C"}
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stdout
@@ -132,7 +164,7 @@ func TestMarkdownHints(t *testing.T) {
 		"<!-- readme2demo: background ready=\"test -e ready.flag\" timeout=20s -->\n```bash\necho $BASHPID > server.pid; sleep 1; touch ready.flag; echo serving; exec sleep 300\n```\n\n" +
 		"```bash\ncat ready.flag && echo ready-seen\n```\n"
 	start := time.Now()
-	l, ws := runLocal(t, MarkdownName, readmePlan(md), nil)
+	l, ws := runLocalOnHost(t, MarkdownName, readmePlan(md), nil) // reads the server's pid
 	assert.DeepEqual(t, cmdSummary(l), []string{
 		"10 sleep 30 => 124 failed",
 		"11 false => 1 failed",

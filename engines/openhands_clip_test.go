@@ -14,6 +14,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/internal/jsonv"
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // openHandsBothWays parses in as the engine does, output clipped by the decoder, and
@@ -112,7 +113,8 @@ func TestOpenHandsClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
 	}
 	var in bytes.Buffer
 	write := func(format string, a ...any) { fmt.Fprintf(&in, format+"\n", a...) }
-	for i := 0; i < 400; i++ {
+	records := longtest.Count(100, 400)
+	for i := 0; i < records; i++ {
 		out := text()
 		switch rng.Intn(5) {
 		case 0:
@@ -151,7 +153,7 @@ func TestOpenHandsClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
 				i, i, out, meta, middle(text(), fmt.Sprintf(`FIX: eval step %d\n`, i)))
 		}
 	}
-	assert.Assert(t, clippedContents(t, in.Bytes()) > 200)
+	assert.Assert(t, clippedContents(t, in.Bytes()) > records/2)
 	clipped, whole := openHandsBothWays(t, in.Bytes())
 	assert.Equal(t, clipped, whole)
 }

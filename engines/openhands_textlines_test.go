@@ -18,6 +18,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // The OpenHands engine dropped the text lines between JSON values with a
@@ -96,7 +97,7 @@ func TestTextLinesMatchTheFilter(t *testing.T) {
 		}
 	}
 	rnd := rand.New(rand.NewSource(1))
-	for i := 0; i < 100; i++ {
+	for i := 0; i < longtest.Count(30, 100); i++ {
 		rnd.Shuffle(len(lines), func(a, b int) { lines[a], lines[b] = lines[b], lines[a] })
 		data := noisy(rnd, lines[:1+rnd.Intn(25)])
 		assert.Equal(t, string(parseTextLines(t, data)), string(parseWithFilter(t, data)), "%q", data)
@@ -309,7 +310,7 @@ var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
 func TestNoThinkMatchesRegexp(t *testing.T) {
 	pieces := []string{"<think>", "</think>", "<think", "think>", "</", "a", "b\n", " ", "<", ">"}
 	rng := rand.New(rand.NewSource(9))
-	for n := 0; n < 20000; n++ {
+	for n := 0; n < longtest.Count(4000, 20000); n++ {
 		var b strings.Builder
 		for k := rng.Intn(12); k >= 0; k-- {
 			b.WriteString(pieces[rng.Intn(len(pieces))])

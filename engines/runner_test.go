@@ -286,7 +286,7 @@ func TestMarkdownTimeoutKillsOrphans(t *testing.T) {
 	defer outsider.Process.Kill()
 	md := "<!-- readme2demo: timeout=2s -->\n```sh\n( sleep 300 & echo $! > orphan.pid ); sleep 300\n```\n\n```sh\necho after\n```\n"
 	start := time.Now()
-	l, ws := runLocal(t, MarkdownName, readmePlan(md), nil)
+	l, ws := runLocalOnHost(t, MarkdownName, readmePlan(md), nil) // reads the orphan's pid
 	assert.Assert(t, time.Since(start) < 60*time.Second)
 	assert.DeepEqual(t, cmdSummary(l), []string{"3 ( sleep 300 & echo $! > orphan.pid ); sleep 300 => 124 failed"})
 	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, "README.md line 3: `( sleep 300 & echo $! > orphan.pid ); sleep 300` timed out after 2s"), l.OutcomeReason)

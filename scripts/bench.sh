@@ -129,7 +129,7 @@ for shape in $SHAPES; do
 	gen "$shape" "$f" 2>"$WORK/gen"
 	read -r bytes lines median_line < <(sed -E 's/.*wrote ([0-9]+) bytes, ([0-9]+) lines \(median ([0-9]+) bytes\).*/\1 \2 \3/' "$WORK/gen")
 	# A transcript of several runs (evaluation output) gives one log per run,
-	# in a directory; its runs are held in memory.
+	# in a directory.
 	out=()
 	if [ "${runs[$shape]}" = several ]; then out=(-o "$WORK/runs/"); fi
 	rm -rf "$WORK/runs" && mkdir -p "$WORK/runs"

@@ -2,9 +2,10 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -81,9 +83,10 @@ session.jsonl beside the transcript).
 
 Memory stays bounded whatever the transcript's size: the commands of a run
 are written to temporary files in $TMPDIR as they complete (about the size of
-the log, removed at the end), and the log is written once the transcript is
-read; with -o the file is replaced only by a complete log. The runs of an
-evaluation file, and a run merged with --session, are held in memory.
+the log, removed at the end), and so is each run's log of an evaluation
+file; the output is written once the transcript is read; with -o the file is
+replaced only by a complete log. A run merged with --session is held in
+memory.
 
 Exit status: 0 parsed; 1 the log could not be written (output, or temporary
 files: set TMPDIR); 2 bad flags, unknown engine, unreadable file, engines
@@ -132,6 +135,9 @@ func runParse(o parseOptions, path string, e env) int {
 	if w != nil {
 		defer w.Close()
 	}
+	if res.Runs != nil {
+		defer res.Runs.Close()
+	}
 	if res.Detected != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %s: detected %s\n", path, res.Detected)
 	}
@@ -144,7 +150,7 @@ func runParse(o parseOptions, path string, e env) int {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", res.NotUnderstood)
 		code = exitcode.NotUnderstood
 		switch {
-		case len(res.Logs) == 0 && w == nil:
+		case len(res.Logs) == 0 && w == nil && res.Runs == nil:
 			fmt.Fprintln(e.stderr, "readme2demo parse: no command log written: name the engine with --engine (and --force) to parse it anyway")
 			return code
 		case !o.force:
@@ -164,22 +170,8 @@ func runParse(o parseOptions, path string, e env) int {
 		}
 		return code
 	}
-	if len(res.Logs) > 1 && !isDirTarget(o.out) {
-		if err := writeRunArray(e, o.out, res.Logs); err != nil {
-			fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-			return exitcode.Failed
-		}
-		fmt.Fprintf(e.stderr, "readme2demo parse: %s holds %d runs (evaluation output): wrote them as one JSON array of {\"instance\", \"command_log\"}; --instance ID writes one run's command log, -o DIR/ one file per run; runs: %s\n",
-			path, len(res.Logs), transcript.ListIDs(res.IDs()))
-		return code
-	}
-	if len(res.Logs) > 1 {
-		if err := writeRunLogs(o.out, res.Logs); err != nil {
-			fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
-			return exitcode.Failed
-		}
-		fmt.Fprintf(e.stderr, "readme2demo parse: wrote %d command logs (one per run) to %s\n", len(res.Logs), o.out)
-		return code
+	if res.Runs != nil {
+		return writeRuns(e, path, o.out, res, code)
 	}
 	if err := writeLog(e, o.out, res.Logs[0].Log); err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
@@ -208,35 +200,6 @@ func writeOut(e env, out string, b []byte) error {
 	return os.WriteFile(out, b, 0o644)
 }
 
-// writeRunArray writes the runs of a file of several as one JSON array,
-// in the file's order: [{"instance": ID, "command_log": {…}}, …], each
-// command_log a whole schema-v1 log.
-func writeRunArray(e env, out string, runs []engines.Instance) error {
-	var buf bytes.Buffer
-	buf.WriteString("[\n")
-	for i, in := range runs {
-		id, err := json.Marshal(in.ID)
-		if err != nil {
-			return fmt.Errorf("encode run id: %w", err)
-		}
-		fmt.Fprintf(&buf, "{\"instance\": %s, \"command_log\": ", id)
-		if err := commandlog.Encode(&buf, in.Log); err != nil {
-			return err
-		}
-		buf.Truncate(len(bytes.TrimRight(buf.Bytes(), "\n")))
-		buf.WriteString("}")
-		if i < len(runs)-1 {
-			buf.WriteString(",")
-		}
-		buf.WriteString("\n")
-	}
-	buf.WriteString("]\n")
-	if err := writeOut(e, out, buf.Bytes()); err != nil {
-		return fmt.Errorf("write command logs: %w", err)
-	}
-	return nil
-}
-
 // isDirTarget reports whether -o names a directory: an existing one, or a
 // path ending with a slash.
 func isDirTarget(out string) bool {
@@ -252,14 +215,84 @@ func isDirTarget(out string) bool {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// writeRunLogs writes one command log per run into dir, as <ID>.json.
-func writeRunLogs(dir string, runs []engines.Instance) error {
+// writeRuns writes the runs of a file of several: one log for a file of
+// one run; else one JSON array of {"instance", "command_log"} to standard
+// output or the -o file (replaced only by a complete array), or one file
+// per run, <ID>.json, into the -o directory.
+func writeRuns(e env, path, out string, res *transcript.Result, code int) int {
+	runs := res.Runs
+	var err error
+	switch {
+	case runs.Len() == 1:
+		err = runs.Each(func(_ string, log []byte) error { return writeOut(e, out, log) })
+		if err != nil {
+			err = fmt.Errorf("write command log: %w", err)
+		}
+	case !isDirTarget(out):
+		if out == "" {
+			err = runs.WriteArray(e.stdout)
+		} else {
+			err = replaceFile(out, runs.WriteArray)
+		}
+		if err != nil {
+			err = fmt.Errorf("write command logs: %w", err)
+		}
+	default:
+		err = writeRunLogs(out, runs)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
+		return exitcode.Failed
+	}
+	switch {
+	case runs.Len() == 1:
+	case !isDirTarget(out):
+		fmt.Fprintf(e.stderr, "readme2demo parse: %s holds %d runs (evaluation output): wrote them as one JSON array of {\"instance\", \"command_log\"}; --instance ID writes one run's command log, -o DIR/ one file per run; runs: %s\n",
+			path, runs.Len(), transcript.ListIDs(res.IDs()))
+	default:
+		fmt.Fprintf(e.stderr, "readme2demo parse: wrote %d command logs (one per run) to %s\n", runs.Len(), out)
+	}
+	return code
+}
+
+// replaceFile writes path through write into a temporary file beside it,
+// renamed over path once complete.
+func replaceFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	err = write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// writeRunLogs writes one command log per run into dir, as <ID>.json (the
+// events outside any run as trajectory.json; a name taken already gets
+// -2, -3, …).
+func writeRunLogs(dir string, runs *transcript.Runs) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
 	seen := map[string]bool{}
-	for _, in := range runs {
-		name := strings.Trim(unsafeName.ReplaceAllString(in.ID, "_"), "._")
+	g, ctx := errgroup.WithContext(context.Background())
+	g.SetLimit(runWriters)
+	err := runs.Each(func(id string, log []byte) error {
+		if ctx.Err() != nil {
+			return ctx.Err() // a write failed: Wait returns its error
+		}
+		name := strings.Trim(unsafeName.ReplaceAllString(id, "_"), "._")
 		if name == "" {
 			name = "trajectory"
 		}
@@ -267,16 +300,25 @@ func writeRunLogs(dir string, runs []engines.Instance) error {
 			name = fmt.Sprintf("%s-%d", base, n)
 		}
 		seen[name] = true
-		var buf bytes.Buffer
-		if err := commandlog.Encode(&buf, in.Log); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+".json"), buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("write command log: %w", err)
-		}
+		path, log := filepath.Join(dir, name+".json"), bytes.Clone(log) // Each reuses its buffer
+		g.Go(func() error {
+			if err := os.WriteFile(path, log, 0o644); err != nil {
+				return fmt.Errorf("write command log: %w", err)
+			}
+			return nil
+		})
+		return nil
+	})
+	if werr := g.Wait(); werr != nil {
+		return werr
 	}
-	return nil
+	return err
 }
+
+// runWriters is how many run logs are written at once: creating a file
+// costs the kernel more than writing its 50 KB, and creations in one
+// directory overlap.
+const runWriters = 4
 
 // startCPUProfile writes a CPU profile of the parse to path
 // (R2D_CPUPROFILE), for `go tool pprof`.

@@ -41,8 +41,10 @@ const (
 
 type parseMemCase struct {
 	engine, shape string // a transcriptgen shape or synthetic shape
+	fixture       string // or a transcript to repeat, from the repository's root
 	size          int64
-	exit          int // the exit status expected
+	exit          int  // the exit status expected
+	runs          bool // a file of several runs: the logs come as one JSON array
 }
 
 func parseMemCases() []parseMemCase {
@@ -64,10 +66,12 @@ func parseMemCases() []parseMemCase {
 		}
 	}
 	for _, s := range transcriptgen.Shapes {
-		if !s.Runs {
-			cases = append(cases, parseMemCase{engine: s.Engine, shape: s.Name, size: 1 << 30})
-		}
+		cases = append(cases, parseMemCase{engine: s.Engine, shape: s.Name, size: 1 << 30, runs: s.Runs})
 	}
+	// Evaluation output of many small runs (12 KB each: about 87,000 in
+	// 1 GiB), whose logs once all stayed in memory.
+	cases = append(cases, parseMemCase{engine: engines.OpenHandsName, shape: "small-runs",
+		fixture: "testdata/fixtures/openhands/eval-two-instances.history.jsonl", size: 1 << 30, runs: true})
 	return cases
 }
 
@@ -115,7 +119,11 @@ func TestParseBoundedMemory(t *testing.T) {
 				c.engine, c.shape, c.size>>20, got, n>>20, time.Since(start).Round(time.Millisecond), peak>>20)
 			if c.exit == 0 {
 				assert.Equal(t, got, want, "commands in the log")
-				assert.Equal(t, tail, "}\n", "the log ends")
+				end := "}\n"
+				if c.runs {
+					end = "]\n" // the array of the runs' logs
+				}
+				assert.Equal(t, tail, end, "the log ends")
 			}
 			assert.Assert(t, peak < parseMemLimit, "peak RSS %d MiB ≥ %d MiB", peak>>20, parseMemLimit>>20)
 		})
@@ -132,12 +140,17 @@ func writeMemTranscript(path string, c parseMemCase) (int64, error) {
 	defer f.Close()
 	w := bufio.NewWriterSize(f, 1<<20)
 	var commands int64
-	if s, err := transcriptgen.ShapeNamed(c.shape); err == nil {
-		fixture, err := s.Fixture(filepath.Join("..", ".."))
-		if err != nil {
-			return 0, err
-		}
-		eng, err := engines.Lookup(s.Engine)
+	var fixture []byte
+	if c.fixture != "" {
+		fixture, err = os.ReadFile(filepath.Join("..", "..", c.fixture))
+	} else if s, serr := transcriptgen.ShapeNamed(c.shape); serr == nil {
+		fixture, err = s.Fixture(filepath.Join("..", ".."))
+	}
+	if err != nil {
+		return 0, err
+	}
+	if fixture != nil {
+		eng, err := engines.Lookup(c.engine)
 		if err != nil {
 			return 0, err
 		}

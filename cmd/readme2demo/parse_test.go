@@ -183,3 +183,16 @@ func TestParseHelp(t *testing.T) {
 		assert.Check(t, is.Contains(out, want))
 	}
 }
+
+// A run's log that cannot be written fails the parse with exit status 1
+// and says which write failed.
+func TestParseRunLogsWriteError(t *testing.T) {
+	dir := t.TempDir()
+	// A directory where one run's file would go: that write fails.
+	assert.NilError(t, os.Mkdir(filepath.Join(dir, "demo__app-2.json"), 0o755))
+	code, _, errOut := runCLI(t, "parse", "-o", dir+"/", fixtures+"openhands/eval-two-instances.history.jsonl")
+	assert.Equal(t, code, exitcode.Failed, errOut)
+	assert.Check(t, is.Contains(errOut, "write command log: open "+filepath.Join(dir, "demo__app-2.json")))
+	_, err := os.Stat(filepath.Join(dir, "demo__app-1.json"))
+	assert.NilError(t, err, "the other run's log is written")
+}

@@ -30,7 +30,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/ghcomment"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/redact"
-	"github.com/readme2demo/readme2demo/internal/release"
+	"github.com/readme2demo/readme2demo/internal/release/pull"
 	"github.com/readme2demo/readme2demo/internal/report"
 	"github.com/readme2demo/readme2demo/internal/termtext"
 )
@@ -47,7 +47,7 @@ type app struct {
 	pipeline   pipelineFunc
 	httpClient *http.Client
 	sleep      ghcomment.Sleeper
-	docker     func(ctx context.Context) (release.Docker, func(), error)
+	docker     func(ctx context.Context) (pull.Docker, func(), error)
 }
 
 func defaultApp() *app {

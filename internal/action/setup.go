@@ -7,6 +7,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/release"
+	"github.com/readme2demo/readme2demo/internal/release/pull"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
@@ -76,7 +77,7 @@ func (a *app) pullImage(ctx context.Context, s *step) int {
 		return exitcode.Failed
 	}
 	defer closeDocker()
-	if err := release.Pull(ctx, d, ref, s.stdout); err != nil {
+	if err := pull.Image(ctx, d, ref, s.stdout); err != nil {
 		s.errorf("%v", err)
 		return exitcode.Failed
 	}
@@ -85,7 +86,7 @@ func (a *app) pullImage(ctx context.Context, s *step) int {
 }
 
 // dockerClient connects to the daemon for the pull.
-func dockerClient(ctx context.Context) (release.Docker, func(), error) {
+func dockerClient(ctx context.Context) (pull.Docker, func(), error) {
 	cli, err := sandbox.NewClient(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -19,10 +19,11 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/release"
+	"github.com/readme2demo/readme2demo/internal/release/pull"
 )
 
 // runMode runs one setup mode of the Action in the harness's runner.
-func (h *harness) runMode(mode string, docker func(context.Context) (release.Docker, func(), error)) result {
+func (h *harness) runMode(mode string, docker func(context.Context) (pull.Docker, func(), error)) result {
 	h.t.Helper()
 	os.Remove(h.env["GITHUB_OUTPUT"])
 	os.Remove(h.env["GITHUB_STEP_SUMMARY"])
@@ -36,7 +37,7 @@ func (h *harness) runMode(mode string, docker func(context.Context) (release.Doc
 	return r
 }
 
-func noDocker(context.Context) (release.Docker, func(), error) {
+func noDocker(context.Context) (pull.Docker, func(), error) {
 	return nil, nil, errors.New("no Docker in this test")
 }
 
@@ -161,7 +162,7 @@ func TestPullImageMode(t *testing.T) {
 			for k, v := range tc.env {
 				h.env[k] = v
 			}
-			r := h.runMode("pull-image", func(context.Context) (release.Docker, func(), error) { return tc.docker, func() {}, nil })
+			r := h.runMode("pull-image", func(context.Context) (pull.Docker, func(), error) { return tc.docker, func() {}, nil })
 			assert.Check(t, is.Equal(r.code, tc.code), r.stdout)
 			assert.Check(t, is.Equal(r.outputs["image"], tc.image))
 			for _, s := range tc.stdout {

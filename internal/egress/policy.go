@@ -20,9 +20,7 @@
 //   - one reverse proxy per Upstream, which strips whatever credential the
 //     agent sent, adds the real one and forwards to the real API (or a mock).
 //
-// Setup creates the network and the proxy container; Proxy.Close removes
-// both. Every resource carries the sandbox's io.readme2demo.* labels, and
-// SweepNetworks removes networks whose deadline has passed.
+// Package dockerproxy starts the proxy's container and network.
 package egress
 
 import (

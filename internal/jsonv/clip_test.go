@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/readme2demo/readme2demo/internal/longtest"
-
 	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // clipOpt clips the values of "out" to 16 bytes of head and 8 of tail, so
@@ -87,11 +87,7 @@ func TestClipMatchesWholeDecode(t *testing.T) {
 		`\\`, `\\\\`, `\u00e9`, `\u001b`, `\ud83d\ude00`, `\ud83d`, `\ude00`, `\ud83dx`, `\u12`, `\x`, " ", "[", "{", "\x00", "\xff"}
 	valid := pieces[:13]
 	rng := rand.New(rand.NewSource(21))
-	strs := 1500 // each read twice by a Reader of its own
-	if longtest.Enabled() {
-		strs = 6000 // a superset: the same source
-	}
-	for n := 0; n < strs; n++ {
+	for n := 0; n < longtest.Count(1500, 6000); n++ { // each read twice by a Reader of its own
 		var b strings.Builder
 		size := rng.Intn(120)
 		odd := rng.Intn(size + 1)
@@ -129,7 +125,7 @@ func TestSimpleEscapesMatchesByteByByte(t *testing.T) {
 	}
 	alphabet := []byte(`\\\\\\nnnnnnbfrtu"/xo]12`)
 	rng := rand.New(rand.NewSource(5))
-	for k := 0; k < 100000; k++ {
+	for k := 0; k < longtest.Count(20000, 100000); k++ {
 		raw := make([]byte, rng.Intn(70))
 		for i := range raw {
 			raw[i] = alphabet[rng.Intn(len(alphabet))]

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // unescape copies eight bytes at a time between escapes; it decodes
@@ -18,7 +20,7 @@ func TestUnescapeMatchesByteByByte(t *testing.T) {
 	pieces := []string{"a", "hello world ", "\\n", "\\\\", "\\\"", "\\/", "\\t", "\\r", "\\b", "\\f",
 		"\\u00e9", "\\u20AC", "\\ud83d\\ude00", "\\ud83d", "\\ude00", "\\ud83dx", "\\u12", "\\x", "é", "\x01", "01234567"}
 	rng := rand.New(rand.NewSource(7))
-	for n := 0; n < 20000; n++ {
+	for n := 0; n < longtest.Count(5000, 20000); n++ {
 		var raw bytes.Buffer
 		for k := rng.Intn(30); k >= 0; k-- {
 			raw.WriteString(pieces[rng.Intn(len(pieces))])

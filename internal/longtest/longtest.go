@@ -43,3 +43,14 @@ func Require(t testing.TB) {
 		t.Skipf("long test: set %s=1 to run it (.ci/run does)", Env)
 	}
 }
+
+// Count is how many cases a randomized comparison checks: short in a plain
+// `go test`, long when long tests are enabled. Such a test draws its cases
+// from a fixed random source, so long mode checks a superset of the
+// default.
+func Count(short, long int) int {
+	if Enabled() {
+		return long
+	}
+	return short
+}

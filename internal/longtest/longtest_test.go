@@ -25,3 +25,11 @@ func TestEnabled(t *testing.T) {
 		assert.Check(t, Enabled() == (tc.want && !testing.Short()), "%s=%q CI=%q", Env, tc.long, tc.ci)
 	}
 }
+
+func TestCount(t *testing.T) {
+	t.Setenv("CI", "")
+	t.Setenv(Env, "1")
+	assert.Check(t, Count(10, 1000) == 1000 || testing.Short())
+	t.Setenv(Env, "0")
+	assert.Check(t, Count(10, 1000) == 10)
+}

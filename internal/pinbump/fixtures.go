@@ -50,30 +50,19 @@ func Golden(engine string, transcript []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// AddFixtures adds the transcripts of a drift run (its output directory
-// driftDir, drift.json included) for engine at version as fixtures under
-// root, each with its golden command log, and the CLI's session file of
-// each run (Codex's rollout, Gemini CLI's chat session) when drift kept one,
-// with its own golden, and returns the files written
-// (relative to root). The run must have checked that version and found no
-// drift (drift.Summary.Verified), and no transcript may hold anything that
-// looks like a credential; nothing is written otherwise.
-func AddFixtures(root, engine, version, driftDir string) ([]string, error) {
-	fx, err := prepareFixtures(engine, version, driftDir)
-	if err != nil {
-		return nil, err
-	}
-	return fx.write(root)
-}
-
-// fixtures are the files AddFixtures writes, in order.
+// fixtures are the files a bump adds (Local), in order.
 type fixtures struct {
 	order []string
 	files map[string][]byte
 }
 
-// prepareFixtures reads and checks a verified run's transcripts and
-// computes their goldens, writing nothing.
+// prepareFixtures reads the transcripts of a drift run (its output
+// directory driftDir, drift.json included) for engine at version, each with
+// its golden command log, and the CLI's session file of each run (Codex's
+// rollout, Gemini CLI's chat session) when drift kept one, with its own
+// golden, writing nothing. The run must have checked that version and
+// found no drift (drift.Summary.Verified), and no transcript may hold
+// anything that looks like a credential.
 func prepareFixtures(engine, version, driftDir string) (*fixtures, error) {
 	sum, err := drift.ReadSummary(driftDir)
 	if err != nil {
@@ -139,6 +128,8 @@ func prepareFixtures(engine, version, driftDir string) (*fixtures, error) {
 // (agentcli.CLI.SessionSuffix).
 var sessionSuffixes = []string{".rollout.jsonl", ".session.jsonl", ".session.json"}
 
+// write writes the fixtures under root and returns their paths, relative
+// to root.
 func (fx *fixtures) write(root string) ([]string, error) {
 	for _, rel := range fx.order {
 		p := filepath.Join(root, filepath.FromSlash(rel))

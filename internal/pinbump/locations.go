@@ -8,7 +8,7 @@
 //
 // Files:
 //   - locations.go: where each pin lives, Read, Check and Bump.
-//   - fixtures.go: AddFixtures and Golden.
+//   - fixtures.go: a verified run's fixtures and Golden.
 //   - pr.go: the bump pull request (title, body, branch) through ghpull.
 package pinbump
 

@@ -113,7 +113,7 @@ func OpenPR(ctx context.Context, svc *ghpull.Service, t ghpull.Target, root, par
 }
 
 // Local does the file edits of a bump under root: the pin copies (Bump)
-// and, with driftDir, the verified run's fixtures (AddFixtures). The pin
+// and, with driftDir, the verified run's fixtures (prepareFixtures). The pin
 // moves from what root's home (agentcli/pins.go) holds; when that already
 // is version, nothing changes and Bumped.From == Bumped.To.
 func Local(root, engine, version, driftDir string) (*Bumped, error) {

@@ -10,13 +10,17 @@ import (
 
 // TestMain lets this test binary act as the egress proxy and as the strict
 // profile's disk meter: runs copy it into their containers, started under
-// egress.ProgramName or sandbox.MeterProgram.
+// egress.ProgramName or sandbox.MeterProgram; and as the small process that
+// measures a command's peak RSS (runCLI, security_hostile_memory_test.go).
 func TestMain(m *testing.M) {
 	if egress.IsProxy(os.Args[0]) {
 		os.Exit(egress.Main(os.Getenv, os.Stdout, os.Stderr))
 	}
 	if sandbox.IsMeter(os.Args[0]) {
 		os.Exit(sandbox.MeterMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if out := os.Getenv(peakRSSFileEnv); out != "" {
+		os.Exit(runReportingPeakRSS(out, os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

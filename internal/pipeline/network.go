@@ -13,6 +13,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/egress/dockerproxy"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
@@ -97,7 +98,7 @@ type agentNetwork struct {
 	mode   string
 	env    map[string]string
 	test   string // bash run before the agent; "" for none
-	proxy  *egress.Proxy
+	proxy  *dockerproxy.Proxy
 	hosts  []string
 	held   []string // credential variables the proxy holds
 
@@ -130,11 +131,11 @@ func setupNetwork(ctx context.Context, d sandbox.Docker, cfg Config, eng engines
 	if err != nil {
 		return n, &ConfigError{err.Error()}
 	}
-	ed, ok := d.(egress.Docker)
+	ed, ok := d.(dockerproxy.Docker)
 	if !ok {
 		return n, &ConfigError{"network allowlist needs a Docker client that manages networks"}
 	}
-	bin, err := egress.ResolveBinary(cfg.EgressBinary, cfg.Getenv)
+	bin, err := dockerproxy.ResolveBinary(cfg.EgressBinary, cfg.Getenv)
 	if err != nil {
 		return n, &ConfigError{err.Error()}
 	}
@@ -170,7 +171,7 @@ func setupNetwork(ctx context.Context, d sandbox.Docker, cfg Config, eng engines
 
 	// Leftover containers first, so their networks can go too.
 	_, _ = sandbox.Sweep(ctx, d, time.Now())
-	p, err := egress.Setup(ctx, ed, egress.Options{
+	p, err := dockerproxy.Setup(ctx, ed, dockerproxy.Options{
 		RunID: runID, Image: cfg.Image, Binary: bin, Config: ecfg, Deadline: deadline,
 		OnEvent: func(e egress.Event) {
 			if e.Event != "deny" {

@@ -25,7 +25,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/demo"
 	"github.com/readme2demo/readme2demo/internal/devcontainer"
-	"github.com/readme2demo/readme2demo/internal/egress"
+	"github.com/readme2demo/readme2demo/internal/egress/dockerproxy"
 	"github.com/readme2demo/readme2demo/internal/htmlreport"
 	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/prompt"
@@ -305,7 +305,7 @@ func (r *run) settings(context.Context) error {
 	if cfg.Sandbox == sandbox.ProfileStrict {
 		// The strict profile's disk meter runs this binary in a container.
 		var err error
-		if r.meterBin, err = egress.ResolveBinary(cfg.EgressBinary, cfg.Getenv); err != nil {
+		if r.meterBin, err = dockerproxy.ResolveBinary(cfg.EgressBinary, cfg.Getenv); err != nil {
 			return &ConfigError{"--sandbox strict: " + err.Error()}
 		}
 	}

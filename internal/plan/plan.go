@@ -175,17 +175,6 @@ func (p *Plan) Run() []Entry {
 	return out
 }
 
-// Skipped returns the entries not run.
-func (p *Plan) Skipped() []Entry {
-	var out []Entry
-	for _, e := range p.Entries {
-		if !e.Run {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // maxListed caps the blocks NothingToRun lists.
 const maxListed = 12
 

@@ -149,13 +149,6 @@ type Hints struct {
 	Problems []string `json:"problems,omitempty"`
 }
 
-// Any reports whether any hint is set.
-func (h Hints) Any() bool {
-	return h.Skip || h.Run || h.ContinueOnError || h.Background || h.Timeout != 0 || h.Ready != "" ||
-		h.Platform != "" || h.CheckOutput || h.Exit != nil || h.Cwd != "" || h.File != "" || h.Setup != "" ||
-		len(h.Problems) > 0
-}
-
 var (
 	shellLangs   = map[string]bool{"sh": true, "bash": true, "shell": true, "zsh": true, "ksh": true}
 	consoleLangs = map[string]bool{"console": true, "shell-session": true, "sh-session": true, "shellsession": true, "terminal": true}

@@ -39,9 +39,8 @@ const (
 	minDecoded   = 8
 )
 
-// maxDecodeRun bounds a run or a dump block decoded; with maxDumpLine it
-// sets the Writer's look-ahead. Variables so that FuzzRedact can shrink
-// the look-ahead and exercise the Writer's cuts.
+// maxDecodeRun bounds a run or a dump block decoded. A variable (as is
+// maxDumpLine) so that FuzzRedact can shrink it and reach its edges.
 var maxDecodeRun = 256 << 10
 
 // scan is one search's settings.

@@ -39,8 +39,6 @@
 // Redaction is one pass over the text for the rules and the exact forms (a
 // rolling 3-byte window looked up in small bit tables), one over its
 // skeleton for the pieces, and decoding only where runs or dumps stand.
-// NewWriter applies the same rules to a stream and catches secrets split
-// across writes.
 package redact
 
 import (
@@ -71,7 +69,6 @@ type Redactor struct {
 	pieces  map[uint32][]needle // blocks of piece forms, matched in the skeleton
 	pbits   *bitset
 	forms   []form // piece forms, indexed by needle.form
-	maxLen  int    // longest secret
 	maxForm int    // longest form
 }
 
@@ -103,7 +100,6 @@ func New(secrets []string) *Redactor {
 		if len(s) < MinSecretLen {
 			continue
 		}
-		r.maxLen = max(r.maxLen, len(s))
 		for _, e := range Encodings(s) {
 			if len(e) < 4 || seen[e] {
 				continue
@@ -196,17 +192,6 @@ func (r *Redactor) Found(s string) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// maxWindow is how many bytes a match can span: the longest token shape,
-// secret form or piece match, and the longest run or dump decoded.
-// NewWriter holds back this much.
-func (r *Redactor) maxWindow() int {
-	w := max(maxRuleLen, maxDecodeRun+maxDumpLine)
-	if r != nil {
-		w = max(w, 3*r.maxLen, r.maxExtent())
-	}
-	return w + 64
 }
 
 // find returns the merged matches in s that end after from (the bytes

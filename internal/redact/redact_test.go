@@ -5,12 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/readme2demo/readme2demo/internal/longtest"
 
 	"gotest.tools/v3/assert"
 
@@ -330,75 +327,6 @@ func TestLogRedactsEveryField(t *testing.T) {
 	assert.Assert(t, !strings.Contains(buf.String(), canary), buf.String())
 	assert.Assert(t, !strings.Contains(buf.String(), githubPAT))
 	Log(nil, nil) // nil-safe
-}
-
-func TestWriterSplitAnywhere(t *testing.T) {
-	r := New([]string{canary})
-	text := "start " + canary + " mid " + anthropicKey + " " + b64at(base64.StdEncoding, "x", canary, "") + " " + pemKey + " end"
-	want := r.String(text)
-	for i := 0; i <= len(text); i++ {
-		var out bytes.Buffer
-		w := NewWriter(&out, r)
-		_, err := w.Write([]byte(text[:i]))
-		assert.NilError(t, err)
-		_, err = w.Write([]byte(text[i:]))
-		assert.NilError(t, err)
-		assert.NilError(t, w.Close())
-		assert.Equal(t, out.String(), want, "split at %d", i)
-	}
-	// Byte by byte.
-	var out bytes.Buffer
-	w := NewWriter(&out, r)
-	for i := 0; i < len(text); i++ {
-		_, err := w.Write([]byte{text[i]})
-		assert.NilError(t, err)
-	}
-	assert.NilError(t, w.Close())
-	assert.Equal(t, out.String(), want)
-}
-
-// A long stream flushes many times; secrets placed around every flush
-// boundary are still caught, and the output equals redacting it whole.
-func TestWriterLongStream(t *testing.T) {
-	longtest.Require(t) // redacts a 12 MiB stream in four chunk sizes
-	r := New([]string{canary})
-	filler := ordinaryOutput(300 << 10)
-	var b strings.Builder
-	for i := 0; i < 40; i++ {
-		b.WriteString(filler[:(i*7919)%len(filler)])
-		b.WriteString(canary)
-		b.WriteString(githubApp)
-	}
-	text := b.String()
-	for _, chunk := range []int{1 << 10, 4093, 64 << 10, 1 << 20} {
-		var out bytes.Buffer
-		w := NewWriter(&out, r)
-		for i := 0; i < len(text); i += chunk {
-			_, err := w.Write([]byte(text[i:min(len(text), i+chunk)]))
-			assert.NilError(t, err)
-		}
-		assert.NilError(t, w.Close())
-		got := out.String()
-		assert.Assert(t, !strings.Contains(got, canary), "chunk %d", chunk)
-		assert.Assert(t, !strings.Contains(got, githubApp), "chunk %d", chunk)
-		assert.Equal(t, strings.Count(got, Marker(SecretRule)), 40, "chunk %d", chunk)
-		assert.Equal(t, got, r.String(text), "chunk %d", chunk)
-	}
-}
-
-type failWriter struct{}
-
-func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
-
-func TestWriterErrorsCarryNoSecret(t *testing.T) {
-	w := NewWriter(failWriter{}, New([]string{canary}))
-	_, err := w.Write([]byte(canary))
-	assert.NilError(t, err) // held back
-	err = w.Close()
-	assert.ErrorContains(t, err, "write redacted stream: disk full")
-	assert.Assert(t, !strings.Contains(err.Error(), canary))
-	_, err = w.Write([]byte("more"))
-	assert.Assert(t, err != nil)
 }
 
 func TestFound(t *testing.T) {

@@ -29,7 +29,7 @@ type Rule struct {
 }
 
 // maxRuleLen bounds the length of any rule match (a PEM block is the
-// longest); NewWriter keeps this much look-ahead.
+// longest).
 const maxRuleLen = 16 << 10
 
 // maxTokenLen bounds a token's body.

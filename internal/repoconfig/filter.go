@@ -2,18 +2,12 @@ package repoconfig
 
 import (
 	"archive/tar"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/readme2demo/readme2demo/internal/repofs"
 )
 
 // maxScrubSize is the largest file Scrub rewrites; a bigger one is removed.
@@ -115,66 +109,4 @@ func throughSymlink(name string, symlinks map[string]bool) string {
 
 func sortFindings(f []Finding) {
 	sort.SliceStable(f, func(i, j int) bool { return f[i].Path < f[j].Path })
-}
-
-// NeutralizeTree applies Classify to the directory tree at dir in place:
-// removed paths are deleted, scrubbed files rewritten. Symlinks are never
-// followed. Use it on a scratch copy of the repository, never on the
-// runner's checkout.
-func NeutralizeTree(dir string) ([]Finding, error) {
-	var findings []Finding
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		action, reason := Classify(filepath.ToSlash(rel), d.IsDir())
-		if action == Keep {
-			return nil
-		}
-		findings = append(findings, Finding{Path: filepath.ToSlash(rel), Action: action, Reason: reason})
-		switch action {
-		case Remove:
-			if err := os.RemoveAll(p); err != nil {
-				return fmt.Errorf("remove %s: %w", rel, err)
-			}
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-		case Scrub:
-			if !d.Type().IsRegular() {
-				// A symlink where a scrubbed file belongs: git would read
-				// what it points at.
-				findings[len(findings)-1].Action = Remove
-				return os.Remove(p)
-			}
-			info, err := d.Info()
-			if err != nil {
-				return fmt.Errorf("stat %s: %w", rel, err)
-			}
-			if info.Size() > maxScrubSize {
-				findings[len(findings)-1].Action = Remove
-				return os.Remove(p)
-			}
-			b, err := repofs.ReadFile(dir, filepath.ToSlash(rel), maxScrubSize)
-			if err != nil {
-				findings[len(findings)-1].Action = Remove
-				return os.Remove(p)
-			}
-			if s := ScrubFile(rel, b); !bytes.Equal(s, b) {
-				if err := os.WriteFile(p, s, info.Mode().Perm()); err != nil {
-					return fmt.Errorf("scrub %s: %w", rel, err)
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return findings, fmt.Errorf("neutralize repository config: %w", err)
-	}
-	sortFindings(findings)
-	return findings, nil
 }

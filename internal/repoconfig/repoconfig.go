@@ -27,8 +27,8 @@
 // at all (special files, hard links to files outside the tree): see
 // internal/repofs.
 //
-// The host checkout is never modified by FilterTar; NeutralizeTree changes a
-// directory in place and is meant for a scratch copy.
+// The host checkout is never modified: FilterTar filters the tar stream
+// that copies it into the container.
 package repoconfig
 
 import (

@@ -39,13 +39,3 @@ var seccompProfile = sync.OnceValue(func() string {
 	}
 	return "seccomp=" + string(b)
 })
-
-// SeccompProfileJSON is the profile seccompOption applies ("" when the
-// daemon's default applies), for tests and docs.
-func SeccompProfileJSON() string {
-	o := seccompOption()
-	if len(o) > len("seccomp=") {
-		return o[len("seccomp="):]
-	}
-	return ""
-}

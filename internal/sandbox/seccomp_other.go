@@ -7,6 +7,3 @@ package sandbox
 // seccomp profile in place (without the fallocate rule of
 // seccomp_linux.go; the disk cap's polling and file-size limit still hold).
 func seccompOption() string { return "" }
-
-// SeccompProfileJSON is "" off Linux: the daemon's default applies.
-func SeccompProfileJSON() string { return "" }

@@ -16,9 +16,11 @@ import (
 // caller closes it).
 //
 // A transcript of several runs (an OpenHands evaluation file: one log per
-// run, detected from its first records) or one with a session file to merge
-// is read by Parse, whole: then the Result holds the Logs and the Writer is
-// nil. So does a transcript whose engine was not recognised.
+// run, detected from its first records) is read run by run into
+// Result.Runs, spilled in spillDir too, and the Writer is nil. One read for
+// one run of several (--instance) or with a session file to merge is read
+// by Parse: then the Result holds the Logs and the Writer is nil. So does
+// a transcript whose engine was not recognised.
 func Stream(path string, o Options, spillDir string) (*Result, *logstream.Writer, error) {
 	if o.Session != "" || o.Instance != "" {
 		res, err := Parse(path, o)
@@ -28,9 +30,13 @@ func Stream(path string, o Options, spillDir string) (*Result, *logstream.Writer
 	if err != nil || eng == nil {
 		return res, nil, err
 	}
-	if _, ok := eng.(engines.InstanceParser); ok && severalRuns(res, path) {
-		res, err := Parse(path, o)
-		return res, nil, err
+	if ip, ok := eng.(engines.InstanceParser); ok && severalRuns(res, path) {
+		runs, err := streamRuns(res, ip, path, spillDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		res.Runs = runs
+		return res, nil, nil
 	}
 	rc, err := Open(path)
 	if err != nil {

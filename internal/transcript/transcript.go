@@ -41,7 +41,11 @@ type Result struct {
 	Detected *engines.Format
 	// Logs are the command logs: one, or one per run when the file holds
 	// several and no Instance was asked for. Redacted of known secret shapes.
+	// Stream leaves them nil: it gives a logstream.Writer, or Runs.
 	Logs []engines.Instance
+	// Runs are the runs of a file of several (evaluation output) that
+	// Stream read: spilled, not in memory. The caller closes them.
+	Runs *Runs
 	// NotUnderstood is set when the engine did not understand most of the
 	// records: the logs are there, but should not be trusted.
 	NotUnderstood *engines.NotUnderstoodError
@@ -85,15 +89,9 @@ func Parse(path string, o Options) (*Result, error) {
 	if err != nil || eng == nil {
 		return res, err
 	}
-	logs, err := parseRuns(eng, path)
+	logs, err := parseRuns(eng, path, o.Instance)
 	if err != nil {
 		return nil, err
-	}
-	if o.Instance != "" {
-		logs, err = pick(path, logs, o.Instance)
-		if err != nil {
-			return nil, err
-		}
 	}
 	if o.Session != "" {
 		if err := mergeSession(eng, logs, o.Session); err != nil {
@@ -164,14 +162,22 @@ func misunderstood(path, engine string, understood, total int) *engines.NotUnder
 
 // IDs are the names of the runs of a result.
 func (r *Result) IDs() []string {
+	if r.Runs != nil {
+		return r.Runs.IDs()
+	}
 	ids := make([]string, len(r.Logs))
 	for i, in := range r.Logs {
-		ids[i] = in.ID
-		if ids[i] == "" {
-			ids[i] = "(events outside any run)"
-		}
+		ids[i] = displayID(in.ID)
 	}
 	return ids
+}
+
+// displayID names a run in a message.
+func displayID(id string) string {
+	if id == "" {
+		return "(events outside any run)"
+	}
+	return id
 }
 
 func detect(path string) (engines.Detection, error) {
@@ -184,14 +190,36 @@ func detect(path string) (engines.Detection, error) {
 }
 
 // parseRuns parses every run of the transcript: per run for engines that
-// tell runs apart, else one log.
-func parseRuns(eng engines.AgentEngine, path string) ([]engines.Instance, error) {
+// tell runs apart, else one log; with want, only the run named want (the
+// others are parsed and dropped, one at a time), or an *InstanceError.
+func parseRuns(eng engines.AgentEngine, path, want string) ([]engines.Instance, error) {
 	rc, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	if ip, ok := eng.(engines.InstanceParser); ok {
+	ip, ok := eng.(engines.InstanceParser)
+	switch {
+	case ok && want != "":
+		var found []engines.Instance
+		var ids []string
+		err := ip.EachInstance(rc, func(in engines.Instance) error {
+			switch {
+			case in.ID == want:
+				found = []engines.Instance{in}
+			case in.ID != "":
+				ids = append(ids, in.ID)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("parse %s: %w", path, err)
+		}
+		if found == nil {
+			return nil, &InstanceError{File: path, Want: want, IDs: ids}
+		}
+		return found, nil
+	case ok:
 		runs, err := ip.ParseInstances(rc)
 		if err != nil {
 			return nil, fmt.Errorf("parse %s: %w", path, err)
@@ -202,20 +230,11 @@ func parseRuns(eng engines.AgentEngine, path string) ([]engines.Instance, error)
 	if err != nil {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
-	return []engines.Instance{{Log: l}}, nil
-}
-
-func pick(path string, logs []engines.Instance, want string) ([]engines.Instance, error) {
-	var ids []string
-	for _, in := range logs {
-		if in.ID == want {
-			return []engines.Instance{in}, nil
-		}
-		if in.ID != "" {
-			ids = append(ids, in.ID)
-		}
+	logs := []engines.Instance{{Log: l}}
+	if want != "" {
+		return nil, &InstanceError{File: path, Want: want}
 	}
-	return nil, &InstanceError{File: path, Want: want, IDs: ids}
+	return logs, nil
 }
 
 func mergeSession(eng engines.AgentEngine, logs []engines.Instance, session string) error {

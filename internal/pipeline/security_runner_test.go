@@ -1,4 +1,4 @@
-package security
+package pipeline_test
 
 import (
 	"bytes"
@@ -70,7 +70,7 @@ func TestForkBombReportsItsTimeout(t *testing.T) {
 		"```sh\necho survived-again\n```\n\n" +
 		"<!-- readme2demo: timeout=10s -->\n```sh\n:(){ :|: ; };:\n```\n\n" +
 		"```sh\necho never\n```\n"
-	res := runKeyless(ctx, t, cli, img, readme)
+	res := runHostileKeyless(ctx, t, cli, img, readme)
 	l := res.Log
 	assert.DeepEqual(t, summarize(l), []string{
 		"bomb() { bomb | bomb; }; bomb => 124 failed",
@@ -92,7 +92,7 @@ func TestForkBombInTheBackgroundFailsItsCommand(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	res := runKeyless(ctx, t, cli, img, "# Bomb\n\n```sh\n:(){ :|:& };:\n```\n\n```sh\necho never\n```\n")
+	res := runHostileKeyless(ctx, t, cli, img, "# Bomb\n\n```sh\n:(){ :|:& };:\n```\n\n```sh\necho never\n```\n")
 	l := res.Log
 	assert.DeepEqual(t, summarize(l), []string{":(){ :|:& };: => 0 ok"})
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
@@ -100,9 +100,9 @@ func TestForkBombInTheBackgroundFailsItsCommand(t *testing.T) {
 	assert.Assert(t, strings.Contains(l.OutcomeReason, " processes running when it ended (a fork bomb?); they were killed; 1 of 2 planned commands was not reached"), l.OutcomeReason)
 }
 
-// runKeyless runs a README with the markdown engine in the sandbox, with
+// runHostileKeyless runs a README with the markdown engine in the sandbox, with
 // no network, and checks that nothing of the run is left.
-func runKeyless(ctx context.Context, t *testing.T, cli *client.Client, img, readme string) *pipeline.Result {
+func runHostileKeyless(ctx context.Context, t *testing.T, cli *client.Client, img, readme string) *pipeline.Result {
 	t.Helper()
 	runID := sandbox.NewRunID()
 	start := time.Now()

@@ -1,4 +1,4 @@
-package release
+package dockerstream
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 	"gotest.tools/v3/assert"
 )
 
-// followPull on streams as the daemon writes them: progress per layer, and
+// FollowPull on streams as the daemon writes them: progress per layer, and
 // an error as both errorDetail and the older error string.
 func TestFollowPull(t *testing.T) {
 	clock := time.Unix(0, 0)
@@ -27,12 +27,13 @@ func TestFollowPull(t *testing.T) {
 			stream:  progressLines + `{"errorDetail":{"message":"manifest unknown: manifest unknown"},"error":"manifest unknown: manifest unknown"}` + "\n",
 			wantErr: "manifest unknown: manifest unknown",
 		},
+		{name: "old daemon: error string only", stream: progressLines + `{"error":"toomanyrequests: rate limit"}` + "\n", wantErr: "toomanyrequests: rate limit"},
 		{name: "bad json", stream: `{"status":`, wantErr: "read pull progress: unexpected EOF"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var progress strings.Builder
-			err := followPull(strings.NewReader(tt.stream), &progress, "img@sha256:x", 0, now)
+			err := FollowPull(strings.NewReader(tt.stream), &progress, "img@sha256:x", 0, now)
 			if tt.wantErr != "" {
 				assert.Error(t, err, tt.wantErr)
 				return

@@ -1,4 +1,12 @@
-package egress
+// Package dockerproxy runs the egress proxy (package egress) in a container
+// of its own on a run's internal Docker network: Setup creates the network
+// and the proxy container, copies the readme2demo binary in and starts it
+// as egress.ProgramName; Proxy.Close removes both. Every resource carries
+// the sandbox's io.readme2demo.* labels, and SweepNetworks removes networks
+// whose deadline has passed. It is apart from package egress so that the
+// proxy itself (what runs in the container) does not link the Docker
+// client.
+package dockerproxy
 
 import (
 	"archive/tar"
@@ -25,6 +33,7 @@ import (
 	"github.com/docker/docker/pkg/stdcopy"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
@@ -74,12 +83,12 @@ type Options struct {
 	// Binary is a host path to a Linux executable that links this package
 	// (readme2demo itself); "" means os.Executable().
 	Binary string
-	Config Config
+	Config egress.Config
 	// Deadline is when the sweep may remove the proxy and the network.
 	Deadline time.Time
-	// OnEvent, when set, receives every proxy Event as it happens, from one
+	// OnEvent, when set, receives every proxy Event (egress.Event) as it happens, from one
 	// goroutine.
-	OnEvent func(Event)
+	OnEvent func(egress.Event)
 }
 
 // Proxy is a running egress proxy and its internal network. Close removes
@@ -91,21 +100,16 @@ type Proxy struct {
 	IP          string // the proxy's address on Network
 	networkID   string
 
-	mu     sync.Mutex
-	events []Event
 	done   chan struct{}
 	closer io.Closer
 }
-
-// maxEvents bounds the events a Proxy keeps.
-const maxEvents = 2000
 
 // NetworkName and ProxyName name a run's resources.
 func NetworkName(runID string) string { return "readme2demo-" + runID + "-net" }
 func ProxyName(runID string) string   { return "readme2demo-" + runID + "-egress" }
 
 // ForwardURL is the forward proxy's URL, for HTTPS_PROXY and HTTP_PROXY.
-func (p *Proxy) ForwardURL() string { return "http://" + p.IP + ":" + strconv.Itoa(ForwardPort) }
+func (p *Proxy) ForwardURL() string { return "http://" + p.IP + ":" + strconv.Itoa(egress.ForwardPort) }
 
 // UpstreamURL is the base URL the agent uses for Config.Upstreams[i]: the
 // proxy's port for it and the real base URL's path.
@@ -116,14 +120,7 @@ func (p *Proxy) UpstreamURL(i int, realBase string) string {
 			path = strings.TrimSuffix(realBase[j+3+k:], "/")
 		}
 	}
-	return "http://" + p.IP + ":" + strconv.Itoa(UpstreamPort+i) + path
-}
-
-// Events returns the proxy's events so far (the last maxEvents).
-func (p *Proxy) Events() []Event {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]Event(nil), p.events...)
+	return "http://" + p.IP + ":" + strconv.Itoa(egress.UpstreamPort+i) + path
 }
 
 // SetupError is a proxy that could not be started; Reason says what to do.
@@ -185,7 +182,7 @@ func Setup(ctx context.Context, d Docker, o Options) (*Proxy, error) {
 		close(p.done)
 		return p, fmt.Errorf("encode egress config: %w", err)
 	}
-	if _, err := NewServer(o.Config, func(Event) {}); err != nil {
+	if _, err := egress.NewServer(o.Config, func(egress.Event) {}); err != nil {
 		close(p.done)
 		return p, &SetupError{Reason: "bad configuration", Err: err}
 	}
@@ -279,8 +276,8 @@ func Setup(ctx context.Context, d Docker, o Options) (*Proxy, error) {
 func (p *Proxy) start(ctx context.Context, o Options, cfgJSON string) error {
 	ex, err := p.d.ContainerExecCreate(ctx, p.ContainerID, container.ExecOptions{
 		User:         proxyUser,
-		Cmd:          []string{binDir + "/" + ProgramName},
-		Env:          []string{ConfigEnv + "=" + cfgJSON},
+		Cmd:          []string{binDir + "/" + egress.ProgramName},
+		Env:          []string{egress.ConfigEnv + "=" + cfgJSON},
 		AttachStdout: true,
 		AttachStderr: true,
 	})
@@ -307,7 +304,7 @@ func (p *Proxy) start(ctx context.Context, o Options, cfgJSON string) error {
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		once := false
 		for sc.Scan() {
-			var e Event
+			var e egress.Event
 			if json.Unmarshal(sc.Bytes(), &e) != nil {
 				stderr.Write(append(sc.Bytes(), '\n'))
 				continue
@@ -317,11 +314,6 @@ func (p *Proxy) start(ctx context.Context, o Options, cfgJSON string) error {
 				close(ready)
 				continue
 			}
-			p.mu.Lock()
-			if len(p.events) < maxEvents {
-				p.events = append(p.events, e)
-			}
-			p.mu.Unlock()
 			if o.OnEvent != nil {
 				o.OnEvent(e)
 			}
@@ -345,7 +337,7 @@ func (p *Proxy) start(ctx context.Context, o Options, cfgJSON string) error {
 }
 
 // copyBinary copies the host binary into the proxy container as
-// binDir/ProgramName.
+// binDir/egress.ProgramName.
 func copyBinary(ctx context.Context, d Docker, id, bin string) error {
 	f, err := os.Open(bin)
 	if err != nil {
@@ -359,7 +351,7 @@ func copyBinary(ctx context.Context, d Docker, id, bin string) error {
 	pr, pw := io.Pipe()
 	go func() {
 		tw := tar.NewWriter(pw)
-		err := tw.WriteHeader(&tar.Header{Name: ProgramName, Mode: 0o755, Size: st.Size(), ModTime: st.ModTime(), Typeflag: tar.TypeReg})
+		err := tw.WriteHeader(&tar.Header{Name: egress.ProgramName, Mode: 0o755, Size: st.Size(), ModTime: st.ModTime(), Typeflag: tar.TypeReg})
 		if err == nil {
 			_, err = io.Copy(tw, f)
 		}

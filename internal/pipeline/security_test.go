@@ -1,15 +1,16 @@
-// Package security holds the Docker-backed tests that prove the sandbox's
-// containment controls end to end: the API key never enters the agent's
-// container under network allowlist, nothing the agent prints leaks a
-// canary secret, egress reaches only what is listed (never the metadata
-// service, never the host directly), network none lets nothing out, and
-// the timeout and the cost cap end the run as failed with the reason in
-// the report, leaving no container, proxy or network behind.
+// The security tests (security_*_test.go) are the Docker-backed tests
+// that prove the sandbox's containment controls end to end: the API key
+// never enters the agent's container under network allowlist, nothing the
+// agent prints leaks a canary secret, egress reaches only what is listed
+// (never the metadata service, never the host directly), network none lets
+// nothing out, and the timeout and the cost cap end the run as failed with
+// the reason in the report, leaving no container, proxy or network behind.
 //
 // The tests run the real pipeline, the real sandbox image and, where an
 // LLM is involved, the real Claude Code CLI against internal/mockllm. They
 // skip under -short or without Docker outside CI and fail in CI.
-package security
+
+package pipeline_test
 
 import (
 	"bytes"
@@ -176,8 +177,6 @@ func writeRepo(t *testing.T, readme string) string {
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644))
 	return dir
 }
-
-func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 // commandOutputs maps each command to its output.
 func commandOutputs(l *commandlog.Log) map[string]string {

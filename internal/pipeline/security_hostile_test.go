@@ -1,4 +1,4 @@
-package security
+package pipeline_test
 
 // The hostile-README suite (issue 16): one test per weakness a hostile
 // review of `readme2demo run` found in what readme2demo reads on the host

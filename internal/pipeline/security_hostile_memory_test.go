@@ -1,4 +1,4 @@
-package security
+package pipeline_test
 
 import (
 	"bufio"
