@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -286,12 +284,7 @@ func writeRunLogs(dir string, runs *transcript.Runs) error {
 		return fmt.Errorf("create output directory: %w", err)
 	}
 	seen := map[string]bool{}
-	g, ctx := errgroup.WithContext(context.Background())
-	g.SetLimit(runWriters)
-	err := runs.Each(func(id string, log []byte) error {
-		if ctx.Err() != nil {
-			return ctx.Err() // a write failed: Wait returns its error
-		}
+	return runs.Each(func(id string, log []byte) error {
 		name := strings.Trim(unsafeName.ReplaceAllString(id, "_"), "._")
 		if name == "" {
 			name = "trajectory"
@@ -300,25 +293,12 @@ func writeRunLogs(dir string, runs *transcript.Runs) error {
 			name = fmt.Sprintf("%s-%d", base, n)
 		}
 		seen[name] = true
-		path, log := filepath.Join(dir, name+".json"), bytes.Clone(log) // Each reuses its buffer
-		g.Go(func() error {
-			if err := os.WriteFile(path, log, 0o644); err != nil {
-				return fmt.Errorf("write command log: %w", err)
-			}
-			return nil
-		})
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), log, 0o644); err != nil {
+			return fmt.Errorf("write command log: %w", err)
+		}
 		return nil
 	})
-	if werr := g.Wait(); werr != nil {
-		return werr
-	}
-	return err
 }
-
-// runWriters is how many run logs are written at once: creating a file
-// costs the kernel more than writing its 50 KB, and creations in one
-// directory overlap.
-const runWriters = 4
 
 // startCPUProfile writes a CPU profile of the parse to path
 // (R2D_CPUPROFILE), for `go tool pprof`.
