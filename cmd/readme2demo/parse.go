@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -230,7 +229,7 @@ func writeRuns(e env, path, out string, res *transcript.Result, code int) int {
 		if out == "" {
 			err = runs.WriteArray(e.stdout)
 		} else {
-			err = replaceFile(out, runs.WriteArray)
+			err = logstream.ReplaceFile(out, runs.WriteArray)
 		}
 		if err != nil {
 			err = fmt.Errorf("write command logs: %w", err)
@@ -251,29 +250,6 @@ func writeRuns(e env, path, out string, res *transcript.Result, code int) int {
 		fmt.Fprintf(e.stderr, "readme2demo parse: wrote %d command logs (one per run) to %s\n", runs.Len(), out)
 	}
 	return code
-}
-
-// replaceFile writes path through write into a temporary file beside it,
-// renamed over path once complete.
-func replaceFile(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	err = write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }
 
 // writeRunLogs writes one command log per run into dir, as <ID>.json (the
