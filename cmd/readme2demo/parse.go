@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -232,7 +229,7 @@ func writeRuns(e env, path, out string, res *transcript.Result, code int) int {
 		if out == "" {
 			err = runs.WriteArray(e.stdout)
 		} else {
-			err = replaceFile(out, runs.WriteArray)
+			err = logstream.ReplaceFile(out, runs.WriteArray)
 		}
 		if err != nil {
 			err = fmt.Errorf("write command logs: %w", err)
@@ -255,29 +252,6 @@ func writeRuns(e env, path, out string, res *transcript.Result, code int) int {
 	return code
 }
 
-// replaceFile writes path through write into a temporary file beside it,
-// renamed over path once complete.
-func replaceFile(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	err = write(tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
-}
-
 // writeRunLogs writes one command log per run into dir, as <ID>.json (the
 // events outside any run as trajectory.json; a name taken already gets
 // -2, -3, …).
@@ -286,12 +260,7 @@ func writeRunLogs(dir string, runs *transcript.Runs) error {
 		return fmt.Errorf("create output directory: %w", err)
 	}
 	seen := map[string]bool{}
-	g, ctx := errgroup.WithContext(context.Background())
-	g.SetLimit(runWriters)
-	err := runs.Each(func(id string, log []byte) error {
-		if ctx.Err() != nil {
-			return ctx.Err() // a write failed: Wait returns its error
-		}
+	return runs.Each(func(id string, log []byte) error {
 		name := strings.Trim(unsafeName.ReplaceAllString(id, "_"), "._")
 		if name == "" {
 			name = "trajectory"
@@ -300,25 +269,12 @@ func writeRunLogs(dir string, runs *transcript.Runs) error {
 			name = fmt.Sprintf("%s-%d", base, n)
 		}
 		seen[name] = true
-		path, log := filepath.Join(dir, name+".json"), bytes.Clone(log) // Each reuses its buffer
-		g.Go(func() error {
-			if err := os.WriteFile(path, log, 0o644); err != nil {
-				return fmt.Errorf("write command log: %w", err)
-			}
-			return nil
-		})
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), log, 0o644); err != nil {
+			return fmt.Errorf("write command log: %w", err)
+		}
 		return nil
 	})
-	if werr := g.Wait(); werr != nil {
-		return werr
-	}
-	return err
 }
-
-// runWriters is how many run logs are written at once: creating a file
-// costs the kernel more than writing its 50 KB, and creations in one
-// directory overlap.
-const runWriters = 4
 
 // startCPUProfile writes a CPU profile of the parse to path
 // (R2D_CPUPROFILE), for `go tool pprof`.

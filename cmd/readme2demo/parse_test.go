@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -195,4 +197,31 @@ func TestParseRunLogsWriteError(t *testing.T) {
 	assert.Check(t, is.Contains(errOut, "write command log: open "+filepath.Join(dir, "demo__app-2.json")))
 	_, err := os.Stat(filepath.Join(dir, "demo__app-1.json"))
 	assert.NilError(t, err, "the other run's log is written")
+}
+
+// -o naming what is not a regular file (a device such as /dev/stdout, a
+// named pipe) writes into it: the runs' array is never renamed over it.
+// (A named pipe stands in for /dev/null, which a failure would replace.)
+func TestParseRunsToANamedPipe(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "runs.fifo")
+	assert.NilError(t, syscall.Mkfifo(fifo, 0o600))
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo) // opens when the CLI opens it for writing
+		got <- b
+	}()
+	code, _, errOut := runCLI(t, "parse", "-o", fifo, fixtures+"openhands/eval-two-instances.history.jsonl")
+	assert.Equal(t, code, exitcode.OK, errOut)
+	var b []byte
+	select {
+	case b = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing was written into the named pipe")
+	}
+	var runs []json.RawMessage
+	assert.NilError(t, json.Unmarshal(b, &runs))
+	assert.Check(t, is.Len(runs, 2))
+	st, err := os.Lstat(fifo)
+	assert.NilError(t, err)
+	assert.Check(t, st.Mode()&os.ModeNamedPipe != 0, "still a named pipe: %v", st.Mode())
 }

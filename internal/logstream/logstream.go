@@ -399,28 +399,39 @@ func (w *Writer) WriteTo(out io.Writer) (int64, error) {
 }
 
 // WriteFile writes the command log to path, replacing a regular file only
-// once the whole log is written. A path that is not a regular file (a
-// device such as /dev/stdout, a named pipe) is written to directly.
+// once the whole log is written (see ReplaceFile).
 func (w *Writer) WriteFile(path string) error {
+	err := ReplaceFile(path, func(f io.Writer) error {
+		_, err := w.WriteTo(f)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("write command log %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReplaceFile writes path through write: a regular file (or a new one) only
+// once write has written it whole, through a temporary file beside it
+// renamed over it; a path that is not a regular file (a device such as
+// /dev/stdout, a named pipe) directly.
+func ReplaceFile(path string, write func(io.Writer) error) error {
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return fmt.Errorf("write command log %s: %w", path, err)
+			return err
 		}
-		_, err = w.WriteTo(f)
+		err = write(f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		if err != nil {
-			return fmt.Errorf("write command log %s: %w", path, err)
-		}
-		return nil
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("write command log: %w", err)
+		return err
 	}
-	_, err = w.WriteTo(tmp)
+	err = write(tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -432,9 +443,8 @@ func (w *Writer) WriteFile(path string) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("write command log %s: %w", path, err)
 	}
-	return nil
+	return err
 }
 
 // Close stops the Writer's goroutines and removes the spill files. It is

@@ -83,8 +83,8 @@ func (r *Runs) Close() error {
 // written on another goroutine.
 const runQueue = 4
 
-// streamRuns reads the transcript at path, of several runs, with eng, run
-// by run (engines.InstanceParser.EachInstance): each run's log is redacted,
+// streamRuns reads the transcript at path, of several runs, run by run
+// (ip.EachInstance) into a spill file in spillDir: each run's log is redacted,
 // checked against the schema (a problem is a warning in res) and spilled,
 // on a goroutine of its own while the parse reads on. res.NotUnderstood
 // is decided over all the runs.
