@@ -160,7 +160,7 @@ func mutationsPerEngine() int {
 	case longtest.Enabled():
 		return 2000
 	default:
-		return 40
+		return 10
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 // FuzzReader feeds arbitrary bytes to the record reader. Properties: it
@@ -37,9 +40,15 @@ func FuzzReader(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
+	// Real transcripts: those up to 16 KiB in a plain go test, up to 64 KiB
+	// in long mode (CI) and while fuzzing.
+	limit := longtest.Count(16<<10, 64<<10)
+	if fz := flag.Lookup("test.fuzz"); fz != nil && fz.Value.String() != "" {
+		limit = 64 << 10
+	}
 	if entries, err := filepath.Glob("../../testdata/fixtures/*/*"); err == nil {
 		for _, p := range entries {
-			if b, err := os.ReadFile(p); err == nil && len(b) <= 64<<10 {
+			if b, err := os.ReadFile(p); err == nil && len(b) <= limit {
 				f.Add(b)
 			}
 		}
