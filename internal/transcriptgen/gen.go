@@ -127,22 +127,58 @@ func (g *Generator) Copies() int { return g.n }
 
 // Lines returns how many lines were written so far and the median length
 // of a line, in bytes.
-func (g *Generator) Lines() (n int64, median int) {
-	lengths := make([]int, 0, len(g.length))
-	for l, k := range g.length {
-		lengths = append(lengths, l)
+func (g *Generator) Lines() (n int64, median int) { return medianLength(g.length) }
+
+// medianLength returns how many lines lengths counts (lines by length) and
+// the median length.
+func medianLength(lengths map[int]int64) (n int64, median int) {
+	ls := make([]int, 0, len(lengths))
+	for l, k := range lengths {
+		ls = append(ls, l)
 		n += k
 	}
-	sort.Ints(lengths)
+	sort.Ints(ls)
 	var seen int64
-	for _, l := range lengths {
-		seen += g.length[l]
+	for _, l := range ls {
+		seen += lengths[l]
 		if 2*seen >= n {
 			return n, l
 		}
 	}
 	return n, 0
 }
+
+// LineCounter is an io.Writer that counts the bytes written to it and the
+// lengths of their lines, for a summary of what was written.
+type LineCounter struct {
+	bytes   int64
+	cur     int
+	lengths map[int]int64 // lines by length, newline excluded
+}
+
+func (l *LineCounter) Write(p []byte) (int, error) {
+	if l.lengths == nil {
+		l.lengths = map[int]int64{}
+	}
+	l.bytes += int64(len(p))
+	for rest := p; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			l.cur += len(rest)
+			break
+		}
+		l.lengths[l.cur+i]++
+		l.cur = 0
+		rest = rest[i+1:]
+	}
+	return len(p), nil
+}
+
+// Bytes is how many bytes were written.
+func (l *LineCounter) Bytes() int64 { return l.bytes }
+
+// Lines returns how many whole lines were written and their median length.
+func (l *LineCounter) Lines() (n int64, median int) { return medianLength(l.lengths) }
 
 // WriteSize writes copies until at least size bytes are written.
 func (g *Generator) WriteSize(w io.Writer, size int64) (int64, error) {

@@ -146,3 +146,18 @@ func TestSynthetic(t *testing.T) {
 	_, err := WriteSynthetic(io.Discard, "nope", 1)
 	assert.ErrorContains(t, err, "claude-small-commands")
 }
+
+// LineCounter counts bytes and lines written in any pieces, a line cut
+// across writes included; the last line, not ended, is not counted.
+func TestLineCounter(t *testing.T) {
+	var l LineCounter
+	for _, p := range []string{"ab\ncd", "e\n", "\nx"} {
+		n, err := l.Write([]byte(p))
+		assert.NilError(t, err)
+		assert.Equal(t, n, len(p))
+	}
+	lines, median := l.Lines()
+	assert.Equal(t, lines, int64(3))
+	assert.Equal(t, median, 2) // lengths 2, 3 and 0
+	assert.Equal(t, l.Bytes(), int64(9))
+}

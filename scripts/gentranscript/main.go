@@ -21,12 +21,10 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/transcriptgen"
@@ -115,8 +113,8 @@ func writeSynthetic(shape string, size int64, out string) {
 		fmt.Fprintf(os.Stderr, "gentranscript: %v\n", err)
 		os.Exit(1)
 	}
-	lw := &lineWriter{lengths: map[int64]int64{}}
-	w := bufio.NewWriterSize(io.MultiWriter(f, lw), 1<<20)
+	var lw transcriptgen.LineCounter
+	w := bufio.NewWriterSize(io.MultiWriter(f, &lw), 1<<20)
 	_, err = transcriptgen.WriteSynthetic(w, shape, size)
 	if err == nil {
 		err = w.Flush()
@@ -128,46 +126,7 @@ func writeSynthetic(shape string, size int64, out string) {
 		fmt.Fprintf(os.Stderr, "gentranscript: %v\n", err)
 		os.Exit(1)
 	}
-	lines, median := lw.median()
+	lines, median := lw.Lines()
 	fmt.Fprintf(os.Stderr, "gentranscript: wrote %d bytes, %d lines (median %d bytes) of synthetic shape %s (engine %s) to %s\n",
-		lw.bytes, lines, median, shape, transcriptgen.SyntheticEngine(shape), out)
-}
-
-// lineWriter counts the bytes and the lengths of the lines written to it.
-type lineWriter struct {
-	bytes, cur int64
-	lengths    map[int64]int64 // lines by length, newline excluded
-}
-
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.bytes += int64(len(p))
-	for rest := p; len(rest) > 0; {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			l.cur += int64(len(rest))
-			break
-		}
-		l.lengths[l.cur+int64(i)]++
-		l.cur = 0
-		rest = rest[i+1:]
-	}
-	return len(p), nil
-}
-
-// median returns the number of lines and the median length.
-func (l *lineWriter) median() (n int64, median int64) {
-	lengths := make([]int64, 0, len(l.lengths))
-	for k, c := range l.lengths {
-		lengths = append(lengths, k)
-		n += c
-	}
-	slices.Sort(lengths)
-	var seen int64
-	for _, k := range lengths {
-		seen += l.lengths[k]
-		if 2*seen >= n {
-			return n, k
-		}
-	}
-	return n, 0
+		lw.Bytes(), lines, median, shape, transcriptgen.SyntheticEngine(shape), out)
 }
