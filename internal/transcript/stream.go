@@ -17,10 +17,10 @@ import (
 //
 // A transcript of several runs (an OpenHands evaluation file: one log per
 // run, detected from its first records) is read run by run into
-// Result.Runs, spilled in spillDir too, and the Writer is nil. One read for
-// one run of several (--instance) or with a session file to merge is read
-// by Parse: then the Result holds the Logs and the Writer is nil. So does
-// a transcript whose engine was not recognised.
+// Result.Runs, spilled in spillDir too, and the Writer is nil. With an
+// Instance (one run of several) or a Session to merge, the transcript is
+// read by Parse: then the Result holds the Logs and the Writer is nil. So
+// it is for a transcript whose engine was not recognised.
 func Stream(path string, o Options, spillDir string) (*Result, *logstream.Writer, error) {
 	if o.Session != "" || o.Instance != "" {
 		res, err := Parse(path, o)

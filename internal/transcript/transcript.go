@@ -41,7 +41,7 @@ type Result struct {
 	Detected *engines.Format
 	// Logs are the command logs: one, or one per run when the file holds
 	// several and no Instance was asked for. Redacted of known secret shapes.
-	// Stream leaves them nil: it gives a logstream.Writer, or Runs.
+	// Stream leaves them nil when it gives a logstream.Writer or Runs.
 	Logs []engines.Instance
 	// Runs are the runs of a file of several (evaluation output) that
 	// Stream read: spilled, not in memory. The caller closes them.
