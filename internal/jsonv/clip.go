@@ -115,7 +115,12 @@ func mayBeJSON(head []byte) bool {
 }
 
 // simpleEsc marks the bytes that make a two-byte escape other than \\.
-var simpleEsc = [256]bool{'"': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+var simpleEsc = func() (t [256]bool) {
+	for c, b := range twoByteEscape {
+		t[c] = b != 0 && c != '\\'
+	}
+	return t
+}()
 
 // simpleEscapes counts the escapes in raw, a piece of a string body that
 // starts at the start of an escape or of a literal byte, and reports

@@ -906,42 +906,32 @@ func (r *Reader) escape(buf []byte) ([]byte, error) {
 	if err != nil {
 		return buf, r.readErr(err)
 	}
-	switch c {
-	case '"', '\\', '/':
-		return append(buf, c), nil
-	case 'b':
-		return append(buf, '\b'), nil
-	case 'f':
-		return append(buf, '\f'), nil
-	case 'n':
-		return append(buf, '\n'), nil
-	case 'r':
-		return append(buf, '\r'), nil
-	case 't':
-		return append(buf, '\t'), nil
-	case 'u':
-		r1, err := r.hex4()
-		if err != nil {
-			return buf, err
-		}
-		if utf16.IsSurrogate(r1) {
-			if b, _ := r.br.Peek(2); len(b) == 2 && b[0] == '\\' && b[1] == 'u' {
-				r.take(2)
-				r2, err := r.hex4()
-				if err != nil {
-					return buf, err
-				}
-				if dec := utf16.DecodeRune(r1, r2); dec != utf8.RuneError {
-					return utf8.AppendRune(buf, dec), nil
-				}
-				buf = utf8.AppendRune(buf, utf8.RuneError)
-				return utf8.AppendRune(buf, r2), nil
-			}
-			return utf8.AppendRune(buf, utf8.RuneError), nil
-		}
-		return utf8.AppendRune(buf, r1), nil
+	if b := twoByteEscape[c]; b != 0 {
+		return append(buf, b), nil
 	}
-	return buf, synErr(fmt.Sprintf("invalid escape \\%c", c))
+	if c != 'u' {
+		return buf, synErr(fmt.Sprintf("invalid escape \\%c", c))
+	}
+	r1, err := r.hex4()
+	if err != nil {
+		return buf, err
+	}
+	if utf16.IsSurrogate(r1) {
+		if b, _ := r.br.Peek(2); len(b) == 2 && b[0] == '\\' && b[1] == 'u' {
+			r.take(2)
+			r2, err := r.hex4()
+			if err != nil {
+				return buf, err
+			}
+			if dec := utf16.DecodeRune(r1, r2); dec != utf8.RuneError {
+				return utf8.AppendRune(buf, dec), nil
+			}
+			buf = utf8.AppendRune(buf, utf8.RuneError)
+			return utf8.AppendRune(buf, r2), nil
+		}
+		return utf8.AppendRune(buf, utf8.RuneError), nil
+	}
+	return utf8.AppendRune(buf, r1), nil
 }
 
 func (r *Reader) hex4() (rune, error) {
