@@ -221,11 +221,14 @@ func writeRuns(e env, path, out string, res *transcript.Result, code int) int {
 	var err error
 	switch {
 	case runs.Len() == 1:
-		err = runs.Each(func(_ string, log []byte) error { return writeOut(e, out, log) })
-		if err != nil {
+		if err = runs.Each(func(_ string, log []byte) error { return writeOut(e, out, log) }); err != nil {
 			err = fmt.Errorf("write command log: %w", err)
 		}
-	case !isDirTarget(out):
+	case isDirTarget(out):
+		if err = writeRunLogs(out, runs); err == nil {
+			fmt.Fprintf(e.stderr, "readme2demo parse: wrote %d command logs (one per run) to %s\n", runs.Len(), out)
+		}
+	default:
 		if out == "" {
 			err = runs.WriteArray(e.stdout)
 		} else {
@@ -233,21 +236,14 @@ func writeRuns(e env, path, out string, res *transcript.Result, code int) int {
 		}
 		if err != nil {
 			err = fmt.Errorf("write command logs: %w", err)
+		} else {
+			fmt.Fprintf(e.stderr, "readme2demo parse: %s holds %d runs (evaluation output): wrote them as one JSON array of {\"instance\", \"command_log\"}; --instance ID writes one run's command log, -o DIR/ one file per run; runs: %s\n",
+				path, runs.Len(), transcript.ListIDs(res.IDs()))
 		}
-	default:
-		err = writeRunLogs(out, runs)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo parse: %v\n", err)
 		return exitcode.Failed
-	}
-	switch {
-	case runs.Len() == 1:
-	case !isDirTarget(out):
-		fmt.Fprintf(e.stderr, "readme2demo parse: %s holds %d runs (evaluation output): wrote them as one JSON array of {\"instance\", \"command_log\"}; --instance ID writes one run's command log, -o DIR/ one file per run; runs: %s\n",
-			path, runs.Len(), transcript.ListIDs(res.IDs()))
-	default:
-		fmt.Fprintf(e.stderr, "readme2demo parse: wrote %d command logs (one per run) to %s\n", runs.Len(), out)
 	}
 	return code
 }
