@@ -63,7 +63,10 @@ func (a *arena) reset() {
 
 // chunkItems is the size of an arena's chunks, in items; a list longer
 // than a quarter of a chunk gets an allocation of its own (not reused).
-const chunkItems = 1024
+const (
+	chunkItems      = 1024
+	firstChunkItems = 32
+)
 
 // chunks is a growable list of fixed-size chunks of T.
 type chunks[T any] struct {
@@ -77,12 +80,18 @@ func (c *chunks[T]) take(n int) []T {
 	if n > chunkItems/4 {
 		return make([]T, n)
 	}
-	if c.cur < len(c.list) && c.used+n > len(c.list[c.cur]) {
+	for c.cur < len(c.list) && c.used+n > len(c.list[c.cur]) {
 		c.cur++
 		c.used = 0
 	}
 	if c.cur == len(c.list) {
-		c.list = append(c.list, make([]T, chunkItems))
+		// The first chunks are small, so that a short input does not pay
+		// for whole ones: they double from firstChunkItems to chunkItems.
+		size := chunkItems
+		if k := len(c.list); k < bits.Len(chunkItems/firstChunkItems) {
+			size = max(n, firstChunkItems<<k)
+		}
+		c.list = append(c.list, make([]T, size))
 	}
 	s := c.list[c.cur][c.used : c.used+n : c.used+n]
 	c.used += n
@@ -452,7 +461,8 @@ const maxShort = 32
 // shortCache interns short string values and number literals: type names,
 // statuses, roles, tool names and small numbers repeat on every record.
 // A miss allocates as usual, so the cache changes no value, only how many
-// allocations a record costs. Two-way set associative, like keyCache.
+// allocations a record costs. Two-way set associative, like keyCache. A
+// nil cache interns nothing (ParseString's short documents).
 type shortCache struct {
 	s    [2 * shortSets]string
 	next [shortSets]uint8
@@ -461,7 +471,7 @@ type shortCache struct {
 const shortSets = 1024
 
 func (c *shortCache) get(b []byte) string {
-	if len(b) > maxShort {
+	if c == nil || len(b) > maxShort {
 		return string(b)
 	}
 	set := shortHash(b) % shortSets

@@ -952,7 +952,10 @@ func (r *Reader) hex4() (rune, error) {
 // s is not exactly one JSON value.
 func ParseString(s string, opt Options) (*Value, error) {
 	opt = opt.withDefaults()
-	r := &Reader{br: newSource(strings.NewReader(s), opt.MaxLine), opt: opt, line: 1, started: true, keys: new(keyCache), short: new(shortCache)}
+	// No caches: the streaming decoder reads keys without one, and a short
+	// document repeats too little to pay for interning (an embedded
+	// document per tool call would otherwise cost both caches' 120 KB).
+	r := &Reader{br: newSource(strings.NewReader(s), opt.MaxLine), opt: opt, line: 1, started: true}
 	r.budget = r.opt.RecordBudget
 	v, err := r.value(0)
 	if err != nil {

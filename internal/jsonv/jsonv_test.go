@@ -312,6 +312,44 @@ func TestParallelMatchesSequential(t *testing.T) {
 	assert.Assert(t, len(want) > n*2/3)
 }
 
+// A short input costs buffers in proportion to it, not the full-size ones
+// a long transcript grows into: tests and small transcripts parse many
+// short inputs, and an embedded document is parsed per tool call.
+func TestShortInputAllocatesLittle(t *testing.T) {
+	const doc = `{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","n":[1,2.5,true,null]}`
+	perRun := func(f func()) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		const runs = 20
+		for i := 0; i < runs; i++ {
+			f()
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / runs
+	}
+	for _, opt := range []Options{{}, {Workers: 1}, {Workers: 2}} {
+		got := perRun(func() {
+			r := NewReader(strings.NewReader(doc+"\n"+doc+"\n"), opt)
+			defer r.Close()
+			for {
+				if _, err := r.Next(); err != nil {
+					assert.Assert(t, errors.Is(err, io.EOF), err)
+					return
+				}
+			}
+		})
+		// Both caches (about 120 KB) per decoding goroutine, the rest small;
+		// before, the buffers alone took 600 KB.
+		limit := uint64(150<<10) * uint64(max(1, opt.Workers))
+		assert.Assert(t, got < limit, "Workers %d: %d bytes for two short records", opt.Workers, got)
+	}
+	got := perRun(func() {
+		_, err := ParseString(doc, Options{})
+		assert.NilError(t, err)
+	})
+	assert.Assert(t, got < 16<<10, "ParseString: %d bytes for a short document", got)
+}
+
 func TestParallelCloseStopsGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for i := 0; i < 20; i++ {

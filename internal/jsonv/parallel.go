@@ -58,7 +58,7 @@ func (p *parallel) newBatch(firstLine int) *batch {
 	select {
 	case b = <-p.free:
 	default:
-		b = &batch{data: make([]byte, 0, batchBytes+64<<10), arena: new(arena)}
+		b = &batch{arena: new(arena)} // data grows by append, up to about batchBytes
 	}
 	b.firstLine, b.stopAt, b.done = firstLine, -1, make(chan struct{})
 	return b
@@ -111,8 +111,14 @@ func (r *Reader) startParallel() {
 	if workers == 1 {
 		workers = 0 // the producer decodes
 	}
+	// r decodes nothing until the producer and workers have stopped
+	// (fallBack and the end of the mode wait for them): the first of them
+	// takes r's caches.
 	for i := 0; i < workers; i++ {
-		w := &Reader{opt: r.opt, keys: new(keyCache), short: new(shortCache)}
+		w := &Reader{opt: r.opt, keys: r.keys, short: r.short}
+		if i > 0 {
+			w.keys, w.short = new(keyCache), new(shortCache)
+		}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
@@ -128,7 +134,7 @@ func (r *Reader) startParallel() {
 		defer close(p.work)
 		var inline *Reader
 		if workers == 0 {
-			inline = &Reader{opt: r.opt, keys: new(keyCache), short: new(shortCache)}
+			inline = &Reader{opt: r.opt, keys: r.keys, short: r.short}
 		}
 		p.produce(r.br, r.line, inline)
 	}()

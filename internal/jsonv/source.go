@@ -20,10 +20,16 @@ type source struct {
 	maxLine int // the buffer grows to hold a line of up to this many bytes
 }
 
-const minBuf = 256 << 10
+// minBuf is what the buffer grows to for ordinary reads; it starts at
+// firstBuf and doubles as it fills, so that a short input (a small
+// transcript, a string of embedded JSON) costs a small buffer.
+const (
+	minBuf   = 256 << 10
+	firstBuf = 4 << 10
+)
 
 func newSource(rd io.Reader, maxLine int) *source {
-	return &source{rd: rd, buf: make([]byte, minBuf), maxLine: maxLine}
+	return &source{rd: rd, buf: make([]byte, firstBuf), maxLine: maxLine}
 }
 
 // fill reads more data, compacting first and growing the buffer when it is
