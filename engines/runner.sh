@@ -225,7 +225,7 @@ __r2d_new() {
 # first, all of it, and killed only once nothing of it still runs; then
 # again, until nothing is left. Forks nothing.
 __r2d_sweep() {
-	local round=0 p running quiet=0
+	local round=0 p running quiet=0 killed=
 	while [ "$round" -lt 100 ]; do
 		round=$((round + 1))
 		__r2d_new "$@"
@@ -233,11 +233,15 @@ __r2d_sweep() {
 			# A child forked just before its parent died shows up late:
 			# done only after a few quiet looks.
 			quiet=$((quiet + 1))
-			[ "$quiet" -lt 3 ] || return 0
+			if [ "$quiet" -ge 3 ]; then
+				__r2d_reaped "$killed"
+				return 0
+			fi
 			__r2d_sleep 0.1
 			continue
 		fi
 		quiet=0
+		killed="$killed $__r2d_found"
 		# shellcheck disable=SC2086 # a list of pids
 		builtin kill -STOP $__r2d_found 2>/dev/null
 		running=
@@ -256,6 +260,30 @@ __r2d_sweep() {
 		[ "$round" -lt 5 ] || __r2d_sleep 0.05
 	done
 	return 0
+}
+
+# __r2d_reaped PIDS: waits, up to five seconds, until none of the killed
+# PIDS is left unreaped. A killed process keeps its pid, and counts
+# against the sandbox's process limit, until its parent (or init, for an
+# orphan) reaps it: after a fork bomb, thousands of them, and under load
+# the next command's fork would fail on the limit (bash then ends the
+# runner with 254). Forks nothing.
+__r2d_reaped() {
+	local p left deadline
+	[ -n "${1// /}" ] || return 0
+	__r2d_clock
+	deadline=$((__r2d_ms + 5000))
+	while builtin :; do
+		left=
+		for p in $1; do
+			__r2d_stat "$p" || continue
+			case "$__r2d_state" in Z | X) left=1 && break ;; esac
+		done
+		[ -n "$left" ] || return 0
+		__r2d_clock
+		[ "$__r2d_ms" -lt "$deadline" ] || return 0
+		__r2d_sleep 0.05
+	done
 }
 
 __r2d_kill() { # PIDS: TERM, a grace period, then KILL
