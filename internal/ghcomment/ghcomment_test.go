@@ -12,7 +12,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/readme2demo/readme2demo/internal/ghcomment/fakegithub"
+	"github.com/readme2demo/readme2demo/internal/ghapi/fakegithub"
 )
 
 const token = "ghs_faketokenfaketokenfaketokenfake0000"
