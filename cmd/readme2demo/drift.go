@@ -13,7 +13,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/drift"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
-	"github.com/readme2demo/readme2demo/internal/ghissue"
+	"github.com/readme2demo/readme2demo/internal/ghapi"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
@@ -184,7 +184,7 @@ func isKeyword(v string) bool { return v == "pinned" || v == "latest" || v == ""
 
 // openDriftIssue opens or updates the one drift issue of the engine.
 func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.Outcome) error {
-	svc, err := ghissue.New(ghissue.Config{APIURL: e.getenv("GITHUB_API_URL"), Token: e.getenv("GITHUB_TOKEN")})
+	svc, err := ghapi.New(ghapi.Config{APIURL: e.getenv("GITHUB_API_URL"), Token: e.getenv("GITHUB_TOKEN")})
 	if err != nil {
 		return fmt.Errorf("open drift issue: %w", err)
 	}

@@ -24,7 +24,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/drift"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
-	"github.com/readme2demo/readme2demo/internal/ghissue"
+	"github.com/readme2demo/readme2demo/internal/ghapi"
 	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
 )
@@ -167,7 +167,7 @@ func TestDriftSavesCandidatesAndOpensTheIssue(t *testing.T) {
 	assert.Assert(t, is.Len(gh.opened, 1))
 	assert.Check(t, is.Equal(gh.opened[0]["title"], "Agent CLI drift: claude-code 7.7.7"))
 	body, _ := gh.opened[0]["body"].(string)
-	assert.Check(t, strings.HasPrefix(body, ghissue.Marker("drift claude-code")+"\n"))
+	assert.Check(t, strings.HasPrefix(body, ghapi.Marker("issue", "drift claude-code")+"\n"))
 	assert.Check(t, is.Contains(body, string(report)))
 }
 

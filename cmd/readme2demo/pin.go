@@ -9,7 +9,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
-	"github.com/readme2demo/readme2demo/internal/ghpull"
+	"github.com/readme2demo/readme2demo/internal/ghapi"
 	"github.com/readme2demo/readme2demo/internal/pinbump"
 )
 
@@ -123,7 +123,7 @@ func runPin(ctx context.Context, o pinOptions, e env) int {
 		}
 		return exitcode.OK
 	}
-	svc, err := ghpull.New(ghpull.Config{APIURL: e.getenv("GITHUB_API_URL"), Token: token})
+	svc, err := ghapi.New(ghapi.Config{APIURL: e.getenv("GITHUB_API_URL"), Token: token})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)
 		return exitcode.Usage
@@ -132,7 +132,7 @@ func runPin(ctx context.Context, o pinOptions, e env) int {
 	if parent == "" {
 		parent = e.getenv("GITHUB_SHA")
 	}
-	res, err := pinbump.OpenPR(ctx, svc, ghpull.Target{Owner: owner, Repo: repo, Base: o.base}, o.root, parent, b, runURL(e))
+	res, err := pinbump.OpenPR(ctx, svc, ghapi.PRTarget{Owner: owner, Repo: repo, Base: o.base}, o.root, parent, b, runURL(e))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)
 		return exitcode.Usage

@@ -17,8 +17,8 @@ import (
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/drift"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
-	"github.com/readme2demo/readme2demo/internal/ghcomment/fakegithub"
-	"github.com/readme2demo/readme2demo/internal/ghpull"
+	"github.com/readme2demo/readme2demo/internal/ghapi"
+	"github.com/readme2demo/readme2demo/internal/ghapi/fakegithub"
 	"github.com/readme2demo/readme2demo/internal/pinbump"
 )
 
@@ -135,7 +135,7 @@ func TestPinOpensThenUpdatesTheBumpPullRequest(t *testing.T) {
 	assert.Check(t, is.Contains(stdout, "opened pull request #"))
 	pulls := gh.Pulls("o", "r")
 	assert.Assert(t, is.Len(pulls, 1))
-	assert.Check(t, strings.HasPrefix(pulls[0].Body, ghpull.Marker("pin codex")))
+	assert.Check(t, strings.HasPrefix(pulls[0].Body, ghapi.Marker("pr", "pin codex")))
 	assert.Check(t, is.Contains(pulls[0].Body, "Workflow run (every transcript is in its artifact): https://github.example/o/r/actions/runs/42"))
 	branch := gh.Branch("o", "r", "readme2demo/pin-codex")
 	assert.Assert(t, branch != nil)

@@ -27,7 +27,7 @@ import (
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
-	"github.com/readme2demo/readme2demo/internal/ghcomment"
+	"github.com/readme2demo/readme2demo/internal/ghapi"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/release/pull"
@@ -46,12 +46,12 @@ type pipelineFunc func(ctx context.Context, cfg pipeline.Config) (*pipeline.Resu
 type app struct {
 	pipeline   pipelineFunc
 	httpClient *http.Client
-	sleep      ghcomment.Sleeper
+	sleep      ghapi.Sleeper
 	docker     func(ctx context.Context) (pull.Docker, func(), error)
 }
 
 func defaultApp() *app {
-	return &app{pipeline: pipeline.Run, httpClient: http.DefaultClient, sleep: ghcomment.Sleep, docker: dockerClient}
+	return &app{pipeline: pipeline.Run, httpClient: http.DefaultClient, sleep: ghapi.Sleep, docker: dockerClient}
 }
 
 // step is one invocation: the Actions toolkit plus what it learned so far.
@@ -356,7 +356,7 @@ func (a *app) comment(ctx context.Context, s *step, cfg config, ev event, l *com
 		s.warningf("readme2demo: GITHUB_REPOSITORY is not owner/repo, so no PR comment")
 		return ""
 	}
-	svc, err := ghcomment.New(ghcomment.Config{APIURL: orDefault(s.getenv("GITHUB_API_URL"), "https://api.github.com"),
+	svc, err := ghapi.New(ghapi.Config{APIURL: orDefault(s.getenv("GITHUB_API_URL"), "https://api.github.com"),
 		Token: cfg.GitHubToken, HTTPClient: a.httpClient, Sleep: a.sleep})
 	if err != nil {
 		s.warningf("readme2demo: PR comment: %v", err)
@@ -369,10 +369,10 @@ func (a *app) comment(ctx context.Context, s *step, cfg config, ev event, l *com
 	// on-failure: post when failing; when passing, only update an earlier
 	// comment (so a fixed README does not leave a stale failure behind).
 	create := cfg.Comment == commentAlways || failing
-	res, err := svc.Upsert(ctx, ghcomment.Target{Owner: owner, Repo: repo, Number: ev.PRNumber, Key: key}, body, create)
-	var pe *ghcomment.PermissionError
+	res, err := svc.UpsertComment(ctx, ghapi.CommentTarget{Owner: owner, Repo: repo, Number: ev.PRNumber, Key: key}, body, create)
+	var pe *ghapi.PermissionError
 	switch {
-	case errors.Is(err, ghcomment.ErrNoComment):
+	case errors.Is(err, ghapi.ErrNoComment):
 		return ""
 	case errors.As(err, &pe):
 		s.warningf("readme2demo: could not comment on the PR: %s. Give the job `permissions: pull-requests: write`; on pull requests from forks the token is read-only, so read the job summary instead.", s.red.String(pe.Error()))

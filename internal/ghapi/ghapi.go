@@ -1,8 +1,30 @@
-// Package ghapi is what readme2demo's GitHub writers share: a go-github
-// client whose transport retries what GitHub asks to be retried, a retry
-// loop for whole find-then-write operations, the classification of
-// permission errors (a read-only token is a warning, not a failure), and
-// the body size cap.
+// Package ghapi is readme2demo's writer to GitHub's REST API (go-github).
+// It keeps ONE of each thing readme2demo writes up to date per slot, one
+// file each:
+//
+//   - comment.go: the pull request comment, one per pull request, workflow,
+//     job and README (UpsertComment).
+//   - issue.go: the open issue of the scheduled drift report (UpsertIssue).
+//     A closed issue is history: the next drift opens a new one. Pull
+//     requests, which the issues API also lists, are skipped.
+//   - pull.go: the pin-bump pull request (UpsertPR). It commits a set of
+//     files on top of a base commit with the git data API (blobs, a tree, a
+//     commit), points the slot's branch at that commit (creating the branch,
+//     or moving it with force: the branch belongs to the slot), and opens the
+//     pull request or updates its title and body. A commit whose tree and
+//     parent equal the branch's head is not made again.
+//
+// Each body starts with a hidden marker naming its slot (Marker). An upsert
+// searches every page for the marker, edits what it finds and creates only
+// when nothing is found, so repeated runs never spam. Bodies are capped below
+// GitHub's 65,536 characters (MaxBodyBytes, Cap).
+//
+// The client's transport retries what GitHub asks to be retried (retry.go),
+// and a whole upsert is retried on 5xx and rate limits (Retry): it finds
+// before it writes, so nothing is posted twice. The sleeper is injected so
+// tests do not wait. A 403 or 404 (a read-only token, as on pull requests
+// from forks, or a missing permission) is a *PermissionError whose hint names
+// what the token needs; callers report it as a warning, not a failure.
 package ghapi
 
 import (

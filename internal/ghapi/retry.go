@@ -15,9 +15,10 @@ import (
 //     processed, so even a POST is safe to send again;
 //   - 5xx and network errors for idempotent methods (GET, PATCH, PUT, DELETE).
 //
-// A POST that fails with 5xx is left to Service.Upsert, which searches for
-// the comment again before creating it. Retrying here also keeps go-github's
-// own rate-limit state clear, so the next request is not refused locally.
+// A POST that fails with 5xx is left to Client.Retry around the whole
+// upsert, which searches again before it creates. Retrying here also keeps
+// go-github's own rate-limit state clear, so the next request is not refused
+// locally.
 type retryTransport struct {
 	base     http.RoundTripper
 	sleep    Sleeper

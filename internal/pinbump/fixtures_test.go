@@ -13,8 +13,8 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/internal/drift"
-	"github.com/readme2demo/readme2demo/internal/ghcomment/fakegithub"
-	"github.com/readme2demo/readme2demo/internal/ghpull"
+	"github.com/readme2demo/readme2demo/internal/ghapi"
+	"github.com/readme2demo/readme2demo/internal/ghapi/fakegithub"
 	"github.com/readme2demo/readme2demo/internal/pinbump"
 )
 
@@ -148,9 +148,9 @@ func TestOpenPRCarriesTheBumpAndTheReport(t *testing.T) {
 	gh := fakegithub.New("/")
 	defer gh.Close()
 	base := gh.SeedBranch("o", "r", "main", map[string]string{"README.md": "# r\n"})
-	svc, err := ghpull.New(ghpull.Config{APIURL: gh.URL, Sleep: func(context.Context, time.Duration) error { return nil }})
+	svc, err := ghapi.New(ghapi.Config{APIURL: gh.URL, Sleep: func(context.Context, time.Duration) error { return nil }})
 	assert.NilError(t, err)
-	pr, err := pinbump.OpenPR(context.Background(), svc, ghpull.Target{Owner: "o", Repo: "r", Base: "main"}, root, base, b,
+	pr, err := pinbump.OpenPR(context.Background(), svc, ghapi.PRTarget{Owner: "o", Repo: "r", Base: "main"}, root, base, b,
 		"https://github.example/o/r/actions/runs/9")
 	assert.NilError(t, err)
 	assert.Check(t, pr.Created)
@@ -164,7 +164,7 @@ func TestOpenPRCarriesTheBumpAndTheReport(t *testing.T) {
 	pulls := gh.Pulls("o", "r")
 	assert.Assert(t, is.Len(pulls, 1))
 	body := pulls[0].Body
-	assert.Check(t, strings.HasPrefix(body, ghpull.Marker("pin codex")+"\n## Bump codex `@openai/codex` 0.171.0 → 0.172.0"))
+	assert.Check(t, strings.HasPrefix(body, ghapi.Marker("pr", "pin codex")+"\n## Bump codex `@openai/codex` 0.171.0 → 0.172.0"))
 	for _, want := range []string{"**no drift**", "`testdata/golden/codex/real-0.172.0-failures.json`", "`action.yml`",
 		"### How to review", "### readme2demo drift: codex", "Workflow run (every transcript is in its artifact): https://github.example/o/r/actions/runs/9"} {
 		assert.Check(t, is.Contains(body, want))

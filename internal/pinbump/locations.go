@@ -9,7 +9,7 @@
 // Files:
 //   - locations.go: where each pin lives, Read, Check and Bump.
 //   - fixtures.go: a verified run's fixtures and Golden.
-//   - pr.go: the bump pull request (title, body, branch) through ghpull.
+//   - pr.go: the bump pull request (title, body, branch) through ghapi.
 package pinbump
 
 import (

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/agentcli"
-	"github.com/readme2demo/readme2demo/internal/ghpull"
+	"github.com/readme2demo/readme2demo/internal/ghapi"
 )
 
 // Bumped is what a local bump did: the pin moved From → To, Changed are the
@@ -90,9 +90,9 @@ func (b *Bumped) Body(runURL string) string {
 // OpenPR commits b's files, read from root, on the engine's bump branch on
 // top of parent ("" for the head of t.Base) and opens or updates the one
 // bump pull request of the engine. t.Branch and t.Key are filled in.
-func OpenPR(ctx context.Context, svc *ghpull.Service, t ghpull.Target, root, parent string, b *Bumped, runURL string) (*ghpull.PR, error) {
+func OpenPR(ctx context.Context, gh *ghapi.Client, t ghapi.PRTarget, root, parent string, b *Bumped, runURL string) (*ghapi.PR, error) {
 	t.Branch, t.Key = Branch(b.Engine), PRKey(b.Engine)
-	var files []ghpull.File
+	var files []ghapi.File
 	for _, rel := range append(append([]string(nil), b.Changed...), b.Fixtures...) {
 		p := filepath.Join(root, filepath.FromSlash(rel))
 		content, err := os.ReadFile(p)
@@ -103,9 +103,9 @@ func OpenPR(ctx context.Context, svc *ghpull.Service, t ghpull.Target, root, par
 		if err != nil {
 			return nil, fmt.Errorf("open bump pull request: %w", err)
 		}
-		files = append(files, ghpull.File{Path: rel, Content: content, Executable: info.Mode()&0o111 != 0})
+		files = append(files, ghapi.File{Path: rel, Content: content, Executable: info.Mode()&0o111 != 0})
 	}
-	pr, err := svc.Upsert(ctx, t, ghpull.Change{Message: b.CommitMessage(), Files: files, Parent: parent}, b.Title(), b.Body(runURL))
+	pr, err := gh.UpsertPR(ctx, t, ghapi.Change{Message: b.CommitMessage(), Files: files, Parent: parent}, b.Title(), b.Body(runURL))
 	if err != nil {
 		return nil, fmt.Errorf("open bump pull request: %w", err)
 	}

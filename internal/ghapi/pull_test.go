@@ -1,4 +1,4 @@
-package ghpull_test
+package ghapi_test
 
 import (
 	"context"
@@ -11,11 +11,11 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/readme2demo/readme2demo/internal/ghcomment/fakegithub"
-	"github.com/readme2demo/readme2demo/internal/ghpull"
+	"github.com/readme2demo/readme2demo/internal/ghapi"
+	"github.com/readme2demo/readme2demo/internal/ghapi/fakegithub"
 )
 
-func newService(t *testing.T) (*ghpull.Service, *fakegithub.Server, string) {
+func newClient(t *testing.T) (*ghapi.Client, *fakegithub.Server, string) {
 	t.Helper()
 	gh := fakegithub.New("/api/v3/")
 	gh.Token = "tok"
@@ -24,27 +24,27 @@ func newService(t *testing.T) (*ghpull.Service, *fakegithub.Server, string) {
 		"README.md":                 "# r\n",
 		"internal/agentcli/pins.go": "CodexVersion = \"0.171.0\"\n",
 	})
-	svc, err := ghpull.New(ghpull.Config{APIURL: gh.URL, Token: "tok",
+	svc, err := ghapi.New(ghapi.Config{APIURL: gh.URL, Token: "tok",
 		Sleep: func(context.Context, time.Duration) error { return nil }})
 	assert.NilError(t, err)
 	return svc, gh, base
 }
 
-var target = ghpull.Target{Owner: "o", Repo: "r", Base: "main", Branch: "readme2demo/pin-codex", Key: "pin codex"}
+var target = ghapi.PRTarget{Owner: "o", Repo: "r", Base: "main", Branch: "readme2demo/pin-codex", Key: "pin codex"}
 
-func change(version string) ghpull.Change {
-	return ghpull.Change{Message: "codex: pin " + version, Files: []ghpull.File{
+func change(version string) ghapi.Change {
+	return ghapi.Change{Message: "codex: pin " + version, Files: []ghapi.File{
 		{Path: "internal/agentcli/pins.go", Content: []byte("CodexVersion = \"" + version + "\"\n")},
 		{Path: "testdata/fixtures/codex/real-" + version + "-success.jsonl", Content: []byte("{\"type\":\"thread.started\"}\n")},
 		{Path: "scripts/x.sh", Content: []byte("#!/bin/sh\n"), Executable: true},
 	}}
 }
 
-func TestUpsertOpensThenUpdatesOnePullRequest(t *testing.T) {
-	svc, gh, base := newService(t)
+func TestUpsertPROpensThenUpdatesOnePullRequest(t *testing.T) {
+	svc, gh, base := newClient(t)
 	ctx := context.Background()
 
-	pr, err := svc.Upsert(ctx, target, change("0.172.0"), "codex: pin 0.172.0", "No drift.")
+	pr, err := svc.UpsertPR(ctx, target, change("0.172.0"), "codex: pin 0.172.0", "No drift.")
 	assert.NilError(t, err)
 	assert.Check(t, pr.Created)
 	assert.Check(t, pr.Pushed)
@@ -62,10 +62,10 @@ func TestUpsertOpensThenUpdatesOnePullRequest(t *testing.T) {
 	assert.Check(t, is.Equal(pulls[0].Title, "codex: pin 0.172.0"))
 	assert.Check(t, is.Equal(pulls[0].Head, "readme2demo/pin-codex"))
 	assert.Check(t, is.Equal(pulls[0].Base, "main"))
-	assert.Check(t, strings.HasPrefix(pulls[0].Body, ghpull.Marker("pin codex")+"\nNo drift."))
+	assert.Check(t, strings.HasPrefix(pulls[0].Body, ghapi.Marker("pr", "pin codex")+"\nNo drift."))
 
 	// The same change again: no new commit, the one pull request is updated.
-	again, err := svc.Upsert(ctx, target, change("0.172.0"), "codex: pin 0.172.0", "No drift, again.")
+	again, err := svc.UpsertPR(ctx, target, change("0.172.0"), "codex: pin 0.172.0", "No drift, again.")
 	assert.NilError(t, err)
 	assert.Check(t, !again.Created)
 	assert.Check(t, !again.Pushed, "an identical change is not committed twice")
@@ -73,7 +73,7 @@ func TestUpsertOpensThenUpdatesOnePullRequest(t *testing.T) {
 	assert.Check(t, is.Equal(gh.Branch("o", "r", "readme2demo/pin-codex").SHA, head.SHA))
 
 	// A newer version next week: the branch moves (force) and the same pull request says so.
-	newer, err := svc.Upsert(ctx, target, change("0.173.0"), "codex: pin 0.173.0", "No drift in 0.173.0.")
+	newer, err := svc.UpsertPR(ctx, target, change("0.173.0"), "codex: pin 0.173.0", "No drift in 0.173.0.")
 	assert.NilError(t, err)
 	assert.Check(t, newer.Pushed)
 	assert.Check(t, is.Equal(newer.Number, pr.Number))
@@ -89,17 +89,17 @@ func TestUpsertOpensThenUpdatesOnePullRequest(t *testing.T) {
 	assert.Check(t, is.Contains(pulls[0].Body, "No drift in 0.173.0."))
 }
 
-func TestUpsertFindsTheMarkerAmongOtherPullRequests(t *testing.T) {
-	svc, gh, _ := newService(t)
+func TestUpsertPRFindsTheMarkerAmongOtherPullRequests(t *testing.T) {
+	svc, gh, _ := newClient(t)
 	gh.PerPage = 2 // pages of two
 	gh.SeedBranch("o", "r", "feature", map[string]string{"a": "b"})
 	for i := 0; i < 3; i++ {
 		gh.SeedPull("o", "r", "feature", "main", "someone's PR", "mentions readme2demo:pr pin codex in prose", "open")
 	}
 	gh.SeedBranch("o", "r", "readme2demo/pin-codex", map[string]string{"old": "bump"})
-	closed := gh.SeedPull("o", "r", "readme2demo/pin-codex", "main", "codex: pin 0.170.0", ghpull.Marker("pin codex")+"\nold", "closed")
-	ours := gh.SeedPull("o", "r", "readme2demo/pin-codex", "main", "codex: pin 0.171.0", ghpull.Marker("pin codex")+"\nold", "open")
-	pr, err := svc.Upsert(context.Background(), target, change("0.172.0"), "codex: pin 0.172.0", "new")
+	closed := gh.SeedPull("o", "r", "readme2demo/pin-codex", "main", "codex: pin 0.170.0", ghapi.Marker("pr", "pin codex")+"\nold", "closed")
+	ours := gh.SeedPull("o", "r", "readme2demo/pin-codex", "main", "codex: pin 0.171.0", ghapi.Marker("pr", "pin codex")+"\nold", "open")
+	pr, err := svc.UpsertPR(context.Background(), target, change("0.172.0"), "codex: pin 0.172.0", "new")
 	assert.NilError(t, err)
 	assert.Check(t, !pr.Created)
 	assert.Check(t, is.Equal(pr.Number, ours))
@@ -113,8 +113,8 @@ func TestUpsertFindsTheMarkerAmongOtherPullRequests(t *testing.T) {
 	assert.Check(t, is.Equal(files["internal/agentcli/pins.go"], "CodexVersion = \"0.172.0\"\n"))
 }
 
-func TestUpsertErrors(t *testing.T) {
-	svc, gh, _ := newService(t)
+func TestUpsertPRErrors(t *testing.T) {
+	svc, gh, _ := newClient(t)
 	ctx := context.Background()
 	gh.Fail = func(r *http.Request, n int) *fakegithub.Failure {
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/pulls") {
@@ -122,8 +122,8 @@ func TestUpsertErrors(t *testing.T) {
 		}
 		return nil
 	}
-	_, err := svc.Upsert(ctx, target, change("0.172.0"), "t", "b")
-	var perr *ghpull.PermissionError
+	_, err := svc.UpsertPR(ctx, target, change("0.172.0"), "t", "b")
+	var perr *ghapi.PermissionError
 	assert.Assert(t, errors.As(err, &perr), "%v", err)
 	assert.Check(t, is.Equal(perr.Op, "open pull request"))
 	assert.Check(t, is.Contains(err.Error(), "allow GitHub Actions to create pull requests"))
@@ -137,13 +137,13 @@ func TestUpsertErrors(t *testing.T) {
 		}
 		return nil
 	}
-	pr, err := svc.Upsert(ctx, target, change("0.172.0"), "t", "b")
+	pr, err := svc.UpsertPR(ctx, target, change("0.172.0"), "t", "b")
 	assert.NilError(t, err)
 	assert.Check(t, pr.Created)
 	assert.Check(t, is.Len(gh.Pulls("o", "r"), 1))
 
-	_, err = svc.Upsert(ctx, ghpull.Target{Owner: "o", Repo: "r", Base: "nope", Branch: "b", Key: "k"}, change("1.0.0"), "t", "b")
+	_, err = svc.UpsertPR(ctx, ghapi.PRTarget{Owner: "o", Repo: "r", Base: "nope", Branch: "b", Key: "k"}, change("1.0.0"), "t", "b")
 	assert.Check(t, is.ErrorContains(err, "get base branch nope"))
-	_, err = svc.Upsert(ctx, target, ghpull.Change{Message: "m"}, "t", "b")
+	_, err = svc.UpsertPR(ctx, target, ghapi.Change{Message: "m"}, "t", "b")
 	assert.Check(t, is.ErrorContains(err, "the change has no files"))
 }

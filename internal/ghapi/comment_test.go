@@ -1,4 +1,4 @@
-package ghcomment
+package ghapi
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/readme2demo/readme2demo/internal/ghcomment/fakegithub"
+	"github.com/readme2demo/readme2demo/internal/ghapi/fakegithub"
 )
 
 const token = "ghs_faketokenfaketokenfaketokenfake0000"
@@ -29,55 +29,55 @@ func (s *sleeps) sleep(_ context.Context, d time.Duration) error {
 	return nil
 }
 
-func newService(t *testing.T, gh *fakegithub.Server, sl *sleeps) *Service {
+func newClient(t *testing.T, gh *fakegithub.Server, sl *sleeps) *Client {
 	t.Helper()
 	svc, err := New(Config{APIURL: gh.URL, Token: token, Sleep: sl.sleep, Backoff: 100 * time.Millisecond})
 	assert.NilError(t, err)
 	return svc
 }
 
-var target = Target{Owner: "acme", Repo: "demo", Number: 7, Key: "workflow=readme job=check readme=README.md"}
+var target = CommentTarget{Owner: "acme", Repo: "demo", Number: 7, Key: "workflow=readme job=check readme=README.md"}
 
-func TestUpsertCreatesThenUpdates(t *testing.T) {
+func TestUpsertCommentCreatesThenUpdates(t *testing.T) {
 	gh := fakegithub.New("/gh/api/v3/")
 	defer gh.Close()
 	gh.Token = token
-	svc := newService(t, gh, &sleeps{})
+	svc := newClient(t, gh, &sleeps{})
 	ctx := context.Background()
 
-	first, err := svc.Upsert(ctx, target, "run 1", true)
+	first, err := svc.UpsertComment(ctx, target, "run 1", true)
 	assert.NilError(t, err)
 	assert.Check(t, first.Created)
 	assert.Check(t, is.Contains(first.URL, "issuecomment-"))
 
-	second, err := svc.Upsert(ctx, target, "run 2", true)
+	second, err := svc.UpsertComment(ctx, target, "run 2", true)
 	assert.NilError(t, err)
 	assert.Check(t, !second.Created)
 	assert.Check(t, is.Equal(second.ID, first.ID))
 
 	got := gh.Comments("acme", "demo", 7)
 	assert.Assert(t, is.Len(got, 1))
-	assert.Check(t, is.Equal(got[0].Body, Marker(target.Key)+"\nrun 2"))
+	assert.Check(t, is.Equal(got[0].Body, target.marker()+"\nrun 2"))
 
 	// Another job's slot is a different comment.
 	other := target
 	other.Key = "workflow=readme job=check-docs readme=docs/README.md"
-	_, err = svc.Upsert(ctx, other, "other", true)
+	_, err = svc.UpsertComment(ctx, other, "other", true)
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(gh.Comments("acme", "demo", 7), 2))
 }
 
-func TestUpsertFindsMarkerOnALaterPage(t *testing.T) {
+func TestUpsertCommentFindsMarkerOnALaterPage(t *testing.T) {
 	gh := fakegithub.New("/api/v3/")
 	defer gh.Close()
 	gh.PerPage = 2 // the client asks for 100; the server serves 2 per page
 	for range 5 {
 		gh.Seed("acme", "demo", 7, "someone", "looks good to me")
 	}
-	id := gh.Seed("acme", "demo", 7, "github-actions[bot]", Marker(target.Key)+"\nold report")
+	id := gh.Seed("acme", "demo", 7, "github-actions[bot]", target.marker()+"\nold report")
 	gh.Seed("acme", "demo", 7, "someone", "another remark")
 
-	res, err := newService(t, gh, &sleeps{}).Upsert(context.Background(), target, "new report", true)
+	res, err := newClient(t, gh, &sleeps{}).UpsertComment(context.Background(), target, "new report", true)
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(res.ID, id))
 	assert.Check(t, !res.Created)
@@ -86,15 +86,15 @@ func TestUpsertFindsMarkerOnALaterPage(t *testing.T) {
 	assert.Check(t, is.Len(gh.Comments("acme", "demo", 7), 7))
 }
 
-func TestUpsertWithoutCreate(t *testing.T) {
+func TestUpsertCommentWithoutCreate(t *testing.T) {
 	gh := fakegithub.New("/api/v3/")
 	defer gh.Close()
-	_, err := newService(t, gh, &sleeps{}).Upsert(context.Background(), target, "x", false)
+	_, err := newClient(t, gh, &sleeps{}).UpsertComment(context.Background(), target, "x", false)
 	assert.Check(t, errors.Is(err, ErrNoComment))
 	assert.Check(t, is.Len(gh.Comments("acme", "demo", 7), 0))
 }
 
-func TestPermissionErrors(t *testing.T) {
+func TestCommentPermissionErrors(t *testing.T) {
 	for _, status := range []int{http.StatusForbidden, http.StatusNotFound} {
 		for _, method := range []string{"GET", "POST"} {
 			gh := fakegithub.New("/api/v3/")
@@ -105,7 +105,7 @@ func TestPermissionErrors(t *testing.T) {
 				return nil
 			}
 			sl := &sleeps{}
-			_, err := newService(t, gh, sl).Upsert(context.Background(), target, "x", true)
+			_, err := newClient(t, gh, sl).UpsertComment(context.Background(), target, "x", true)
 			var pe *PermissionError
 			assert.Check(t, errors.As(err, &pe), "%d %s: %v", status, method, err)
 			if pe != nil {
@@ -118,7 +118,7 @@ func TestPermissionErrors(t *testing.T) {
 	}
 }
 
-func TestRetriesServerErrors(t *testing.T) {
+func TestCommentRetriesServerErrors(t *testing.T) {
 	gh := fakegithub.New("/api/v3/")
 	defer gh.Close()
 	gh.Fail = func(r *http.Request, n int) *fakegithub.Failure {
@@ -128,14 +128,14 @@ func TestRetriesServerErrors(t *testing.T) {
 		return nil
 	}
 	sl := &sleeps{}
-	res, err := newService(t, gh, sl).Upsert(context.Background(), target, "x", true)
+	res, err := newClient(t, gh, sl).UpsertComment(context.Background(), target, "x", true)
 	assert.NilError(t, err)
 	assert.Check(t, res.Created)
 	assert.Check(t, is.DeepEqual(sl.d, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond}))
 }
 
 // A create that GitHub stored but answered with 502 must not be posted twice.
-func TestRetriedCreateDoesNotDuplicate(t *testing.T) {
+func TestCommentRetriedCreateDoesNotDuplicate(t *testing.T) {
 	gh := fakegithub.New("/api/v3/")
 	defer gh.Close()
 	var once sync.Once
@@ -143,20 +143,20 @@ func TestRetriedCreateDoesNotDuplicate(t *testing.T) {
 		var f *fakegithub.Failure
 		if r.Method == "POST" {
 			once.Do(func() {
-				gh.Seed("acme", "demo", 7, "github-actions[bot]", Marker(target.Key)+"\nx") // stored...
-				f = &fakegithub.Failure{Status: http.StatusBadGateway, Body: `{}`}          // ...but the answer was lost
+				gh.Seed("acme", "demo", 7, "github-actions[bot]", target.marker()+"\nx") // stored...
+				f = &fakegithub.Failure{Status: http.StatusBadGateway, Body: `{}`}       // ...but the answer was lost
 			})
 		}
 		return f
 	}
-	_, err := newService(t, gh, &sleeps{}).Upsert(context.Background(), target, "x", true)
+	_, err := newClient(t, gh, &sleeps{}).UpsertComment(context.Background(), target, "x", true)
 	assert.NilError(t, err)
 	assert.Check(t, is.Len(gh.Comments("acme", "demo", 7), 1))
 	assert.Check(t, is.Equal(gh.Count("POST"), 1))
 	assert.Check(t, is.Equal(gh.Count("PATCH"), 1))
 }
 
-func TestRetriesRateLimits(t *testing.T) {
+func TestCommentRetriesRateLimits(t *testing.T) {
 	tests := []struct {
 		name     string
 		failure  fakegithub.Failure
@@ -179,7 +179,7 @@ func TestRetriesRateLimits(t *testing.T) {
 				return nil
 			}
 			sl := &sleeps{}
-			res, err := newService(t, gh, sl).Upsert(context.Background(), target, "x", true)
+			res, err := newClient(t, gh, sl).UpsertComment(context.Background(), target, "x", true)
 			assert.NilError(t, err)
 			assert.Check(t, res.Created)
 			assert.Check(t, is.DeepEqual(sl.d, []time.Duration{tc.wantWait}))
@@ -188,7 +188,7 @@ func TestRetriesRateLimits(t *testing.T) {
 	}
 }
 
-func TestGivesUpAfterAttempts(t *testing.T) {
+func TestCommentGivesUpAfterAttempts(t *testing.T) {
 	gh := fakegithub.New("/api/v3/")
 	defer gh.Close()
 	gh.Fail = func(*http.Request, int) *fakegithub.Failure {
@@ -197,26 +197,26 @@ func TestGivesUpAfterAttempts(t *testing.T) {
 	sl := &sleeps{}
 	svc, err := New(Config{APIURL: gh.URL, Sleep: sl.sleep, Attempts: 2, Backoff: time.Millisecond})
 	assert.NilError(t, err)
-	_, err = svc.Upsert(context.Background(), target, "x", true)
+	_, err = svc.UpsertComment(context.Background(), target, "x", true)
 	assert.ErrorContains(t, err, "503")
 	assert.Check(t, is.Equal(gh.Count("GET"), 4)) // 2 upsert attempts × 2 transport attempts
 }
 
-func TestBodyIsCapped(t *testing.T) {
+func TestCommentBodyIsCapped(t *testing.T) {
 	gh := fakegithub.New("/api/v3/")
 	defer gh.Close()
 	huge := strings.Repeat("é", 80_000) // 160,000 bytes, 80,000 characters
-	_, err := newService(t, gh, &sleeps{}).Upsert(context.Background(), target, huge, true)
+	_, err := newClient(t, gh, &sleeps{}).UpsertComment(context.Background(), target, huge, true)
 	assert.NilError(t, err)
 	got := gh.Comments("acme", "demo", 7)
 	assert.Assert(t, is.Len(got, 1))
 	assert.Check(t, len(got[0].Body) <= MaxBodyBytes)
-	assert.Check(t, strings.HasPrefix(got[0].Body, Marker(target.Key)))
+	assert.Check(t, strings.HasPrefix(got[0].Body, target.marker()))
 	assert.Check(t, is.Contains(got[0].Body, "cut to fit GitHub's comment size limit"))
 }
 
-func TestMarkerCannotBeClosedByKey(t *testing.T) {
-	m := Marker("wf--> <img src=x> job")
+func TestCommentMarkerCannotBeClosedByKey(t *testing.T) {
+	m := Marker("comment", "wf--> <img src=x> job")
 	assert.Check(t, is.Equal(strings.Count(m, "-->"), 1))
 	assert.Check(t, strings.HasSuffix(m, " -->"))
 }

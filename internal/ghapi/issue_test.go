@@ -1,4 +1,4 @@
-package ghissue_test
+package ghapi
 
 import (
 	"context"
@@ -15,8 +15,6 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
-
-	"github.com/readme2demo/readme2demo/internal/ghissue"
 )
 
 type issue struct {
@@ -162,9 +160,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func service(t *testing.T, f *fakeAPI) (*ghissue.Service, *[]time.Duration) {
+func newIssueClient(t *testing.T, f *fakeAPI) (*Client, *[]time.Duration) {
 	var waits []time.Duration
-	s, err := ghissue.New(ghissue.Config{
+	s, err := New(Config{
 		APIURL: f.srv.URL + "/api/v3", Token: "tok",
 		Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil },
 	})
@@ -172,73 +170,73 @@ func service(t *testing.T, f *fakeAPI) (*ghissue.Service, *[]time.Duration) {
 	return s, &waits
 }
 
-var target = ghissue.Target{Owner: "o", Repo: "r", Key: "drift claude-code"}
+var issueTarget = IssueTarget{Owner: "o", Repo: "r", Key: "drift claude-code"}
 
-func TestUpsertOpensOneIssueThenEditsIt(t *testing.T) {
+func TestUpsertIssueOpensOneIssueThenEditsIt(t *testing.T) {
 	f := newFake(t)
 	// Noise across pages: unrelated issues, a pull request and a closed
 	// issue carrying the marker.
 	f.seed("unrelated", "hello", "open", false)
-	f.seed("a PR", ghissue.Marker(target.Key), "open", true)
-	f.seed("old drift", ghissue.Marker(target.Key)+"\nfixed", "closed", false)
-	f.seed("other slot", ghissue.Marker("drift codex"), "open", false)
-	s, _ := service(t, f)
+	f.seed("a PR", issueTarget.marker(), "open", true)
+	f.seed("old drift", issueTarget.marker()+"\nfixed", "closed", false)
+	f.seed("other slot", Marker("issue", "drift codex"), "open", false)
+	s, _ := newIssueClient(t, f)
 	ctx := context.Background()
 
-	first, err := s.Upsert(ctx, target, "Drift: claude-code 2.2.0", "body one", []string{"drift"})
+	first, err := s.UpsertIssue(ctx, issueTarget, "Drift: claude-code 2.2.0", "body one", []string{"drift"})
 	assert.NilError(t, err)
 	assert.Check(t, first.Created)
 	assert.Check(t, is.Equal(first.Number, 5))
-	second, err := s.Upsert(ctx, target, "Drift: claude-code 2.2.1", "body two", []string{"drift"})
+	second, err := s.UpsertIssue(ctx, issueTarget, "Drift: claude-code 2.2.1", "body two", []string{"drift"})
 	assert.NilError(t, err)
 	assert.Check(t, !second.Created)
 	assert.Check(t, is.Equal(second.Number, 5))
 	assert.Check(t, is.Len(f.issues, 5), "no second issue")
 	got := f.issues[4]
 	assert.Check(t, is.Equal(got.Title, "Drift: claude-code 2.2.1"))
-	assert.Check(t, is.Equal(got.Body, ghissue.Marker(target.Key)+"\nbody two"))
+	assert.Check(t, is.Equal(got.Body, issueTarget.marker()+"\nbody two"))
 	assert.Check(t, is.DeepEqual(got.Labels, []label{{"drift"}}))
-	assert.Check(t, is.Equal(f.issues[2].Body, ghissue.Marker(target.Key)+"\nfixed"), "the closed issue is left alone")
-	assert.Check(t, is.Equal(f.issues[3].Body, ghissue.Marker("drift codex")), "the other slot is left alone")
+	assert.Check(t, is.Equal(f.issues[2].Body, issueTarget.marker()+"\nfixed"), "the closed issue is left alone")
+	assert.Check(t, is.Equal(f.issues[3].Body, Marker("issue", "drift codex")), "the other slot is left alone")
 }
 
-func TestUpsertRetriesServerErrorsWithoutDuplicating(t *testing.T) {
+func TestUpsertIssueRetriesServerErrorsWithoutDuplicating(t *testing.T) {
 	f := newFake(t)
 	// The first open is stored but answered 502: the retry must find it.
 	stored := false
 	f.fail = func(r *http.Request, n int) int {
 		if r.Method == http.MethodPost && !stored {
 			stored = true
-			f.seed("Drift", ghissue.Marker(target.Key)+"\nbody", "open", false)
+			f.seed("Drift", issueTarget.marker()+"\nbody", "open", false)
 			return http.StatusBadGateway
 		}
 		return 0
 	}
-	s, waits := service(t, f)
-	res, err := s.Upsert(context.Background(), target, "Drift", "body", nil)
+	s, waits := newIssueClient(t, f)
+	res, err := s.UpsertIssue(context.Background(), issueTarget, "Drift", "body", nil)
 	assert.NilError(t, err)
 	assert.Check(t, !res.Created)
 	assert.Check(t, is.Len(f.issues, 1))
 	assert.Check(t, is.DeepEqual(*waits, []time.Duration{time.Second}))
 }
 
-func TestUpsertPermissionError(t *testing.T) {
+func TestUpsertIssuePermissionError(t *testing.T) {
 	f := newFake(t)
 	f.fail = func(r *http.Request, n int) int { return http.StatusForbidden }
-	s, waits := service(t, f)
-	_, err := s.Upsert(context.Background(), target, "Drift", "body", nil)
-	var perr *ghissue.PermissionError
+	s, waits := newIssueClient(t, f)
+	_, err := s.UpsertIssue(context.Background(), issueTarget, "Drift", "body", nil)
+	var perr *PermissionError
 	assert.Assert(t, errors.As(err, &perr), "%v", err)
 	assert.Check(t, is.Equal(perr.Status, http.StatusForbidden))
 	assert.Check(t, is.Equal(perr.Op, "list issues"))
 	assert.Check(t, is.Len(*waits, 0), "a 403 is not retried")
 }
 
-func TestUpsertGivesUpAfterAttempts(t *testing.T) {
+func TestUpsertIssueGivesUpAfterAttempts(t *testing.T) {
 	f := newFake(t)
 	f.fail = func(r *http.Request, n int) int { return http.StatusServiceUnavailable }
-	s, waits := service(t, f)
-	_, err := s.Upsert(context.Background(), target, "Drift", "body", nil)
+	s, waits := newIssueClient(t, f)
+	_, err := s.UpsertIssue(context.Background(), issueTarget, "Drift", "body", nil)
 	assert.ErrorContains(t, err, "list issues")
 	// 4 upsert attempts, each a GET the transport tries 4 times: the
 	// transport waits 1s, 2s, 4s between its tries, the upsert loop 1s, 2s,
@@ -254,11 +252,11 @@ func TestUpsertGivesUpAfterAttempts(t *testing.T) {
 	assert.Check(t, is.DeepEqual(*waits, want))
 }
 
-func TestMarkerAndCap(t *testing.T) {
-	assert.Check(t, is.Equal(ghissue.Marker("a-->b\nc"), "<!-- readme2demo:issue a-_b c -->"))
-	long := strings.Repeat("é", ghissue.MaxBodyBytes)
-	capped := ghissue.Cap(long)
-	assert.Check(t, len(capped) <= ghissue.MaxBodyBytes)
+func TestIssueMarkerAndCap(t *testing.T) {
+	assert.Check(t, is.Equal(Marker("issue", "a-->b\nc"), "<!-- readme2demo:issue a-_b c -->"))
+	long := strings.Repeat("é", MaxBodyBytes)
+	capped := Cap(long, MaxBodyBytes, issueCapNote)
+	assert.Check(t, len(capped) <= MaxBodyBytes)
 	assert.Check(t, strings.HasSuffix(capped, "workflow artifact)\n"))
-	assert.Check(t, is.Equal(ghissue.Cap("short"), "short"))
+	assert.Check(t, is.Equal(Cap("short", MaxBodyBytes, issueCapNote), "short"))
 }

@@ -2,7 +2,7 @@ package fakegithub
 
 // The git data and pull request parts of the fake: blobs, trees, commits and
 // refs per repository (content-addressed like git's, flat trees keyed by
-// path), and pull requests. Enough for internal/ghpull's push-and-open flow.
+// path), and pull requests. Enough for ghapi's push-and-open flow (UpsertPR).
 
 import (
 	"crypto/sha1"

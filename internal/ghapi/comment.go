@@ -1,0 +1,97 @@
+package ghapi
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// CommentTarget says which comment slot to fill.
+type CommentTarget struct {
+	Owner, Repo string
+	Number      int // pull request (issue) number
+	// Key names the slot within the PR, usually workflow, job and README;
+	// runs with the same Key share one comment.
+	Key string
+}
+
+func (t CommentTarget) marker() string { return Marker("comment", t.Key) }
+
+// CommentResult says what UpsertComment did.
+type CommentResult struct {
+	ID      int64
+	URL     string // html_url of the comment
+	Created bool   // true when a new comment was posted, false when one was edited
+}
+
+// ErrNoComment is returned by UpsertComment with createIfMissing false when
+// no earlier comment exists (nothing was posted).
+var ErrNoComment = errors.New("no earlier comment to update")
+
+const commentPermissionHint = "the token may be read-only, as on pull requests from forks, or lack `pull-requests: write`"
+
+const commentCapNote = "\n\n… (cut to fit GitHub's comment size limit; the full report is in the job summary and the artifact)\n"
+
+// UpsertComment makes the slot's comment say body: it edits the existing
+// comment (found by its marker on any page) or, when there is none and
+// createIfMissing is true, creates it. With createIfMissing false and no
+// comment, it returns ErrNoComment. The body is capped at MaxBodyBytes.
+func (c *Client) UpsertComment(ctx context.Context, t CommentTarget, body string, createIfMissing bool) (*CommentResult, error) {
+	full := Cap(t.marker()+"\n"+body, MaxBodyBytes, commentCapNote)
+	var res *CommentResult
+	err := c.Retry(ctx, func() error {
+		var err error
+		res, err = c.upsertCommentOnce(ctx, t, full, createIfMissing)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (c *Client) upsertCommentOnce(ctx context.Context, t CommentTarget, body string, create bool) (*CommentResult, error) {
+	existing, err := c.findComment(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		ic, _, err := c.Issues.EditComment(ctx, t.Owner, t.Repo, existing.GetID(), &github.IssueComment{Body: github.String(body)})
+		if err != nil {
+			return nil, Classify("edit comment", commentPermissionHint, err)
+		}
+		return &CommentResult{ID: ic.GetID(), URL: ic.GetHTMLURL()}, nil
+	}
+	if !create {
+		return nil, ErrNoComment
+	}
+	ic, _, err := c.Issues.CreateComment(ctx, t.Owner, t.Repo, t.Number, &github.IssueComment{Body: github.String(body)})
+	if err != nil {
+		return nil, Classify("create comment", commentPermissionHint, err)
+	}
+	return &CommentResult{ID: ic.GetID(), URL: ic.GetHTMLURL(), Created: true}, nil
+}
+
+// findComment returns the oldest comment carrying the slot's marker,
+// searching every page.
+func (c *Client) findComment(ctx context.Context, t CommentTarget) (*github.IssueComment, error) {
+	marker := t.marker()
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		page, resp, err := c.Issues.ListComments(ctx, t.Owner, t.Repo, t.Number, opts)
+		if err != nil {
+			return nil, Classify("list comments", commentPermissionHint, err)
+		}
+		for _, ic := range page {
+			if strings.Contains(ic.GetBody(), marker) {
+				return ic, nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return nil, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
