@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"path"
 	"strings"
 
@@ -223,6 +224,11 @@ var (
 // non-interactive when the README says it is interactive by default or
 // documents such an option; ok is false otherwise.
 func interactiveDefault(src []byte) (flags []string, ok bool) {
+	// Both expressions need the word; most READMEs lack it, and a plain
+	// search is far cheaper than either case-insensitive scan.
+	if !bytes.Contains(bytes.ToLower(src), []byte("interactive")) {
+		return nil, false
+	}
 	for _, m := range nonInteractiveFlagRe.FindAllSubmatch(src, -1) {
 		for _, f := range m[1:] {
 			if len(f) > 0 {

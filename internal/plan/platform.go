@@ -47,12 +47,24 @@ var platformWords = []struct {
 	{lazyre.New(`(?i)\b(linux|gnu/linux|gnu|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
 }
 
+// anyPlatformWord matches where any of platformWords does.
+var anyPlatformWord = lazyre.New(func() string {
+	alts := make([]string, len(platformWords))
+	for i, p := range platformWords {
+		alts[i] = "(?:" + p.re.String() + ")"
+	}
+	return strings.Join(alts, "|")
+}())
+
 // textPlatform returns the platform a short text is about: fits is true
 // when it names Linux or Debian (alone or beside others: "macOS or Linux"),
 // name is the other platform when it names only others, and both are zero
 // when it names none.
 func textPlatform(s string) (name string, fits, named bool) {
 	rest := strings.ReplaceAll(s, "*nix", " unix ")
+	if !anyPlatformWord.MatchString(rest) {
+		return "", false, false // one scan, not one per platform: most texts name none
+	}
 	var others []string
 	for _, p := range platformWords {
 		if !p.re.MatchString(rest) {
