@@ -75,6 +75,7 @@ func planFile(t *testing.T, md string) *Plan {
 }
 
 func TestRealREADMEsGolden(t *testing.T) {
+	t.Parallel()
 	paths := corpus(t, "real")
 	assert.Assert(t, len(paths) >= 25, "want at least 25 real READMEs, got %d", len(paths))
 	for _, md := range paths {
@@ -93,6 +94,7 @@ func TestRealREADMEsGolden(t *testing.T) {
 // on that README) and fails when agreement drops below what it was when the
 // set was last measured (SOURCES.md gives each batch's first-look number).
 func TestHeldOutAgreement(t *testing.T) {
+	t.Parallel()
 	agree, total := 0, 0
 	for _, md := range corpus(t, "heldout") {
 		name := strings.TrimSuffix(filepath.Base(md), ".md")

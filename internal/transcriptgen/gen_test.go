@@ -12,6 +12,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/longtest"
 )
 
 func TestCopiesGetFreshIDs(t *testing.T) {
@@ -57,6 +58,7 @@ func byOrder(l *commandlog.Log) bool {
 // to k times the fixture's commands, with the same commands, exit codes and
 // statuses, for every engine's JSONL fixtures.
 func TestCopiesParseToCopiesOfTheCommands(t *testing.T) {
+	t.Parallel()
 	const k = 3
 	n := 0
 	for _, name := range engines.Names() {
@@ -103,6 +105,7 @@ func TestCopiesParseToCopiesOfTheCommands(t *testing.T) {
 // Every shape's transcripts exist and copies of them parse to copies of
 // their commands.
 func TestShapes(t *testing.T) {
+	t.Parallel()
 	for _, s := range Shapes {
 		got, err := ShapeNamed(s.Name)
 		assert.NilError(t, err)
@@ -130,12 +133,14 @@ func TestShapes(t *testing.T) {
 
 // Every synthetic shape parses to the commands it says it wrote.
 func TestSynthetic(t *testing.T) {
+	t.Parallel()
 	for _, shape := range Synthetic {
 		eng := SyntheticEngine(shape)
 		var b bytes.Buffer
-		n, err := WriteSynthetic(&b, shape, 3<<20)
+		size := longtest.Count(1<<20, 3<<20)
+		n, err := WriteSynthetic(&b, shape, int64(size))
 		assert.NilError(t, err)
-		assert.Assert(t, b.Len() >= 3<<20, shape)
+		assert.Assert(t, b.Len() >= size, shape)
 		e, err := engines.Lookup(eng)
 		assert.NilError(t, err)
 		l, err := e.ParseTranscript(&b)

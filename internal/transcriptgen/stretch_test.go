@@ -43,6 +43,7 @@ func TestStretch(t *testing.T) {
 // A stretched real session parses to the same commands: only text the
 // log does not keep, or keeps the head and tail of, grows.
 func TestStretchKeepsCommands(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "bench", "claude-code", "spotter-session-2.1.39.jsonl"))
 	assert.NilError(t, err)
 	eng, err := engines.Lookup(engines.ClaudeCodeName)
