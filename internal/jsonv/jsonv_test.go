@@ -352,8 +352,9 @@ func TestShortInputAllocatesLittle(t *testing.T) {
 
 func TestParallelCloseStopsGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
+	in := mixedInput(20000)
 	for i := 0; i < 20; i++ {
-		r := NewReader(strings.NewReader(mixedInput(20000)), Options{Workers: 2})
+		r := NewReader(strings.NewReader(in), Options{Workers: 2})
 		_, err := r.Next()
 		assert.NilError(t, err)
 		assert.NilError(t, r.Close())
