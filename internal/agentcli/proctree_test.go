@@ -96,6 +96,7 @@ func TestKillTreeReachesOtherSessions(t *testing.T) {
 // TestSignalIfSameSparesAReusedPid: a process found by the tree scan is signalled only if the
 // pid still names the same process (start time), so a pid reused since the scan is spared.
 func TestSignalIfSameSparesAReusedPid(t *testing.T) {
+	t.Parallel() // waits; shares nothing
 	cmd := exec.Command("sleep", "300")
 	assert.NilError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })

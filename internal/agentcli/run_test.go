@@ -81,6 +81,7 @@ func TestSuperviseKillsTheTreeAfterTheSignal(t *testing.T) {
 }
 
 func TestSuperviseStopsWithTheContext(t *testing.T) {
+	t.Parallel() // waits; shares nothing
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	res, err := agentcli.Supervise(ctx, exec.Command("sh", "-c", "echo partial; sleep 60"), agentcli.Kill{})

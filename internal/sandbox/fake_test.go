@@ -579,6 +579,7 @@ func TestDiskCapStopsTheRunWhenUsageCannotBeMeasured(t *testing.T) {
 // A daemon that reports no size (some storage drivers) leaves the cap
 // unchecked and says so; the run is not stopped for it.
 func TestDiskCapUnmeasuredIsReportedNotFatal(t *testing.T) {
+	t.Parallel() // waits; shares nothing
 	d, _ := hangingDocker(t)
 	d.inspect = func(string, bool) (container.InspectResponse, error) {
 		return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{State: &container.State{}}}, nil
