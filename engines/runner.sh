@@ -370,7 +370,7 @@ __r2d_begin() {
 		builtin printf '[readme2demo] %s $ %s\n' "$__r2d_where" "${__r2d_c%%$'\n'*}"
 	fi
 	[ -e "$__r2d_work/reserve" ] || __r2d_reserve
-	command -p rm -f "$__r2d_work/timedout"
+	[ ! -e "$__r2d_work/timedout" ] || command -p rm -f "$__r2d_work/timedout"
 	__r2d_outfile
 	__r2d_snap
 	__r2d_wd=
