@@ -123,11 +123,15 @@ __r2d_reserve
 # __r2d_encode FILE: sets __r2d_head, __r2d_tail (base64) and __r2d_omit.
 __r2d_encode() {
 	local size
+	__r2d_tail=
+	__r2d_omit=0
+	if [ ! -s "$1" ]; then # no output (cd, export, a quiet build): no fork
+		__r2d_head=
+		return 0
+	fi
 	size=$(command -p wc -c <"$1" 2>/dev/null)
 	size=${size//[^0-9]/}
 	size=${size:-0}
-	__r2d_tail=
-	__r2d_omit=0
 	if [ "$size" -le 81920 ]; then
 		__r2d_head=$(command -p base64 -w0 <"$1" 2>/dev/null)
 	else
