@@ -3,6 +3,7 @@ package plan
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
@@ -61,6 +62,35 @@ var anyPlatformWord = lazyre.New(func() string {
 // name is the other platform when it names only others, and both are zero
 // when it names none.
 func textPlatform(s string) (name string, fits, named bool) {
+	// A heading is asked about once per block under it: the answers are
+	// kept (a README's texts are few; the memo is emptied when it grows).
+	platformMemo.Lock()
+	a, ok := platformMemo.m[s]
+	platformMemo.Unlock()
+	if !ok {
+		a.name, a.fits, a.named = scanPlatform(s)
+		platformMemo.Lock()
+		if len(platformMemo.m) >= 4096 || platformMemo.m == nil {
+			platformMemo.m = make(map[string]platformAnswer)
+		}
+		platformMemo.m[s] = a
+		platformMemo.Unlock()
+	}
+	return a.name, a.fits, a.named
+}
+
+type platformAnswer struct {
+	name        string
+	fits, named bool
+}
+
+var platformMemo struct {
+	sync.Mutex
+	m map[string]platformAnswer
+}
+
+// scanPlatform is textPlatform without the memo.
+func scanPlatform(s string) (name string, fits, named bool) {
 	rest := strings.ReplaceAll(s, "*nix", " unix ")
 	if !anyPlatformWord.MatchString(rest) {
 		return "", false, false // one scan, not one per platform: most texts name none
