@@ -350,6 +350,37 @@ func TestShortInputAllocatesLittle(t *testing.T) {
 	assert.Assert(t, got < 16<<10, "ParseString: %d bytes for a short document", got)
 }
 
+type countingReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.reads++
+	return c.r.Read(p)
+}
+
+// A long input is read in large pieces: the buffer that starts small for a
+// short input grows as the input goes on, streamed or read ahead.
+func TestLongInputIsReadInLargePieces(t *testing.T) {
+	in := mixed(20000, false) // several MiB of one-line records
+	for _, opt := range []Options{{}, {Workers: 1}, {Workers: 2}} {
+		cr := &countingReader{r: strings.NewReader(in)}
+		r := NewReader(cr, opt)
+		for {
+			_, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			var se *SyntaxError
+			assert.Assert(t, err == nil || errors.As(err, &se), err) // mixed has malformed records
+		}
+		assert.NilError(t, r.Close())
+		most := len(in)/minBuf + 16 // 256 KiB reads, after a few smaller ones
+		assert.Assert(t, cr.reads <= most, "Workers %d: %d reads of %d bytes, want at most %d", opt.Workers, cr.reads, len(in), most)
+	}
+}
+
 func TestParallelCloseStopsGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	in := mixedInput(20000)

@@ -18,11 +18,13 @@ type source struct {
 	r, w    int
 	err     error
 	maxLine int // the buffer grows to hold a line of up to this many bytes
+	filled  bool
 }
 
-// minBuf is what the buffer grows to for ordinary reads; it starts at
-// firstBuf and doubles as it fills, so that a short input (a small
-// transcript, a string of embedded JSON) costs a small buffer.
+// minBuf is what the buffer grows to for ordinary reads. It starts at
+// firstBuf, so that a short input (a small transcript, a string of embedded
+// JSON) costs a small buffer, and doubles at each read after the first up
+// to minBuf, so that a long one is read in large pieces.
 const (
 	minBuf   = 256 << 10
 	firstBuf = 4 << 10
@@ -33,14 +35,16 @@ func newSource(rd io.Reader, maxLine int) *source {
 }
 
 // fill reads more data, compacting first and growing the buffer when it is
-// full and below limit bytes.
+// full (or below minBuf, after the first read) and below limit bytes.
 func (s *source) fill(limit int) {
 	if s.r > 0 {
 		copy(s.buf, s.buf[s.r:s.w])
 		s.w -= s.r
 		s.r = 0
 	}
-	if s.w == len(s.buf) && len(s.buf) < limit {
+	grow := s.w == len(s.buf) || (s.filled && len(s.buf) < minBuf)
+	s.filled = true
+	if grow && len(s.buf) < limit {
 		n := 2 * len(s.buf)
 		if n > limit {
 			n = limit
