@@ -202,7 +202,8 @@ __r2d_tree() {
 
 # __r2d_new KEEP...: sets __r2d_found to the processes that appeared since
 # the last snapshot, except the KEEP pids and the descendants of background
-# jobs (a server started earlier keeps its workers).
+# jobs (a server started earlier keeps its workers); __r2d_dead to those of
+# them that have ended but are not reaped yet.
 __r2d_new() {
 	local p keep=" $* " bgkids=" "
 	if [ -n "${__r2d_bg_pids// /}" ]; then
@@ -213,14 +214,17 @@ __r2d_new() {
 		done
 	fi
 	__r2d_found=
+	__r2d_dead=
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
 		case "$keep$bgkids" in *" $p "*) continue ;; esac
 		__r2d_stat "$p" || continue
 		[ -z "$__r2d_sid" ] || [ "$__r2d_sess" = "$__r2d_sid" ] || continue
-		case "$__r2d_state" in Z | X) continue ;; esac
 		case "$__r2d_snapshot" in *" $p:$__r2d_start "*) continue ;; esac
-		__r2d_found="$__r2d_found $p"
+		case "$__r2d_state" in
+		Z | X) __r2d_dead="$__r2d_dead $p" ;;
+		*) __r2d_found="$__r2d_found $p" ;;
+		esac
 	done
 }
 
@@ -229,7 +233,7 @@ __r2d_new() {
 # first, all of it, and killed only once nothing of it still runs; then
 # again, until nothing is left. Forks nothing.
 __r2d_sweep() {
-	local round=0 p running quiet=0 killed=
+	local round=0 p running quiet=0
 	while [ "$round" -lt 100 ]; do
 		round=$((round + 1))
 		__r2d_new "$@"
@@ -238,14 +242,13 @@ __r2d_sweep() {
 			# done only after a few quiet looks.
 			quiet=$((quiet + 1))
 			if [ "$quiet" -ge 3 ]; then
-				__r2d_reaped "$killed"
+				__r2d_reaped "$@"
 				return 0
 			fi
 			__r2d_sleep 0.1
 			continue
 		fi
 		quiet=0
-		killed="$killed $__r2d_found"
 		# shellcheck disable=SC2086 # a list of pids
 		builtin kill -STOP $__r2d_found 2>/dev/null
 		running=
@@ -266,28 +269,23 @@ __r2d_sweep() {
 	return 0
 }
 
-# __r2d_reaped PIDS: waits, up to five seconds, until none of the killed
-# PIDS is left unreaped. A killed process keeps its pid, and counts
+# __r2d_reaped KEEP...: waits, up to five seconds, until no process that
+# appeared since the snapshot (but the KEEP pids and background jobs') is
+# left ended but unreaped. A killed process keeps its pid, and counts
 # against the sandbox's process limit, until its parent (or init, for an
 # orphan) reaps it: after a fork bomb, thousands of them, and under load
-# the next command's fork would fail on the limit (bash then ends the
-# runner with 254). Forks nothing.
+# the next command's fork failed on the limit (bash then ends the runner
+# with 254). Forks nothing.
 __r2d_reaped() {
-	local p left deadline
-	[ -n "${1// /}" ] || return 0
+	local deadline
 	__r2d_clock
 	deadline=$((__r2d_ms + 5000))
-	while builtin :; do
-		left=
-		for p in $1; do
-			__r2d_stat "$p" || continue
-			case "$__r2d_state" in Z | X) left=1 && break ;; esac
-		done
-		[ -n "$left" ] || return 0
+	while __r2d_new "$@"; [ -n "${__r2d_dead// /}" ]; do
 		__r2d_clock
 		[ "$__r2d_ms" -lt "$deadline" ] || return 0
 		__r2d_sleep 0.05
 	done
+	return 0
 }
 
 __r2d_kill() { # PIDS: TERM, a grace period, then KILL
