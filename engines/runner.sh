@@ -41,7 +41,7 @@ if ! mkdir -p "$__r2d_work" 2>/dev/null || ! : >"$__r2d_work/.probe" 2>/dev/null
 	__r2d_work=$(mktemp -d 2>/dev/null) || __r2d_work=${HOME:-/tmp}/.readme2demo-runner.$$
 	mkdir -p "$__r2d_work" 2>/dev/null
 fi
-rm -f "$__r2d_work/.probe" 2>/dev/null
+# (.probe stays: the directory is removed at the end.)
 : >"$__r2d_transcript" || exit 2
 
 __r2d_c=
@@ -97,7 +97,7 @@ __r2d_run_t0=$__r2d_ms
 
 # A FIFO nobody writes to: reading it with a timeout is a sleep that forks
 # nothing. Without mkfifo, sleep(1) it is.
-command -p rm -f "$__r2d_work/tick" 2>/dev/null
+[ ! -e "$__r2d_work/tick" ] || command -p rm -f "$__r2d_work/tick" 2>/dev/null
 if command -p mkfifo "$__r2d_work/tick" 2>/dev/null && exec {__r2d_tickfd}<>"$__r2d_work/tick"; then
 	:
 else
