@@ -422,10 +422,7 @@ var otherShellLangs = map[string]string{
 }
 
 // textLangs are blocks of text, output or data.
-var textLangs = map[string]bool{
-	"text": true, "txt": true, "plain": true, "plaintext": true, "output": true, "log": true, "none": true,
-	"nohighlight": true, "no-highlight": true, "ascii": true, "raw": true, "out": true, "stdout": true, "": false,
-}
+var textLangs = toSet(`text txt plain plaintext output log none nohighlight no-highlight ascii raw out stdout`)
 
 func (pl *planner) entry(b readme.Block, c candidate, run bool, reason string) Entry {
 	return Entry{

@@ -222,8 +222,7 @@ var platformPaths = map[string]string{
 
 // snapVerbs are snap's subcommands that need snapd (`snap connect` after
 // `snap install`); "snap" alone is also an ordinary word.
-var snapVerbs = map[string]bool{"install": true, "connect": true, "disconnect": true, "refresh": true, "run": true,
-	"alias": true, "set": true, "get": true, "start": true, "stop": true, "restart": true, "services": true, "remove": true, "info": true, "list": true}
+var snapVerbs = toSet(`install connect disconnect refresh run alias set get start stop restart services remove info list`)
 
 func isPkgVerb(v string) bool {
 	switch v {

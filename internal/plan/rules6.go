@@ -3,6 +3,7 @@ package plan
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -389,7 +390,7 @@ func (pl *planner) noteDownloads(cmds []simple) {
 				file = args[i+1]
 			}
 		}
-		if url != "" && file == "" && (n == "wget" || contains(args, "-O") || contains(args, "--remote-name")) {
+		if url != "" && file == "" && (n == "wget" || slices.Contains(args, "-O") || slices.Contains(args, "--remote-name")) {
 			file = path.Base(strings.SplitN(url, "?", 2)[0])
 		}
 		if url != "" && file != "" {
@@ -407,15 +408,6 @@ func (pl *planner) runsOwnInstaller(cmds []simple) bool {
 			f = strings.TrimPrefix(s.args()[0], "./")
 		}
 		if u := pl.downloads[f]; u != "" && pl.urlNamesRepo(u) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
 			return true
 		}
 	}

@@ -239,10 +239,7 @@ func simples(ws []word) []simple {
 }
 
 // wrappers run the command that follows them.
-var wrappers = map[string]bool{
-	"sudo": true, "doas": true, "env": true, "time": true, "nohup": true, "command": true,
-	"exec": true, "nice": true, "stdbuf": true,
-}
+var wrappers = toSet(`sudo doas env time nohup command exec nice stdbuf`)
 
 func unwrap(ws []word) simple {
 	var s simple
