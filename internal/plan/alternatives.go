@@ -91,8 +91,6 @@ func debianBlock(b readme.Block) bool {
 	return false
 }
 
-func (pl *planner) debianBlock(b readme.Block) bool { return debianBlock(b) }
-
 // laterDebianInstall returns the README line after line of the Debian or
 // Ubuntu section that installs all of tools, 0 when there is none.
 func (pl *planner) laterDebianInstall(tools []string, line int) int {

@@ -51,41 +51,10 @@ func (pl *planner) usesProject(text string) bool {
 		if pl.repo.is(name) || name == "git" && len(args) > 0 && pl.repo.is("git-"+args[0]) {
 			return true
 		}
-		for _, w := range s.argv {
-			if i := strings.Index(w.text, "$("); i >= 0 && pl.usesProject(strings.TrimSuffix(w.text[i+2:], ")")) {
+		for _, w := range s.values() {
+			if i := strings.Index(w, "$("); i >= 0 && pl.usesProject(strings.TrimSuffix(w[i+2:], ")")) {
 				return true
 			}
-		}
-	}
-	for _, a := range assignmentValues(text) {
-		if i := strings.Index(a, "$("); i >= 0 && pl.usesProject(strings.TrimSuffix(a[i+2:], ")")) {
-			return true
-		}
-	}
-	return false
-}
-
-// assignmentValues are the values of a command's NAME=value words.
-func assignmentValues(text string) []string {
-	var out []string
-	for _, s := range simples(lex(text)) {
-		for _, a := range s.assign {
-			_, v, _ := strings.Cut(a, "=")
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// onlyInfo reports a command that only prints its version or help.
-func onlyInfo(cmds []simple) bool {
-	if len(cmds) == 0 {
-		return false
-	}
-	for _, a := range cmds[len(cmds)-1].args() {
-		switch a {
-		case "--version", "-V", "--help", "-h", "version", "help":
-			return true
 		}
 	}
 	return false
@@ -180,7 +149,7 @@ func needsAccount(cmds []simple) string {
 		if svc == "" {
 			continue
 		}
-		if onlyInfo([]simple{s}) || len(s.args()) == 0 {
+		if s.onlyInfo() || len(s.args()) == 0 {
 			continue
 		}
 		return svc
@@ -257,7 +226,7 @@ func (pl *planner) startsTUI(cmds []simple) bool {
 				return true
 			}
 		}
-		if s.piped || s.redirected || onlyInfo([]simple{s}) {
+		if s.piped || s.redirected || s.onlyInfo() {
 			return false
 		}
 		for _, a := range args {

@@ -49,14 +49,12 @@ func server(cmds []simple) string {
 		return ""
 	}
 	s := cmds[len(cmds)-1]
-	line := s.name()
 	for _, a := range s.args() {
-		line += " " + a
 		if a == "-d" || a == "--detach" || a == "--help" || a == "-h" || a == "--version" {
 			return ""
 		}
 	}
-	if m := serverRe.FindString(line); m != "" {
+	if m := serverRe.FindString(s.line()); m != "" {
 		return m
 	}
 	// `tool serve`, `tool server`: a program's subcommand that serves.
@@ -102,11 +100,13 @@ func (pl *planner) missingFile(cmds []simple) string {
 	if !pl.repo.FilesKnown() {
 		return ""
 	}
-	for _, f := range s_inputs(cmds) {
-		if looksLikeFile(f) {
-			clean := strings.TrimSuffix(strings.TrimPrefix(f, "./"), "/")
-			if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
-				return f
+	for _, s := range cmds {
+		for _, f := range s.inputs { // the files it reads through `<`
+			if looksLikeFile(f) {
+				clean := strings.TrimSuffix(strings.TrimPrefix(f, "./"), "/")
+				if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+					return f
+				}
 			}
 		}
 	}
@@ -230,15 +230,6 @@ func (pl *planner) exampleArg(cmds []simple) string {
 		}
 	}
 	return ""
-}
-
-// s_inputs returns the files commands read through `<` redirections.
-func s_inputs(cmds []simple) []string {
-	var out []string
-	for _, s := range cmds {
-		out = append(out, s.inputs...)
-	}
-	return out
 }
 
 // shellNames are shells other than bash, by the name tools take as an

@@ -372,6 +372,10 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 	return "", false
 }
 
+// editors are the editors and pagers a command may hand files to (xargs
+// vim, fd -x nvim).
+var editors = toSet(`vim vi nvim nano emacs less`)
+
 // interactive names the program a command starts that needs a terminal,
 // "" when it needs none.
 func interactive(cmds []simple) string {
@@ -403,8 +407,7 @@ func interactive(cmds []simple) string {
 			}
 		case "xargs":
 			for _, a := range s.args() {
-				switch path.Base(a) {
-				case "vim", "vi", "nvim", "nano", "emacs", "less":
+				if editors[path.Base(a)] {
 					return path.Base(a)
 				}
 			}
@@ -414,18 +417,12 @@ func interactive(cmds []simple) string {
 	// unless it only prints its version or help.
 	s := cmds[len(cmds)-1]
 	name, args := path.Base(s.name()), s.args()
-	for _, a := range args {
-		switch a {
-		case "--version", "-V", "--help", "-h", "version", "help":
-			return ""
-		}
+	if s.onlyInfo() {
+		return ""
 	}
 	for i, a := range args {
-		if (a == "-x" || a == "-X" || a == "--exec" || a == "--exec-batch") && i+1 < len(args) {
-			switch path.Base(args[i+1]) {
-			case "vim", "vi", "nvim", "nano", "emacs", "less":
-				return path.Base(args[i+1])
-			}
+		if (a == "-x" || a == "-X" || a == "--exec" || a == "--exec-batch") && i+1 < len(args) && editors[path.Base(args[i+1])] {
+			return path.Base(args[i+1])
 		}
 	}
 	switch name {
@@ -433,13 +430,6 @@ func interactive(cmds []simple) string {
 		return "an editor (" + name + ")"
 	case "vim", "vi", "nvim", "nano", "emacs", "hx", "helix", "micro", "kak", "pico", "joe", "mg", "less", "more", "most", "top", "htop", "btop", "atop", "man",
 		"mc", "ranger", "nnn", "tig", "lazygit", "ncdu", "screen", "watch":
-		return name
-	case "fzf", "sk", "peco":
-		for _, a := range args {
-			if a == "-f" || strings.HasPrefix(a, "--filter") {
-				return ""
-			}
-		}
 		return name
 	case "tmux":
 		if len(args) == 0 || args[0] == "new" || args[0] == "new-session" || args[0] == "attach" || args[0] == "a" {
@@ -466,13 +456,4 @@ func interactive(cmds []simple) string {
 // publishes names what a command publishes or logs in to, "" for none.
 var publishRe = lazyre.New(`^(npm (publish|login|adduser|unpublish|deprecate)|yarn (publish|login|npm publish)|pnpm publish|cargo (publish|login|yank|owner)|gem (push|signin|yank)|twine upload|git push|docker (login|push)|podman (login|push)|gh auth login|gh release (create|upload|delete)|heroku (login|create)|vercel( --prod| deploy)?$|netlify deploy|fly (deploy|launch|auth)|flyctl (deploy|launch|auth)|firebase (login|deploy)|aws configure|gcloud (auth|init)|az login|poetry publish|hatch publish|flit publish|mvn deploy|gradle publish|dotnet nuget push|goreleaser release)\b`)
 
-func publishes(s simple) string {
-	if len(s.argv) == 0 {
-		return ""
-	}
-	line := s.name()
-	for _, a := range s.args() {
-		line += " " + a
-	}
-	return publishRe.FindString(line)
-}
+func publishes(s simple) string { return publishRe.FindString(s.line()) }

@@ -329,24 +329,11 @@ var troubleRe = lazyre.New(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)
 // that names a benchmarking tool.
 var benchmarkRe = lazyre.New(`(?i)^\W*benchmark(s|ing)?\b`)
 
-// benchmarkHeading returns the heading of a benchmark section the block
-// stands in, "" for none.
-func benchmarkHeading(hs []string) string {
+// section returns the innermost heading the block stands in (at any depth)
+// that re matches, "" for none.
+func section(hs []string, re *lazyre.Regexp) string {
 	for i := len(hs) - 1; i >= 0; i-- {
-		if benchmarkRe.MatchString(hs[i]) {
-			return hs[i]
-		}
-	}
-	return ""
-}
-
-// troubleHeading returns the heading of a troubleshooting or FAQ section
-// the block stands in (at any depth), "" for none. Deeper in such a
-// section (a question of its own), installs are fixes for that problem and
-// are skipped; other commands are examples.
-func troubleHeading(hs []string) string {
-	for i := len(hs) - 1; i >= 0; i-- {
-		if troubleRe.MatchString(hs[i]) {
+		if re.MatchString(hs[i]) {
 			return hs[i]
 		}
 	}
@@ -370,14 +357,7 @@ var uninstallRe = lazyre.New(`(?i)\buninstall(ing|ation)?\b`)
 var installSectionRe = lazyre.New(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up|prerequisites?|requirements|dependencies|from\s+source|build(ing)?|compil(e|ing|ation)|download(ing)?)\b`)
 
 // isInstallSection reports a block under an install-like heading.
-func isInstallSection(hs []string) bool {
-	for _, h := range hs {
-		if installSectionRe.MatchString(h) {
-			return true
-		}
-	}
-	return false
-}
+func isInstallSection(hs []string) bool { return section(hs, installSectionRe) != "" }
 
 // planner holds what the plan learns while it reads the README in order.
 type planner struct {
@@ -535,8 +515,8 @@ func (pl *planner) block(b readme.Block) []Entry {
 		skipAll = "uninstalls: not part of trying the README"
 	case upgradeHeading(b.Headings) != "":
 		skipAll = fmt.Sprintf("upgrades an earlier install (section %q): not part of trying the README", upgradeHeading(b.Headings))
-	case benchmarkHeading(b.Headings) != "":
-		skipAll = fmt.Sprintf("benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", benchmarkHeading(b.Headings))
+	case section(b.Headings, benchmarkRe) != "":
+		skipAll = fmt.Sprintf("benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", section(b.Headings, benchmarkRe))
 	case troubleRe.MatchString(innermost(b.Headings)):
 		skipAll = fmt.Sprintf("troubleshooting (section %q): only when that problem occurs", innermost(b.Headings))
 	case troubleCueRe.MatchString(proseOnly(lastSentence(b.Before))):
@@ -729,12 +709,7 @@ func (pl *planner) applyHints(b readme.Block, es *[]Entry) {
 			}
 		}
 		*es = keep
-		run = []int{}
-		for i, e := range *es {
-			if e.Run {
-				run = append(run, i)
-			}
-		}
+		run = run[:1] // the entries before it were not run, so it keeps its index
 	}
 	for _, i := range run {
 		s := &(*es)[i].Step
@@ -1322,7 +1297,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			target = name
 		}
 		if dir != "" && dir != "." && !pl.repo.is(path.Base(dir)) && !strings.HasPrefix(dir, "-") {
-			if deb := pl.laterDebianInstall(pl.repo.Names, c.line); deb > 0 && !pl.debianBlock(b) {
+			if deb := pl.laterDebianInstall(pl.repo.Names, c.line); deb > 0 && !debianBlock(b) {
 				pl.notMade[strings.TrimSuffix(dir, "/")] = c.line
 				return skip(fmt.Sprintf("alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(pl.repo.Names, ", ")))
 			}
@@ -1385,7 +1360,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	if prog := interactive(head); prog != "" && !funcDef {
 		return skip(fmt.Sprintf("interactive: %s needs a terminal", prog))
 	}
-	if cue := blockCue(b, interactiveCueRe); cue != "" && !funcDef && !onlyInfo(cmds) && pl.usesProject(c.text) {
+	if cue := blockCue(b, interactiveCueRe); cue != "" && !funcDef && !cmds[len(cmds)-1].onlyInfo() && pl.usesProject(c.text) {
 		return skip(fmt.Sprintf("interactive: the text presents it so (%q), and nobody is at the terminal", cue))
 	}
 	if !funcDef && pl.startsTUI(cmds) {
@@ -1468,7 +1443,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	if pl.runsOwnInstaller(cmds) {
 		tools = append(tools, pl.repo.Names...) // the project's installer, downloaded first
 	}
-	if th := troubleHeading(b.Headings); len(tools) > 0 && th != "" {
+	// Deeper in a troubleshooting or FAQ section (a question of its own),
+	// installs are fixes for that problem; other commands are examples.
+	if th := section(b.Headings, troubleRe); len(tools) > 0 && th != "" {
 		return skip(fmt.Sprintf("installs a fix from a troubleshooting section (%q): only when that problem occurs", th))
 	}
 	if len(tools) > 0 {
@@ -1485,7 +1462,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		if all && prev > 0 {
 			return skip(fmt.Sprintf("alternative: %s line %d already installs %s", pl.file, prev, strings.Join(tools, ", ")))
 		}
-		if deb := pl.laterDebianInstall(tools, c.line); deb > 0 && !pl.debianBlock(b) {
+		if deb := pl.laterDebianInstall(tools, c.line); deb > 0 && !debianBlock(b) {
 			return skip(fmt.Sprintf("alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(tools, ", ")))
 		}
 		for _, t := range tools {

@@ -29,11 +29,7 @@ func usesContainers(cmds []simple) string {
 		if t := containerTools[path.Base(s.name())]; t != "" {
 			return t
 		}
-		words := append([]string{}, assignmentValuesOf(s)...)
-		for _, w := range s.argv {
-			words = append(words, w.text)
-		}
-		for _, w := range words {
+		for _, w := range s.values() {
 			inner := ""
 			switch {
 			case strings.Contains(w, "$("):
@@ -51,15 +47,6 @@ func usesContainers(cmds []simple) string {
 		}
 	}
 	return ""
-}
-
-func assignmentValuesOf(s simple) []string {
-	var out []string
-	for _, a := range s.assign {
-		_, v, _ := strings.Cut(a, "=")
-		out = append(out, v)
-	}
-	return out
 }
 
 // entersContainer reports a container command that leaves the reader
@@ -203,7 +190,7 @@ func presentsTUI(src []byte) (keys bool, cue string) {
 // kill`), or with no argument and its output on the terminal.
 func (pl *planner) opensUI(cmds []simple) bool {
 	for i, s := range cmds {
-		if !pl.repo.is(path.Base(s.name())) || onlyInfo([]simple{s}) {
+		if !pl.repo.is(path.Base(s.name())) || s.onlyInfo() {
 			continue
 		}
 		if i > 0 && cmds[i-1].piped || len(s.inputs) > 0 {
