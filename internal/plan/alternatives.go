@@ -105,20 +105,6 @@ func (pl *planner) laterDebianInstall(tools []string, line int) int {
 	return last
 }
 
-// platformCount counts the platforms a text names ("Windows, Debian,
-// Fedora" names three; "Debian/Ubuntu" one, as they are one family).
-func platformCount(s string) int {
-	rest := strings.ReplaceAll(s, "*nix", " unix ")
-	n := 0
-	for _, p := range platformWords {
-		if p.re.MatchString(rest) {
-			rest = p.re.ReplaceAllString(rest, " ")
-			n++
-		}
-	}
-	return n
-}
-
 // buildStep reports a step of a build from source: what a manual install
 // does before its install command.
 func buildStep(s simple) bool {

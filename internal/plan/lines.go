@@ -130,10 +130,7 @@ var (
 // rawPlaceholder finds placeholders in a command as written, before any
 // shell splitting would cut them up.
 func rawPlaceholder(text string) (string, bool) {
-	first := text
-	if i := strings.IndexByte(text, '\n'); i >= 0 {
-		first = text[:i]
-	}
+	first, _, _ := strings.Cut(text, "\n")
 	first = quotedRe.ReplaceAllString(first, "''")
 	if m := rawSynopsisRe.FindString(first); m != "" && !strings.Contains(first, "[[") {
 		return strings.TrimSpace(m), true

@@ -389,7 +389,6 @@ type candidate struct {
 	endLine int
 	shape   lineShape
 	comment string // the comment lines right above it in the block
-	output  []readme.Line
 }
 
 // otherShellLangs are languages of shells whose syntax is not bash.
@@ -445,7 +444,7 @@ func (pl *planner) block(b readme.Block) []Entry {
 		return pl.blockEntry(b, label+": a help text with example prompts, not a session")
 	case b.Mode == readme.ModeConsole:
 		for _, c := range b.Commands {
-			cands = append(cands, candidate{text: c.Text, line: c.Line, endLine: c.EndLine, shape: shapeCommand, output: c.Output})
+			cands = append(cands, candidate{text: c.Text, line: c.Line, endLine: c.EndLine, shape: shapeCommand})
 		}
 		base = label + ": shell prompt"
 		if len(cands) == 0 {
@@ -1074,16 +1073,14 @@ var compoundRe = lazyre.New(`<<|^\s*(if|for|while|until|case|select|function)\b|
 
 // firstLineOf is a command's first line, backslash continuations joined.
 func firstLineOf(s string) string {
-	s = strings.ReplaceAll(s, "\\\n", " ")
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	first, _, _ := strings.Cut(strings.ReplaceAll(s, "\\\n", " "), "\n")
+	return first
 }
 
+// firstLine is a command's first line, with " …" when there are more.
 func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
+	if first, _, more := strings.Cut(s, "\n"); more {
+		return first + " …"
 	}
 	return s
 }
