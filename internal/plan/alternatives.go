@@ -2,6 +2,7 @@ package plan
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -117,12 +118,7 @@ func buildStep(s simple) bool {
 	case "npm", "pnpm", "yarn":
 		return sub == "" || sub == "install" || sub == "i" || sub == "ci" || sub == "run" && len(args) > 1 && args[1] == "build"
 	case "make", "cmake", "meson", "ninja", "configure", "autoreconf", "bootstrap", "autogen.sh":
-		for _, a := range args {
-			if a == "install" {
-				return false
-			}
-		}
-		return true
+		return !slices.Contains(args, "install")
 	case "go", "cargo":
 		return sub == "build"
 	case "git":

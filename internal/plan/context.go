@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -221,10 +222,8 @@ func (pl *planner) startsTUI(cmds []simple) bool {
 			continue
 		}
 		args := s.args()
-		for _, a := range args {
-			if a == "--interactive" || a == "-interactive" {
-				return true
-			}
+		if slices.Contains(args, "--interactive") || slices.Contains(args, "-interactive") {
+			return true
 		}
 		if s.piped || s.redirected || s.onlyInfo() {
 			return false
@@ -413,8 +412,14 @@ func asRoot(text string) string {
 	return "if [ \"$(id -u)\" != 0 ] && sudo -n true 2>/dev/null; then sudo env \"PATH=$PATH\" bash -c " + shellQuote(text) + "; else\n" + text + "\nfi"
 }
 
-// aptVerbRe is an apt command's verb that asks for confirmation.
-var aptVerbRe = lazyre.New(`\b(apt|apt-get|aptitude) (install|upgrade|remove|purge|autoremove|dist-upgrade|full-upgrade|build-dep|reinstall)\b`)
+// aptAsks are the apt verbs that ask for confirmation; aptVerbRe finds
+// them in a command line.
+var (
+	aptAsks   = toSet(aptAskVerbs)
+	aptVerbRe = lazyre.New(`\b(apt|apt-get|aptitude) (` + strings.ReplaceAll(aptAskVerbs, " ", "|") + `)\b`)
+)
+
+const aptAskVerbs = "install upgrade remove purge autoremove dist-upgrade full-upgrade build-dep reinstall"
 
 // assumeYes returns an apt step with -y added when it asks for
 // confirmation and the README leaves -y out: a person at the prompt
@@ -450,12 +455,7 @@ func assumeYes(cmds []simple, text string) string {
 		return ""
 	}
 	args := s.args()
-	if len(args) == 0 {
-		return ""
-	}
-	switch args[0] {
-	case "install", "upgrade", "remove", "purge", "autoremove", "dist-upgrade", "full-upgrade", "build-dep", "reinstall":
-	default:
+	if len(args) == 0 || !aptAsks[args[0]] {
 		return ""
 	}
 	for _, a := range args {

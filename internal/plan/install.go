@@ -3,6 +3,7 @@ package plan
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -128,10 +129,8 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		}
 		return pkgs(1, map[string]bool{"-v": true, "--version": true}), false, true
 	case "make":
-		for _, a := range args {
-			if a == "install" {
-				return repo.Names, true, true
-			}
+		if slices.Contains(args, "install") {
+			return repo.Names, true, true
 		}
 		return nil, false, false
 	case "cmake":
@@ -386,23 +385,14 @@ func interactive(cmds []simple) string {
 	for _, s := range cmds {
 		switch n := path.Base(s.name()); n {
 		case "fzf", "sk", "peco", "fzy":
-			filter := false
-			for _, a := range s.args() {
-				if a == "-f" || strings.HasPrefix(a, "--filter") {
-					filter = true
-				}
-			}
+			filter := slices.ContainsFunc(s.args(), func(a string) bool { return a == "-f" || strings.HasPrefix(a, "--filter") })
 			if !filter {
 				return n
 			}
 		case "tmux":
 			// Every tmux command but a detached new session or the version
 			// needs a tmux server, with a terminal.
-			ok := false
-			for _, a := range s.args() {
-				ok = ok || a == "-d" || a == "-V"
-			}
-			if !ok {
+			if args := s.args(); !slices.Contains(args, "-d") && !slices.Contains(args, "-V") {
 				return n
 			}
 		case "xargs":

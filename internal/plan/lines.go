@@ -263,19 +263,11 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 		return angleRe.FindString(bare), i > 0 && looksLikeSynopsis(s)
 	case bracketRe.MatchString(bare) && i > 0:
 		return bare, true
-	case yourRe.MatchString(t):
-		return t, false
-	case xxxRe.MatchString(t):
-		return t, false
-	case pathToRe.MatchString(t):
+	case yourRe.MatchString(t), xxxRe.MatchString(t), pathToRe.MatchString(t):
 		return t, false
 	case templateRe.MatchString(bare):
 		return bare, false // quoted, {{ … }} is a template the command reads (--format '{{.Name}}')
-	case i > 0 && numberedRe.MatchString(firstField(t)):
-		return t, false
-	case exampleNameRe.MatchString(t):
-		return t, false
-	case userHostRe.MatchString(bare) && i > 0:
+	case i > 0 && numberedRe.MatchString(firstField(t)), exampleNameRe.MatchString(t), userHostRe.MatchString(bare) && i > 0:
 		return t, false
 	case i > 0 && capsRe.MatchString(bare) && bare == t && len(t) >= 3 && !capsWords[strings.TrimSuffix(t, "...")] &&
 		!caseCommands[s.name()]:
@@ -286,13 +278,11 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 
 // looksLikeSynopsis reports a usage line: [options], <arg>, FILE...
 func looksLikeSynopsis(s simple) bool {
+	n := 0
 	for _, w := range s.argv[min(1, len(s.argv)):] {
 		if bracketRe.MatchString(w.bare) || strings.HasSuffix(w.bare, "...") && !strings.Contains(w.bare, "/") || w.text == "..." {
 			return true
 		}
-	}
-	n := 0
-	for _, w := range s.argv[min(1, len(s.argv)):] {
 		if angleRe.MatchString(w.bare) {
 			n++
 		}

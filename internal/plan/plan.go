@@ -1595,7 +1595,7 @@ func (pl *planner) ownImage(s simple) string {
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if strings.HasPrefix(a, "-") {
-			if !strings.Contains(a, "=") && takesValue(a) {
+			if dockerValueOpts[a] {
 				i++
 			}
 			continue
@@ -1658,16 +1658,10 @@ func (pl *planner) ownBuild(s simple) (string, bool) {
 	return "", false
 }
 
-// takesValue lists docker run options that take a separate value.
-func takesValue(opt string) bool {
-	switch opt {
-	case "-v", "--volume", "-e", "--env", "-p", "--publish", "-w", "--workdir", "--name", "-u", "--user",
-		"--network", "--net", "--entrypoint", "--mount", "-l", "--label", "--env-file", "--platform", "-h", "--hostname",
-		"--add-host", "--cpus", "-m", "--memory", "--device", "--restart", "--pull", "--cap-add", "--cap-drop", "--security-opt":
-		return true
-	}
-	return false
-}
+// dockerValueOpts are docker run options that take a separate value.
+var dockerValueOpts = toSet(`-v --volume -e --env -p --publish -w --workdir --name -u --user --network --net --entrypoint
+--mount -l --label --env-file --platform -h --hostname --add-host --cpus -m --memory --device --restart --pull
+--cap-add --cap-drop --security-opt`)
 
 // chainRest returns the part of an `a && b && c` line after its first
 // command and any directly following commands for which skipAlso holds; ""

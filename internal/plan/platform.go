@@ -201,7 +201,7 @@ func commandPlatform(s simple, raw string) string {
 		// forms count.
 		switch name {
 		case "port", "pkg", "start", "installer", "nix":
-			if len(s.argv) < 2 || !isPkgVerb(s.argv[1].text) {
+			if len(s.argv) < 2 || !pkgVerbs[s.argv[1].text] {
 				return ""
 			}
 		case "snap":
@@ -225,10 +225,6 @@ var platformPaths = map[string]string{
 // `snap install`); "snap" alone is also an ordinary word.
 var snapVerbs = toSet(`install connect disconnect refresh run alias set get start stop restart services remove info list`)
 
-func isPkgVerb(v string) bool {
-	switch v {
-	case "install", "add", "selfupdate", "upgrade", "-S", "profile", "env", "run", "shell", "-pkg", "-target":
-		return true
-	}
-	return false
-}
+// pkgVerbs are the subcommands that make port, pkg, start, installer and
+// nix install forms.
+var pkgVerbs = toSet(`install add selfupdate upgrade -S profile env run shell -pkg -target`)

@@ -73,7 +73,7 @@ func entersContainer(cmds []simple) bool {
 			case "-it", "-ti", "-t", "--tty":
 				tty = true
 			}
-			if !strings.Contains(args[i], "=") && takesValue(args[i]) {
+			if dockerValueOpts[args[i]] {
 				i++
 			}
 		}
