@@ -146,14 +146,9 @@ var accountTools = map[string]string{
 // or the help needs none.
 func needsAccount(cmds []simple) string {
 	for _, s := range cmds {
-		svc := accountTools[path.Base(s.name())]
-		if svc == "" {
-			continue
+		if svc := accountTools[path.Base(s.name())]; svc != "" && !s.onlyInfo() && len(s.args()) > 0 {
+			return svc
 		}
-		if s.onlyInfo() || len(s.args()) == 0 {
-			continue
-		}
-		return svc
 	}
 	return ""
 }

@@ -852,7 +852,7 @@ func (pl *planner) namedFile(b readme.Block) (string, string) {
 			names = append(names, m[1])
 		}
 	}
-	if len(names) != 1 || (readme.IsShellLang(b.Lang) && regexp.MustCompile(`(?i)rc$|profile$`).MatchString(names[0])) {
+	if len(names) != 1 || (readme.IsShellLang(b.Lang) && rcFileRe.MatchString(names[0])) {
 		return "", ""
 	}
 	return names[0], fmt.Sprintf("file content: the text before the block says to put it in %s, so it is written there, as a person would", names[0])
@@ -1170,6 +1170,7 @@ var (
 	otherRcRe   = lazyre.New(`(?i)\.?zshrc|\bzsh\b|config\.fish|\bfish\b|\bnushell\b|\bpowershell\b|\$profile|\bcsh\b|\btcsh\b|\bxonsh\b|\belvish\b`)
 	shellCfgRe  = lazyre.New(`(?i)\bshell('s)? (config(uration)?|startup|rc|profile|init)|\brc file|\b(startup|profile) file|\bshell config`)
 	pathLikeRe  = lazyre.New(`^[~./]?[\w.-]*[./][\w./-]*$|^[A-Z][\w-]*file$|^\.[\w.-]+$`)
+	rcFileRe    = lazyre.New(`(?i)rc$|profile$`) // a shell startup file's name
 )
 
 // fileTarget reads the sentence before a block: when it presents the block
@@ -1209,7 +1210,7 @@ func fileTarget(before string) (kind, target string) {
 // that is one (`~/.bashrc`), else def.
 func rcTarget(before, def string) string {
 	for _, m := range codeSpanRe.FindAllStringSubmatch(before, -1) {
-		if regexp.MustCompile(`(?i)rc$|profile$`).MatchString(m[1]) {
+		if rcFileRe.MatchString(m[1]) {
 			return m[1]
 		}
 	}
@@ -1536,13 +1537,19 @@ func (pl *planner) installedAny(tools []string) int {
 	return 0
 }
 
+// urlWordSepRe separates the words of a URL.
+var urlWordSepRe = lazyre.New(`[^A-Za-z0-9_-]+`)
+
 // urlNamesRepo reports a URL that names the project: its owner/name, or
 // one of its names as a word of the URL (https://pyenv.run).
 func (pl *planner) urlNamesRepo(url string) bool {
-	if pl.repoSlugIn(url) {
-		return true
+	u := strings.ToLower(url)
+	for _, s := range pl.repo.Slugs {
+		if strings.Contains(u, "/"+s+"/") {
+			return true
+		}
 	}
-	for _, w := range regexp.MustCompile(`[^A-Za-z0-9_-]+`).Split(strings.ToLower(url), -1) {
+	for _, w := range urlWordSepRe.Split(u, -1) {
 		if w != "" && pl.repo.is(w) {
 			return true
 		}
@@ -1558,16 +1565,6 @@ func (pl *planner) urlNamesRepo(url string) bool {
 			if len(n) >= 4 && len(w) <= len(n)+8 && strings.Contains(w, n) {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-func (pl *planner) repoSlugIn(url string) bool {
-	u := strings.ToLower(url)
-	for _, s := range pl.repo.Slugs {
-		if strings.Contains(u, "/"+s+"/") {
-			return true
 		}
 	}
 	return false

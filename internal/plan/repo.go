@@ -168,18 +168,13 @@ func RepoFromDir(dir, slug string) Repo {
 		}
 	}
 	r.AddFiles(listFiles(dir, maxFiles)...)
-	if b := readSmall(dir, "Cargo.toml"); b != nil {
-		r.add(&r.Names, tomlBinNames(b)...)
-	}
-	if b := readSmall(dir, "pyproject.toml"); b != nil {
-		r.add(&r.Names, tomlScriptNames(b)...)
-	}
-	for _, f := range []string{"Cargo.toml", "pyproject.toml"} {
-		if b := readSmall(dir, f); b != nil {
-			if name := tomlName(b); name != "" {
-				r.add(&r.Packages, name)
-				r.add(&r.Names, name)
-			}
+	cargo, pyproject := readSmall(dir, "Cargo.toml"), readSmall(dir, "pyproject.toml")
+	r.add(&r.Names, tomlBinNames(cargo)...)
+	r.add(&r.Names, tomlScriptNames(pyproject)...)
+	for _, b := range [][]byte{cargo, pyproject} {
+		if name := tomlName(b); name != "" {
+			r.add(&r.Packages, name)
+			r.add(&r.Names, name)
 		}
 	}
 	return r

@@ -310,17 +310,24 @@ func (pl *planner) slugArg(a string) bool {
 // programs a crate builds (dua-cli builds dua).
 func tomlBinNames(b []byte) []string {
 	var out []string
+	for _, l := range tomlTables(b, "[[bin]]") {
+		if m := tomlNameRe.FindStringSubmatch(l); m != nil {
+			out = append(out, strings.ToLower(m[1]))
+		}
+	}
+	return out
+}
+
+// tomlTables returns the lines (trimmed) of the tables of a TOML file
+// with one of the headers.
+func tomlTables(b []byte, headers ...string) []string {
+	var out []string
 	in := false
 	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "[") {
-			in = l == "[[bin]]"
-			continue
-		}
-		if in {
-			if m := tomlNameRe.FindStringSubmatch(l); m != nil {
-				out = append(out, strings.ToLower(m[1]))
-			}
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "[") {
+			in = slices.Contains(headers, l)
+		} else if in {
+			out = append(out, l)
 		}
 	}
 	return out
@@ -472,14 +479,8 @@ func (pl *planner) optionalSettings(b readme.Block, cands []candidate) string {
 // [project.scripts] and [tool.poetry.scripts] (rich-cli installs rich).
 func tomlScriptNames(b []byte) []string {
 	var out []string
-	in := false
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "[") {
-			in = l == "[project.scripts]" || l == "[tool.poetry.scripts]"
-			continue
-		}
-		if k, _, ok := strings.Cut(l, "="); in && ok {
+	for _, l := range tomlTables(b, "[project.scripts]", "[tool.poetry.scripts]") {
+		if k, _, ok := strings.Cut(l, "="); ok {
 			if k = strings.Trim(strings.TrimSpace(k), `"'`); k != "" && !strings.HasPrefix(k, "#") {
 				out = append(out, strings.ToLower(k))
 			}
