@@ -189,20 +189,18 @@ func (p *Plan) NothingToRun() string {
 	}
 	var parts []string
 	seen := map[int]bool{}
-	n := 0
 	for _, e := range p.Entries {
 		if seen[e.BlockLine] {
 			continue
 		}
 		seen[e.BlockLine] = true
-		n++
 		if len(parts) < maxListed {
 			parts = append(parts, fmt.Sprintf("line %d: %s", e.BlockLine, e.Reason))
 		}
 	}
 	more := ""
-	if n > len(parts) {
-		more = fmt.Sprintf("; and %d more", n-len(parts))
+	if len(seen) > len(parts) {
+		more = fmt.Sprintf("; and %d more", len(seen)-len(parts))
 	}
 	return fmt.Sprintf("nothing to run: none of the %d code blocks of %s has a command to run on Linux (%s%s)", p.Blocks, p.File, strings.Join(parts, "; "), more)
 }
@@ -1642,7 +1640,7 @@ func (pl *planner) ownBuild(s simple) (string, bool) {
 			}
 		case strings.HasPrefix(a, "--tag="):
 			tag = strings.TrimPrefix(a, "--tag=")
-		case strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && (a == "-f" || a == "--file" || a == "--build-arg" || a == "--target" || a == "--platform"):
+		case a == "-f" || a == "--file" || a == "--build-arg" || a == "--target" || a == "--platform":
 			i++
 		case strings.HasPrefix(a, "-"):
 		default:

@@ -170,8 +170,7 @@ func commandPlatform(s simple, raw string) string {
 	if psVerbNoun.MatchString(name) {
 		return "PowerShell"
 	}
-	if windowsPath.MatchString(name) || strings.HasSuffix(strings.ToLower(name), ".exe") || strings.HasSuffix(strings.ToLower(name), ".ps1") ||
-		strings.HasSuffix(strings.ToLower(name), ".bat") || strings.HasSuffix(strings.ToLower(name), ".cmd") {
+	if windowsPath.MatchString(name) || slices.Contains([]string{".exe", ".ps1", ".bat", ".cmd"}, strings.ToLower(path.Ext(name))) {
 		return "Windows"
 	}
 	if name == "open" && len(s.argv) > 1 {
