@@ -68,12 +68,7 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		}
 		return pkgs(1, map[string]bool{"--version": true, "--root": true, "--features": true, "--bin": true, "--target": true, "-F": true}), false, true
 	case "npm", "pnpm", "yarn", "bun":
-		global := false
-		for _, a := range args {
-			if a == "-g" || a == "--global" || a == "global" {
-				global = true
-			}
-		}
+		global := slices.ContainsFunc(args, func(a string) bool { return a == "-g" || a == "--global" || a == "global" })
 		if !global || (sub != "install" && sub != "i" && sub != "add" && sub != "global") {
 			return nil, false, false
 		}

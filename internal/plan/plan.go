@@ -50,6 +50,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -1603,13 +1604,8 @@ func (pl *planner) ownImage(s simple) string {
 		if i := strings.LastIndexByte(ref, '@'); i > 0 {
 			ref = ref[:i]
 		}
-		if pl.repo.is(path.Base(ref)) || pl.images[ref] {
+		if pl.repo.is(path.Base(ref)) || pl.images[ref] || slices.ContainsFunc(pl.repo.Slugs, func(sl string) bool { return strings.HasSuffix(ref, sl) }) {
 			return a
-		}
-		for _, sl := range pl.repo.Slugs {
-			if strings.HasSuffix(ref, sl) {
-				return a
-			}
 		}
 		return ""
 	}

@@ -149,12 +149,12 @@ func introText(src []byte) string {
 	if i := strings.Index(s, "```"); i >= 0 {
 		s = s[:i]
 	}
-	sections := 0
-	for i, l := range strings.Split(s, "\n") {
+	lines, sections := strings.Split(s, "\n"), 0
+	for i, l := range lines {
 		if strings.HasPrefix(l, "## ") {
 			sections++
 			if sections == 2 {
-				s = strings.Join(strings.Split(s, "\n")[:i], "\n")
+				s = strings.Join(lines[:i], "\n")
 				break
 			}
 		}
