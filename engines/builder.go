@@ -212,20 +212,21 @@ func (b *logBuilder) setOutput(id, output string, omitted int64) bool {
 func editSize(e *commandlog.FileEdit) int { return 64 + len(e.Path) + len(e.Tool) }
 
 // edit records a file edit; it is not ok until a successful result pairs.
-// An edit that names no file is counted as an unknown event and dropped.
-func (b *logBuilder) edit(id, path, tool string) {
-	if path == "" {
-		b.unknownEvent()
-		return
-	}
+// An empty id gets a generated one, which is returned. An edit that names
+// no file is counted as an unknown event and dropped.
+func (b *logBuilder) edit(id, path, tool string) string {
 	if id == "" {
 		id = b.nextID()
 	}
-	if b.edits.known(id) {
-		return
+	if path == "" {
+		b.unknownEvent()
+		return id
 	}
-	e := commandlog.FileEdit{Path: path, Tool: tool}
-	b.edits.add(id, e, editSize(&e))
+	if !b.edits.known(id) {
+		e := commandlog.FileEdit{Path: path, Tool: tool}
+		b.edits.add(id, e, editSize(&e))
+	}
+	return id
 }
 
 // editResult pairs the result of an edit; false when no such edit is open.

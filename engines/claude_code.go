@@ -301,11 +301,7 @@ func (p *claudeParser) toolUse(block *jsonv.Value, parent string) {
 		id = p.b.command(id, cmd, parent)
 		p.calls.put(id, claudeCall{kind: "bash"})
 	case claudeEditTools[name] != "":
-		path := firstString(input, "file_path", "path", "notebook_path")
-		if id == "" {
-			id = p.b.nextID()
-		}
-		p.b.edit(id, path, claudeEditTools[name])
+		id = p.b.edit(id, firstString(input, "file_path", "path", "notebook_path"), claudeEditTools[name])
 		p.calls.put(id, claudeCall{kind: "edit"})
 	default:
 		if id != "" {

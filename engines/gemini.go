@@ -340,10 +340,7 @@ func (p *geminiParser) toolUse(v *jsonv.Value) {
 		id = p.b.command(id, params.Get("command").Str(), "")
 		p.kinds.put(id, "cmd")
 	case geminiEditTools[name]:
-		if id == "" {
-			id = p.b.nextID()
-		}
-		p.b.edit(id, firstString(params, "file_path", "absolute_path", "path"), name)
+		id = p.b.edit(id, firstString(params, "file_path", "absolute_path", "path"), name)
 		p.kinds.put(id, "edit")
 	default:
 		if id != "" {

@@ -250,10 +250,7 @@ func (p *geminiParser) sessionToolCall(tc *jsonv.Value) {
 			p.b.result(id, geminiSessionShell(tc, status))
 		}
 	case geminiEditTools[name]:
-		if id == "" {
-			id = p.b.nextID()
-		}
-		p.b.edit(id, firstString(args, "file_path", "absolute_path", "path"), name)
+		id = p.b.edit(id, firstString(args, "file_path", "absolute_path", "path"), name)
 		if done {
 			p.b.editResult(id, status == "success" && geminiResponse(tc).Get("error") == nil)
 		}

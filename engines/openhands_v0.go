@@ -64,11 +64,7 @@ func (p *openHandsParser) v0Action(t *trajectory, e *jsonv.Value) {
 		if sub != "" {
 			tool = sub
 		}
-		id := p.newID(t, toolCallID, eventID)
-		if id == "" {
-			id = p.b.nextID()
-		}
-		p.b.edit(id, args.Get("path").Str(), tool)
+		id := p.b.edit(p.newID(t, toolCallID, eventID), args.Get("path").Str(), tool)
 		c = &toolCall{kind: callEdit, id: id}
 	case "finish":
 		t.finished = true

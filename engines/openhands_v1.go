@@ -120,14 +120,7 @@ func (p *openHandsParser) v1Action(t *trajectory, e *jsonv.Value) {
 			c = &toolCall{kind: callOther}
 			break
 		}
-		if id == "" {
-			id = p.b.nextID()
-		}
-		name := sub
-		if name == "" {
-			name = tool
-		}
-		p.b.edit(id, action.Get("path").Str(), name)
+		id = p.b.edit(id, action.Get("path").Str(), firstNonEmpty(sub, tool))
 		c = &toolCall{kind: callEdit, id: id}
 	case akind == "FinishAction":
 		t.finished = true
