@@ -277,13 +277,9 @@ func (p *codexParser) event(v *jsonv.Value) {
 	case "turn.failed":
 		p.turns++
 		p.ended = true
-		if m := codexErrorText(v.Path("error", "message")); m != "" {
-			p.errorMsg = m
-		}
+		p.setError(v.Path("error", "message"))
 	case "error":
-		if m := codexErrorText(v.Get("message")); m != "" {
-			p.errorMsg = m
-		}
+		p.setError(v.Get("message"))
 	case "":
 		switch {
 		case v.Has("prompt"), v.Has("model") && (v.Has("sandbox") || v.Has("provider") || v.Has("approval")):
@@ -304,21 +300,18 @@ func (p *codexParser) event(v *jsonv.Value) {
 	}
 }
 
-// codexErrorText returns an error message, unwrapping the JSON API error
-// codex sometimes embeds in the string.
-func codexErrorText(m *jsonv.Value) string {
+// setError records a fatal error's message, when it has one, unwrapping
+// the JSON API error codex sometimes embeds in the string.
+func (p *codexParser) setError(m *jsonv.Value) {
 	s := strings.TrimSpace(m.Str())
 	if strings.HasPrefix(s, "{") {
 		if inner, err := jsonv.ParseString(s, jsonv.Options{}); err == nil {
-			if t := inner.Path("error", "message").Str(); t != "" {
-				return t
-			}
-			if t := inner.Get("message").Str(); t != "" {
-				return t
-			}
+			s = firstNonEmpty(inner.Path("error", "message").Str(), inner.Get("message").Str(), s)
 		}
 	}
-	return s
+	if s != "" {
+		p.errorMsg = s
+	}
 }
 
 func (p *codexParser) item(event string, it *jsonv.Value) {
@@ -459,9 +452,7 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 		p.ended = true
 		p.b.agentTextOnce(msg.Get("last_agent_message").Str())
 	case "error":
-		if m := codexErrorText(msg.Get("message")); m != "" {
-			p.errorMsg = m
-		}
+		p.setError(msg.Get("message"))
 	default:
 		if !codexEventTypes[typ] {
 			p.b.unknownEvent()
@@ -474,16 +465,6 @@ func (p *codexParser) editCount(id string, n int) {
 		p.edits = newWindow[string, int](idWindow)
 	}
 	p.edits.put(id, n)
-}
-
-func joinStreams(stdout, stderr string) string {
-	if stderr == "" {
-		return stdout
-	}
-	if stdout != "" && !strings.HasSuffix(stdout, "\n") {
-		stdout += "\n"
-	}
-	return stdout + stderr
 }
 
 // codexCommand renders a command (a string or an argv array) as the command

@@ -489,9 +489,7 @@ func (p *codexParser) rolloutEvent(ev *jsonv.Value) {
 		p.ended = true
 		r.aborted = firstNonEmpty(ev.Get("reason").Str(), "aborted")
 	case "error":
-		if m := codexErrorText(ev.Get("message")); m != "" {
-			p.errorMsg = m
-		}
+		p.setError(ev.Get("message"))
 	default:
 		if !codexEventTypes[typ] {
 			p.b.unknownEvent()

@@ -243,6 +243,17 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// joinStreams joins a command's stdout and stderr, on separate lines.
+func joinStreams(stdout, stderr string) string {
+	if stderr == "" {
+		return stdout
+	}
+	if stdout != "" && !strings.HasSuffix(stdout, "\n") {
+		stdout += "\n"
+	}
+	return stdout + stderr
+}
+
 func shellJoin(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
