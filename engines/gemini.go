@@ -263,23 +263,25 @@ func (p *geminiParser) event(v *jsonv.Value) {
 	}
 	typ := v.Get("type").Str()
 	if typ != "message" {
-		p.flushText()
+		p.text.flush(p.b)
 	}
 	switch typ {
 	case "init":
 	case "message":
 		if v.Get("role").Str() != "assistant" {
-			p.flushText()
+			p.text.flush(p.b)
 			return
 		}
 		p.startTurn()
 		p.text.add(p.b, v.Get("content").Str())
 		if !v.Get("delta").True() {
-			p.flushText()
+			p.text.flush(p.b)
 		}
 	case "tool_use":
 		p.startTurn()
-		p.toolUse(v)
+		if id := v.Get("tool_id").Str(); id == "" || !p.kinds.has(id) {
+			p.call(id, v.Get("tool_name").Str(), v.Get("parameters"))
+		}
 	case "tool_result":
 		p.inTurn = false
 		p.toolResult(v)
@@ -322,31 +324,23 @@ func (p *geminiParser) startTurn() {
 	}
 }
 
-func (p *geminiParser) flushText() {
-	p.text.flush(p.b)
-}
-
 var geminiEditTools = map[string]bool{"write_file": true, "replace": true, "edit": true, "smart_edit": true}
 
-func (p *geminiParser) toolUse(v *jsonv.Value) {
-	id := v.Get("tool_id").Str()
-	name := v.Get("tool_name").Str()
-	params := v.Get("parameters")
-	if id != "" && p.kinds.has(id) {
-		return
-	}
+// call records a tool call (of the stream or of a session file): a shell
+// command, a file edit, or another tool's call, kept only to recognise its
+// result. It returns the call's id (generated when empty) and its kind.
+func (p *geminiParser) call(id, name string, args *jsonv.Value) (string, string) {
+	kind := "other"
 	switch {
 	case name == "run_shell_command" || name == "shell":
-		id = p.b.command(id, params.Get("command").Str(), "")
-		p.kinds.put(id, "cmd")
+		kind, id = "cmd", p.b.command(id, args.Get("command").Str(), "")
 	case geminiEditTools[name]:
-		id = p.b.edit(id, firstString(params, "file_path", "absolute_path", "path"), name)
-		p.kinds.put(id, "edit")
-	default:
-		if id != "" {
-			p.kinds.put(id, "other")
-		}
+		kind, id = "edit", p.b.edit(id, firstString(args, "file_path", "absolute_path", "path"), name)
 	}
+	if id != "" {
+		p.kinds.put(id, kind)
+	}
+	return id, kind
 }
 
 var (
@@ -391,18 +385,16 @@ func (p *geminiParser) toolResult(v *jsonv.Value) {
 // stream states), "Command terminated by signal: S" or "Command failed: …".
 func geminiDisplayResult(res *cmdResult) {
 	trimmed := strings.TrimSpace(res.Output)
-	switch {
-	case geminiExitCode.MatchString(trimmed):
-		n, _ := strconv.Atoi(geminiExitCode.FindStringSubmatch(trimmed)[1])
-		res.ExitCode = intPtr(n)
-		res.Output = ""
-	case geminiFailed.MatchString(trimmed):
+	if m := geminiExitCode.FindStringSubmatch(trimmed); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		res.ExitCode, res.Output = intPtr(n), ""
+	} else if geminiFailed.MatchString(trimmed) {
 		res.Failed = true
 	}
 }
 
 func (p *geminiParser) finish() *commandlog.Log {
-	p.flushText()
+	p.text.flush(p.b)
 	sessionEnded := false
 	if p.session.seen {
 		sessionEnded = p.finishSession()
