@@ -50,6 +50,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -596,17 +598,8 @@ func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall, ran
 	out := fmt.Sprintf(" (%s: command not found)", missing)
 	// A later line that the plan runs is the advice to give; a skipped one
 	// only when no line that runs installs it.
-	ordered := make([]runInstall, 0, len(installs))
-	for _, in := range installs {
-		if in.Skipped == "" {
-			ordered = append(ordered, in)
-		}
-	}
-	for _, in := range installs {
-		if in.Skipped != "" {
-			ordered = append(ordered, in)
-		}
-	}
+	ordered := slices.Clone(installs)
+	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Skipped == "" && ordered[j].Skipped != "" })
 	for _, in := range ordered {
 		if !strings.EqualFold(in.Tool, base) || in.Line == st.line {
 			continue
@@ -647,33 +640,32 @@ var networkRe = lazyre.New(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$
 // not be reached from the sandbox, which is about where the run happens,
 // not about the README.
 func networkNote(output, command string, code *int) string {
-	m := networkRe.FindStringSubmatch(output)
-	if m == nil {
-		// Quiet downloads say it by their exit code alone: curl 6 (host not
-		// resolved), 7 (no connection), 28 (timeout); wget 4 (network).
-		if code == nil || !quietNetworkFailure(command, *code) {
-			return ""
-		}
-		if u := urlInRe.FindStringSubmatch(command); u != nil {
-			return fmt.Sprintf("; it could not reach %s (check that the sandbox can reach the hosts the README downloads from)", u[1])
-		}
-		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
-	}
 	host := ""
-	for _, m := range networkRe.FindAllStringSubmatch(output, -1) { // the first message that names a host
-		for _, g := range m[1:] {
-			if g != "" && host == "" {
-				host = strings.TrimPrefix(g, "https://")
+	u := urlInRe.FindStringSubmatch(command)
+	if ms := networkRe.FindAllStringSubmatch(output, -1); ms != nil {
+		for _, m := range ms { // the first message that names a host
+			for _, g := range m[1:] {
+				if g != "" && host == "" {
+					host = strings.TrimPrefix(g, "https://")
+				}
 			}
 		}
-	}
-	if u := urlInRe.FindStringSubmatch(command); host == "" && u != nil && strings.Count(command, "://") == 1 {
-		host = u[1] // the one host the command names
+		if host == "" && u != nil && strings.Count(command, "://") == 1 {
+			host = u[1] // the one host the command names
+		}
+	} else if code != nil && quietNetworkFailure(command, *code) {
+		// Quiet downloads say it by their exit code alone: curl 6 (host not
+		// resolved), 7 (no connection), 28 (timeout); wget 4 (network).
+		if u != nil {
+			host = u[1]
+		}
+	} else {
+		return ""
 	}
 	if host == "" {
-		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
+		host = "the network"
 	}
-	return fmt.Sprintf("; it could not reach %s (check that the sandbox can reach the hosts the README downloads from)", host)
+	return "; it could not reach " + host + " (check that the sandbox can reach the hosts the README downloads from)"
 }
 
 // urlInRe finds the host of the first URL in a command.
