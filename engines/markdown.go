@@ -41,10 +41,8 @@ package engines
 // at the end; `exit` or `set -e` ending the shell ends the run there.
 
 import (
-	"io"
 	"time"
 
-	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/plan"
 )
 
@@ -96,29 +94,7 @@ type RunInput struct {
 	Limits Limits
 }
 
-type markdownEngine struct{}
-
-func (*markdownEngine) Name() string { return MarkdownName }
-
-// RequiredEnv is empty: the markdown engine needs no credentials.
-func (*markdownEngine) RequiredEnv() []string { return nil }
-
-// ResolveEnv forwards nothing.
-func (*markdownEngine) ResolveEnv(func(string) string) (map[string]string, error) {
-	return map[string]string{}, nil
-}
-
-// BuildCommand runs the runner script the pipeline copied to
-// PromptContainerPath.
-func (*markdownEngine) BuildCommand(Limits) string { return runnerCommand() }
-
-func (e *markdownEngine) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r, nil)
-}
-
-func (e *markdownEngine) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r, s)
-}
+type markdownEngine struct{ keyless }
 
 // PrepareInput turns the README into the runner script.
 func (e *markdownEngine) PrepareInput(in RunInput) ([]byte, error) {
@@ -171,4 +147,4 @@ func runnerOrDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
-func init() { Register(&markdownEngine{}) }
+func init() { Register(&markdownEngine{keyless{MarkdownName}}) }

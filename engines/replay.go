@@ -24,7 +24,6 @@ package engines
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 
@@ -39,29 +38,7 @@ var _ InputPreparer = (*replayEngine)(nil)
 // ReplayName is the --engine value of the replay engine.
 const ReplayName = "replay"
 
-type replayEngine struct{}
-
-func (*replayEngine) Name() string { return ReplayName }
-
-// RequiredEnv is empty: the replay engine needs no credentials.
-func (*replayEngine) RequiredEnv() []string { return nil }
-
-// ResolveEnv forwards nothing.
-func (*replayEngine) ResolveEnv(func(string) string) (map[string]string, error) {
-	return map[string]string{}, nil
-}
-
-// BuildCommand runs the runner script the pipeline copied to
-// PromptContainerPath.
-func (*replayEngine) BuildCommand(Limits) string { return runnerCommand() }
-
-func (e *replayEngine) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r, nil)
-}
-
-func (e *replayEngine) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r, s)
-}
+type replayEngine struct{ keyless }
 
 // PrepareInput turns the earlier command log into the runner script.
 func (e *replayEngine) PrepareInput(in RunInput) ([]byte, error) {
@@ -144,4 +121,4 @@ func replayPlan(old *commandlog.Log) runPlan {
 	return plan
 }
 
-func init() { Register(&replayEngine{}) }
+func init() { Register(&replayEngine{keyless{ReplayName}}) }

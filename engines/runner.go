@@ -80,8 +80,32 @@ const runnerVersion = "readme2demo-runner/1"
 // fills /tmp does not lose the output of every later command.
 const RunnerWorkContainerPath = ContainerDir + "/runner"
 
-// runnerCommand is the BuildCommand of the keyless engines.
-func runnerCommand() string {
+// keyless is what the keyless engines (markdown, replay) share: they need
+// no credentials, run the runner script the pipeline copied to
+// PromptContainerPath, and parse its transcript.
+type keyless struct{ name string }
+
+func (k keyless) Name() string { return k.name }
+
+// RequiredEnv is empty: a keyless engine needs no credentials.
+func (keyless) RequiredEnv() []string { return nil }
+
+// ResolveEnv forwards nothing.
+func (keyless) ResolveEnv(func(string) string) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+
+func (k keyless) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return parseRunnerTranscript(k.name, r, nil)
+}
+
+func (k keyless) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return parseRunnerTranscript(k.name, r, s)
+}
+
+// BuildCommand runs the runner script, or writes an error record when the
+// sandbox input is not one.
+func (keyless) BuildCommand(Limits) string {
 	p, t, s := ShellQuote(PromptContainerPath), ShellQuote(TranscriptContainerPath), ShellQuote(StderrContainerPath)
 	notRunner := `{"type":"error","text":"the sandbox input at ` + PromptContainerPath + ` is not a readme2demo runner script: the pipeline must call PrepareInput for this engine"}`
 	return `if { IFS= read -r __l; IFS= read -r __l; } < ` + p + ` 2>/dev/null && [ "$__l" = ` + ShellQuote(runnerMagic) + ` ]; then ` +
