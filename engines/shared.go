@@ -161,18 +161,8 @@ func parseMarkerLine(line string) (commandlog.Marker, bool) {
 	return commandlog.Marker{Kind: kind, Text: text}, true
 }
 
-// DecideOutcome applies the precedence BLOCKED > success marker > failed.
-// adjusted is true when the run succeeded and ADJUSTED_SUCCESS was among the
-// success markers.
-func DecideOutcome(markers []commandlog.Marker) (outcome commandlog.Outcome, adjusted bool) {
-	var t outcomeTally
-	for _, m := range markers {
-		t.add(m)
-	}
-	return t.decide()
-}
-
-// outcomeTally is DecideOutcome for markers that arrive one at a time.
+// outcomeTally decides a run's outcome from its markers, which arrive one
+// at a time, with the precedence BLOCKED > success marker > failed.
 type outcomeTally struct {
 	blocked                bool
 	blockedText            string // the first BLOCKED marker's text
@@ -192,6 +182,8 @@ func (t *outcomeTally) add(m commandlog.Marker) {
 	}
 }
 
+// decide returns the outcome, and whether the run succeeded with
+// ADJUSTED_SUCCESS among the success markers.
 func (t *outcomeTally) decide() (commandlog.Outcome, bool) {
 	switch {
 	case t.blocked:
