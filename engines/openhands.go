@@ -533,10 +533,18 @@ func (p *openHandsParser) finish() *commandlog.Log {
 	var known bool
 	finished := false
 	reason := ""
+	// Each trajectory's own span; an evaluation file's instances ran apart
+	// (or side by side), so the span across them is no one's duration.
+	var duration int64
+	spans := 0
 	for _, t := range p.trajs {
 		if c := t.cost(); c != nil {
 			total += *c
 			known = true
+		}
+		if t.tsCount >= 2 {
+			duration += t.tsMax.Sub(t.tsMin).Milliseconds()
+			spans++
 		}
 		if t.finished {
 			finished = true
@@ -560,16 +568,6 @@ func (p *openHandsParser) finish() *commandlog.Log {
 	}
 	if p.sawAgent {
 		l.Turns = intPtr(p.turns)
-	}
-	// Each trajectory's own span; an evaluation file's instances ran apart
-	// (or side by side), so the span across them is no one's duration.
-	var duration int64
-	spans := 0
-	for _, t := range p.trajs {
-		if t.tsCount >= 2 {
-			duration += t.tsMax.Sub(t.tsMin).Milliseconds()
-			spans++
-		}
 	}
 	if spans > 0 {
 		l.DurationMS = int64Ptr(duration)

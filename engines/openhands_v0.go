@@ -92,31 +92,23 @@ func (p *openHandsParser) v0Action(t *trajectory, e *jsonv.Value) {
 
 // joinedStrings joins the string values found in v (finish outputs is an object).
 func joinedStrings(v *jsonv.Value) string {
-	if v == nil {
-		return ""
-	}
-	switch v.Kind {
-	case jsonv.String:
+	if v.IsString() {
 		s, _ := v.Whole() // agent text, whole even where "content" is clipped
 		return s
-	case jsonv.Object:
-		var parts []string
-		for _, m := range v.Members() {
-			if s := joinedStrings(m.Val); s != "" {
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, "\n")
-	case jsonv.Array:
-		var parts []string
-		for _, x := range v.Items() {
-			if s := joinedStrings(x); s != "" {
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, "\n")
 	}
-	return ""
+	var parts []string
+	add := func(x *jsonv.Value) {
+		if s := joinedStrings(x); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	for _, x := range v.Items() {
+		add(x)
+	}
+	for _, m := range v.Members() {
+		add(m.Val)
+	}
+	return strings.Join(parts, "\n")
 }
 
 var (
