@@ -94,10 +94,8 @@ func (e *AmbiguousError) Error() string {
 // Detection with a zero Format.
 func Detect(r io.Reader) (Detection, error) {
 	var d Detection
-	var head bytes.Buffer
 	counted := &countingReader{r: r}
-	tee := io.TeeReader(counted, &limitedWriter{w: &head, n: 4096})
-	rd := jsonv.NewReader(tee, jsonv.Options{TextLines: true})
+	rd := jsonv.NewReader(counted, jsonv.Options{TextLines: true})
 	defer rd.Close()
 	byFormat := map[Format]int{}
 	byEngine := map[string]int{}
@@ -136,7 +134,7 @@ func Detect(r io.Reader) (Detection, error) {
 		}
 		count(f)
 	}
-	if bytes.Contains(head.Bytes(), []byte("--JSON Event--")) && byEngine[OpenHandsName] > 0 {
+	if bytes.Contains(counted.head, []byte("--JSON Event--")) && byEngine[OpenHandsName] > 0 {
 		byFormat = map[Format]int{FormatOpenHandsCLI: byEngine[OpenHandsName]}
 	}
 	switch runner {
@@ -186,29 +184,21 @@ func Detect(r io.Reader) (Detection, error) {
 	return d, nil
 }
 
-// countingReader counts the bytes read through it.
+// countingReader counts the bytes read through it and keeps the first 4
+// KiB of them.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r    io.Reader
+	n    int64
+	head []byte
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
-	return n, err
-}
-
-// limitedWriter keeps the first n bytes written to it.
-type limitedWriter struct {
-	w *bytes.Buffer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if room := l.n - l.w.Len(); room > 0 {
-		l.w.Write(p[:min(room, len(p))])
+	if room := 4096 - len(c.head); room > 0 {
+		c.head = append(c.head, p[:min(room, n)]...)
 	}
-	return len(p), nil
+	return n, err
 }
 
 // classifyArray classifies a top-level JSON array by its elements: a Claude
