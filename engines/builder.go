@@ -102,10 +102,6 @@ type logBuilder struct {
 	onSeal func(c *commandlog.Command)
 }
 
-// newLogBuilder returns a builder that collects the whole log in memory
-// (ParseTranscript).
-func newLogBuilder(engine string) *logBuilder { return newLogBuilderTo(engine, nil) }
-
 // newLogBuilderTo returns a builder that hands the lists to s; nil s
 // collects them in memory.
 func newLogBuilderTo(engine string, s Sink) *logBuilder {

@@ -337,16 +337,9 @@ func (p *codexParser) item(event string, it *jsonv.Value) {
 	case "file_change":
 		p.fileChange(id, it, completed)
 	case "agent_message", "assistant_message":
-		if !completed {
-			return
+		if completed && (id == "" || p.texts.add(id)) {
+			p.b.agentText(it.Get("text").Str())
 		}
-		text := it.Get("text").Str()
-		if id != "" {
-			if !p.texts.add(id) {
-				return
-			}
-		}
-		p.b.agentText(text)
 	case "reasoning", "plan", "todo_list", "mcp_tool_call", "collab_tool_call", "web_search", "error",
 		"image_generation", "image_view":
 	default:
@@ -434,7 +427,10 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 			p.b.edit(key, m.Key, "apply_patch:"+kind)
 		}
 		p.kinds.put(id, "edit")
-		p.editCount(id, len(changes))
+		if p.edits == nil {
+			p.edits = newWindow[string, int](idWindow)
+		}
+		p.edits.put(id, len(changes))
 	case "patch_apply_end":
 		id := msg.Get("call_id").Str()
 		if p.kinds.at(id) != "edit" {
@@ -458,13 +454,6 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 			p.b.unknownEvent()
 		}
 	}
-}
-
-func (p *codexParser) editCount(id string, n int) {
-	if p.edits == nil {
-		p.edits = newWindow[string, int](idWindow)
-	}
-	p.edits.put(id, n)
 }
 
 // codexCommand renders a command (a string or an argv array) as the command

@@ -55,7 +55,7 @@ func (o *openHands) ParseInstances(r io.Reader) ([]Instance, error) {
 
 // EachInstance is ParseInstances run by run (see InstanceParser).
 func (o *openHands) EachInstance(r io.Reader, fn func(Instance) error) error {
-	rest := newOpenHandsParser(newLogBuilder(o.Name()))
+	rest := newOpenHandsParser(newLogBuilderTo(o.Name(), nil))
 	n := 0
 	seen := map[string]int{}
 	err := readRecords(r, o.options(), rest.b, func(v *jsonv.Value) {
@@ -63,7 +63,7 @@ func (o *openHands) EachInstance(r io.Reader, fn func(Instance) error) error {
 			rest.topLevel(v)
 			return
 		}
-		ip := newOpenHandsParser(newLogBuilder(o.Name()))
+		ip := newOpenHandsParser(newLogBuilderTo(o.Name(), nil))
 		ip.readHistory(ip.main, v)
 		n++
 		id := instanceID(v, n)
