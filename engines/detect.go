@@ -230,11 +230,6 @@ var (
 		"stream_event": true, "rate_limit_event": true, "control_request": true, "control_response": true}
 	claudeSessionTypes = map[string]bool{"user": true, "assistant": true, "summary": true, "progress": true,
 		"file-history-snapshot": true, "queue-operation": true, "system": true}
-	openHandsV1Kinds = map[string]bool{"ActionEvent": true, "ObservationEvent": true, "MessageEvent": true,
-		"AgentErrorEvent": true, "UserRejectObservation": true, "SystemPromptEvent": true, "PauseEvent": true,
-		"ConversationStateUpdateEvent": true, "Condensation": true, "CondensationRequest": true,
-		"CondensationSummaryEvent": true, "TokenEvent": true, "StreamingDeltaEvent": true,
-		"HookExecutionEvent": true, "LLMCompletionLogEvent": true, "ACPToolCallEvent": true, "InterruptEvent": true}
 	runnerTypes = map[string]bool{"plan": true, "note": true, "skip": true, "start": true, "end": true,
 		"background_output": true, "stop": true, "summary": true, "error": true}
 )
@@ -286,7 +281,7 @@ func classifyRecord(v *jsonv.Value) Format {
 		return FormatOpenHandsPages
 	case isHistoryLine(v):
 		return FormatOpenHandsEval
-	case v.Get("kind").IsString() && (openHandsV1Kinds[v.Get("kind").Str()] || v.Has("source")):
+	case v.Get("kind").IsString() && (v1Kinds[v.Get("kind").Str()] || v.Has("source")):
 		return FormatOpenHandsV1
 	case v.Has("action") && (v.Get("action").IsString() || v.Has("args")), v.Get("observation").IsString():
 		return FormatOpenHandsV0

@@ -11,9 +11,13 @@ import (
 	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
 
-var v1IgnoredKinds = map[string]bool{
-	"SystemPromptEvent": true, "PauseEvent": true, "InterruptEvent": true, "Condensation": true,
-	"CondensationRequest": true, "CondensationSummaryEvent": true, "TokenEvent": true, "StreamingDeltaEvent": true,
+// v1Kinds are the V1 event kinds the parser knows: the first six carry
+// what it reads, the others nothing it needs.
+var v1Kinds = map[string]bool{
+	"ActionEvent": true, "ObservationEvent": true, "MessageEvent": true, "AgentErrorEvent": true,
+	"UserRejectObservation": true, "ConversationStateUpdateEvent": true, "SystemPromptEvent": true,
+	"PauseEvent": true, "InterruptEvent": true, "Condensation": true, "CondensationRequest": true,
+	"CondensationSummaryEvent": true, "TokenEvent": true, "StreamingDeltaEvent": true,
 	"HookExecutionEvent": true, "LLMCompletionLogEvent": true, "ACPToolCallEvent": true,
 }
 
@@ -91,7 +95,7 @@ func (p *openHandsParser) v1(t *trajectory, e *jsonv.Value) {
 			}
 		}
 	default:
-		if !v1IgnoredKinds[kind] {
+		if !v1Kinds[kind] {
 			p.b.unknownEvent()
 		}
 	}
