@@ -147,21 +147,15 @@ func Detect(r io.Reader) (Detection, error) {
 	if len(byEngine) == 0 {
 		return d, nil
 	}
-	type tally struct {
-		engine string
-		n      int
-	}
-	var engines []tally
+	var engines []string // most records first
 	total := 0
 	for e, n := range byEngine {
-		engines = append(engines, tally{e, n})
+		engines = append(engines, e)
 		total += n
 	}
 	sort.Slice(engines, func(i, j int) bool {
-		if engines[i].n != engines[j].n {
-			return engines[i].n > engines[j].n
-		}
-		return engines[i].engine < engines[j].engine
+		a, b := engines[i], engines[j]
+		return byEngine[a] > byEngine[b] || byEngine[a] == byEngine[b] && a < b
 	})
 	best := func(engine string) Format {
 		var f Format
@@ -173,14 +167,14 @@ func Detect(r io.Reader) (Detection, error) {
 		}
 		return f
 	}
-	if len(engines) > 1 && engines[0].n*3 <= total*2 {
+	if len(engines) > 1 && byEngine[engines[0]]*3 <= total*2 {
 		amb := &AmbiguousError{}
-		for _, t := range engines {
-			amb.Candidates = append(amb.Candidates, best(t.engine))
+		for _, e := range engines {
+			amb.Candidates = append(amb.Candidates, best(e))
 		}
 		return d, amb
 	}
-	d.Format, d.Matched = best(engines[0].engine), engines[0].n
+	d.Format, d.Matched = best(engines[0]), byEngine[engines[0]]
 	return d, nil
 }
 
