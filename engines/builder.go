@@ -334,6 +334,15 @@ func (b *logBuilder) done(l *commandlog.Log) (*commandlog.Log, error) {
 	return l, nil
 }
 
+// unclipped is opt, without Clip when noClip is set: the engine decodes
+// output whole (tests compare the two).
+func unclipped(opt jsonv.Options, noClip bool) jsonv.Options {
+	if noClip {
+		opt.Clip = nil
+	}
+	return opt
+}
+
 // readRecords feeds every record of a transcript to fn, in order. Malformed
 // records are counted in b and skipped; fn counts the records it takes
 // (b.record) as its format defines them. Only a failing reader or sink is

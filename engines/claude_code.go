@@ -148,12 +148,9 @@ func (c *claudeCode) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, er
 
 func (c *claudeCode) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &claudeParser{b: newLogBuilderTo(c.Name(), s), calls: newWindow[string, string](idWindow), texts: newSeenSet()}
-	opt := jsonv.Options{Keep: claudeKeys, Skip: claudeSkipKeys, Workers: parseWorkers(),
+	opt := jsonv.Options{Keep: claudeKeys, Skip: claudeSkipKeys,
 		Clip: claudeClipKeys, ClipHead: OutputHeadBytes + claudeClipSlack, ClipTail: OutputTailBytes + claudeClipSlack}
-	if c.noClip {
-		opt.Clip = nil
-	}
-	err := readRecords(r, opt, p.b, func(v *jsonv.Value) {
+	err := readRecords(r, unclipped(opt, c.noClip), p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
 	})

@@ -207,11 +207,7 @@ func (g *gemini) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error)
 
 func (g *gemini) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &geminiParser{b: newLogBuilderTo(g.Name(), s), kinds: newWindow[string, string](idWindow)}
-	opt := geminiOptions
-	if g.noClip {
-		opt.Clip = nil
-	}
-	err := readRecords(r, opt, p.b, func(v *jsonv.Value) {
+	err := readRecords(r, unclipped(geminiOptions, g.noClip), p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
 	})

@@ -58,7 +58,7 @@ func (o *openHands) EachInstance(r io.Reader, fn func(Instance) error) error {
 	rest := newOpenHandsParser(newLogBuilderTo(o.Name(), nil))
 	n := 0
 	seen := map[string]int{}
-	err := readRecords(r, o.options(), rest.b, func(v *jsonv.Value) {
+	err := readRecords(r, unclipped(openHandsOptions, o.noClip), rest.b, func(v *jsonv.Value) {
 		if !isHistoryLine(v) {
 			rest.topLevel(v)
 			return

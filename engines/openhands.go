@@ -150,7 +150,7 @@ func (o *openHands) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, err
 
 func (o *openHands) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := newOpenHandsParser(newLogBuilderTo(o.Name(), s))
-	err := readRecords(r, o.options(), p.b, p.topLevel)
+	err := readRecords(r, unclipped(openHandsOptions, o.noClip), p.b, p.topLevel)
 	if err != nil {
 		return nil, err
 	}
@@ -193,16 +193,6 @@ var openHandsOptions = jsonv.Options{
 // decoder keeps of clipped content: an "ERROR:" prefix after white space is
 // read from the head.
 const openHandsClipSlack = 64
-
-// options are openHandsOptions, without Clip when the engine decodes output
-// whole.
-func (o *openHands) options() jsonv.Options {
-	opt := openHandsOptions
-	if o.noClip {
-		opt.Clip = nil
-	}
-	return opt
-}
 
 // callKind says what an agent action became in the command log.
 type callKind int
