@@ -140,13 +140,11 @@ func (*claudeCode) BuildCommand(l Limits) string {
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }
 
-func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return c.parse(r, nil) }
-
-func (c *claudeCode) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
-	return c.parse(r, s)
+func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return c.ParseTranscriptTo(r, nil)
 }
 
-func (c *claudeCode) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+func (c *claudeCode) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &claudeParser{b: newLogBuilderTo(c.Name(), s), calls: newWindow[string, string](idWindow), texts: newSeenSet()}
 	opt := jsonv.Options{Keep: claudeKeys, Skip: claudeSkipKeys,
 		Clip: claudeClipKeys, ClipHead: OutputHeadBytes + claudeClipSlack, ClipTail: OutputTailBytes + claudeClipSlack}

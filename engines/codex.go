@@ -196,11 +196,11 @@ func tomlStringArray(items []string) string {
 	return "[" + strings.Join(q, ",") + "]"
 }
 
-func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return c.parse(r, nil) }
+func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return c.ParseTranscriptTo(r, nil)
+}
 
-func (c *codex) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) { return c.parse(r, s) }
-
-func (c *codex) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+func (c *codex) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &codexParser{b: newLogBuilderTo(c.Name(), s), kinds: newWindow[string, string](idWindow), texts: newSeenSet()}
 	err := readRecords(r, codexOptions, p.b, p.event)
 	if err != nil {

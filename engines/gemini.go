@@ -199,13 +199,11 @@ func (*gemini) BuildCommand(l Limits) string {
 		`[ -z "$s" ] || cp "$s" ` + ShellQuote(SessionContainerPath) + `; exit $rc`
 }
 
-func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return g.parse(r, nil) }
-
-func (g *gemini) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
-	return g.parse(r, s)
+func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return g.ParseTranscriptTo(r, nil)
 }
 
-func (g *gemini) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+func (g *gemini) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &geminiParser{b: newLogBuilderTo(g.Name(), s), kinds: newWindow[string, string](idWindow)}
 	err := readRecords(r, unclipped(geminiOptions, g.noClip), p.b, func(v *jsonv.Value) {
 		p.b.record()

@@ -142,13 +142,11 @@ func (*openHands) BuildCommand(l Limits) string {
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }
 
-func (o *openHands) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return o.parse(r, nil) }
-
-func (o *openHands) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
-	return o.parse(r, s)
+func (o *openHands) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return o.ParseTranscriptTo(r, nil)
 }
 
-func (o *openHands) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+func (o *openHands) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := newOpenHandsParser(newLogBuilderTo(o.Name(), s))
 	err := readRecords(r, unclipped(openHandsOptions, o.noClip), p.b, p.topLevel)
 	if err != nil {
