@@ -40,30 +40,23 @@ func Stream(eng AgentEngine, r io.Reader, s Sink) (*commandlog.Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := feed(l, s); err != nil {
-		return nil, err
-	}
-	l.Markers, l.Commands, l.FileEdits = []commandlog.Marker{}, []commandlog.Command{}, []commandlog.FileEdit{}
-	return l, nil
-}
-
-func feed(l *commandlog.Log, s Sink) error {
 	for i := range l.Markers {
 		if err := s.Marker(&l.Markers[i]); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for i := range l.Commands {
 		if err := s.Command(&l.Commands[i]); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for i := range l.FileEdits {
 		if err := s.FileEdit(&l.FileEdits[i]); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	l.Markers, l.Commands, l.FileEdits = []commandlog.Marker{}, []commandlog.Command{}, []commandlog.FileEdit{}
+	return l, nil
 }
 
 // memSink collects the lists for ParseTranscript.

@@ -186,7 +186,7 @@ func (p *codexParser) functionCall(id, name string, args *jsonv.Value) {
 		}
 		p.shellCall(id, cmd)
 	case name == "write_stdin":
-		r.calls.put(id, &rolloutCall{kind: "stdin", session: codexSessionID(args.Get("session_id"))})
+		r.calls.put(id, &rolloutCall{kind: "stdin", session: idText(args.Get("session_id"))})
 	case name == "apply_patch":
 		patch := args.Get("input").Str()
 		if patch == "" && args.IsString() {
@@ -196,13 +196,6 @@ func (p *codexParser) functionCall(id, name string, args *jsonv.Value) {
 	default:
 		r.calls.put(id, &rolloutCall{kind: "other"})
 	}
-}
-
-func codexSessionID(v *jsonv.Value) string {
-	if n, ok := v.Int(); ok {
-		return strconv.FormatInt(n, 10)
-	}
-	return v.Str()
 }
 
 // shellCall records a shell call, or a patch when the shell runs

@@ -89,12 +89,7 @@ func isHistoryLine(v *jsonv.Value) bool {
 // instanceID names the n-th evaluation line: its instance_id, else
 // "history-n".
 func instanceID(v *jsonv.Value, n int) string {
-	id := v.Get("instance_id").Str()
-	if id == "" {
-		if i, ok := v.Get("instance_id").Int(); ok {
-			id = strconv.FormatInt(i, 10)
-		}
-	}
+	id := idText(v.Get("instance_id"))
 	if id == "" {
 		id = "history-" + strconv.Itoa(n)
 	}

@@ -336,7 +336,7 @@ func parseRunnerTranscript(engine string, r io.Reader, sink Sink) (*commandlog.L
 		if st == nil {
 			return
 		}
-		if c.Status == commandlog.StatusOK && installsLine(installs, st.line) {
+		if c.Status == commandlog.StatusOK && slices.ContainsFunc(installs, func(in runInstall) bool { return in.Line == st.line }) {
 			ran[st.line] = true
 		}
 		if f == nil {
@@ -644,16 +644,6 @@ func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall, ran
 		}
 	}
 	return out
-}
-
-// installsLine reports whether a README line is one of installs'.
-func installsLine(installs []runInstall, line int) bool {
-	for _, in := range installs {
-		if in.Line == line {
-			return true
-		}
-	}
-	return false
 }
 
 // networkRe finds the messages of tools that could not reach a host:

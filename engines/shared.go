@@ -3,10 +3,12 @@ package engines
 import (
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
 
 // Output truncation: every engine keeps the head and the tail of a long
@@ -233,6 +235,14 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// idText is an id written as a string or as an integer.
+func idText(v *jsonv.Value) string {
+	if n, ok := v.Int(); ok {
+		return strconv.FormatInt(n, 10)
+	}
+	return v.Str()
 }
 
 // joinStreams joins a command's stdout and stderr, on separate lines.
