@@ -235,14 +235,8 @@ func renderRunner(p runPlan, paths runnerPaths) []byte {
 			}
 			fmt.Fprintf(&b, "__r2d_c=%s\n", ShellQuote(s.Setup))
 			fmt.Fprintf(&b, "__r2d_begin setup s%s %s 0 %s '' '' 0\n", id, timeout, ShellQuote(swhere))
-			if s.Cwd != "" {
-				// The setup runs where the block runs.
-				fmt.Fprintf(&b, "__r2d_rc=0; if __r2d_enter %s >>\"$__r2d_out\" 2>&1; then { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?; else __r2d_rc=1; fi\n", ShellQuote(s.Cwd))
-				s.Cwd = ""
-			} else {
-				b.WriteString("__r2d_rc=0; { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?\n")
-			}
-			b.WriteString("__r2d_end \"$__r2d_rc\"\n")
+			b.WriteString(runnerEval(s.Cwd)) // the setup runs where the block runs
+			s.Cwd = ""
 		}
 		exec := s.Exec
 		if exec == "" {
@@ -275,18 +269,23 @@ func renderRunner(p runPlan, paths runnerPaths) []byte {
 			continue
 		}
 		fmt.Fprintf(&b, "__r2d_begin cmd %s %s %s %s %s %s %s\n", id, timeout, allow, ShellQuote(where), ShellQuote(runnerJSON(rec)), ShellQuote(want), check)
-		if s.Cwd != "" {
-			fmt.Fprintf(&b, "__r2d_rc=0; if __r2d_enter %s >>\"$__r2d_out\" 2>&1; then { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?; else __r2d_rc=1; fi\n", ShellQuote(s.Cwd))
-		} else {
-			b.WriteString("__r2d_rc=0; { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?\n")
-		}
-		b.WriteString("__r2d_end \"$__r2d_rc\"\n")
+		b.WriteString(runnerEval(s.Cwd))
 		if s.LeaveCwd {
 			b.WriteString("__r2d_leave\n")
 		}
 	}
 	b.WriteString("\n__r2d_finish\n")
 	return []byte(b.String())
+}
+
+// runnerEval is the script that evaluates $__r2d_c into the command's
+// output, in cwd when it is given, and ends the command with its status.
+func runnerEval(cwd string) string {
+	eval := `{ eval "$__r2d_c"; } </dev/null >>"$__r2d_out" 2>&1 || __r2d_rc=$?`
+	if cwd != "" {
+		eval = "if __r2d_enter " + ShellQuote(cwd) + ` >>"$__r2d_out" 2>&1; then ` + eval + "; else __r2d_rc=1; fi"
+	}
+	return "__r2d_rc=0; " + eval + "\n__r2d_end \"$__r2d_rc\"\n"
 }
 
 // ---- parsing -------------------------------------------------------------
