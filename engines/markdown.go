@@ -120,13 +120,17 @@ func markdownPlan(in RunInput) runPlan {
 			continue
 		}
 		s := e.Step
-		def := DefaultCommandTimeout
-		if s.Background {
-			def = DefaultReadyTimeout
+		timeout := s.Timeout
+		switch {
+		case timeout > 0:
+		case s.Background:
+			timeout = DefaultReadyTimeout
+		default:
+			timeout = DefaultCommandTimeout
 		}
 		rp.Steps = append(rp.Steps, runStep{
 			Command: e.Command, Exec: e.Exec(WorkspaceContainerPath), File: e.File, Line: e.Line,
-			Timeout: runnerOrDefault(s.Timeout, def), AllowFailure: s.ContinueOnError,
+			Timeout: timeout, AllowFailure: s.ContinueOnError,
 			Background: s.Background, Ready: s.Ready, Expect: s.Expect, ExpectLine: s.ExpectLine,
 			ExpectExit: s.Exit, Cwd: s.Cwd, LeaveCwd: s.LeaveCwd, Setup: s.Setup, SetupLine: s.SetupLine,
 		})
@@ -138,13 +142,6 @@ func markdownPlan(in RunInput) runPlan {
 		rp.EmptyReason = p.NothingToRun()
 	}
 	return rp
-}
-
-func runnerOrDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 func init() { Register(&markdownEngine{keyless{MarkdownName}}) }
