@@ -159,8 +159,8 @@ func checkBaseURL(u string) string {
 
 // codexSecretEnv are the variables codex must not hand on to the commands it
 // runs: codex ≥ 0.80 passes its whole environment, API key included, to
-// every command unless shell_environment_policy excludes it.
-var codexSecretEnv = []string{"OPENAI_API_KEY", "CODEX_API_KEY"}
+// every command unless shell_environment_policy excludes it. A TOML array.
+const codexSecretEnv = `["OPENAI_API_KEY","CODEX_API_KEY"]`
 
 // BuildCommand runs the pinned codex non-interactively, with approvals and
 // codex's own sandbox off (the container is the sandbox), the prompt on
@@ -173,7 +173,7 @@ func (*codex) BuildCommand(l Limits) string {
 	args := []string{"codex", "exec", "--json", "--skip-git-repo-check",
 		"--dangerously-bypass-approvals-and-sandbox", "--cd", WorkspaceContainerPath,
 		"-c", "shell_environment_policy.inherit=all",
-		"-c", "shell_environment_policy.exclude=" + tomlStringArray(codexSecretEnv),
+		"-c", "shell_environment_policy.exclude=" + codexSecretEnv,
 	}
 	if l.Model != "" {
 		args = append(args, "--model", l.Model)
@@ -186,14 +186,6 @@ func (*codex) BuildCommand(l Limits) string {
 		` -c "model_providers.` + CodexProvider + `={name=\"readme2demo\",base_url=\"$OPENAI_BASE_URL\",env_key=\"$k\",wire_api=\"responses\"}"; fi; `
 	return provider + shellJoin(args) + ` "$@" - < ` + ShellQuote(PromptContainerPath) +
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
-}
-
-func tomlStringArray(items []string) string {
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = strconv.Quote(s)
-	}
-	return "[" + strings.Join(q, ",") + "]"
 }
 
 func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) {

@@ -124,7 +124,6 @@ func (g *gemini) ResolveEnv(getenv func(string) string) (map[string]string, erro
 		}
 		env["GEMINI_API_KEY"] = key
 	case vertex == "true":
-		env["GOOGLE_GENAI_USE_VERTEXAI"] = "true"
 		if key := getenv("GOOGLE_API_KEY"); key != "" {
 			if reason := checkCredential(key); reason != "" {
 				return nil, errf("GOOGLE_API_KEY", reason)

@@ -127,8 +127,6 @@ func firstExitCode(sources ...func() (int64, bool)) *int {
 	return nil
 }
 
-func intSource(v *jsonv.Value) func() (int64, bool) { return v.Int }
-
 func regexpSource(re *lazyre.Regexp, s string) func() (int64, bool) {
 	return wholeRegexpSource(re, func() string { return s })
 }
@@ -171,9 +169,9 @@ func (p *openHandsParser) v0Observation(t *trajectory, e *jsonv.Value) {
 		}
 		meta := extras.Get("metadata")
 		code := firstExitCode(
-			intSource(meta.Get("exit_code")),
-			intSource(extras.Get("exit_code")),
-			intSource(e.Get("exit_code")),
+			meta.Get("exit_code").Int,
+			extras.Get("exit_code").Int,
+			e.Get("exit_code").Int,
 			regexpSource(executedWithExitCode, e.Get("message").Str()),
 			wholeRegexpSource(completedWithExitCode, func() string { s, _ := content.Whole(); return s }),
 			regexpSource(completedWithExitCode, meta.Get("suffix").Str()),

@@ -165,7 +165,7 @@ func (p *openHandsParser) v1Observation(t *trajectory, e *jsonv.Value) {
 		if c.kind != callCommand && c.kind != callInput {
 			return
 		}
-		code := firstExitCode(intSource(obs.Get("exit_code")), intSource(obs.Path("metadata", "exit_code")))
+		code := firstExitCode(obs.Get("exit_code").Int, obs.Path("metadata", "exit_code").Int)
 		timedOut := obs.Get("timeout").True()
 		p.finishCommand(t, c, cmdResult{Output: text, Omitted: omitted, ExitCode: code, Failed: isError && !timedOut})
 	case c != nil && c.kind == callEdit:
