@@ -101,12 +101,17 @@ func (c *claudeCode) ResolveEnv(getenv func(string) string) (map[string]string, 
 			env["CLAUDE_CODE_OAUTH_TOKEN"] = token
 		}
 	}
-	for _, name := range []string{"ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"} {
+	copyEnv(env, getenv, "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL")
+	return env, nil
+}
+
+// copyEnv adds to env the variables among names that getenv sets.
+func copyEnv(env map[string]string, getenv func(string) string, names ...string) {
+	for _, name := range names {
 		if v := getenv(name); v != "" {
 			env[name] = v
 		}
 	}
-	return env, nil
 }
 
 // checkCredential catches copy-paste accidents common to every credential.

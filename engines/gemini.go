@@ -142,11 +142,7 @@ func (g *gemini) ResolveEnv(getenv func(string) string) (map[string]string, erro
 	if vertex == "true" {
 		env["GOOGLE_GENAI_USE_VERTEXAI"] = "true"
 	}
-	for _, name := range []string{"GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GEMINI_MODEL"} {
-		if v := getenv(name); v != "" {
-			env[name] = v
-		}
-	}
+	copyEnv(env, getenv, "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GEMINI_MODEL")
 	if u := getenv("GOOGLE_GEMINI_BASE_URL"); u != "" {
 		if reason := checkBaseURL(u); reason != "" {
 			return nil, errf("GOOGLE_GEMINI_BASE_URL", reason)

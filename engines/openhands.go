@@ -119,11 +119,7 @@ func (o *openHands) ResolveEnv(getenv func(string) string) (map[string]string, e
 		return nil, errf("LLM_API_KEY", reason)
 	}
 	env := map[string]string{"LLM_API_KEY": key}
-	for _, name := range []string{"LLM_MODEL", "LLM_BASE_URL"} {
-		if v := getenv(name); v != "" {
-			env[name] = v
-		}
-	}
+	copyEnv(env, getenv, "LLM_MODEL", "LLM_BASE_URL")
 	return env, nil
 }
 
