@@ -228,27 +228,20 @@ func (b *logBuilder) editResult(id string, ok bool) bool {
 	return true
 }
 
-// addMarker adds a marker to the log.
-func (b *logBuilder) addMarker(m commandlog.Marker) {
-	b.tally.add(m)
-	b.fail(b.sink.Marker(&m))
-}
-
 // agentText scans a piece of the agent's own text for markers.
-func (b *logBuilder) agentText(text string) {
-	for _, m := range ScanMarkers(text) {
-		b.seen.add(string(m.Kind), m.Text)
-		b.addMarker(m)
-	}
-}
+func (b *logBuilder) agentText(text string) { b.scanAgentText(text, false) }
 
 // agentTextOnce is agentText for a text that may repeat earlier agent text
 // (a final summary that copies the last message): only markers not seen yet
 // are added.
-func (b *logBuilder) agentTextOnce(text string) {
+func (b *logBuilder) agentTextOnce(text string) { b.scanAgentText(text, true) }
+
+func (b *logBuilder) scanAgentText(text string, once bool) {
 	for _, m := range ScanMarkers(text) {
-		if b.seen.add(string(m.Kind), m.Text) {
-			b.addMarker(m)
+		if b.seen.add(string(m.Kind), m.Text) || !once {
+			b.tally.add(m)
+			added := m // only markers added reach the heap, not every m
+			b.fail(b.sink.Marker(&added))
 		}
 	}
 }
