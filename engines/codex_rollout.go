@@ -7,6 +7,7 @@ package engines
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -368,13 +369,7 @@ func codexToolOutput(v *jsonv.Value) codexOutput {
 		if line == "" {
 			continue
 		}
-		known := false
-		for _, h := range codexOutputHeads {
-			if strings.HasPrefix(line, h) {
-				known = true
-			}
-		}
-		if !known {
+		if !slices.ContainsFunc(codexOutputHeads, func(h string) bool { return strings.HasPrefix(line, h) }) {
 			return o // not codex's header: the output itself
 		}
 		if m := codexExitCodeRe.FindStringSubmatch(line); m != nil {
