@@ -312,10 +312,7 @@ func (p *codexParser) item(event string, it *jsonv.Value) {
 		return
 	}
 	id := it.Get("id").Str()
-	typ := it.Get("type").Str()
-	if typ == "" {
-		typ = it.Get("item_type").Str()
-	}
+	typ := firstString(it, "type", "item_type")
 	completed := event == "item.completed"
 	switch typ {
 	case "command_execution":
