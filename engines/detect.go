@@ -78,11 +78,16 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
+	return "cannot tell which agent wrote it: its records match " + e.list("") + "; pass --engine"
+}
+
+// list names the candidates, each after article, joined by "and".
+func (e *AmbiguousError) list(article string) string {
 	names := make([]string, len(e.Candidates))
 	for i, f := range e.Candidates {
-		names[i] = f.String()
+		names[i] = article + f.String()
 	}
-	return "cannot tell which agent wrote it: its records match " + strings.Join(names, " and ") + "; pass --engine"
+	return strings.Join(names, " and ")
 }
 
 // Detect reads the first records of a transcript (at most a couple of
@@ -338,11 +343,7 @@ func LooksLike(d Detection, derr error) string {
 	var amb *AmbiguousError
 	switch {
 	case errors.As(derr, &amb):
-		names := make([]string, len(amb.Candidates))
-		for i, f := range amb.Candidates {
-			names[i] = "a " + f.String()
-		}
-		return "a mix of " + strings.Join(names, " and ")
+		return "a mix of " + amb.list("a ")
 	case derr != nil:
 		return "something that could not be read (" + derr.Error() + ")"
 	case d.Empty:
