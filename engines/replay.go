@@ -24,7 +24,8 @@ package engines
 import (
 	"bytes"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -106,17 +107,14 @@ func replayPlan(old *commandlog.Log) runPlan {
 	if dropped > 0 {
 		plan.Notes = append(plan.Notes, runNote{Text: fmt.Sprintf("replay: %d failed or unfinished command(s) of the original run left out", dropped)})
 	}
-	var edited []string
-	seen := map[string]bool{}
+	edited := map[string]bool{}
 	for _, ed := range old.FileEdits {
-		if ed.OK && !seen[ed.Path] {
-			seen[ed.Path] = true
-			edited = append(edited, ed.Path)
+		if ed.OK {
+			edited[ed.Path] = true
 		}
 	}
 	if len(edited) > 0 {
-		sort.Strings(edited)
-		plan.Notes = append(plan.Notes, runNote{Text: "replay: file edits of the original run are not replayed: " + strings.Join(edited, ", ")})
+		plan.Notes = append(plan.Notes, runNote{Text: "replay: file edits of the original run are not replayed: " + strings.Join(slices.Sorted(maps.Keys(edited)), ", ")})
 	}
 	return plan
 }
