@@ -391,16 +391,15 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 		id := msg.Get("call_id").Str()
 		if p.kinds.at(id) != "cmd" {
 			// an end without a begin still names its command when it can
-			if cmd := codexCommand(msg.Get("command")); cmd != "" {
-				id = p.b.command(id, cmd, "")
-				p.kinds.put(id, "cmd")
-			} else {
+			cmd := codexCommand(msg.Get("command"))
+			if cmd == "" {
 				p.b.unknownEvent()
 				return
 			}
+			id = p.b.command(id, cmd, "")
+			p.kinds.put(id, "cmd")
 		}
-		out := codexExecEnd(msg)
-		p.b.result(id, out)
+		p.b.result(id, codexExecEnd(msg))
 	case "patch_apply_begin":
 		id := msg.Get("call_id").Str()
 		var changes []jsonv.Member
