@@ -128,11 +128,10 @@ func (o *openHands) ResolveEnv(getenv func(string) string) (map[string]string, e
 // (timeout) and the budget check on the parsed cost. Limits.Model overrides
 // LLM_MODEL.
 func (*openHands) BuildCommand(l Limits) string {
-	env := []string{"OPENHANDS_WORK_DIR=" + WorkspaceContainerPath}
+	args := []string{"env", "OPENHANDS_WORK_DIR=" + WorkspaceContainerPath}
 	if l.Model != "" {
-		env = append(env, "LLM_MODEL="+l.Model)
+		args = append(args, "LLM_MODEL="+l.Model)
 	}
-	args := append([]string{"env"}, env...)
 	args = append(args, "openhands", "--headless", "--json", "--override-with-envs", "--file", PromptContainerPath)
 	return "cd " + ShellQuote(WorkspaceContainerPath) + " && " + shellJoin(args) +
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
