@@ -279,21 +279,18 @@ func (p *geminiParser) event(v *jsonv.Value) {
 		if v.Get("severity").Str() == "error" || geminiStops(msg) {
 			p.stopped = msg
 		}
+	case "":
+		if !v.Has("response") || !v.Has("stats") {
+			p.b.unknownEvent()
+			return
+		}
+		p.b.agentText(v.Get("response").Str()) // --output-format json: a result with the answer
+		fallthrough
 	case "result":
 		p.result = v.Clone()
 		if m := v.Path("error", "message").Str(); m != "" {
 			p.fatalErr = m
 		}
-	case "":
-		if v.Has("response") && v.Has("stats") { // --output-format json
-			p.result = v.Clone()
-			p.b.agentText(v.Get("response").Str())
-			if m := v.Path("error", "message").Str(); m != "" {
-				p.fatalErr = m
-			}
-			return
-		}
-		p.b.unknownEvent()
 	default:
 		p.b.unknownEvent()
 	}
