@@ -25,9 +25,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -213,7 +215,7 @@ var CLIs = map[string][]CLI{
 func Dockerfile(devImage, base, engine string) (string, error) {
 	clis, ok := CLIs[engine]
 	if !ok {
-		return "", &Error{fmt.Sprintf("engine %s is not supported with --image devcontainer (supported: %s)", engine, strings.Join(engineNames(), ", "))}
+		return "", &Error{fmt.Sprintf("engine %s is not supported with --image devcontainer (supported: %s)", engine, strings.Join(slices.Sorted(maps.Keys(CLIs)), ", "))}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "FROM %s\nUSER root\n", devImage)
@@ -264,15 +266,6 @@ const setupScript = `RUN set -e; \
     mkdir -p /etc/profile.d; \
     printf 'case ":$PATH:" in *":%s:"*) ;; *) PATH="%s:$PATH" ;; esac\nexport PATH\n' "$PATH" "$PATH" > /etc/profile.d/00-readme2demo-devcontainer-path.sh; \
     echo "agent: $(id agent 2>/dev/null || echo uid 1000)"`
-
-func engineNames() []string {
-	var n []string
-	for k := range CLIs {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
-}
 
 // Builder is the part of the Docker API Build uses; *client.Client
 // implements it.

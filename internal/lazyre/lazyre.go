@@ -88,5 +88,3 @@ func (r *Regexp) ReplaceAllString(src, repl string) string {
 func (r *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) string {
 	return r.re().ReplaceAllStringFunc(src, repl)
 }
-func (r *Regexp) Split(s string, n int) []string { return r.re().Split(s, n) }
-func (r *Regexp) SubexpNames() []string          { return r.re().SubexpNames() }

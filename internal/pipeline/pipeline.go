@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -634,12 +635,8 @@ func repoFindings(fs []repoconfig.Finding) []commandlog.RepoFinding {
 // withEnv returns env with extra added (extra does not override).
 func withEnv(env, extra map[string]string) map[string]string {
 	out := make(map[string]string, len(env)+len(extra))
-	for k, v := range extra {
-		out[k] = v
-	}
-	for k, v := range env {
-		out[k] = v
-	}
+	maps.Copy(out, extra)
+	maps.Copy(out, env)
 	return out
 }
 

@@ -42,6 +42,7 @@
 package redact
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -183,15 +184,11 @@ func (r *Redactor) top(n int) scan {
 // a self-test uses it to prove an output surface is leak-free.
 func (r *Redactor) Found(s string) []string {
 	var names []string
-	seen := map[string]bool{}
 	for _, sp := range r.find(s, 0, r.top(len(s))) {
-		if !seen[sp.rule] {
-			seen[sp.rule] = true
-			names = append(names, sp.rule)
-		}
+		names = append(names, sp.rule)
 	}
-	sort.Strings(names)
-	return names
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // find returns the merged matches in s that end after from (the bytes

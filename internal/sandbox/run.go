@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -182,12 +184,7 @@ func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result) error
 		}
 		byDir[dir][base] = f
 	}
-	dirs := make([]string, 0, len(byDir))
-	for dir := range byDir {
-		dirs = append(dirs, dir)
-	}
-	sort.Strings(dirs)
-	for _, dir := range dirs {
+	for _, dir := range slices.Sorted(maps.Keys(byDir)) {
 		var buf bytes.Buffer
 		if err := tarFiles(&buf, byDir[dir], uid, gid, s.Now()); err != nil {
 			return fmt.Errorf("archive files for %s: %w", dir, err)
