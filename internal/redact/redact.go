@@ -159,9 +159,7 @@ func (r *Redactor) String(s string) string {
 // Values returns s with the forwarded values replaced, and nothing else:
 // for text that is public already (a README command). A nil Redactor
 // changes nothing.
-func (r *Redactor) Values(s string) string { return r.values(s) }
-
-func (r *Redactor) values(s string) string {
+func (r *Redactor) Values(s string) string {
 	if r == nil || len(s) < 3 {
 		return s
 	}
@@ -367,7 +365,7 @@ func render(s string, spans []span, upto int) string {
 func Log(l *commandlog.Log, r *Redactor, public ...string) {
 	commandlog.MapStrings(l, func(f commandlog.Field, s string) string {
 		if f.Name == "command" && verbatim(s, public) {
-			return r.values(s)
+			return r.Values(s)
 		}
 		return r.String(s)
 	})
@@ -390,7 +388,7 @@ func Copy(l *commandlog.Log, r *Redactor) *commandlog.Log {
 	}
 	commandlog.MapStrings(c, func(f commandlog.Field, s string) string {
 		if sourced[f.Path] {
-			return r.values(s)
+			return r.Values(s)
 		}
 		return r.String(s)
 	})
@@ -407,14 +405,7 @@ func verbatim(cmd string, texts []string) bool {
 		if line == "" {
 			continue
 		}
-		found := false
-		for _, t := range texts {
-			if strings.Contains(t, line) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, line) }) {
 			return false
 		}
 	}
