@@ -31,7 +31,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -120,7 +119,7 @@ func Render(w io.Writer, l *commandlog.Log, o Options) error {
 		return fmt.Errorf("render html report: no command log")
 	}
 	red := redactor(o)
-	l = redactedCopy(l, red, valuesRedactor(o))
+	l = redact.CopyFunc(l, red, valuesRedactor(o))
 	o.ReadmeDiff, o.Readme, o.Source, o.Title = red(o.ReadmeDiff), red(o.Readme), red(o.Source), red(o.Title)
 	p, err := build(l, o)
 	if err != nil {
@@ -384,20 +383,10 @@ func outcome(l *commandlog.Log) string {
 	}
 }
 
+// verdict is report.Verdict without its emoji.
 func verdict(l *commandlog.Log) string {
-	if report.NothingToRun(l) {
-		return "Nothing to run: no README command to test"
-	}
-	switch outcome(l) {
-	case "adjusted":
-		return "The README works, with adjustments"
-	case "success":
-		return "The README works"
-	case "blocked":
-		return "Blocked: the agent could not proceed"
-	default:
-		return "The README did not work"
-	}
+	_, v, _ := strings.Cut(report.Verdict(l), " ")
+	return v
 }
 
 func orUnknown(s string) string {
@@ -426,25 +415,4 @@ func valuesRedactor(o Options) func(string) string {
 	}
 	r := redact.New(o.Secrets)
 	return func(v string) string { return r.Values(o.RedactValues(v)) }
-}
-
-// redactedCopy returns a deep copy of l with f applied to every string
-// (commandlog's one traversal: a field added to the schema is covered);
-// the text of a command mapped to a README line gets values instead, when
-// set.
-func redactedCopy(l *commandlog.Log, f, values func(string) string) *commandlog.Log {
-	c := commandlog.Clone(l)
-	sourced := map[string]bool{}
-	for i := range c.Commands {
-		if c.Commands[i].Source != nil {
-			sourced["commands["+strconv.Itoa(i)+"].command"] = true
-		}
-	}
-	commandlog.MapStrings(c, func(fd commandlog.Field, s string) string {
-		if values != nil && sourced[fd.Path] {
-			return values(s)
-		}
-		return f(s)
-	})
-	return c
 }

@@ -376,7 +376,12 @@ func Log(l *commandlog.Log, r *Redactor, public ...string) {
 // command with a README source (mapped by the pipeline, which applied the
 // shape rules to every command the README does not hold verbatim) keeps
 // its text but for forwarded values.
-func Copy(l *commandlog.Log, r *Redactor) *commandlog.Log {
+func Copy(l *commandlog.Log, r *Redactor) *commandlog.Log { return CopyFunc(l, r.String, r.Values) }
+
+// CopyFunc is Copy with the redactions given as functions: all applies to
+// every string, values (when not nil) instead to the text of a command
+// with a README source.
+func CopyFunc(l *commandlog.Log, all, values func(string) string) *commandlog.Log {
 	c := commandlog.Clone(l)
 	sourced := map[string]bool{}
 	if c != nil {
@@ -387,10 +392,10 @@ func Copy(l *commandlog.Log, r *Redactor) *commandlog.Log {
 		}
 	}
 	commandlog.MapStrings(c, func(f commandlog.Field, s string) string {
-		if sourced[f.Path] {
-			return r.Values(s)
+		if values != nil && sourced[f.Path] {
+			return values(s)
 		}
-		return r.String(s)
+		return all(s)
 	})
 	return c
 }
