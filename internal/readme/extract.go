@@ -43,7 +43,6 @@
 package readme
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"sort"
@@ -180,40 +179,20 @@ func Parse(src []byte) Doc {
 			}
 			headings = append(headings, heading{level: n.Level, text: segmentsText(n.Lines(), src)})
 		case *ast.HTMLBlock:
-			var b bytes.Buffer
-			segs := n.Lines()
-			for i := 0; i < segs.Len(); i++ {
-				seg := segs.At(i)
-				b.Write(seg.Value(src))
-			}
+			html := n.Lines().Value(src) // a copy
 			if n.HasClosure() {
-				b.Write(n.ClosureLine.Value(src))
+				html = append(html, n.ClosureLine.Value(src)...)
 			}
-			start := 0
-			if segs.Len() > 0 {
-				start = lines.line(segs.At(0).Start)
-			}
-			parseHints(b.String(), start, &pending, &doc)
-			headings = detailsHeadings(b.String(), headings)
+			parseHints(string(html), lines.first(n.Lines()), &pending, &doc)
+			headings = detailsHeadings(string(html), headings)
 		case *ast.RawHTML:
-			var b bytes.Buffer
-			segs := n.Segments
-			for i := 0; i < segs.Len(); i++ {
-				seg := segs.At(i)
-				b.Write(seg.Value(src))
+			parseHints(string(n.Segments.Value(src)), lines.first(n.Segments), &pending, &doc)
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			lang := ""
+			if f, ok := n.(*ast.FencedCodeBlock); ok {
+				lang = strings.ToLower(string(f.Language(src)))
 			}
-			start := 0
-			if segs.Len() > 0 {
-				start = lines.line(segs.At(0).Start)
-			}
-			parseHints(b.String(), start, &pending, &doc)
-		case *ast.FencedCodeBlock:
-			b := newBlock(strings.ToLower(string(n.Language(src))), false, n.Lines(), src, lines, pending)
-			b.Headings, b.Before = headingTexts(headings), textBefore(n, src)
-			doc.Blocks = append(doc.Blocks, b)
-			pending = Hints{}
-		case *ast.CodeBlock:
-			b := newBlock("", true, n.Lines(), src, lines, pending)
+			b := newBlock(lang, n.Kind() == ast.KindCodeBlock, n.Lines(), src, lines, pending)
 			b.Headings, b.Before = headingTexts(headings), textBefore(n, src)
 			doc.Blocks = append(doc.Blocks, b)
 			pending = Hints{}
@@ -546,27 +525,32 @@ const knownHints = "skip, run, timeout=D, continue-on-error, background, ready=C
 // parseHints adds the readme2demo hints found in an HTML fragment to h (the
 // next block's) or to doc (document-level ones).
 func parseHints(html string, line int, h *Hints, doc *Doc) {
+	flags := map[string]*bool{"skip": &h.Skip, "run": &h.Run, "continue-on-error": &h.ContinueOnError,
+		"background": &h.Background, "check-output": &h.CheckOutput}
+	// The hints that take a string, with an example for a missing value.
+	values := map[string]struct {
+		to      *string
+		example string
+	}{
+		"ready": {&h.Ready, `ready="curl -sf localhost:8080"`}, "cwd": {&h.Cwd, "cwd=examples"},
+		"file": {&h.File, "file=config.yaml"}, "setup": {&h.Setup, `setup="mkdir -p data"`},
+	}
 	for _, m := range hintRe.FindAllStringSubmatch(html, -1) {
 		for _, w := range hintWords(m[1]) {
 			key, val, hasVal := strings.Cut(w, "=")
-			needValue := func(example string) bool {
+			if f := flags[key]; f != nil {
+				*f = true
+				continue
+			}
+			if v, ok := values[key]; ok {
 				if !hasVal || strings.TrimSpace(val) == "" {
-					h.Problems = append(h.Problems, fmt.Sprintf("line %d: %s needs a value, e.g. %s", line, key, example))
-					return false
+					h.Problems = append(h.Problems, fmt.Sprintf("line %d: %s needs a value, e.g. %s", line, key, v.example))
+				} else {
+					*v.to = val
 				}
-				return true
+				continue
 			}
 			switch key {
-			case "skip":
-				h.Skip = true
-			case "run":
-				h.Run = true
-			case "continue-on-error":
-				h.ContinueOnError = true
-			case "background":
-				h.Background = true
-			case "check-output":
-				h.CheckOutput = true
 			case "timeout":
 				d, err := parseTimeout(val)
 				if err != nil || !hasVal {
@@ -574,10 +558,6 @@ func parseHints(html string, line int, h *Hints, doc *Doc) {
 					continue
 				}
 				h.Timeout = d
-			case "ready":
-				if needValue(`ready="curl -sf localhost:8080"`) {
-					h.Ready = val
-				}
 			case "platform":
 				switch strings.ToLower(val) {
 				case "linux", "macos", "windows":
@@ -592,18 +572,6 @@ func parseHints(html string, line int, h *Hints, doc *Doc) {
 					continue
 				}
 				h.Exit = &n
-			case "cwd":
-				if needValue("cwd=examples") {
-					h.Cwd = val
-				}
-			case "file":
-				if needValue("file=config.yaml") {
-					h.File = val
-				}
-			case "setup":
-				if needValue(`setup="mkdir -p data"`) {
-					h.Setup = val
-				}
 			case "order":
 				switch val {
 				case "install-first", "readme":
@@ -682,4 +650,12 @@ func newLineIndex(src []byte) lineIndex {
 
 func (idx lineIndex) line(offset int) int {
 	return sort.Search(len(idx), func(i int) bool { return idx[i] > offset })
+}
+
+// first is the line of the first of segs, 0 when there is none.
+func (idx lineIndex) first(segs *text.Segments) int {
+	if segs.Len() == 0 {
+		return 0
+	}
+	return idx.line(segs.At(0).Start)
 }
