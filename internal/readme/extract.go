@@ -379,45 +379,54 @@ func firstText(ls []Line) string {
 // scriptCommands splits script lines: every line that is not blank or a
 // comment starts a command, which runs on while it is incomplete.
 func scriptCommands(ls []Line) []Command {
-	var out []Command
-	var cur *Command
-	var sc Scanner
+	var s splitter
 	for _, l := range ls {
-		if cur != nil {
-			cur.Text += "\n" + l.Text
-			cur.EndLine = l.Line
-			sc.Feed(l.Text)
-			if sc.Complete() {
-				out = append(out, trimCommand(*cur))
-				cur = nil
-			}
-			continue
+		if s.cur != nil || !IsBlankOrComment(l.Text) {
+			s.add(l.Text, l.Line)
 		}
-		if IsBlankOrComment(l.Text) {
-			continue
-		}
-		sc = Scanner{}
-		sc.Feed(l.Text)
-		c := Command{Text: l.Text, Line: l.Line, EndLine: l.Line}
-		if sc.Complete() {
-			out = append(out, trimCommand(c))
-			continue
-		}
-		cur = &c
 	}
-	if cur != nil { // an unfinished command at the end of the block
-		out = append(out, trimCommand(*cur))
+	return s.end()
+}
+
+// splitter gathers commands, each running on over the lines that follow
+// it while it is incomplete.
+type splitter struct {
+	out []Command
+	cur *Command // the incomplete command
+	sc  Scanner
+}
+
+// add starts a command with text t of README line n, or continues the
+// incomplete one with it.
+func (s *splitter) add(t string, n int) {
+	if s.cur == nil {
+		s.sc = Scanner{}
+		s.cur = &Command{Text: t, Line: n}
+	} else {
+		s.cur.Text += "\n" + t
 	}
-	return out
+	s.cur.EndLine = n
+	s.sc.Feed(t)
+	if s.sc.Complete() {
+		s.end()
+	}
+}
+
+// end closes the incomplete command, if any (at the end of a block: it
+// stays unfinished), and returns the commands.
+func (s *splitter) end() []Command {
+	if s.cur != nil {
+		s.out = append(s.out, trimCommand(*s.cur))
+		s.cur = nil
+	}
+	return s.out
 }
 
 // consoleCommands splits a console session: prompt lines start commands,
 // which continue while incomplete; the other lines are the output of the
 // command before them.
 func consoleCommands(ls []Line, rootPrompts, gtPrompts bool) []Command {
-	var out []Command
-	var cur *Command
-	var sc Scanner
+	var s splitter
 	// When some prompt stands in the first column, an indented prompt is
 	// part of an output (a help text that shows examples).
 	anchored := false
@@ -428,20 +437,14 @@ func consoleCommands(ls []Line, rootPrompts, gtPrompts bool) []Command {
 		}
 	}
 	for _, l := range ls {
-		if cur != nil {
+		if s.cur != nil {
 			t := l.Text
 			if rest, ok := strings.CutPrefix(t, "> "); ok {
 				t = rest
 			} else if t == ">" {
 				t = ""
 			}
-			cur.Text += "\n" + t
-			cur.EndLine = l.Line
-			sc.Feed(t)
-			if sc.Complete() {
-				out = append(out, trimCommand(*cur))
-				cur = nil
-			}
+			s.add(t, l.Line)
 			continue
 		}
 		cmd, ok := CutPrompt(l.Text)
@@ -455,28 +458,17 @@ func consoleCommands(ls []Line, rootPrompts, gtPrompts bool) []Command {
 			cmd, ok = strings.TrimLeft(l.Text[1:], " "), true
 		}
 		if !ok {
-			if len(out) > 0 {
-				last := &out[len(out)-1]
+			if len(s.out) > 0 {
+				last := &s.out[len(s.out)-1]
 				last.Output = append(last.Output, l)
 			}
 			continue
 		}
-		if strings.TrimSpace(cmd) == "" || IsBlankOrComment(cmd) {
-			continue
+		if strings.TrimSpace(cmd) != "" && !IsBlankOrComment(cmd) {
+			s.add(cmd, l.Line)
 		}
-		sc = Scanner{}
-		sc.Feed(cmd)
-		c := Command{Text: cmd, Line: l.Line, EndLine: l.Line}
-		if sc.Complete() {
-			out = append(out, trimCommand(c))
-			continue
-		}
-		cur = &c
 	}
-	if cur != nil {
-		out = append(out, trimCommand(*cur))
-	}
-	return out
+	return s.end()
 }
 
 func trimCommand(c Command) Command {
