@@ -199,10 +199,11 @@ type meta struct {
 func build(l *commandlog.Log, o Options) (*page, error) {
 	p := &page{
 		Title: o.Title, Outcome: outcome(l), Verdict: verdict(l), Readme: o.Readme, Source: o.Source,
-		Engine: orUnknown(l.Engine), Agent: "unknown", Cost: "unknown", Turns: "unknown", Duration: "unknown",
-		Reason: l.OutcomeReason, CSP: csp, CSS: template.CSS(pageCSS), JS: template.JS(pageJS),
-		Sandbox: report.SandboxLine(l.Sandbox),
+		Engine: orUnknown(l.Engine), Agent: "unknown", Reason: l.OutcomeReason, Warning: report.DriftWarning(l.ParseStats),
+		CSP: csp, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Sandbox: report.SandboxLine(l.Sandbox),
 	}
+	p.Cost, p.Turns, p.Duration = report.Figures(l)
+	p.OK, p.Failed, p.Unknown = report.Counts(l.Commands)
 	if p.Title == "" {
 		p.Title = fmt.Sprintf("readme2demo: %s (%s)", l.Engine, p.Outcome)
 	}
@@ -211,19 +212,6 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 	}
 	if l.AgentVersion != nil && *l.AgentVersion != "" {
 		p.Agent = *l.AgentVersion
-	}
-	if l.CostUSD != nil {
-		p.Cost = fmt.Sprintf("$%.4f", *l.CostUSD)
-	}
-	if l.Turns != nil {
-		p.Turns = fmt.Sprint(*l.Turns)
-	}
-	if l.DurationMS != nil {
-		p.Duration = report.FormatDuration(*l.DurationMS)
-	}
-	if s := l.ParseStats; s.Malformed > 0 || s.UnknownEvents > 0 {
-		p.Warning = fmt.Sprintf("The transcript had %d malformed and %d unknown records out of %d: the agent CLI's format may have drifted, so this report may miss commands.",
-			s.Malformed, s.UnknownEvents, s.Lines)
 	}
 	for _, m := range l.Markers {
 		switch m.Kind {
@@ -253,14 +241,6 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 			p.Outputs = append(p.Outputs, make([]string, 0, min(outputChunk, len(l.Commands)-i)))
 		}
 		p.Outputs[len(p.Outputs)-1] = append(p.Outputs[len(p.Outputs)-1], clipOutput(c.Output))
-		switch c.Status {
-		case commandlog.StatusOK:
-			p.OK++
-		case commandlog.StatusFailed:
-			p.Failed++
-		default:
-			p.Unknown++
-		}
 	}
 	p.Total = len(l.Commands)
 
