@@ -18,6 +18,7 @@ package demo
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -299,10 +300,7 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 		return fmt.Errorf("write demo script: no command log")
 	}
 	l = redact.Copy(l, redact.New(o.Secrets)) // a copy: l itself is left alone
-	src := o.Source
-	if src == "" {
-		src = "command_log.json"
-	}
+	src := cmp.Or(o.Source, "command_log.json")
 	var ok []commandlog.Command
 	for _, c := range l.Commands {
 		if c.Status == commandlog.StatusOK && strings.TrimSpace(c.Command) != "" {

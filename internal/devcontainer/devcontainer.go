@@ -17,6 +17,7 @@ package devcontainer
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -289,9 +290,7 @@ func Tag(devImage, baseID, engine, dockerfile string) string {
 // pulled by the daemon when it is not local (no registry: build or load it
 // first). Progress lines go to progress.
 func Build(ctx context.Context, d Builder, repoDir, base, engine string, progress io.Writer) (string, Config, error) {
-	if progress == nil {
-		progress = io.Discard
-	}
+	progress = cmp.Or(progress, io.Discard)
 	cfg, err := Find(repoDir)
 	if err != nil {
 		return "", cfg, err

@@ -23,6 +23,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -207,9 +208,7 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 	if p.Title == "" {
 		p.Title = fmt.Sprintf("readme2demo: %s (%s)", l.Engine, p.Outcome)
 	}
-	if p.Source == "" {
-		p.Source = "command_log.json"
-	}
+	p.Source = cmp.Or(p.Source, "command_log.json")
 	if l.AgentVersion != nil && *l.AgentVersion != "" {
 		p.Agent = *l.AgentVersion
 	}

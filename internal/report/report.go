@@ -12,6 +12,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -77,9 +78,7 @@ func Render(l *commandlog.Log, o Options) string {
 	if r.o.MaxBytes <= 0 {
 		r.o.MaxBytes = SummaryMaxBytes
 	}
-	if r.o.Title == "" {
-		r.o.Title = "readme2demo"
-	}
+	r.o.Title = cmp.Or(r.o.Title, "readme2demo")
 	return r.render()
 }
 
