@@ -45,6 +45,7 @@ package readme
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -429,13 +430,10 @@ func consoleCommands(ls []Line, rootPrompts, gtPrompts bool) []Command {
 	var s splitter
 	// When some prompt stands in the first column, an indented prompt is
 	// part of an output (a help text that shows examples).
-	anchored := false
-	for _, l := range ls {
-		if _, ok := CutPrompt(l.Text); ok && !strings.HasPrefix(l.Text, " ") && !strings.HasPrefix(l.Text, "\t") {
-			anchored = true
-			break
-		}
-	}
+	anchored := slices.ContainsFunc(ls, func(l Line) bool {
+		_, ok := CutPrompt(l.Text)
+		return ok && !strings.HasPrefix(l.Text, " ") && !strings.HasPrefix(l.Text, "\t")
+	})
 	for _, l := range ls {
 		if s.cur != nil {
 			t := l.Text

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -92,12 +93,7 @@ func (s Spec) withDefaults() (Spec, error) {
 }
 
 func (s Spec) underWritable(p string) bool {
-	for _, d := range StrictWritableDirs {
-		if p == d || strings.HasPrefix(p, d+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(StrictWritableDirs, func(d string) bool { return p == d || strings.HasPrefix(p, d+"/") })
 }
 
 // NewRunID returns a random run id (12 hex digits).
