@@ -200,7 +200,7 @@ type meta struct {
 func build(l *commandlog.Log, o Options) (*page, error) {
 	p := &page{
 		Title: o.Title, Outcome: outcome(l), Verdict: verdict(l), Readme: o.Readme, Source: o.Source,
-		Engine: orUnknown(l.Engine), Agent: "unknown", Reason: l.OutcomeReason, Warning: report.DriftWarning(l.ParseStats),
+		Engine: cmp.Or(l.Engine, "unknown"), Agent: "unknown", Reason: l.OutcomeReason, Warning: report.DriftWarning(l.ParseStats),
 		CSP: csp, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Sandbox: report.SandboxLine(l.Sandbox),
 	}
 	p.Cost, p.Turns, p.Duration = report.Figures(l)
@@ -366,13 +366,6 @@ func outcome(l *commandlog.Log) string {
 func verdict(l *commandlog.Log) string {
 	_, v, _ := strings.Cut(report.Verdict(l), " ")
 	return v
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }
 
 // redactor returns the redaction applied to every string on the page: the
