@@ -88,3 +88,4 @@ func (r *Regexp) ReplaceAllString(src, repl string) string {
 func (r *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) string {
 	return r.re().ReplaceAllStringFunc(src, repl)
 }
+func (r *Regexp) Split(s string, n int) []string { return r.re().Split(s, n) }
