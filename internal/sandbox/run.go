@@ -87,14 +87,14 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if s.Profile == ProfileStrict {
 		// Removed before the sandbox container (defers run last first):
 		// it holds the volumes.
-		m, err := startMeter(ctx, d, s, created.ID, deadline)
+		m, merr := startMeter(ctx, d, s, created.ID, deadline)
 		defer func() {
 			if rerr := m.remove(); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
 		}()
-		if err != nil {
-			return res, err
+		if merr != nil {
+			return res, merr
 		}
 		volumes = m.measure
 	}
