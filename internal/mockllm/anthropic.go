@@ -14,10 +14,11 @@ package mockllm
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 )
 
 func init() {
@@ -154,24 +155,10 @@ func anthropicMessage(id, model string, turnIdx int, turn Turn) map[string]any {
 // streamAnthropic writes msg as the Messages API SSE stream: message_start, ping, per block
 // content_block_start / delta(s) / stop, message_delta (stop_reason, usage), message_stop.
 func streamAnthropic(w http.ResponseWriter, msg map[string]any) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("request-id", "req_mock_"+msg["id"].(string))
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	send := func(event string, data map[string]any) {
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
-	start := map[string]any{}
-	for k, v := range msg {
-		start[k] = v
-	}
+	w.Header().Set("Connection", "keep-alive")
+	w.Header().Set("request-id", "req_mock_"+msg["id"].(string))
+	send := startSSE(w, "text/event-stream; charset=utf-8", "\n")
+	start := maps.Clone(msg)
 	start["content"] = []any{}
 	start["stop_reason"] = nil
 	start["usage"] = map[string]any{
@@ -218,7 +205,7 @@ func split(s string) []string {
 	}
 	var parts []string
 	cut := func(n int) int {
-		for n < len(s) && !isRuneStart(s[n]) {
+		for n < len(s) && !utf8.RuneStart(s[n]) {
 			n++
 		}
 		return n
@@ -232,8 +219,6 @@ func split(s string) []string {
 	}
 	return parts
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // toolResults extracts the tool_result blocks of a user message's content.
 func toolResults(content json.RawMessage) []ToolResult {
@@ -276,7 +261,7 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !isRuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 )
@@ -267,26 +268,15 @@ func patchFor(tc ToolCall) string {
 
 // streamOpenAI writes resp as the Responses API SSE stream.
 func streamOpenAI(w http.ResponseWriter, resp map[string]any) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("x-request-id", "req_mock_"+resp["id"].(string))
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
+	w.Header().Set("x-request-id", "req_mock_"+resp["id"].(string))
+	sse := startSSE(w, "text/event-stream; charset=utf-8", "\n")
 	seq := 0
 	send := func(data map[string]any) {
 		data["sequence_number"] = seq
 		seq++
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", data["type"], b)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		sse(data["type"].(string), data)
 	}
-	pending := map[string]any{}
-	for k, v := range resp {
-		pending[k] = v
-	}
+	pending := maps.Clone(resp)
 	pending["status"] = "in_progress"
 	pending["output"] = []any{}
 	delete(pending, "usage")
@@ -294,10 +284,7 @@ func streamOpenAI(w http.ResponseWriter, resp map[string]any) {
 	send(map[string]any{"type": "response.in_progress", "response": pending})
 	for i, item := range resp["output"].([]map[string]any) {
 		id := item["id"]
-		added := map[string]any{}
-		for k, v := range item {
-			added[k] = v
-		}
+		added := maps.Clone(item)
 		added["status"] = "in_progress"
 		switch item["type"] {
 		case "message":
