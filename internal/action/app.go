@@ -416,40 +416,26 @@ func (s *step) setOutputs(o map[string]string) {
 }
 
 func (s *step) summary(md string) {
-	if s.getenv("GITHUB_STEP_SUMMARY") == "" {
-		return
-	}
 	s.fileCommand("GITHUB_STEP_SUMMARY", func() { s.gh.AddStepSummary(md) })
 }
 
 // errorf, warningf and noticef print a message whose arguments may quote
 // the repository (paths, commands): control characters are shown, never
 // sent to a terminal or the job log.
-func (s *step) errorf(format string, a ...any) {
-	msg := termtext.Visible(fmt.Sprintf(format, a...))
-	if s.actions {
-		s.gh.Errorf("%s", msg)
-		return
-	}
-	fmt.Fprintf(s.stderr, "error: %s\n", msg)
-}
+func (s *step) errorf(format string, a ...any) { s.say(s.gh.Errorf, "error: ", format, a...) }
 
-func (s *step) warningf(format string, a ...any) {
-	msg := termtext.Visible(fmt.Sprintf(format, a...))
-	if s.actions {
-		s.gh.Warningf("%s", msg)
-		return
-	}
-	fmt.Fprintf(s.stderr, "warning: %s\n", msg)
-}
+func (s *step) warningf(format string, a ...any) { s.say(s.gh.Warningf, "warning: ", format, a...) }
 
-func (s *step) noticef(format string, a ...any) {
+func (s *step) noticef(format string, a ...any) { s.say(s.gh.Noticef, "", format, a...) }
+
+// say prints a message as an annotation in Actions, else on stderr after prefix.
+func (s *step) say(annotate func(string, ...any), prefix, format string, a ...any) {
 	msg := termtext.Visible(fmt.Sprintf(format, a...))
 	if s.actions {
-		s.gh.Noticef("%s", msg)
+		annotate("%s", msg)
 		return
 	}
-	fmt.Fprintf(s.stderr, "%s\n", msg)
+	fmt.Fprintf(s.stderr, "%s%s\n", prefix, msg)
 }
 
 // unjoin splits an errors.Join error into its parts.
