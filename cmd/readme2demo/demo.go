@@ -65,15 +65,8 @@ func runDemo(o demoOptions, path string, e env) int {
 		fmt.Fprintln(e.stderr, "readme2demo demo: --width and --height must be positive")
 		return exitcode.Usage
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo demo: open command log: %v\n", err)
-		return exitcode.Usage
-	}
-	defer f.Close()
-	log, err := commandlog.Decode(f)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo demo: %s: %v\n", path, err)
+	log, ok := openLog("demo", path, e)
+	if !ok {
 		return exitcode.Usage
 	}
 	cast, script, err := demo.WriteFiles(o.out, log, demo.Options{

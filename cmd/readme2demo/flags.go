@@ -48,6 +48,22 @@ func oneArg(what string) cobra.PositionalArgs {
 	}
 }
 
+// noArgs wants no positional argument.
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q", args[0])
+	}
+	return nil
+}
+
+// atMostOneRepo wants at most one positional argument, REPO_DIR.
+func atMostOneRepo(_ *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return errors.New("give at most one repository directory")
+	}
+	return nil
+}
+
 // networkFlags are --network and --allow-host.
 type networkFlags struct {
 	network    string

@@ -40,12 +40,7 @@ after a check without drift; see docs/drift.md.
 
 Exit status: 0 done (or already pinned), 1 --check found copies that disagree,
 2 bad flags, a version drift did not verify, or a failed edit or GitHub call.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return exitWith(runPin(cmd.Context(), o, e))
 		},
