@@ -70,7 +70,7 @@ func runDemo(o demoOptions, path string, e env) int {
 		return exitcode.Usage
 	}
 	cast, script, err := demo.WriteFiles(o.out, log, demo.Options{
-		Title: o.title, Width: o.width, Height: o.height, Source: path, Secrets: credentialValues(e.getenv),
+		Title: o.title, Width: o.width, Height: o.height, Source: path, Secrets: secrets.Values(e.getenv, nil),
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo demo: %v\n", err)
@@ -97,7 +97,7 @@ func writeHTML(o demoOptions, e env, l *commandlog.Log, logPath string) int {
 	}
 	path, err := htmlreport.WriteFile(o.out, l, htmlreport.Options{
 		Title: o.title, Source: filepath.Base(logPath), ReadmeDiff: string(diff),
-		Secrets: credentialValues(e.getenv), Width: o.width, Height: o.height,
+		Secrets: secrets.Values(e.getenv, nil), Width: o.width, Height: o.height,
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo demo: %v\n", err)
@@ -106,7 +106,3 @@ func writeHTML(o demoOptions, e env, l *commandlog.Log, logPath string) int {
 	fmt.Fprintf(e.stdout, "wrote %s\n", path)
 	return exitcode.OK
 }
-
-// credentialValues returns the secret values in the environment
-// (internal/secrets decides which).
-func credentialValues(getenv func(string) string) []string { return secrets.Values(getenv, nil) }

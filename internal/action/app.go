@@ -32,6 +32,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/release/pull"
 	"github.com/readme2demo/readme2demo/internal/report"
+	"github.com/readme2demo/readme2demo/internal/secrets"
 	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
@@ -78,14 +79,16 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		stderr:  stderr,
 		actions: getenv("GITHUB_ACTIONS") == "true",
 	}
-	// Secrets first: nothing may be printed before the masks are registered.
-	secrets := secretValues(getenv)
+	// Secrets first: nothing may be printed before the masks are registered
+	// (internal/secrets decides which values are secret; each multi-line
+	// value also comes split into its lines, as the runner masks line by line).
+	secretValues := secrets.Values(getenv, nil)
 	if s.actions {
-		for _, v := range secrets {
+		for _, v := range secretValues {
 			s.gh.AddMask(v)
 		}
 	}
-	s.red = redact.New(secrets)
+	s.red = redact.New(secretValues)
 
 	if len(args) > 0 {
 		switch args[0] {
