@@ -44,30 +44,10 @@ func (r Registries) Latest(ctx context.Context, c CLI) (string, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	var u string
-	var pick func([]byte) (string, error)
-	switch c.Registry {
-	case PyPI:
+	// Scoped names are one path segment: @scope%2fname, as npm sends them.
+	u := root(r.NPM, DefaultNPMRegistry) + strings.Replace(url.PathEscape(c.Package), "%2F", "%2f", 1)
+	if c.Registry == PyPI {
 		u = root(r.PyPI, DefaultPyPI) + "pypi/" + url.PathEscape(c.Package) + "/json"
-		pick = func(b []byte) (string, error) {
-			var doc struct {
-				Info struct {
-					Version string `json:"version"`
-				} `json:"info"`
-			}
-			err := json.Unmarshal(b, &doc)
-			return doc.Info.Version, err
-		}
-	default:
-		// Scoped names are one path segment: @scope%2fname, as npm sends them.
-		u = root(r.NPM, DefaultNPMRegistry) + strings.Replace(url.PathEscape(c.Package), "%2F", "%2f", 1)
-		pick = func(b []byte) (string, error) {
-			var doc struct {
-				DistTags map[string]string `json:"dist-tags"`
-			}
-			err := json.Unmarshal(b, &doc)
-			return doc.DistTags["latest"], err
-		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -87,9 +67,18 @@ func (r Registries) Latest(ctx context.Context, c CLI) (string, error) {
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("resolve latest %s: %s answered %s", c.Package, u, resp.Status)
 	}
-	v, err := pick(body)
-	if err != nil {
+	var doc struct {
+		DistTags map[string]string `json:"dist-tags"` // npm
+		Info     struct {
+			Version string `json:"version"`
+		} `json:"info"` // PyPI
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
 		return "", fmt.Errorf("resolve latest %s: decode %s: %w", c.Package, u, err)
+	}
+	v := doc.DistTags["latest"]
+	if c.Registry == PyPI {
+		v = doc.Info.Version
 	}
 	if !ValidVersion(v) {
 		return "", fmt.Errorf("resolve latest %s: %s names %q as the latest version, not a version like 1.2.3", c.Package, u, clip(v, 80))
