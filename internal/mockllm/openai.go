@@ -299,22 +299,18 @@ func streamOpenAI(w http.ResponseWriter, resp map[string]any) {
 			send(map[string]any{"type": "response.output_text.done", "item_id": id, "output_index": i, "content_index": 0, "text": text})
 			send(map[string]any{"type": "response.content_part.done", "item_id": id, "output_index": i, "content_index": 0,
 				"part": map[string]any{"type": "output_text", "text": text, "annotations": []any{}}})
-		case "function_call":
-			args := item["arguments"].(string)
-			added["arguments"] = ""
-			send(map[string]any{"type": "response.output_item.added", "output_index": i, "item": added})
-			for _, part := range split(args) {
-				send(map[string]any{"type": "response.function_call_arguments.delta", "item_id": id, "output_index": i, "delta": part})
+		case "function_call", "custom_tool_call":
+			field, event := "arguments", "response.function_call_arguments"
+			if item["type"] == "custom_tool_call" {
+				field, event = "input", "response.custom_tool_call_input"
 			}
-			send(map[string]any{"type": "response.function_call_arguments.done", "item_id": id, "output_index": i, "arguments": args})
-		case "custom_tool_call":
-			input := item["input"].(string)
-			added["input"] = ""
+			value := item[field].(string)
+			added[field] = ""
 			send(map[string]any{"type": "response.output_item.added", "output_index": i, "item": added})
-			for _, part := range split(input) {
-				send(map[string]any{"type": "response.custom_tool_call_input.delta", "item_id": id, "output_index": i, "delta": part})
+			for _, part := range split(value) {
+				send(map[string]any{"type": event + ".delta", "item_id": id, "output_index": i, "delta": part})
 			}
-			send(map[string]any{"type": "response.custom_tool_call_input.done", "item_id": id, "output_index": i, "input": input})
+			send(map[string]any{"type": event + ".done", "item_id": id, "output_index": i, field: value})
 		}
 		send(map[string]any{"type": "response.output_item.done", "output_index": i, "item": item})
 	}
