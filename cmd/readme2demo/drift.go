@@ -138,13 +138,12 @@ func runDrift(ctx context.Context, o driftOptions, e env) int {
 	}
 	drifted, notRun := false, errors.Is(err, context.Canceled)
 	for _, c := range checks {
-		if c.Outcome == nil {
-			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", c.Err)
-			notRun = true
-			continue
-		}
 		if c.Err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", c.Err)
+		}
+		if c.Outcome == nil { // not checked (c.Err says why)
+			notRun = true
+			continue
 		}
 		res := c.Outcome
 		res.Write(e.stdout)
