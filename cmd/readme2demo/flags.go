@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -31,11 +32,7 @@ func addOutFlag(cmd *cobra.Command, p *string, def, usage string) {
 // addImageFlag defines --image, defaulting to R2D_IMAGE when set, else
 // defaultImage.
 func addImageFlag(cmd *cobra.Command, p *string, e env, usage string) {
-	def := defaultImage
-	if v := e.getenv("R2D_IMAGE"); v != "" {
-		def = v
-	}
-	cmd.Flags().StringVar(p, "image", def, usage+"; R2D_IMAGE sets the default")
+	cmd.Flags().StringVar(p, "image", cmp.Or(e.getenv("R2D_IMAGE"), defaultImage), usage+"; R2D_IMAGE sets the default")
 }
 
 // oneArg wants exactly one positional argument, named by what.

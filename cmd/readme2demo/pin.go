@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -123,10 +124,7 @@ func runPin(ctx context.Context, o pinOptions, e env) int {
 		fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)
 		return exitcode.Usage
 	}
-	parent := o.parent
-	if parent == "" {
-		parent = e.getenv("GITHUB_SHA")
-	}
+	parent := cmp.Or(o.parent, e.getenv("GITHUB_SHA"))
 	res, err := pinbump.OpenPR(ctx, svc, ghapi.PRTarget{Owner: owner, Repo: repo, Base: o.base}, o.root, parent, b, runURL(e))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)

@@ -10,6 +10,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -359,7 +360,7 @@ func (a *app) comment(ctx context.Context, s *step, cfg config, ev event, l *com
 		s.warningf("readme2demo: GITHUB_REPOSITORY is not owner/repo, so no PR comment")
 		return ""
 	}
-	svc, err := ghapi.New(ghapi.Config{APIURL: orDefault(s.getenv("GITHUB_API_URL"), "https://api.github.com"),
+	svc, err := ghapi.New(ghapi.Config{APIURL: cmp.Or(s.getenv("GITHUB_API_URL"), "https://api.github.com"),
 		Token: cfg.GitHubToken, HTTPClient: a.httpClient, Sleep: a.sleep})
 	if err != nil {
 		s.warningf("readme2demo: PR comment: %v", err)

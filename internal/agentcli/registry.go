@@ -1,6 +1,7 @@
 package agentcli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,11 +32,7 @@ type Registries struct {
 // npm itself honours; NPM_CONFIG_REGISTRY too) and PyPI's root from
 // R2D_PYPI_URL.
 func RegistriesFromEnv(getenv func(string) string) Registries {
-	r := Registries{NPM: getenv("npm_config_registry"), PyPI: getenv("R2D_PYPI_URL")}
-	if r.NPM == "" {
-		r.NPM = getenv("NPM_CONFIG_REGISTRY")
-	}
-	return r
+	return Registries{NPM: cmp.Or(getenv("npm_config_registry"), getenv("NPM_CONFIG_REGISTRY")), PyPI: getenv("R2D_PYPI_URL")}
 }
 
 // Latest returns the newest published version of c's package.
@@ -87,9 +84,7 @@ func (r Registries) Latest(ctx context.Context, c CLI) (string, error) {
 }
 
 func root(u, def string) string {
-	if u == "" {
-		u = def
-	}
+	u = cmp.Or(u, def)
 	if !strings.HasSuffix(u, "/") {
 		u += "/"
 	}

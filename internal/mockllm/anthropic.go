@@ -13,6 +13,7 @@ package mockllm
 // answer again (see Server.take).
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"maps"
@@ -139,11 +140,8 @@ func anthropicMessage(id, model string, turnIdx int, turn Turn) map[string]any {
 			"type": "tool_use", "id": ToolUseID(max(turnIdx, 0), i), "name": tc.Name, "input": input,
 		})
 	}
-	if model == "" {
-		model = "claude-mock"
-	}
 	return map[string]any{
-		"id": id, "type": "message", "role": "assistant", "model": model,
+		"id": id, "type": "message", "role": "assistant", "model": cmp.Or(model, "claude-mock"),
 		"content": content, "stop_reason": turn.stopReason(), "stop_sequence": nil,
 		"usage": map[string]any{
 			"input_tokens": UsageInputTokens, "output_tokens": UsageOutputTokens,

@@ -22,6 +22,7 @@ package mockllm
 //     arguments are Input (a custom tool gets Input["input"] as its raw input).
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -121,11 +122,7 @@ func (s *Server) openaiResponses(w http.ResponseWriter, r *http.Request) {
 	if !main {
 		turn = Turn{Text: "OK"}
 	}
-	model := in.Model
-	if model == "" {
-		model = "gpt-mock"
-	}
-	resp := openaiResponse("resp_"+msgID, model, max(req.Turn, 0), turn, tools)
+	resp := openaiResponse("resp_"+msgID, cmp.Or(in.Model, "gpt-mock"), max(req.Turn, 0), turn, tools)
 	if in.Stream {
 		streamOpenAI(w, resp)
 		return

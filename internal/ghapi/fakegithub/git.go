@@ -5,6 +5,7 @@ package fakegithub
 // path), and pull requests. Enough for ghapi's push-and-open flow (UpsertPR).
 
 import (
+	"cmp"
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/hex"
@@ -378,10 +379,7 @@ func (s *Server) createTree(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
-	state := r.URL.Query().Get("state")
-	if state == "" {
-		state = "open"
-	}
+	state := cmp.Or(r.URL.Query().Get("state"), "open")
 	s.mu.Lock()
 	var all []PullRequest
 	for _, p := range s.repoOf(r).pulls {
