@@ -371,9 +371,6 @@ func jsonStart(b []byte) bool {
 	return false
 }
 
-// Line returns the 1-based line the reader is on.
-func (r *Reader) Line() int { return r.line }
-
 var errEOF = errors.New("unexpected end of input")
 
 type synErr string

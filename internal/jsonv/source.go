@@ -69,9 +69,6 @@ func (s *source) fill(limit int) {
 	}
 }
 
-// Buffered returns how many bytes can be read without I/O.
-func (s *source) Buffered() int { return s.w - s.r }
-
 // Peek returns the next n bytes without consuming them; fewer with an error
 // at the end of input.
 func (s *source) Peek(n int) ([]byte, error) {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -91,8 +92,6 @@ func debianBlock(b readme.Block) bool {
 	return false
 }
 
-func (pl *planner) debianBlock(b readme.Block) bool { return debianBlock(b) }
-
 // laterDebianInstall returns the README line after line of the Debian or
 // Ubuntu section that installs all of tools, 0 when there is none.
 func (pl *planner) laterDebianInstall(tools []string, line int) int {
@@ -107,20 +106,6 @@ func (pl *planner) laterDebianInstall(tools []string, line int) int {
 	return last
 }
 
-// platformCount counts the platforms a text names ("Windows, Debian,
-// Fedora" names three; "Debian/Ubuntu" one, as they are one family).
-func platformCount(s string) int {
-	rest := strings.ReplaceAll(s, "*nix", " unix ")
-	n := 0
-	for _, p := range platformWords {
-		if p.re.MatchString(rest) {
-			rest = p.re.ReplaceAllString(rest, " ")
-			n++
-		}
-	}
-	return n
-}
-
 // buildStep reports a step of a build from source: what a manual install
 // does before its install command.
 func buildStep(s simple) bool {
@@ -133,12 +118,7 @@ func buildStep(s simple) bool {
 	case "npm", "pnpm", "yarn":
 		return sub == "" || sub == "install" || sub == "i" || sub == "ci" || sub == "run" && len(args) > 1 && args[1] == "build"
 	case "make", "cmake", "meson", "ninja", "configure", "autoreconf", "bootstrap", "autogen.sh":
-		for _, a := range args {
-			if a == "install" {
-				return false
-			}
-		}
-		return true
+		return !slices.Contains(args, "install")
 	case "go", "cargo":
 		return sub == "build"
 	case "git":

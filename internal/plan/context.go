@@ -3,6 +3,7 @@ package plan
 import (
 	"bytes"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -51,41 +52,10 @@ func (pl *planner) usesProject(text string) bool {
 		if pl.repo.is(name) || name == "git" && len(args) > 0 && pl.repo.is("git-"+args[0]) {
 			return true
 		}
-		for _, w := range s.argv {
-			if i := strings.Index(w.text, "$("); i >= 0 && pl.usesProject(strings.TrimSuffix(w.text[i+2:], ")")) {
+		for _, w := range s.values() {
+			if i := strings.Index(w, "$("); i >= 0 && pl.usesProject(strings.TrimSuffix(w[i+2:], ")")) {
 				return true
 			}
-		}
-	}
-	for _, a := range assignmentValues(text) {
-		if i := strings.Index(a, "$("); i >= 0 && pl.usesProject(strings.TrimSuffix(a[i+2:], ")")) {
-			return true
-		}
-	}
-	return false
-}
-
-// assignmentValues are the values of a command's NAME=value words.
-func assignmentValues(text string) []string {
-	var out []string
-	for _, s := range simples(lex(text)) {
-		for _, a := range s.assign {
-			_, v, _ := strings.Cut(a, "=")
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// onlyInfo reports a command that only prints its version or help.
-func onlyInfo(cmds []simple) bool {
-	if len(cmds) == 0 {
-		return false
-	}
-	for _, a := range cmds[len(cmds)-1].args() {
-		switch a {
-		case "--version", "-V", "--help", "-h", "version", "help":
-			return true
 		}
 	}
 	return false
@@ -176,14 +146,9 @@ var accountTools = map[string]string{
 // or the help needs none.
 func needsAccount(cmds []simple) string {
 	for _, s := range cmds {
-		svc := accountTools[path.Base(s.name())]
-		if svc == "" {
-			continue
+		if svc := accountTools[path.Base(s.name())]; svc != "" && !s.onlyInfo() && len(s.args()) > 0 {
+			return svc
 		}
-		if onlyInfo([]simple{s}) || len(s.args()) == 0 {
-			continue
-		}
-		return svc
 	}
 	return ""
 }
@@ -252,12 +217,10 @@ func (pl *planner) startsTUI(cmds []simple) bool {
 			continue
 		}
 		args := s.args()
-		for _, a := range args {
-			if a == "--interactive" || a == "-interactive" {
-				return true
-			}
+		if slices.Contains(args, "--interactive") || slices.Contains(args, "-interactive") {
+			return true
 		}
-		if s.piped || s.redirected || onlyInfo([]simple{s}) {
+		if s.piped || s.redirected || s.onlyInfo() {
 			return false
 		}
 		for _, a := range args {
@@ -444,8 +407,14 @@ func asRoot(text string) string {
 	return "if [ \"$(id -u)\" != 0 ] && sudo -n true 2>/dev/null; then sudo env \"PATH=$PATH\" bash -c " + shellQuote(text) + "; else\n" + text + "\nfi"
 }
 
-// aptVerbRe is an apt command's verb that asks for confirmation.
-var aptVerbRe = lazyre.New(`\b(apt|apt-get|aptitude) (install|upgrade|remove|purge|autoremove|dist-upgrade|full-upgrade|build-dep|reinstall)\b`)
+// aptAsks are the apt verbs that ask for confirmation; aptVerbRe finds
+// them in a command line.
+var (
+	aptAsks   = toSet(aptAskVerbs)
+	aptVerbRe = lazyre.New(`\b(apt|apt-get|aptitude) (` + strings.ReplaceAll(aptAskVerbs, " ", "|") + `)\b`)
+)
+
+const aptAskVerbs = "install upgrade remove purge autoremove dist-upgrade full-upgrade build-dep reinstall"
 
 // assumeYes returns an apt step with -y added when it asks for
 // confirmation and the README leaves -y out: a person at the prompt
@@ -481,12 +450,7 @@ func assumeYes(cmds []simple, text string) string {
 		return ""
 	}
 	args := s.args()
-	if len(args) == 0 {
-		return ""
-	}
-	switch args[0] {
-	case "install", "upgrade", "remove", "purge", "autoremove", "dist-upgrade", "full-upgrade", "build-dep", "reinstall":
-	default:
+	if len(args) == 0 || !aptAsks[args[0]] {
 		return ""
 	}
 	for _, a := range args {

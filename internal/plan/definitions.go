@@ -44,15 +44,12 @@ func isDefinition(cmd string) bool {
 		}
 	}
 	// VAR=value cmd args: an assignment in front of a command runs it.
-	if !strings.HasPrefix(c, "alias ") {
-		if f := strings.Fields(stripQuoted(c)); len(f) > 1 && !strings.HasPrefix(c, "export ") &&
-			!strings.HasPrefix(c, "readonly ") && !strings.HasPrefix(c, "declare ") &&
-			!strings.HasPrefix(c, "typeset ") && !strings.HasPrefix(c, "local ") {
-			return false
-		}
-	}
-	return true
+	kw, _, _ := strings.Cut(c, " ")
+	return declarers[kw] || len(strings.Fields(stripQuoted(c))) < 2
 }
+
+// declarers are the builtins that define what follows them.
+var declarers = toSet(`alias export readonly declare typeset local`)
 
 // stripQuoted blanks the text inside single and double quotes, so that
 // an alias's quoted body (alias ll='ls -l | less') is not read as the

@@ -49,14 +49,12 @@ func server(cmds []simple) string {
 		return ""
 	}
 	s := cmds[len(cmds)-1]
-	line := s.name()
 	for _, a := range s.args() {
-		line += " " + a
 		if a == "-d" || a == "--detach" || a == "--help" || a == "-h" || a == "--version" {
 			return ""
 		}
 	}
-	if m := serverRe.FindString(line); m != "" {
+	if m := serverRe.FindString(s.line()); m != "" {
 		return m
 	}
 	// `tool serve`, `tool server`: a program's subcommand that serves.
@@ -67,9 +65,7 @@ func server(cmds []simple) string {
 }
 
 // patternOpts take a value that is an output or a pattern, not an input.
-var patternOpts = map[string]bool{"-o": true, "--output": true, "--out": true, "-O": true, "-g": true, "--glob": true,
-	"-e": true, "--extension": true, "-name": true, "-iname": true, "--include": true, "--exclude": true, "-E": true,
-	"-t": true, "--type": true}
+var patternOpts = toSet(`-o --output --out -O -g --glob -e --extension -name -iname --include --exclude -E -t --type`)
 
 // outputOptRe names long options whose value is a file the command writes:
 // --report-path, --output-file, --log-dir.
@@ -104,11 +100,13 @@ func (pl *planner) missingFile(cmds []simple) string {
 	if !pl.repo.FilesKnown() {
 		return ""
 	}
-	for _, f := range s_inputs(cmds) {
-		if looksLikeFile(f) {
-			clean := strings.TrimSuffix(strings.TrimPrefix(f, "./"), "/")
-			if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
-				return f
+	for _, s := range cmds {
+		for _, f := range s.inputs { // the files it reads through `<`
+			if looksLikeFile(f) {
+				clean := strings.TrimSuffix(strings.TrimPrefix(f, "./"), "/")
+				if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+					return f
+				}
 			}
 		}
 	}
@@ -201,9 +199,8 @@ var scriptExtRe = lazyre.New(`\.(sh|bash|py|rb|pl|js|mjs|ts)$`)
 var dotFileRe = lazyre.New(`^\.(env|[\w-]*rc)(\.[\w-]+)+$`)
 
 // metasyntactic are the words READMEs use for "any value": foo, bar.
-var metasyntactic = map[string]bool{"foo": true, "bar": true, "baz": true, "qux": true, "foobar": true,
-	"myfile": true, "my-file": true, "myapp": true, "my-app": true, "my_app": true, "myproject": true, "my-project": true,
-	"my_project": true, "mydir": true, "my-dir": true, "myrepo": true, "my-repo": true}
+var metasyntactic = toSet(`foo bar baz qux foobar myfile my-file myapp my-app my_app myproject my-project
+my_project mydir my-dir myrepo my-repo`)
 
 // someNounRe is "some" and a noun, a README's stand-in for a value:
 // someremote, some-branch, some_file.
@@ -233,15 +230,6 @@ func (pl *planner) exampleArg(cmds []simple) string {
 		}
 	}
 	return ""
-}
-
-// s_inputs returns the files commands read through `<` redirections.
-func s_inputs(cmds []simple) []string {
-	var out []string
-	for _, s := range cmds {
-		out = append(out, s.inputs...)
-	}
-	return out
 }
 
 // shellNames are shells other than bash, by the name tools take as an

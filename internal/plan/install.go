@@ -3,6 +3,7 @@ package plan
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -67,12 +68,7 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		}
 		return pkgs(1, map[string]bool{"--version": true, "--root": true, "--features": true, "--bin": true, "--target": true, "-F": true}), false, true
 	case "npm", "pnpm", "yarn", "bun":
-		global := false
-		for _, a := range args {
-			if a == "-g" || a == "--global" || a == "global" {
-				global = true
-			}
-		}
+		global := slices.ContainsFunc(args, func(a string) bool { return a == "-g" || a == "--global" || a == "global" })
 		if !global || (sub != "install" && sub != "i" && sub != "add" && sub != "global") {
 			return nil, false, false
 		}
@@ -128,10 +124,8 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		}
 		return pkgs(1, map[string]bool{"-v": true, "--version": true}), false, true
 	case "make":
-		for _, a := range args {
-			if a == "install" {
-				return repo.Names, true, true
-			}
+		if slices.Contains(args, "install") {
+			return repo.Names, true, true
 		}
 		return nil, false, false
 	case "cmake":
@@ -372,6 +366,10 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 	return "", false
 }
 
+// editors are the editors and pagers a command may hand files to (xargs
+// vim, fd -x nvim).
+var editors = toSet(`vim vi nvim nano emacs less`)
+
 // interactive names the program a command starts that needs a terminal,
 // "" when it needs none.
 func interactive(cmds []simple) string {
@@ -382,29 +380,19 @@ func interactive(cmds []simple) string {
 	for _, s := range cmds {
 		switch n := path.Base(s.name()); n {
 		case "fzf", "sk", "peco", "fzy":
-			filter := false
-			for _, a := range s.args() {
-				if a == "-f" || strings.HasPrefix(a, "--filter") {
-					filter = true
-				}
-			}
+			filter := slices.ContainsFunc(s.args(), func(a string) bool { return a == "-f" || strings.HasPrefix(a, "--filter") })
 			if !filter {
 				return n
 			}
 		case "tmux":
 			// Every tmux command but a detached new session or the version
 			// needs a tmux server, with a terminal.
-			ok := false
-			for _, a := range s.args() {
-				ok = ok || a == "-d" || a == "-V"
-			}
-			if !ok {
+			if args := s.args(); !slices.Contains(args, "-d") && !slices.Contains(args, "-V") {
 				return n
 			}
 		case "xargs":
 			for _, a := range s.args() {
-				switch path.Base(a) {
-				case "vim", "vi", "nvim", "nano", "emacs", "less":
+				if editors[path.Base(a)] {
 					return path.Base(a)
 				}
 			}
@@ -414,18 +402,12 @@ func interactive(cmds []simple) string {
 	// unless it only prints its version or help.
 	s := cmds[len(cmds)-1]
 	name, args := path.Base(s.name()), s.args()
-	for _, a := range args {
-		switch a {
-		case "--version", "-V", "--help", "-h", "version", "help":
-			return ""
-		}
+	if s.onlyInfo() {
+		return ""
 	}
 	for i, a := range args {
-		if (a == "-x" || a == "-X" || a == "--exec" || a == "--exec-batch") && i+1 < len(args) {
-			switch path.Base(args[i+1]) {
-			case "vim", "vi", "nvim", "nano", "emacs", "less":
-				return path.Base(args[i+1])
-			}
+		if (a == "-x" || a == "-X" || a == "--exec" || a == "--exec-batch") && i+1 < len(args) && editors[path.Base(args[i+1])] {
+			return path.Base(args[i+1])
 		}
 	}
 	switch name {
@@ -433,13 +415,6 @@ func interactive(cmds []simple) string {
 		return "an editor (" + name + ")"
 	case "vim", "vi", "nvim", "nano", "emacs", "hx", "helix", "micro", "kak", "pico", "joe", "mg", "less", "more", "most", "top", "htop", "btop", "atop", "man",
 		"mc", "ranger", "nnn", "tig", "lazygit", "ncdu", "screen", "watch":
-		return name
-	case "fzf", "sk", "peco":
-		for _, a := range args {
-			if a == "-f" || strings.HasPrefix(a, "--filter") {
-				return ""
-			}
-		}
 		return name
 	case "tmux":
 		if len(args) == 0 || args[0] == "new" || args[0] == "new-session" || args[0] == "attach" || args[0] == "a" {
@@ -466,13 +441,4 @@ func interactive(cmds []simple) string {
 // publishes names what a command publishes or logs in to, "" for none.
 var publishRe = lazyre.New(`^(npm (publish|login|adduser|unpublish|deprecate)|yarn (publish|login|npm publish)|pnpm publish|cargo (publish|login|yank|owner)|gem (push|signin|yank)|twine upload|git push|docker (login|push)|podman (login|push)|gh auth login|gh release (create|upload|delete)|heroku (login|create)|vercel( --prod| deploy)?$|netlify deploy|fly (deploy|launch|auth)|flyctl (deploy|launch|auth)|firebase (login|deploy)|aws configure|gcloud (auth|init)|az login|poetry publish|hatch publish|flit publish|mvn deploy|gradle publish|dotnet nuget push|goreleaser release)\b`)
 
-func publishes(s simple) string {
-	if len(s.argv) == 0 {
-		return ""
-	}
-	line := s.name()
-	for _, a := range s.args() {
-		line += " " + a
-	}
-	return publishRe.FindString(line)
-}
+func publishes(s simple) string { return publishRe.FindString(s.line()) }

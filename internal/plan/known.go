@@ -1,5 +1,7 @@
 package plan
 
+import "strings"
+
 // knownCommands are programs an unlabelled block may start with for it to
 // count as a block of commands (besides paths, the project's own names and
 // tools the README installed earlier).
@@ -22,18 +24,11 @@ md5sum shasum install ln file stat du df free uname whoami id hostname pwd realp
 mktemp readlink seq yes tput clear history export shellcheck shfmt bats hugo
 `)
 
+// toSet is the set of the white-space separated words of s.
 func toSet(s string) map[string]bool {
 	m := map[string]bool{}
-	word := ""
-	for _, r := range s + " " {
-		if r == ' ' || r == '\n' || r == '\t' {
-			if word != "" {
-				m[word] = true
-			}
-			word = ""
-			continue
-		}
-		word += string(r)
+	for _, w := range strings.Fields(s) {
+		m[w] = true
 	}
 	return m
 }

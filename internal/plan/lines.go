@@ -8,17 +8,9 @@ import (
 )
 
 // shellWords are shell keywords and builtins that start a command.
-var shellWords = map[string]bool{
-	"if": true, "for": true, "while": true, "until": true, "case": true, "select": true, "function": true,
-	"{": true, "(": true, "((": true, "[[": true, "[": true, "!": true, ".": true, ":": true, "source": true,
-	"export": true, "alias": true, "unalias": true, "cd": true, "pushd": true, "popd": true, "echo": true,
-	"eval": true, "exec": true, "set": true, "unset": true, "read": true, "printf": true, "test": true,
-	"trap": true, "exit": true, "return": true, "local": true, "declare": true, "typeset": true,
-	"shopt": true, "ulimit": true, "umask": true, "wait": true, "type": true, "hash": true,
-	"command": true, "builtin": true, "true": true, "false": true, "time": true, "then": true,
-	"do": true, "else": true, "elif": true, "fi": true, "done": true, "esac": true, "}": true,
-	"complete": true, "bind": true, "history": true, "jobs": true, "fg": true, "bg": true, "kill": true,
-}
+var shellWords = toSet(`if for while until case select function then do else elif fi done esac { } ( (( [[ [ ! . :
+source export alias unalias cd pushd popd echo eval exec set unset read printf test trap exit return local declare
+typeset shopt ulimit umask wait type hash command builtin true false time complete bind history jobs fg bg kill`)
 
 var (
 	commandNameRe = lazyre.New(`^[a-z0-9_][a-z0-9_.+-]*$`)
@@ -138,10 +130,7 @@ var (
 // rawPlaceholder finds placeholders in a command as written, before any
 // shell splitting would cut them up.
 func rawPlaceholder(text string) (string, bool) {
-	first := text
-	if i := strings.IndexByte(text, '\n'); i >= 0 {
-		first = text[:i]
-	}
+	first, _, _ := strings.Cut(text, "\n")
 	first = quotedRe.ReplaceAllString(first, "''")
 	if m := rawSynopsisRe.FindString(first); m != "" && !strings.Contains(first, "[[") {
 		return strings.TrimSpace(m), true
@@ -257,20 +246,13 @@ var (
 )
 
 // capsWords are upper-case arguments that are literal, not placeholders.
-var capsWords = map[string]bool{
-	"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true, "OPTIONS": true,
-	"TRACE": true, "CONNECT": true, "ORIG_HEAD": true, "FETCH_HEAD": true, "MERGE_HEAD": true,
-	"README": true, "LICENSE": true, "CHANGELOG": true, "TODO": true, "UTC": true, "EOF": true, "END": true,
-	"TERM": true, "INT": true, "KILL": true, "HUP": true, "USR1": true, "USR2": true, "QUIT": true,
-	"SIGTERM": true, "SIGINT": true, "SIGKILL": true, "SIGHUP": true, "ALL": true, "PATH": true,
-	"HOME": true, "PWD": true, "OLDPWD": true, "SHELL": true, "USER": true, "LANG": true, "DEBUG": true,
-	"INFO": true, "WARN": true, "ERROR": true, "JSON": true, "YAML": true, "CSV": true, "AUTHORS": true,
-	"MAKEFILE": true, "CMAKE": true, "API": true, "HTTP": true, "HTTPS": true, "OK": true, "CI": true,
-	"NODE_ENV": true, "GOPATH": true, "GOBIN": true, "CC": true, "CXX": true, "CFLAGS": true, "LDFLAGS": true,
-}
+var capsWords = toSet(`GET POST PUT PATCH DELETE HEAD OPTIONS TRACE CONNECT ORIG_HEAD FETCH_HEAD MERGE_HEAD
+README LICENSE CHANGELOG TODO UTC EOF END TERM INT KILL HUP USR1 USR2 QUIT SIGTERM SIGINT SIGKILL SIGHUP ALL
+PATH HOME PWD OLDPWD SHELL USER LANG DEBUG INFO WARN ERROR JSON YAML CSV AUTHORS MAKEFILE CMAKE API HTTP HTTPS
+OK CI NODE_ENV GOPATH GOBIN CC CXX CFLAGS LDFLAGS`)
 
 // caseCommands take upper-case words as literal arguments (redis-cli SET).
-var caseCommands = map[string]bool{"redis-cli": true, "valkey-cli": true, "keydb-cli": true, "mysql": true, "psql": true, "sqlite3": true, "export": true, "unset": true, "echo": true, "printf": true, "env": true, "set": true, "declare": true, "local": true, "read": true}
+var caseCommands = toSet(`redis-cli valkey-cli keydb-cli mysql psql sqlite3 export unset echo printf env set declare local read`)
 
 func placeholderWord(w word, i int, s simple) (string, bool) {
 	t, bare := w.text, w.bare
@@ -281,19 +263,11 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 		return angleRe.FindString(bare), i > 0 && looksLikeSynopsis(s)
 	case bracketRe.MatchString(bare) && i > 0:
 		return bare, true
-	case yourRe.MatchString(t):
-		return t, false
-	case xxxRe.MatchString(t):
-		return t, false
-	case pathToRe.MatchString(t):
+	case yourRe.MatchString(t), xxxRe.MatchString(t), pathToRe.MatchString(t):
 		return t, false
 	case templateRe.MatchString(bare):
 		return bare, false // quoted, {{ … }} is a template the command reads (--format '{{.Name}}')
-	case i > 0 && numberedRe.MatchString(firstField(t)):
-		return t, false
-	case exampleNameRe.MatchString(t):
-		return t, false
-	case userHostRe.MatchString(bare) && i > 0:
+	case i > 0 && numberedRe.MatchString(firstField(t)), exampleNameRe.MatchString(t), userHostRe.MatchString(bare) && i > 0:
 		return t, false
 	case i > 0 && capsRe.MatchString(bare) && bare == t && len(t) >= 3 && !capsWords[strings.TrimSuffix(t, "...")] &&
 		!caseCommands[s.name()]:
@@ -304,13 +278,11 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 
 // looksLikeSynopsis reports a usage line: [options], <arg>, FILE...
 func looksLikeSynopsis(s simple) bool {
+	n := 0
 	for _, w := range s.argv[min(1, len(s.argv)):] {
 		if bracketRe.MatchString(w.bare) || strings.HasSuffix(w.bare, "...") && !strings.Contains(w.bare, "/") || w.text == "..." {
 			return true
 		}
-	}
-	n := 0
-	for _, w := range s.argv[min(1, len(s.argv)):] {
 		if angleRe.MatchString(w.bare) {
 			n++
 		}

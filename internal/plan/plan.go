@@ -50,6 +50,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -189,20 +190,18 @@ func (p *Plan) NothingToRun() string {
 	}
 	var parts []string
 	seen := map[int]bool{}
-	n := 0
 	for _, e := range p.Entries {
 		if seen[e.BlockLine] {
 			continue
 		}
 		seen[e.BlockLine] = true
-		n++
 		if len(parts) < maxListed {
 			parts = append(parts, fmt.Sprintf("line %d: %s", e.BlockLine, e.Reason))
 		}
 	}
 	more := ""
-	if n > len(parts) {
-		more = fmt.Sprintf("; and %d more", n-len(parts))
+	if len(seen) > len(parts) {
+		more = fmt.Sprintf("; and %d more", len(seen)-len(parts))
 	}
 	return fmt.Sprintf("nothing to run: none of the %d code blocks of %s has a command to run on Linux (%s%s)", p.Blocks, p.File, strings.Join(parts, "; "), more)
 }
@@ -329,24 +328,11 @@ var troubleRe = lazyre.New(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)
 // that names a benchmarking tool.
 var benchmarkRe = lazyre.New(`(?i)^\W*benchmark(s|ing)?\b`)
 
-// benchmarkHeading returns the heading of a benchmark section the block
-// stands in, "" for none.
-func benchmarkHeading(hs []string) string {
+// section returns the innermost heading the block stands in (at any depth)
+// that re matches, "" for none.
+func section(hs []string, re *lazyre.Regexp) string {
 	for i := len(hs) - 1; i >= 0; i-- {
-		if benchmarkRe.MatchString(hs[i]) {
-			return hs[i]
-		}
-	}
-	return ""
-}
-
-// troubleHeading returns the heading of a troubleshooting or FAQ section
-// the block stands in (at any depth), "" for none. Deeper in such a
-// section (a question of its own), installs are fixes for that problem and
-// are skipped; other commands are examples.
-func troubleHeading(hs []string) string {
-	for i := len(hs) - 1; i >= 0; i-- {
-		if troubleRe.MatchString(hs[i]) {
+		if re.MatchString(hs[i]) {
 			return hs[i]
 		}
 	}
@@ -370,14 +356,7 @@ var uninstallRe = lazyre.New(`(?i)\buninstall(ing|ation)?\b`)
 var installSectionRe = lazyre.New(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up|prerequisites?|requirements|dependencies|from\s+source|build(ing)?|compil(e|ing|ation)|download(ing)?)\b`)
 
 // isInstallSection reports a block under an install-like heading.
-func isInstallSection(hs []string) bool {
-	for _, h := range hs {
-		if installSectionRe.MatchString(h) {
-			return true
-		}
-	}
-	return false
-}
+func isInstallSection(hs []string) bool { return section(hs, installSectionRe) != "" }
 
 // planner holds what the plan learns while it reads the README in order.
 type planner struct {
@@ -409,7 +388,6 @@ type candidate struct {
 	endLine int
 	shape   lineShape
 	comment string // the comment lines right above it in the block
-	output  []readme.Line
 }
 
 // otherShellLangs are languages of shells whose syntax is not bash.
@@ -422,10 +400,7 @@ var otherShellLangs = map[string]string{
 }
 
 // textLangs are blocks of text, output or data.
-var textLangs = map[string]bool{
-	"text": true, "txt": true, "plain": true, "plaintext": true, "output": true, "log": true, "none": true,
-	"nohighlight": true, "no-highlight": true, "ascii": true, "raw": true, "out": true, "stdout": true, "": false,
-}
+var textLangs = toSet(`text txt plain plaintext output log none nohighlight no-highlight ascii raw out stdout`)
 
 func (pl *planner) entry(b readme.Block, c candidate, run bool, reason string) Entry {
 	return Entry{
@@ -468,7 +443,7 @@ func (pl *planner) block(b readme.Block) []Entry {
 		return pl.blockEntry(b, label+": a help text with example prompts, not a session")
 	case b.Mode == readme.ModeConsole:
 		for _, c := range b.Commands {
-			cands = append(cands, candidate{text: c.Text, line: c.Line, endLine: c.EndLine, shape: shapeCommand, output: c.Output})
+			cands = append(cands, candidate{text: c.Text, line: c.Line, endLine: c.EndLine, shape: shapeCommand})
 		}
 		base = label + ": shell prompt"
 		if len(cands) == 0 {
@@ -538,8 +513,8 @@ func (pl *planner) block(b readme.Block) []Entry {
 		skipAll = "uninstalls: not part of trying the README"
 	case upgradeHeading(b.Headings) != "":
 		skipAll = fmt.Sprintf("upgrades an earlier install (section %q): not part of trying the README", upgradeHeading(b.Headings))
-	case benchmarkHeading(b.Headings) != "":
-		skipAll = fmt.Sprintf("benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", benchmarkHeading(b.Headings))
+	case section(b.Headings, benchmarkRe) != "":
+		skipAll = fmt.Sprintf("benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", section(b.Headings, benchmarkRe))
 	case troubleRe.MatchString(innermost(b.Headings)):
 		skipAll = fmt.Sprintf("troubleshooting (section %q): only when that problem occurs", innermost(b.Headings))
 	case troubleCueRe.MatchString(proseOnly(lastSentence(b.Before))):
@@ -732,12 +707,7 @@ func (pl *planner) applyHints(b readme.Block, es *[]Entry) {
 			}
 		}
 		*es = keep
-		run = []int{}
-		for i, e := range *es {
-			if e.Run {
-				run = append(run, i)
-			}
-		}
+		run = run[:1] // the entries before it were not run, so it keeps its index
 	}
 	for _, i := range run {
 		s := &(*es)[i].Step
@@ -881,7 +851,7 @@ func (pl *planner) namedFile(b readme.Block) (string, string) {
 			names = append(names, m[1])
 		}
 	}
-	if len(names) != 1 || (readme.IsShellLang(b.Lang) && regexp.MustCompile(`(?i)rc$|profile$`).MatchString(names[0])) {
+	if len(names) != 1 || (readme.IsShellLang(b.Lang) && rcFileRe.MatchString(names[0])) {
 		return "", ""
 	}
 	return names[0], fmt.Sprintf("file content: the text before the block says to put it in %s, so it is written there, as a person would", names[0])
@@ -1102,16 +1072,14 @@ var compoundRe = lazyre.New(`<<|^\s*(if|for|while|until|case|select|function)\b|
 
 // firstLineOf is a command's first line, backslash continuations joined.
 func firstLineOf(s string) string {
-	s = strings.ReplaceAll(s, "\\\n", " ")
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+	first, _, _ := strings.Cut(strings.ReplaceAll(s, "\\\n", " "), "\n")
+	return first
 }
 
+// firstLine is a command's first line, with " …" when there are more.
 func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
+	if first, _, more := strings.Cut(s, "\n"); more {
+		return first + " …"
 	}
 	return s
 }
@@ -1201,6 +1169,7 @@ var (
 	otherRcRe   = lazyre.New(`(?i)\.?zshrc|\bzsh\b|config\.fish|\bfish\b|\bnushell\b|\bpowershell\b|\$profile|\bcsh\b|\btcsh\b|\bxonsh\b|\belvish\b`)
 	shellCfgRe  = lazyre.New(`(?i)\bshell('s)? (config(uration)?|startup|rc|profile|init)|\brc file|\b(startup|profile) file|\bshell config`)
 	pathLikeRe  = lazyre.New(`^[~./]?[\w.-]*[./][\w./-]*$|^[A-Z][\w-]*file$|^\.[\w.-]+$`)
+	rcFileRe    = lazyre.New(`(?i)rc$|profile$`) // a shell startup file's name
 )
 
 // fileTarget reads the sentence before a block: when it presents the block
@@ -1240,7 +1209,7 @@ func fileTarget(before string) (kind, target string) {
 // that is one (`~/.bashrc`), else def.
 func rcTarget(before, def string) string {
 	for _, m := range codeSpanRe.FindAllStringSubmatch(before, -1) {
-		if regexp.MustCompile(`(?i)rc$|profile$`).MatchString(m[1]) {
+		if rcFileRe.MatchString(m[1]) {
 			return m[1]
 		}
 	}
@@ -1325,7 +1294,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 			target = name
 		}
 		if dir != "" && dir != "." && !pl.repo.is(path.Base(dir)) && !strings.HasPrefix(dir, "-") {
-			if deb := pl.laterDebianInstall(pl.repo.Names, c.line); deb > 0 && !pl.debianBlock(b) {
+			if deb := pl.laterDebianInstall(pl.repo.Names, c.line); deb > 0 && !debianBlock(b) {
 				pl.notMade[strings.TrimSuffix(dir, "/")] = c.line
 				return skip(fmt.Sprintf("alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(pl.repo.Names, ", ")))
 			}
@@ -1388,7 +1357,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	if prog := interactive(head); prog != "" && !funcDef {
 		return skip(fmt.Sprintf("interactive: %s needs a terminal", prog))
 	}
-	if cue := blockCue(b, interactiveCueRe); cue != "" && !funcDef && !onlyInfo(cmds) && pl.usesProject(c.text) {
+	if cue := blockCue(b, interactiveCueRe); cue != "" && !funcDef && !cmds[len(cmds)-1].onlyInfo() && pl.usesProject(c.text) {
 		return skip(fmt.Sprintf("interactive: the text presents it so (%q), and nobody is at the terminal", cue))
 	}
 	if !funcDef && pl.startsTUI(cmds) {
@@ -1471,7 +1440,9 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	if pl.runsOwnInstaller(cmds) {
 		tools = append(tools, pl.repo.Names...) // the project's installer, downloaded first
 	}
-	if th := troubleHeading(b.Headings); len(tools) > 0 && th != "" {
+	// Deeper in a troubleshooting or FAQ section (a question of its own),
+	// installs are fixes for that problem; other commands are examples.
+	if th := section(b.Headings, troubleRe); len(tools) > 0 && th != "" {
 		return skip(fmt.Sprintf("installs a fix from a troubleshooting section (%q): only when that problem occurs", th))
 	}
 	if len(tools) > 0 {
@@ -1488,7 +1459,7 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		if all && prev > 0 {
 			return skip(fmt.Sprintf("alternative: %s line %d already installs %s", pl.file, prev, strings.Join(tools, ", ")))
 		}
-		if deb := pl.laterDebianInstall(tools, c.line); deb > 0 && !pl.debianBlock(b) {
+		if deb := pl.laterDebianInstall(tools, c.line); deb > 0 && !debianBlock(b) {
 			return skip(fmt.Sprintf("alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(tools, ", ")))
 		}
 		for _, t := range tools {
@@ -1565,13 +1536,19 @@ func (pl *planner) installedAny(tools []string) int {
 	return 0
 }
 
+// urlWordSepRe separates the words of a URL.
+var urlWordSepRe = lazyre.New(`[^A-Za-z0-9_-]+`)
+
 // urlNamesRepo reports a URL that names the project: its owner/name, or
 // one of its names as a word of the URL (https://pyenv.run).
 func (pl *planner) urlNamesRepo(url string) bool {
-	if pl.repoSlugIn(url) {
-		return true
+	u := strings.ToLower(url)
+	for _, s := range pl.repo.Slugs {
+		if strings.Contains(u, "/"+s+"/") {
+			return true
+		}
 	}
-	for _, w := range regexp.MustCompile(`[^A-Za-z0-9_-]+`).Split(strings.ToLower(url), -1) {
+	for _, w := range urlWordSepRe.Split(u, -1) {
 		if w != "" && pl.repo.is(w) {
 			return true
 		}
@@ -1587,16 +1564,6 @@ func (pl *planner) urlNamesRepo(url string) bool {
 			if len(n) >= 4 && len(w) <= len(n)+8 && strings.Contains(w, n) {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-func (pl *planner) repoSlugIn(url string) bool {
-	u := strings.ToLower(url)
-	for _, s := range pl.repo.Slugs {
-		if strings.Contains(u, "/"+s+"/") {
-			return true
 		}
 	}
 	return false
@@ -1624,7 +1591,7 @@ func (pl *planner) ownImage(s simple) string {
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if strings.HasPrefix(a, "-") {
-			if !strings.Contains(a, "=") && takesValue(a) {
+			if dockerValueOpts[a] {
 				i++
 			}
 			continue
@@ -1637,13 +1604,8 @@ func (pl *planner) ownImage(s simple) string {
 		if i := strings.LastIndexByte(ref, '@'); i > 0 {
 			ref = ref[:i]
 		}
-		if pl.repo.is(path.Base(ref)) || pl.images[ref] {
+		if pl.repo.is(path.Base(ref)) || pl.images[ref] || slices.ContainsFunc(pl.repo.Slugs, func(sl string) bool { return strings.HasSuffix(ref, sl) }) {
 			return a
-		}
-		for _, sl := range pl.repo.Slugs {
-			if strings.HasSuffix(ref, sl) {
-				return a
-			}
 		}
 		return ""
 	}
@@ -1674,7 +1636,7 @@ func (pl *planner) ownBuild(s simple) (string, bool) {
 			}
 		case strings.HasPrefix(a, "--tag="):
 			tag = strings.TrimPrefix(a, "--tag=")
-		case strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && (a == "-f" || a == "--file" || a == "--build-arg" || a == "--target" || a == "--platform"):
+		case a == "-f" || a == "--file" || a == "--build-arg" || a == "--target" || a == "--platform":
 			i++
 		case strings.HasPrefix(a, "-"):
 		default:
@@ -1687,16 +1649,10 @@ func (pl *planner) ownBuild(s simple) (string, bool) {
 	return "", false
 }
 
-// takesValue lists docker run options that take a separate value.
-func takesValue(opt string) bool {
-	switch opt {
-	case "-v", "--volume", "-e", "--env", "-p", "--publish", "-w", "--workdir", "--name", "-u", "--user",
-		"--network", "--net", "--entrypoint", "--mount", "-l", "--label", "--env-file", "--platform", "-h", "--hostname",
-		"--add-host", "--cpus", "-m", "--memory", "--device", "--restart", "--pull", "--cap-add", "--cap-drop", "--security-opt":
-		return true
-	}
-	return false
-}
+// dockerValueOpts are docker run options that take a separate value.
+var dockerValueOpts = toSet(`-v --volume -e --env -p --publish -w --workdir --name -u --user --network --net --entrypoint
+--mount -l --label --env-file --platform -h --hostname --add-host --cpus -m --memory --device --restart --pull
+--cap-add --cap-drop --security-opt`)
 
 // chainRest returns the part of an `a && b && c` line after its first
 // command and any directly following commands for which skipAlso holds; ""

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -15,11 +16,7 @@ import (
 
 // platformWords name platforms in prose. Order matters: distributions that
 // carry "Linux" in their name come before plain "linux".
-var platformWords = []struct {
-	re   *lazyre.Regexp
-	name string
-	fits bool // fits the sandbox (Debian Linux)
-}{
+var platformWords = []platformWord{
 	{lazyre.New(`(?i)\b(arch(\s*linux)?|manjaro|endeavouros|aur)\b`), "Arch Linux", false},
 	{lazyre.New(`(?i)\balpine(\s*linux)?\b`), "Alpine Linux", false},
 	{lazyre.New(`(?i)\b(amazon|clear|kali)\s*linux\b`), "another Linux distribution", false},
@@ -48,6 +45,12 @@ var platformWords = []struct {
 	{lazyre.New(`(?i)\b(linux|gnu/linux|gnu|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
 }
 
+type platformWord struct {
+	re   *lazyre.Regexp
+	name string
+	fits bool // fits the sandbox (Debian Linux)
+}
+
 // anyPlatformWord matches where any of platformWords does.
 var anyPlatformWord = lazyre.New(func() string {
 	alts := make([]string, len(platformWords))
@@ -62,54 +65,52 @@ var anyPlatformWord = lazyre.New(func() string {
 // name is the other platform when it names only others, and both are zero
 // when it names none.
 func textPlatform(s string) (name string, fits, named bool) {
+	ps := platformsNamed(s)
+	if len(ps) == 0 {
+		return "", false, false
+	}
+	if slices.ContainsFunc(ps, func(p platformWord) bool { return p.fits }) {
+		return "", true, true
+	}
+	return ps[0].name, false, true
+}
+
+// platformCount counts the platforms a text names ("Windows, Debian,
+// Fedora" names three; "Debian/Ubuntu" one, as they are one family).
+func platformCount(s string) int { return len(platformsNamed(s)) }
+
+// platformsNamed returns the platformWords a text names, in their order;
+// what each matches is blanked before the next is looked for.
+func platformsNamed(s string) []platformWord {
 	// A heading is asked about once per block under it: the answers are
 	// kept (a README's texts are few; the memo is emptied when it grows).
 	platformMemo.Lock()
-	a, ok := platformMemo.m[s]
+	ps, ok := platformMemo.m[s]
 	platformMemo.Unlock()
-	if !ok {
-		a.name, a.fits, a.named = scanPlatform(s)
-		platformMemo.Lock()
-		if len(platformMemo.m) >= 4096 || platformMemo.m == nil {
-			platformMemo.m = make(map[string]platformAnswer)
-		}
-		platformMemo.m[s] = a
-		platformMemo.Unlock()
+	if ok {
+		return ps
 	}
-	return a.name, a.fits, a.named
-}
-
-type platformAnswer struct {
-	name        string
-	fits, named bool
+	rest := strings.ReplaceAll(s, "*nix", " unix ")
+	if anyPlatformWord.MatchString(rest) { // one scan, not one per platform: most texts name none
+		for _, p := range platformWords {
+			if p.re.MatchString(rest) {
+				rest = p.re.ReplaceAllString(rest, " ")
+				ps = append(ps, p)
+			}
+		}
+	}
+	platformMemo.Lock()
+	if len(platformMemo.m) >= 4096 || platformMemo.m == nil {
+		platformMemo.m = make(map[string][]platformWord)
+	}
+	platformMemo.m[s] = ps
+	platformMemo.Unlock()
+	return ps
 }
 
 var platformMemo struct {
 	sync.Mutex
-	m map[string]platformAnswer
-}
-
-// scanPlatform is textPlatform without the memo.
-func scanPlatform(s string) (name string, fits, named bool) {
-	rest := strings.ReplaceAll(s, "*nix", " unix ")
-	if !anyPlatformWord.MatchString(rest) {
-		return "", false, false // one scan, not one per platform: most texts name none
-	}
-	var others []string
-	for _, p := range platformWords {
-		if !p.re.MatchString(rest) {
-			continue
-		}
-		rest = p.re.ReplaceAllString(rest, " ")
-		if p.fits {
-			return "", true, true
-		}
-		others = append(others, p.name)
-	}
-	if len(others) == 0 {
-		return "", false, false
-	}
-	return others[0], false, true
+	m map[string][]platformWord
 }
 
 // hintPlatform maps the platform hint to a name.
@@ -169,8 +170,7 @@ func commandPlatform(s simple, raw string) string {
 	if psVerbNoun.MatchString(name) {
 		return "PowerShell"
 	}
-	if windowsPath.MatchString(name) || strings.HasSuffix(strings.ToLower(name), ".exe") || strings.HasSuffix(strings.ToLower(name), ".ps1") ||
-		strings.HasSuffix(strings.ToLower(name), ".bat") || strings.HasSuffix(strings.ToLower(name), ".cmd") {
+	if windowsPath.MatchString(name) || slices.Contains([]string{".exe", ".ps1", ".bat", ".cmd"}, strings.ToLower(path.Ext(name))) {
 		return "Windows"
 	}
 	if name == "open" && len(s.argv) > 1 {
@@ -200,7 +200,7 @@ func commandPlatform(s simple, raw string) string {
 		// forms count.
 		switch name {
 		case "port", "pkg", "start", "installer", "nix":
-			if len(s.argv) < 2 || !isPkgVerb(s.argv[1].text) {
+			if len(s.argv) < 2 || !pkgVerbs[s.argv[1].text] {
 				return ""
 			}
 		case "snap":
@@ -222,13 +222,8 @@ var platformPaths = map[string]string{
 
 // snapVerbs are snap's subcommands that need snapd (`snap connect` after
 // `snap install`); "snap" alone is also an ordinary word.
-var snapVerbs = map[string]bool{"install": true, "connect": true, "disconnect": true, "refresh": true, "run": true,
-	"alias": true, "set": true, "get": true, "start": true, "stop": true, "restart": true, "services": true, "remove": true, "info": true, "list": true}
+var snapVerbs = toSet(`install connect disconnect refresh run alias set get start stop restart services remove info list`)
 
-func isPkgVerb(v string) bool {
-	switch v {
-	case "install", "add", "selfupdate", "upgrade", "-S", "profile", "env", "run", "shell", "-pkg", "-target":
-		return true
-	}
-	return false
-}
+// pkgVerbs are the subcommands that make port, pkg, start, installer and
+// nix install forms.
+var pkgVerbs = toSet(`install add selfupdate upgrade -S profile env run shell -pkg -target`)

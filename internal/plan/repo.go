@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -60,15 +61,7 @@ func (r *Repo) AddFiles(paths ...string) {
 
 func (r Repo) is(name string) bool {
 	name = strings.ToLower(strings.TrimSuffix(name, ".git"))
-	if name == "" {
-		return false
-	}
-	for _, n := range r.Names {
-		if n == name {
-			return true
-		}
-	}
-	return false
+	return name != "" && slices.Contains(r.Names, name)
 }
 
 func (r Repo) isPackage(p string) bool {
@@ -76,12 +69,7 @@ func (r Repo) isPackage(p string) bool {
 	if i := strings.LastIndexByte(p, '@'); i > 0 {
 		p = p[:i]
 	}
-	for _, n := range r.Packages {
-		if n == p {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(r.Packages, p)
 }
 
 func (r Repo) isModule(p string) bool {
@@ -104,29 +92,14 @@ func (r Repo) isModule(p string) bool {
 // matches one of the names.
 func (r Repo) isClone(url string) bool {
 	name, slug := repoOfURL(url)
-	for _, s := range r.Slugs {
-		if s == slug {
-			return true
-		}
-	}
-	return r.is(name)
+	return slices.Contains(r.Slugs, slug) || r.is(name)
 }
 
 // add adds names, skipping empty and duplicate ones.
 func (r *Repo) add(list *[]string, vs ...string) {
 	for _, v := range vs {
 		v = strings.ToLower(strings.TrimSpace(v))
-		if v == "" || v == "." || v == "/" {
-			continue
-		}
-		dup := false
-		for _, x := range *list {
-			if x == v {
-				dup = true
-				break
-			}
-		}
-		if !dup {
+		if v != "" && v != "." && v != "/" && !slices.Contains(*list, v) {
 			*list = append(*list, v)
 		}
 	}
@@ -195,18 +168,13 @@ func RepoFromDir(dir, slug string) Repo {
 		}
 	}
 	r.AddFiles(listFiles(dir, maxFiles)...)
-	if b := readSmall(dir, "Cargo.toml"); b != nil {
-		r.add(&r.Names, tomlBinNames(b)...)
-	}
-	if b := readSmall(dir, "pyproject.toml"); b != nil {
-		r.add(&r.Names, tomlScriptNames(b)...)
-	}
-	for _, f := range []string{"Cargo.toml", "pyproject.toml"} {
-		if b := readSmall(dir, f); b != nil {
-			if name := tomlName(b); name != "" {
-				r.add(&r.Packages, name)
-				r.add(&r.Names, name)
-			}
+	cargo, pyproject := readSmall(dir, "Cargo.toml"), readSmall(dir, "pyproject.toml")
+	r.add(&r.Names, tomlBinNames(cargo)...)
+	r.add(&r.Names, tomlScriptNames(pyproject)...)
+	for _, b := range [][]byte{cargo, pyproject} {
+		if name := tomlName(b); name != "" {
+			r.add(&r.Packages, name)
+			r.add(&r.Names, name)
 		}
 	}
 	return r

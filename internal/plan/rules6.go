@@ -3,6 +3,7 @@ package plan
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -28,11 +29,7 @@ func usesContainers(cmds []simple) string {
 		if t := containerTools[path.Base(s.name())]; t != "" {
 			return t
 		}
-		words := append([]string{}, assignmentValuesOf(s)...)
-		for _, w := range s.argv {
-			words = append(words, w.text)
-		}
-		for _, w := range words {
+		for _, w := range s.values() {
 			inner := ""
 			switch {
 			case strings.Contains(w, "$("):
@@ -50,15 +47,6 @@ func usesContainers(cmds []simple) string {
 		}
 	}
 	return ""
-}
-
-func assignmentValuesOf(s simple) []string {
-	var out []string
-	for _, a := range s.assign {
-		_, v, _ := strings.Cut(a, "=")
-		out = append(out, v)
-	}
-	return out
 }
 
 // entersContainer reports a container command that leaves the reader
@@ -85,7 +73,7 @@ func entersContainer(cmds []simple) bool {
 			case "-it", "-ti", "-t", "--tty":
 				tty = true
 			}
-			if !strings.Contains(args[i], "=") && takesValue(args[i]) {
+			if dockerValueOpts[args[i]] {
 				i++
 			}
 		}
@@ -161,12 +149,12 @@ func introText(src []byte) string {
 	if i := strings.Index(s, "```"); i >= 0 {
 		s = s[:i]
 	}
-	sections := 0
-	for i, l := range strings.Split(s, "\n") {
+	lines, sections := strings.Split(s, "\n"), 0
+	for i, l := range lines {
 		if strings.HasPrefix(l, "## ") {
 			sections++
 			if sections == 2 {
-				s = strings.Join(strings.Split(s, "\n")[:i], "\n")
+				s = strings.Join(lines[:i], "\n")
 				break
 			}
 		}
@@ -202,7 +190,7 @@ func presentsTUI(src []byte) (keys bool, cue string) {
 // kill`), or with no argument and its output on the terminal.
 func (pl *planner) opensUI(cmds []simple) bool {
 	for i, s := range cmds {
-		if !pl.repo.is(path.Base(s.name())) || onlyInfo([]simple{s}) {
+		if !pl.repo.is(path.Base(s.name())) || s.onlyInfo() {
 			continue
 		}
 		if i > 0 && cmds[i-1].piped || len(s.inputs) > 0 {
@@ -322,17 +310,24 @@ func (pl *planner) slugArg(a string) bool {
 // programs a crate builds (dua-cli builds dua).
 func tomlBinNames(b []byte) []string {
 	var out []string
+	for _, l := range tomlTables(b, "[[bin]]") {
+		if m := tomlNameRe.FindStringSubmatch(l); m != nil {
+			out = append(out, strings.ToLower(m[1]))
+		}
+	}
+	return out
+}
+
+// tomlTables returns the lines (trimmed) of the tables of a TOML file
+// with one of the headers.
+func tomlTables(b []byte, headers ...string) []string {
+	var out []string
 	in := false
 	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "[") {
-			in = l == "[[bin]]"
-			continue
-		}
-		if in {
-			if m := tomlNameRe.FindStringSubmatch(l); m != nil {
-				out = append(out, strings.ToLower(m[1]))
-			}
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "[") {
+			in = slices.Contains(headers, l)
+		} else if in {
+			out = append(out, l)
 		}
 	}
 	return out
@@ -389,7 +384,7 @@ func (pl *planner) noteDownloads(cmds []simple) {
 				file = args[i+1]
 			}
 		}
-		if url != "" && file == "" && (n == "wget" || contains(args, "-O") || contains(args, "--remote-name")) {
+		if url != "" && file == "" && (n == "wget" || slices.Contains(args, "-O") || slices.Contains(args, "--remote-name")) {
 			file = path.Base(strings.SplitN(url, "?", 2)[0])
 		}
 		if url != "" && file != "" {
@@ -407,15 +402,6 @@ func (pl *planner) runsOwnInstaller(cmds []simple) bool {
 			f = strings.TrimPrefix(s.args()[0], "./")
 		}
 		if u := pl.downloads[f]; u != "" && pl.urlNamesRepo(u) {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
 			return true
 		}
 	}
@@ -493,14 +479,8 @@ func (pl *planner) optionalSettings(b readme.Block, cands []candidate) string {
 // [project.scripts] and [tool.poetry.scripts] (rich-cli installs rich).
 func tomlScriptNames(b []byte) []string {
 	var out []string
-	in := false
-	for _, l := range strings.Split(string(b), "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "[") {
-			in = l == "[project.scripts]" || l == "[tool.poetry.scripts]"
-			continue
-		}
-		if k, _, ok := strings.Cut(l, "="); in && ok {
+	for _, l := range tomlTables(b, "[project.scripts]", "[tool.poetry.scripts]") {
+		if k, _, ok := strings.Cut(l, "="); ok {
 			if k = strings.Trim(strings.TrimSpace(k), `"'`); k != "" && !strings.HasPrefix(k, "#") {
 				out = append(out, strings.ToLower(k))
 			}

@@ -193,6 +193,40 @@ func (s simple) args() []string {
 	return out
 }
 
+// line is the command's words joined by spaces, for a pattern to read.
+func (s simple) line() string {
+	ws := make([]string, len(s.argv))
+	for i, w := range s.argv {
+		ws[i] = w.text
+	}
+	return strings.Join(ws, " ")
+}
+
+// values are the values of its NAME=value words, then its words: where a
+// $( … ) it runs can stand.
+func (s simple) values() []string {
+	var out []string
+	for _, a := range s.assign {
+		_, v, _ := strings.Cut(a, "=")
+		out = append(out, v)
+	}
+	for _, w := range s.argv {
+		out = append(out, w.text)
+	}
+	return out
+}
+
+// onlyInfo reports a command that only prints its version or help.
+func (s simple) onlyInfo() bool {
+	for _, a := range s.args() {
+		switch a {
+		case "--version", "-V", "--help", "-h", "version", "help":
+			return true
+		}
+	}
+	return false
+}
+
 // simples splits a command line into its simple commands.
 func simples(ws []word) []simple {
 	var out []simple
@@ -239,10 +273,7 @@ func simples(ws []word) []simple {
 }
 
 // wrappers run the command that follows them.
-var wrappers = map[string]bool{
-	"sudo": true, "doas": true, "env": true, "time": true, "nohup": true, "command": true,
-	"exec": true, "nice": true, "stdbuf": true,
-}
+var wrappers = toSet(`sudo doas env time nohup command exec nice stdbuf`)
 
 func unwrap(ws []word) simple {
 	var s simple
