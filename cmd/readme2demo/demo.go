@@ -65,19 +65,12 @@ func runDemo(o demoOptions, path string, e env) int {
 		fmt.Fprintln(e.stderr, "readme2demo demo: --width and --height must be positive")
 		return exitcode.Usage
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo demo: open command log: %v\n", err)
-		return exitcode.Usage
-	}
-	defer f.Close()
-	log, err := commandlog.Decode(f)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo demo: %s: %v\n", path, err)
+	log, ok := openLog("demo", path, e)
+	if !ok {
 		return exitcode.Usage
 	}
 	cast, script, err := demo.WriteFiles(o.out, log, demo.Options{
-		Title: o.title, Width: o.width, Height: o.height, Source: path, Secrets: credentialValues(e.getenv),
+		Title: o.title, Width: o.width, Height: o.height, Source: path, Secrets: secrets.Values(e.getenv, nil),
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo demo: %v\n", err)
@@ -104,7 +97,7 @@ func writeHTML(o demoOptions, e env, l *commandlog.Log, logPath string) int {
 	}
 	path, err := htmlreport.WriteFile(o.out, l, htmlreport.Options{
 		Title: o.title, Source: filepath.Base(logPath), ReadmeDiff: string(diff),
-		Secrets: credentialValues(e.getenv), Width: o.width, Height: o.height,
+		Secrets: secrets.Values(e.getenv, nil), Width: o.width, Height: o.height,
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo demo: %v\n", err)
@@ -113,7 +106,3 @@ func writeHTML(o demoOptions, e env, l *commandlog.Log, logPath string) int {
 	fmt.Fprintf(e.stdout, "wrote %s\n", path)
 	return exitcode.OK
 }
-
-// credentialValues returns the secret values in the environment
-// (internal/secrets decides which).
-func credentialValues(getenv func(string) string) []string { return secrets.Values(getenv, nil) }

@@ -73,12 +73,7 @@ Drifted scenarios' transcripts are saved as fixture candidates under
 
 Exit status: 0 no drift, 1 drift (the first changed field is named),
 2 bad flags or nothing could be run (no Docker, no image, no CLI).`, drift.ImageRepo),
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return exitWith(runDrift(cmd.Context(), o, e))
 		},
@@ -143,13 +138,12 @@ func runDrift(ctx context.Context, o driftOptions, e env) int {
 	}
 	drifted, notRun := false, errors.Is(err, context.Canceled)
 	for _, c := range checks {
-		if c.Outcome == nil {
-			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", c.Err)
-			notRun = true
-			continue
-		}
 		if c.Err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo drift: %v\n", c.Err)
+		}
+		if c.Outcome == nil { // not checked (c.Err says why)
+			notRun = true
+			continue
 		}
 		res := c.Outcome
 		res.Write(e.stdout)

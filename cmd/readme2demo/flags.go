@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -31,11 +32,7 @@ func addOutFlag(cmd *cobra.Command, p *string, def, usage string) {
 // addImageFlag defines --image, defaulting to R2D_IMAGE when set, else
 // defaultImage.
 func addImageFlag(cmd *cobra.Command, p *string, e env, usage string) {
-	def := defaultImage
-	if v := e.getenv("R2D_IMAGE"); v != "" {
-		def = v
-	}
-	cmd.Flags().StringVar(p, "image", def, usage+"; R2D_IMAGE sets the default")
+	cmd.Flags().StringVar(p, "image", cmp.Or(e.getenv("R2D_IMAGE"), defaultImage), usage+"; R2D_IMAGE sets the default")
 }
 
 // oneArg wants exactly one positional argument, named by what.
@@ -46,6 +43,22 @@ func oneArg(what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// noArgs wants no positional argument.
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q", args[0])
+	}
+	return nil
+}
+
+// atMostOneRepo wants at most one positional argument, REPO_DIR.
+func atMostOneRepo(_ *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		return errors.New("give at most one repository directory")
+	}
+	return nil
 }
 
 // networkFlags are --network and --allow-host.

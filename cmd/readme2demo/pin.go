@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -40,12 +41,7 @@ after a check without drift; see docs/drift.md.
 
 Exit status: 0 done (or already pinned), 1 --check found copies that disagree,
 2 bad flags, a version drift did not verify, or a failed edit or GitHub call.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return fmt.Errorf("unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return exitWith(runPin(cmd.Context(), o, e))
 		},
@@ -128,10 +124,7 @@ func runPin(ctx context.Context, o pinOptions, e env) int {
 		fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)
 		return exitcode.Usage
 	}
-	parent := o.parent
-	if parent == "" {
-		parent = e.getenv("GITHUB_SHA")
-	}
+	parent := cmp.Or(o.parent, e.getenv("GITHUB_SHA"))
 	res, err := pinbump.OpenPR(ctx, svc, ghapi.PRTarget{Owner: owner, Repo: repo, Base: o.base}, o.root, parent, b, runURL(e))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -39,12 +39,7 @@ code block with no candidate command has one entry with an empty command.
 
 Exit status: 0 the plan runs at least one command, 1 nothing to run,
 2 bad flags or no readable README.`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return errors.New("give at most one repository directory")
-			}
-			return nil
-		},
+		Args: atMostOneRepo,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			repo := "."
 			if len(args) == 1 {
@@ -67,7 +62,7 @@ func runPlan(o planOptions, repo string, e env) int {
 		fmt.Fprintf(e.stderr, "readme2demo plan: --format %q: use text or json\n", o.format)
 		return exitcode.Usage
 	}
-	if o.order != "" && !validOrder(o.order) {
+	if o.order != "" && !slices.Contains(plan.Orders, o.order) {
 		fmt.Fprintf(e.stderr, "readme2demo plan: --order %q: use %s\n", o.order, strings.Join(plan.Orders, " or "))
 		return exitcode.Usage
 	}
@@ -93,13 +88,4 @@ func runPlan(o planOptions, repo string, e env) int {
 		return exitcode.Failed
 	}
 	return exitcode.OK
-}
-
-func validOrder(o string) bool {
-	for _, v := range plan.Orders {
-		if o == v {
-			return true
-		}
-	}
-	return false
 }

@@ -43,16 +43,25 @@ Exit status: 0 printed, 2 unreadable or invalid command log.`,
 	return cmd
 }
 
-func runReport(o reportOptions, path string, e env) int {
+// openLog reads the command log at path; when it cannot, it says why on stderr as the verb.
+func openLog(verb, path string, e env) (*commandlog.Log, bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo report: open command log: %v\n", err)
-		return exitcode.Usage
+		fmt.Fprintf(e.stderr, "readme2demo %s: open command log: %v\n", verb, err)
+		return nil, false
 	}
 	defer f.Close()
 	log, err := commandlog.Decode(f)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "readme2demo report: %s: %v\n", path, err)
+		fmt.Fprintf(e.stderr, "readme2demo %s: %s: %v\n", verb, path, err)
+		return nil, false
+	}
+	return log, true
+}
+
+func runReport(o reportOptions, path string, e env) int {
+	log, ok := openLog("report", path, e)
+	if !ok {
 		return exitcode.Usage
 	}
 	opts := report.Options{MaxBytes: o.maxBytes, Readme: o.readme, RunURL: o.runURL, Redact: redact.New(nil).String}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,12 +75,7 @@ limit and what to change, rather than blamed on the README (docs/sandbox.md).
 
 Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 2 bad flags or configuration (nothing was started).`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return errors.New("give at most one repository directory")
-			}
-			return nil
-		},
+		Args: atMostOneRepo,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			repo := "."
 			if len(args) == 1 {
@@ -110,7 +106,7 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 		fmt.Fprintf(e.stderr, "readme2demo run: %v\n", err)
 		return exitcode.Usage
 	}
-	if o.order != "" && !validOrder(o.order) {
+	if o.order != "" && !slices.Contains(plan.Orders, o.order) {
 		fmt.Fprintf(e.stderr, "readme2demo run: --order %q: use %s\n", o.order, strings.Join(plan.Orders, " or "))
 		return exitcode.Usage
 	}

@@ -10,6 +10,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/readme2demo/readme2demo/internal/secrets"
 )
 
 // topKeys returns the keys indented by two spaces under a top-level
@@ -44,7 +46,7 @@ func readFile(t *testing.T, path string) string {
 func TestActionYAMLMatchesTheBinary(t *testing.T) {
 	y := readFile(t, "../../action.yml")
 	for _, in := range topKeys(t, y, "inputs") {
-		if v, ok := credentialInputs[in]; ok {
+		if v, ok := secrets.CredentialInputs[in]; ok {
 			assert.Check(t, is.Contains(y, v+": ${{ inputs."+in+" || env."+v+" }}"), "credential input %s", in)
 			continue
 		}

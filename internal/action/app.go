@@ -10,6 +10,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/release/pull"
 	"github.com/readme2demo/readme2demo/internal/report"
+	"github.com/readme2demo/readme2demo/internal/secrets"
 	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
@@ -78,14 +80,16 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		stderr:  stderr,
 		actions: getenv("GITHUB_ACTIONS") == "true",
 	}
-	// Secrets first: nothing may be printed before the masks are registered.
-	secrets := secretValues(getenv)
+	// Secrets first: nothing may be printed before the masks are registered
+	// (internal/secrets decides which values are secret; each multi-line
+	// value also comes split into its lines, as the runner masks line by line).
+	secretValues := secrets.Values(getenv, nil)
 	if s.actions {
-		for _, v := range secrets {
+		for _, v := range secretValues {
 			s.gh.AddMask(v)
 		}
 	}
-	s.red = redact.New(secrets)
+	s.red = redact.New(secretValues)
 
 	if len(args) > 0 {
 		switch args[0] {
@@ -356,7 +360,7 @@ func (a *app) comment(ctx context.Context, s *step, cfg config, ev event, l *com
 		s.warningf("readme2demo: GITHUB_REPOSITORY is not owner/repo, so no PR comment")
 		return ""
 	}
-	svc, err := ghapi.New(ghapi.Config{APIURL: orDefault(s.getenv("GITHUB_API_URL"), "https://api.github.com"),
+	svc, err := ghapi.New(ghapi.Config{APIURL: cmp.Or(s.getenv("GITHUB_API_URL"), "https://api.github.com"),
 		Token: cfg.GitHubToken, HTTPClient: a.httpClient, Sleep: a.sleep})
 	if err != nil {
 		s.warningf("readme2demo: PR comment: %v", err)
@@ -416,40 +420,26 @@ func (s *step) setOutputs(o map[string]string) {
 }
 
 func (s *step) summary(md string) {
-	if s.getenv("GITHUB_STEP_SUMMARY") == "" {
-		return
-	}
 	s.fileCommand("GITHUB_STEP_SUMMARY", func() { s.gh.AddStepSummary(md) })
 }
 
 // errorf, warningf and noticef print a message whose arguments may quote
 // the repository (paths, commands): control characters are shown, never
 // sent to a terminal or the job log.
-func (s *step) errorf(format string, a ...any) {
-	msg := termtext.Visible(fmt.Sprintf(format, a...))
-	if s.actions {
-		s.gh.Errorf("%s", msg)
-		return
-	}
-	fmt.Fprintf(s.stderr, "error: %s\n", msg)
-}
+func (s *step) errorf(format string, a ...any) { s.say(s.gh.Errorf, "error: ", format, a...) }
 
-func (s *step) warningf(format string, a ...any) {
-	msg := termtext.Visible(fmt.Sprintf(format, a...))
-	if s.actions {
-		s.gh.Warningf("%s", msg)
-		return
-	}
-	fmt.Fprintf(s.stderr, "warning: %s\n", msg)
-}
+func (s *step) warningf(format string, a ...any) { s.say(s.gh.Warningf, "warning: ", format, a...) }
 
-func (s *step) noticef(format string, a ...any) {
+func (s *step) noticef(format string, a ...any) { s.say(s.gh.Noticef, "", format, a...) }
+
+// say prints a message as an annotation in Actions, else on stderr after prefix.
+func (s *step) say(annotate func(string, ...any), prefix, format string, a ...any) {
 	msg := termtext.Visible(fmt.Sprintf(format, a...))
 	if s.actions {
-		s.gh.Noticef("%s", msg)
+		annotate("%s", msg)
 		return
 	}
-	fmt.Fprintf(s.stderr, "%s\n", msg)
+	fmt.Fprintf(s.stderr, "%s%s\n", prefix, msg)
 }
 
 // unjoin splits an errors.Join error into its parts.

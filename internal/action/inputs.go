@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -69,13 +70,6 @@ func newInputReader(getenv func(string) string) inputReader {
 	}
 }
 
-func orDefault(v, d string) string {
-	if v == "" {
-		return d
-	}
-	return v
-}
-
 // parseConfig validates every input and reports all problems at once.
 func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 	var errs []error
@@ -83,16 +77,16 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		errs = append(errs, &InputError{Input: input, Reason: fmt.Sprintf(format, a...)})
 	}
 	c := config{
-		Engine:       orDefault(in("engine"), "claude-code"),
-		Readme:       orDefault(in("readme"), "README.md"),
+		Engine:       cmp.Or(in("engine"), "claude-code"),
+		Readme:       cmp.Or(in("readme"), "README.md"),
 		Model:        in("model"),
 		Image:        in("image"),
 		Order:        in("order"),
-		Comment:      orDefault(in("comment"), commentAlways),
+		Comment:      cmp.Or(in("comment"), commentAlways),
 		GitHubToken:  in("github-token"),
-		ArtifactName: orDefault(in("artifact-name"), "readme2demo"),
+		ArtifactName: cmp.Or(in("artifact-name"), "readme2demo"),
 	}
-	c.WorkDir = orDefault(in("working-directory"), ".")
+	c.WorkDir = cmp.Or(in("working-directory"), ".")
 	if ws := getenv("GITHUB_WORKSPACE"); ws != "" && !filepath.IsAbs(c.WorkDir) {
 		c.WorkDir = filepath.Join(ws, c.WorkDir)
 	}
@@ -134,7 +128,7 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		// validate step runs before it exists).
 		c.Devcontainer, c.Image = true, in("base-image")
 	}
-	c.Sandbox = orDefault(in("sandbox"), sandbox.DefaultProfile)
+	c.Sandbox = cmp.Or(in("sandbox"), sandbox.DefaultProfile)
 	if err := sandbox.CheckProfile(c.Sandbox); err != nil {
 		bad("sandbox", "%q is not %s", c.Sandbox, strings.Join(sandbox.Profiles, " or "))
 	}
@@ -164,7 +158,7 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		}
 		c.Resources.PidsLimit = n
 	}
-	network, err := pipeline.ParseNetwork(orDefault(in("network"), pipeline.NetworkAllowlist), c.Engine)
+	network, err := pipeline.ParseNetwork(cmp.Or(in("network"), pipeline.NetworkAllowlist), c.Engine)
 	if err != nil {
 		bad("network", "%v", err)
 	}
@@ -184,7 +178,7 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 	default:
 		bad("comment", "%q is not always, on-failure or never", c.Comment)
 	}
-	f, err := parseFailOn(orDefault(in("fail-on"), defaultFailOn))
+	f, err := parseFailOn(cmp.Or(in("fail-on"), defaultFailOn))
 	if err != nil {
 		errs = append(errs, err)
 	}

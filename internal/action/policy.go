@@ -2,7 +2,8 @@ package action
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -28,10 +29,8 @@ func parseFailOn(s string) (failOn, error) {
 	f := failOn{}
 	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
 		switch part {
-		case failFailed, failBlocked, failAdjusted, failNoCommands:
+		case failFailed, failBlocked, failAdjusted, failNoCommands, failNever:
 			f[part] = true
-		case failNever:
-			f[failNever] = true
 		default:
 			return nil, &InputError{Input: "fail-on", Reason: fmt.Sprintf("%q is not one of failed, blocked, adjusted, no-commands, never", part)}
 		}
@@ -42,14 +41,7 @@ func parseFailOn(s string) (failOn, error) {
 	return f, nil
 }
 
-func (f failOn) String() string {
-	var out []string
-	for k := range f {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return strings.Join(out, ",")
-}
+func (f failOn) String() string { return strings.Join(slices.Sorted(maps.Keys(f)), ",") }
 
 // verdict returns the exit code for a log under the policy, and why it
 // fails ("" when it passes).

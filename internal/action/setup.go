@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -47,7 +48,7 @@ func (a *app) runMode(ctx context.Context, s *step, mode string) int {
 }
 
 func (a *app) pullImage(ctx context.Context, s *step) int {
-	engine := orDefault(newInputReader(s.getenv)("engine"), "claude-code")
+	engine := cmp.Or(newInputReader(s.getenv)("engine"), "claude-code")
 	path := s.getenv(ManifestEnv)
 	if path == "" {
 		s.errorf("pull the sandbox image: %s is not set (the path of the release's %s)", ManifestEnv, release.ManifestFile)

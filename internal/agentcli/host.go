@@ -2,6 +2,7 @@ package agentcli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os/exec"
@@ -12,10 +13,7 @@ import (
 // CLIDir is where CLI versions are installed on the host: $R2D_CLI_DIR, or
 // <repoRoot>/.cache/cli. One prefix per CLI version lives under it.
 func CLIDir(getenv func(string) string, repoRoot string) string {
-	if d := getenv("R2D_CLI_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join(repoRoot, ".cache", "cli")
+	return cmp.Or(getenv("R2D_CLI_DIR"), filepath.Join(repoRoot, ".cache", "cli"))
 }
 
 // Prefix is the install prefix of a version under cliDir:
@@ -53,11 +51,7 @@ func ExecCommander(ctx context.Context, name string, args ...string) ([]byte, er
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if len(msg) > 400 {
-			msg = msg[:400] + "…"
-		}
-		return stdout.Bytes(), fmt.Errorf("%s: %w: %s", name, err, msg)
+		return stdout.Bytes(), fmt.Errorf("%s: %w: %s", name, err, clip(strings.TrimSpace(stderr.String()), 400))
 	}
 	return stdout.Bytes(), nil
 }

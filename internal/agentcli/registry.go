@@ -1,6 +1,7 @@
 package agentcli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -31,11 +32,7 @@ type Registries struct {
 // npm itself honours; NPM_CONFIG_REGISTRY too) and PyPI's root from
 // R2D_PYPI_URL.
 func RegistriesFromEnv(getenv func(string) string) Registries {
-	r := Registries{NPM: getenv("npm_config_registry"), PyPI: getenv("R2D_PYPI_URL")}
-	if r.NPM == "" {
-		r.NPM = getenv("NPM_CONFIG_REGISTRY")
-	}
-	return r
+	return Registries{NPM: cmp.Or(getenv("npm_config_registry"), getenv("NPM_CONFIG_REGISTRY")), PyPI: getenv("R2D_PYPI_URL")}
 }
 
 // Latest returns the newest published version of c's package.
@@ -44,30 +41,10 @@ func (r Registries) Latest(ctx context.Context, c CLI) (string, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	var u string
-	var pick func([]byte) (string, error)
-	switch c.Registry {
-	case PyPI:
+	// Scoped names are one path segment: @scope%2fname, as npm sends them.
+	u := root(r.NPM, DefaultNPMRegistry) + strings.Replace(url.PathEscape(c.Package), "%2F", "%2f", 1)
+	if c.Registry == PyPI {
 		u = root(r.PyPI, DefaultPyPI) + "pypi/" + url.PathEscape(c.Package) + "/json"
-		pick = func(b []byte) (string, error) {
-			var doc struct {
-				Info struct {
-					Version string `json:"version"`
-				} `json:"info"`
-			}
-			err := json.Unmarshal(b, &doc)
-			return doc.Info.Version, err
-		}
-	default:
-		// Scoped names are one path segment: @scope%2fname, as npm sends them.
-		u = root(r.NPM, DefaultNPMRegistry) + strings.Replace(url.PathEscape(c.Package), "%2F", "%2f", 1)
-		pick = func(b []byte) (string, error) {
-			var doc struct {
-				DistTags map[string]string `json:"dist-tags"`
-			}
-			err := json.Unmarshal(b, &doc)
-			return doc.DistTags["latest"], err
-		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -87,9 +64,18 @@ func (r Registries) Latest(ctx context.Context, c CLI) (string, error) {
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("resolve latest %s: %s answered %s", c.Package, u, resp.Status)
 	}
-	v, err := pick(body)
-	if err != nil {
+	var doc struct {
+		DistTags map[string]string `json:"dist-tags"` // npm
+		Info     struct {
+			Version string `json:"version"`
+		} `json:"info"` // PyPI
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
 		return "", fmt.Errorf("resolve latest %s: decode %s: %w", c.Package, u, err)
+	}
+	v := doc.DistTags["latest"]
+	if c.Registry == PyPI {
+		v = doc.Info.Version
 	}
 	if !ValidVersion(v) {
 		return "", fmt.Errorf("resolve latest %s: %s names %q as the latest version, not a version like 1.2.3", c.Package, u, clip(v, 80))
@@ -98,9 +84,7 @@ func (r Registries) Latest(ctx context.Context, c CLI) (string, error) {
 }
 
 func root(u, def string) string {
-	if u == "" {
-		u = def
-	}
+	u = cmp.Or(u, def)
 	if !strings.HasSuffix(u, "/") {
 		u += "/"
 	}

@@ -2,6 +2,7 @@ package agentcli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,9 +72,7 @@ func (c CLI) Command(r Run) (*exec.Cmd, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("find %s binary: %w", c.Bin, err)
 	}
-	if r.Prompt == "" {
-		r.Prompt = DefaultPrompt
-	}
+	r.Prompt = cmp.Or(r.Prompt, DefaultPrompt)
 	if r.MaxTurns <= 0 {
 		r.MaxTurns = engines.DefaultMaxTurns
 	}
@@ -125,10 +124,7 @@ func (c CLI) Command(r Run) (*exec.Cmd, error) {
 		if err := os.WriteFile(prompt, []byte(r.Prompt), 0o600); err != nil {
 			return nil, fmt.Errorf("write openhands prompt: %w", err)
 		}
-		model := r.Model
-		if model == "" {
-			model = OpenHandsModel
-		}
+		model := cmp.Or(r.Model, OpenHandsModel)
 		args = append([]string{"--headless", "--json", "--override-with-envs", "--file", prompt}, r.Args...)
 		env = append(env, "LLM_API_KEY="+r.APIKey, "LLM_BASE_URL="+r.BaseURL, "LLM_MODEL="+model,
 			"OPENHANDS_WORK_DIR="+r.Workdir)

@@ -18,6 +18,7 @@ package demo
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -92,11 +93,6 @@ func WriteFiles(dir string, l *commandlog.Log, o Options) (castPath, scriptPath 
 	return castPath, scriptPath, nil
 }
 
-// redacted returns a redacted deep copy of l; l itself is left alone.
-func redacted(l *commandlog.Log, secrets []string) *commandlog.Log {
-	return redact.Copy(l, redact.New(secrets))
-}
-
 // Header is the first line of an asciicast v2 file.
 type Header struct {
 	Version   int               `json:"version"`
@@ -123,9 +119,7 @@ type castWriter struct {
 }
 
 func (c *castWriter) at(t time.Duration, data string) {
-	if t < c.t {
-		t = c.t
-	}
+	t = max(t, c.t)
 	c.t = t
 	if data == "" {
 		return
@@ -140,7 +134,7 @@ func Cast(w io.Writer, l *commandlog.Log, o Options) error {
 	if l == nil {
 		return fmt.Errorf("write cast: no command log")
 	}
-	l = redacted(l, o.Secrets)
+	l = redact.Copy(l, redact.New(o.Secrets)) // a copy: l itself is left alone
 	h := Header{Version: 2, Width: o.Width, Height: o.Height, Title: o.Title,
 		Env: map[string]string{"SHELL": "/bin/bash", "TERM": "xterm-256color"}}
 	if h.Width <= 0 {
@@ -184,7 +178,8 @@ func outcomeLine(l *commandlog.Log) string {
 	}
 	if l.OutcomeReason != "" && l.Outcome != commandlog.OutcomeSuccess {
 		// The first clause names the failing step; the rest is advice.
-		r, _, _ := strings.Cut(firstLine(l.OutcomeReason), "; ")
+		first, _, _ := strings.Cut(l.OutcomeReason, "\n")
+		r, _, _ := strings.Cut(first, "; ")
 		s += ": " + r
 	}
 	return s
@@ -197,10 +192,7 @@ func castCommand(cw *castWriter, t time.Duration, c commandlog.Command) time.Dur
 	// visibly: a README line cannot set the title, write the clipboard or
 	// clear the screen of whoever plays the demo.
 	text := termtext.Visible(c.Command)
-	typing := time.Duration(len(text)) * CharDelay
-	if typing > MaxTyping {
-		typing = MaxTyping
-	}
+	typing := min(time.Duration(len(text))*CharDelay, MaxTyping)
 	chunks := typeChunks(text)
 	step := time.Duration(0)
 	if len(chunks) > 0 {
@@ -216,10 +208,7 @@ func castCommand(cw *castWriter, t time.Duration, c commandlog.Command) time.Dur
 	out := terminalText(c.Output)
 	pause := DefaultOutput
 	if c.DurationMS != nil {
-		pause = time.Duration(*c.DurationMS) * time.Millisecond
-		if pause > MaxPause {
-			pause = MaxPause
-		}
+		pause = min(time.Duration(*c.DurationMS)*time.Millisecond, MaxPause)
 	}
 	lines := splitKeep(out)
 	if len(lines) > 0 {
@@ -310,11 +299,8 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	if l == nil {
 		return fmt.Errorf("write demo script: no command log")
 	}
-	l = redacted(l, o.Secrets)
-	src := o.Source
-	if src == "" {
-		src = "command_log.json"
-	}
+	l = redact.Copy(l, redact.New(o.Secrets)) // a copy: l itself is left alone
+	src := cmp.Or(o.Source, "command_log.json")
 	var ok []commandlog.Command
 	for _, c := range l.Commands {
 		if c.Status == commandlog.StatusOK && strings.TrimSpace(c.Command) != "" {
@@ -379,11 +365,4 @@ func leftOut(cmd string) string {
 		return "the command holds terminal control characters (shown as ^[, ^M, <U+…>)"
 	}
 	return ""
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -17,6 +17,7 @@ package devcontainer
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -25,9 +26,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -213,7 +216,7 @@ var CLIs = map[string][]CLI{
 func Dockerfile(devImage, base, engine string) (string, error) {
 	clis, ok := CLIs[engine]
 	if !ok {
-		return "", &Error{fmt.Sprintf("engine %s is not supported with --image devcontainer (supported: %s)", engine, strings.Join(engineNames(), ", "))}
+		return "", &Error{fmt.Sprintf("engine %s is not supported with --image devcontainer (supported: %s)", engine, strings.Join(slices.Sorted(maps.Keys(CLIs)), ", "))}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "FROM %s\nUSER root\n", devImage)
@@ -265,15 +268,6 @@ const setupScript = `RUN set -e; \
     printf 'case ":$PATH:" in *":%s:"*) ;; *) PATH="%s:$PATH" ;; esac\nexport PATH\n' "$PATH" "$PATH" > /etc/profile.d/00-readme2demo-devcontainer-path.sh; \
     echo "agent: $(id agent 2>/dev/null || echo uid 1000)"`
 
-func engineNames() []string {
-	var n []string
-	for k := range CLIs {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
-}
-
 // Builder is the part of the Docker API Build uses; *client.Client
 // implements it.
 type Builder interface {
@@ -296,9 +290,7 @@ func Tag(devImage, baseID, engine, dockerfile string) string {
 // pulled by the daemon when it is not local (no registry: build or load it
 // first). Progress lines go to progress.
 func Build(ctx context.Context, d Builder, repoDir, base, engine string, progress io.Writer) (string, Config, error) {
-	if progress == nil {
-		progress = io.Discard
-	}
+	progress = cmp.Or(progress, io.Discard)
 	cfg, err := Find(repoDir)
 	if err != nil {
 		return "", cfg, err

@@ -68,7 +68,7 @@ func flatten(l *commandlog.Log) *flat {
 	}
 	f.set("agent_version", quotePtr(l.AgentVersion))
 	f.set("outcome", string(l.Outcome))
-	f.set("outcome_reason", quote(l.OutcomeReason))
+	f.set("outcome_reason", strconv.Quote(l.OutcomeReason))
 	f.set("adjusted", strconv.FormatBool(l.Adjusted))
 	f.set("markers", markersString(l.Markers))
 	f.set("commands", strconv.Itoa(len(l.Commands)))
@@ -80,10 +80,10 @@ func flatten(l *commandlog.Log) *flat {
 			key += "#" + strconv.Itoa(n)
 		}
 		p := fmt.Sprintf("commands[%s].", key)
-		f.set(p+"command", quote(c.Command))
+		f.set(p+"command", strconv.Quote(c.Command))
 		f.set(p+"status", string(c.Status))
 		f.set(p+"exit_code", intPtrString(c.ExitCode))
-		f.set(p+"output", quote(Clip(c.Output, 40)))
+		f.set(p+"output", strconv.Quote(Clip(c.Output, 40)))
 		f.set(p+"output_bytes", strconv.Itoa(len(c.Output)))
 		f.set(p+"truncated", strconv.FormatBool(c.Truncated))
 		if c.ParentID != "" {

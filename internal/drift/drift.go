@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -126,7 +127,7 @@ func Check(e Expect, l *commandlog.Log) []Row {
 	add("parse_stats.unknown_events", "", "0", strconv.Itoa(l.ParseStats.UnknownEvents), "")
 	wantVersion := "null"
 	if e.AgentVersion != "" {
-		wantVersion = quote(e.AgentVersion)
+		wantVersion = strconv.Quote(e.AgentVersion)
 	}
 	add("agent_version", "", wantVersion, quotePtr(l.AgentVersion), e.AgentVersionWhy)
 	if r := &rows[len(rows)-1]; r.Got == "null" && !r.OK {
@@ -138,11 +139,11 @@ func Check(e Expect, l *commandlog.Log) []Row {
 		f := func(name string) string { return fmt.Sprintf("commands[%d].%s", i, name) }
 		subject := want.Command
 		if pair[i] < 0 {
-			add(f("command"), subject, quote(want.Command), "missing", "")
+			add(f("command"), subject, strconv.Quote(want.Command), "missing", "")
 			continue
 		}
 		got := l.Commands[pair[i]]
-		add(f("command"), subject, quote(want.Command), quote(got.Command), "")
+		add(f("command"), subject, strconv.Quote(want.Command), strconv.Quote(got.Command), "")
 		add(f("status"), subject, string(want.Status()), string(got.Status), "")
 		add(f("exit_code"), subject, intPtrString(want.Exit), intPtrString(got.ExitCode), "")
 		add(f("output"), subject, matchWant(want), matchGot(want, got.Output), "")
@@ -202,13 +203,11 @@ func pairCommands(want []ExpectCommand, got []commandlog.Command) []int {
 	return pair
 }
 
-func quote(s string) string { return strconv.Quote(s) }
-
 func quotePtr(s *string) string {
 	if s == nil {
 		return "null"
 	}
-	return quote(*s)
+	return strconv.Quote(*s)
 }
 
 func intPtrString(p *int) string {
@@ -246,11 +245,11 @@ func markersString(ms []commandlog.Marker) string {
 func matchWant(c ExpectCommand) string {
 	switch c.Match {
 	case MatchContains:
-		return "contains " + quote(c.Output)
+		return "contains " + strconv.Quote(c.Output)
 	case MatchPrefix:
-		return "starts with " + quote(c.Output)
+		return "starts with " + strconv.Quote(c.Output)
 	}
-	return quote(c.Output)
+	return strconv.Quote(c.Output)
 }
 
 func matchGot(c ExpectCommand, out string) string {
@@ -267,7 +266,7 @@ func matchGot(c ExpectCommand, out string) string {
 	if ok {
 		return matchWant(c)
 	}
-	return quote(Clip(out, 60))
+	return strconv.Quote(Clip(out, 60))
 }
 
 // Clip shortens s to about n bytes, marking the cut.
@@ -276,13 +275,11 @@ func Clip(s string, n int) string {
 		return s
 	}
 	cut := n
-	for cut > 0 && !isRuneStart(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "…"
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // Evaluate parses a scenario's transcript with the engine's parser (or a
 // test double), merges the CLI's session file into the log when the engine

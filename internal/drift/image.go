@@ -27,9 +27,6 @@ var _ ImageBuilder = (*client.Client)(nil)
 // <engine>-<version>: built once, reused afterwards.
 const ImageRepo = "readme2demo-drift"
 
-// ValidVersion reports whether v is a plain semver version.
-func ValidVersion(v string) bool { return agentcli.ValidVersion(v) }
-
 // ImageTag is the tag of the image holding version of c's CLI.
 func ImageTag(c agentcli.CLI, version string) string {
 	return ImageRepo + ":" + c.Engine + "-" + version
@@ -43,7 +40,7 @@ const baseLabel = "io.readme2demo.drift-base"
 // FROM base with c.Dockerfile when it does not exist yet. Build output goes
 // to progress.
 func EnsureImage(ctx context.Context, d ImageBuilder, c agentcli.CLI, base, version string, progress io.Writer) (string, error) {
-	if !ValidVersion(version) {
+	if !agentcli.ValidVersion(version) {
 		return "", fmt.Errorf("ensure image: %q is not a version like 1.2.3", version)
 	}
 	if progress == nil {
@@ -110,7 +107,7 @@ func ResolveVersion(ctx context.Context, reg agentcli.Registries, c agentcli.CLI
 	case "latest":
 		return reg.Latest(ctx, c)
 	}
-	if !ValidVersion(v) {
+	if !agentcli.ValidVersion(v) {
 		return "", fmt.Errorf("resolve version: %q is not a version like 1.2.3, \"pinned\" or \"latest\"", v)
 	}
 	return v, nil

@@ -92,8 +92,6 @@ type DockerRunner struct {
 	Docker  sandbox.Docker
 	Image   string
 	Gateway string // the bridge gateway address (sandbox.BridgeGateway)
-	// Progress receives the pipeline's progress lines; nil discards them.
-	Progress io.Writer
 }
 
 // ProjectDir implements Runner.
@@ -164,15 +162,14 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 	}
 	env := d.CLI.APIEnv(srv.URL(), mockllm.DummyAPIKey)
 	res, runErr := pipeline.Run(runCtx, pipeline.Config{
-		Engine:   d.CLI.Engine,
-		RunID:    runID,
-		RepoDir:  repo,
-		Image:    d.Image,
-		Limits:   engines.Limits{MaxTurns: maxTurns, Timeout: RunTimeout - 10*time.Second},
-		OutDir:   out,
-		Getenv:   func(k string) string { return env[k] },
-		Progress: d.Progress,
-		Docker:   d.Docker,
+		Engine:  d.CLI.Engine,
+		RunID:   runID,
+		RepoDir: repo,
+		Image:   d.Image,
+		Limits:  engines.Limits{MaxTurns: maxTurns, Timeout: RunTimeout - 10*time.Second},
+		OutDir:  out,
+		Getenv:  func(k string) string { return env[k] },
+		Docker:  d.Docker,
 	})
 	wasKilled := false
 	select {

@@ -57,10 +57,7 @@ func SummaryOf(o *Outcome) CheckSummary {
 			continue
 		}
 		vs := VersionSummary{Version: r.Version, Mode: r.Mode, Drifted: r.Drifted(), FirstChangedField: r.FirstLine(),
-			Dir: r.Engine + "-" + r.Version, DriftedScenarios: r.DriftedScenarios()}
-		for _, res := range r.Results {
-			vs.Scenarios = append(vs.Scenarios, res.Scenario)
-		}
+			Dir: r.Engine + "-" + r.Version, Scenarios: scenarioNames(r), DriftedScenarios: r.DriftedScenarios()}
 		if vs.DriftedScenarios == nil {
 			vs.DriftedScenarios = []string{}
 		}

@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -145,10 +146,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "readme2demo egress proxy: only http:// is forwarded as plain requests; https goes through CONNECT", http.StatusBadRequest)
 		return
 	}
-	host, port := r.URL.Hostname(), r.URL.Port()
-	if port == "" {
-		port = "80"
-	}
+	host, port := r.URL.Hostname(), cmp.Or(r.URL.Port(), "80")
 	if !s.allowed(w, host, port) {
 		return
 	}

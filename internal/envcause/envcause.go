@@ -15,6 +15,7 @@
 package envcause
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -194,17 +195,10 @@ var noSpace = regexp.MustCompile(`No space left on device|Disk quota exceeded|EN
 func noSpaceDetail(s Signals) string {
 	if s.Profile == ProfileStrict {
 		return fmt.Sprintf("a file system of the sandbox is full: under --sandbox strict /tmp is a %s tmpfs in memory; "+
-			"write elsewhere (the workspace, $HOME) or use --sandbox dev, where /tmp is on disk under the disk cap", orUnknown(s.TmpSize))
+			"write elsewhere (the workspace, $HOME) or use --sandbox dev, where /tmp is on disk under the disk cap", cmp.Or(s.TmpSize, "small"))
 	}
 	return fmt.Sprintf("a file system of the sandbox is full (No space left on device) before the disk cap of %s: "+
 		"the Docker host's disk, or /dev/shm, is full; free space on the host", size(s.Disk))
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "small"
-	}
-	return s
 }
 
 // strictRefused: sudo under no-new-privileges, or a write to the read-only

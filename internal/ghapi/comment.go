@@ -3,7 +3,6 @@ package ghapi
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/google/go-github/v60/github"
 )
@@ -40,16 +39,9 @@ const commentCapNote = "\n\n… (cut to fit GitHub's comment size limit; the ful
 // comment, it returns ErrNoComment. The body is capped at MaxBodyBytes.
 func (c *Client) UpsertComment(ctx context.Context, t CommentTarget, body string, createIfMissing bool) (*CommentResult, error) {
 	full := Cap(t.marker()+"\n"+body, MaxBodyBytes, commentCapNote)
-	var res *CommentResult
-	err := c.Retry(ctx, func() error {
-		var err error
-		res, err = c.upsertCommentOnce(ctx, t, full, createIfMissing)
-		return err
+	return retryValue(ctx, c, func() (*CommentResult, error) {
+		return c.upsertCommentOnce(ctx, t, full, createIfMissing)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
 }
 
 func (c *Client) upsertCommentOnce(ctx context.Context, t CommentTarget, body string, create bool) (*CommentResult, error) {
@@ -77,21 +69,9 @@ func (c *Client) upsertCommentOnce(ctx context.Context, t CommentTarget, body st
 // findComment returns the oldest comment carrying the slot's marker,
 // searching every page.
 func (c *Client) findComment(ctx context.Context, t CommentTarget) (*github.IssueComment, error) {
-	marker := t.marker()
 	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		page, resp, err := c.Issues.ListComments(ctx, t.Owner, t.Repo, t.Number, opts)
-		if err != nil {
-			return nil, Classify("list comments", commentPermissionHint, err)
-		}
-		for _, ic := range page {
-			if strings.Contains(ic.GetBody(), marker) {
-				return ic, nil
-			}
-		}
-		if resp == nil || resp.NextPage == 0 {
-			return nil, nil
-		}
-		opts.Page = resp.NextPage
-	}
+	return findMarked(t.marker(), "list comments", commentPermissionHint, func(page int) ([]*github.IssueComment, *github.Response, error) {
+		opts.Page = page
+		return c.Issues.ListComments(ctx, t.Owner, t.Repo, t.Number, opts)
+	}, nil)
 }

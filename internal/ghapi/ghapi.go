@@ -138,6 +138,44 @@ func (c *Client) Retry(ctx context.Context, op func() error) error {
 	}
 }
 
+// retryValue is Retry for an op that returns a value: the value of the try that succeeded.
+func retryValue[T any](ctx context.Context, c *Client, op func() (T, error)) (T, error) {
+	var v T
+	err := c.Retry(ctx, func() error {
+		var err error
+		v, err = op()
+		return err
+	})
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
+}
+
+// findMarked returns the first item, on any page list returns, whose body carries marker and
+// that keep accepts (nil keeps all), or the zero value when there is none. List errors are
+// classified as op with hint.
+func findMarked[T interface{ GetBody() string }](marker, op, hint string,
+	list func(page int) ([]T, *github.Response, error), keep func(T) bool) (T, error) {
+	var zero T
+	for page := 0; ; {
+		items, resp, err := list(page)
+		if err != nil {
+			return zero, Classify(op, hint, err)
+		}
+		for _, it := range items {
+			if strings.Contains(it.GetBody(), marker) && (keep == nil || keep(it)) {
+				return it, nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return zero, nil
+		}
+		page = resp.NextPage
+	}
+}
+
 // PermissionError is a 403 or 404 from GitHub: a read-only token (pull
 // requests from forks) or a missing permission. Callers warn and go on.
 type PermissionError struct {

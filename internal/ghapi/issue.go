@@ -2,7 +2,6 @@ package ghapi
 
 import (
 	"context"
-	"strings"
 
 	"github.com/google/go-github/v60/github"
 )
@@ -30,16 +29,9 @@ const issueCapNote = "\n\n… (cut to fit GitHub's issue size limit; the full re
 // prepended), opening it with labels when none is open.
 func (c *Client) UpsertIssue(ctx context.Context, t IssueTarget, title, body string, labels []string) (*Issue, error) {
 	full := Cap(t.marker()+"\n"+body, MaxBodyBytes, issueCapNote)
-	var is *Issue
-	err := c.Retry(ctx, func() error {
-		var err error
-		is, err = c.upsertIssueOnce(ctx, t, title, full, labels)
-		return err
+	return retryValue(ctx, c, func() (*Issue, error) {
+		return c.upsertIssueOnce(ctx, t, title, full, labels)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return is, nil
 }
 
 func (c *Client) upsertIssueOnce(ctx context.Context, t IssueTarget, title, body string, labels []string) (*Issue, error) {
@@ -69,24 +61,12 @@ func (c *Client) upsertIssueOnce(ctx context.Context, t IssueTarget, title, body
 // FindIssue returns the oldest open issue (not pull request) whose body
 // carries the slot's marker, searching every page, or nil.
 func (c *Client) FindIssue(ctx context.Context, t IssueTarget) (*github.Issue, error) {
-	marker := t.marker()
 	opts := &github.IssueListByRepoOptions{
 		State: "open", Sort: "created", Direction: "asc",
 		ListOptions: github.ListOptions{PerPage: 100},
 	}
-	for {
-		page, resp, err := c.Issues.ListByRepo(ctx, t.Owner, t.Repo, opts)
-		if err != nil {
-			return nil, Classify("list issues", issuePermissionHint, err)
-		}
-		for _, is := range page {
-			if !is.IsPullRequest() && strings.Contains(is.GetBody(), marker) {
-				return is, nil
-			}
-		}
-		if resp == nil || resp.NextPage == 0 {
-			return nil, nil
-		}
-		opts.Page = resp.NextPage
-	}
+	return findMarked(t.marker(), "list issues", issuePermissionHint, func(page int) ([]*github.Issue, *github.Response, error) {
+		opts.Page = page
+		return c.Issues.ListByRepo(ctx, t.Owner, t.Repo, opts)
+	}, func(is *github.Issue) bool { return !is.IsPullRequest() })
 }

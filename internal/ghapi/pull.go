@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/google/go-github/v60/github"
 )
@@ -60,22 +59,17 @@ func (c *Client) UpsertPR(ctx context.Context, t PRTarget, change Change, title,
 	if len(change.Files) == 0 {
 		return nil, errors.New("upsert pull request: the change has no files")
 	}
-	var pr *PR
-	err := c.Retry(ctx, func() error {
+	return retryValue(ctx, c, func() (*PR, error) {
 		commit, pushed, err := c.push(ctx, t, change)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		pr, err = c.openOrEditPR(ctx, t, title, Cap(t.marker()+"\n"+body, MaxBodyBytes, prCapNote))
+		pr, err := c.openOrEditPR(ctx, t, title, Cap(t.marker()+"\n"+body, MaxBodyBytes, prCapNote))
 		if pr != nil {
 			pr.Commit, pr.Pushed = commit, pushed
 		}
-		return err
+		return pr, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return pr, nil
 }
 
 // push makes the branch point at a commit holding change on top of its
@@ -176,24 +170,12 @@ func (c *Client) openOrEditPR(ctx context.Context, t PRTarget, title, body strin
 // FindPR returns the oldest open pull request whose body carries the slot's
 // marker, searching every page, or nil.
 func (c *Client) FindPR(ctx context.Context, t PRTarget) (*github.PullRequest, error) {
-	marker := t.marker()
 	opts := &github.PullRequestListOptions{State: "open", Sort: "created", Direction: "asc",
 		ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		page, resp, err := c.PullRequests.List(ctx, t.Owner, t.Repo, opts)
-		if err != nil {
-			return nil, Classify("list pull requests", prPermissionHint, err)
-		}
-		for _, pr := range page {
-			if strings.Contains(pr.GetBody(), marker) {
-				return pr, nil
-			}
-		}
-		if resp == nil || resp.NextPage == 0 {
-			return nil, nil
-		}
-		opts.Page = resp.NextPage
-	}
+	return findMarked(t.marker(), "list pull requests", prPermissionHint, func(page int) ([]*github.PullRequest, *github.Response, error) {
+		opts.Page = page
+		return c.PullRequests.List(ctx, t.Owner, t.Repo, opts)
+	}, nil)
 }
 
 func isNotFound(err error) bool {

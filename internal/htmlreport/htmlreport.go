@@ -23,6 +23,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -31,7 +32,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -120,7 +120,7 @@ func Render(w io.Writer, l *commandlog.Log, o Options) error {
 		return fmt.Errorf("render html report: no command log")
 	}
 	red := redactor(o)
-	l = redactedCopy(l, red, valuesRedactor(o))
+	l = redact.CopyFunc(l, red, valuesRedactor(o))
 	o.ReadmeDiff, o.Readme, o.Source, o.Title = red(o.ReadmeDiff), red(o.Readme), red(o.Source), red(o.Title)
 	p, err := build(l, o)
 	if err != nil {
@@ -200,31 +200,17 @@ type meta struct {
 func build(l *commandlog.Log, o Options) (*page, error) {
 	p := &page{
 		Title: o.Title, Outcome: outcome(l), Verdict: verdict(l), Readme: o.Readme, Source: o.Source,
-		Engine: orUnknown(l.Engine), Agent: "unknown", Cost: "unknown", Turns: "unknown", Duration: "unknown",
-		Reason: l.OutcomeReason, CSP: csp, CSS: template.CSS(pageCSS), JS: template.JS(pageJS),
-		Sandbox: report.SandboxLine(l.Sandbox),
+		Engine: cmp.Or(l.Engine, "unknown"), Agent: "unknown", Reason: l.OutcomeReason, Warning: report.DriftWarning(l.ParseStats),
+		CSP: csp, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Sandbox: report.SandboxLine(l.Sandbox),
 	}
+	p.Cost, p.Turns, p.Duration = report.Figures(l)
+	p.OK, p.Failed, p.Unknown = report.Counts(l.Commands)
 	if p.Title == "" {
 		p.Title = fmt.Sprintf("readme2demo: %s (%s)", l.Engine, p.Outcome)
 	}
-	if p.Source == "" {
-		p.Source = "command_log.json"
-	}
+	p.Source = cmp.Or(p.Source, "command_log.json")
 	if l.AgentVersion != nil && *l.AgentVersion != "" {
 		p.Agent = *l.AgentVersion
-	}
-	if l.CostUSD != nil {
-		p.Cost = fmt.Sprintf("$%.4f", *l.CostUSD)
-	}
-	if l.Turns != nil {
-		p.Turns = fmt.Sprint(*l.Turns)
-	}
-	if l.DurationMS != nil {
-		p.Duration = report.FormatDuration(*l.DurationMS)
-	}
-	if s := l.ParseStats; s.Malformed > 0 || s.UnknownEvents > 0 {
-		p.Warning = fmt.Sprintf("The transcript had %d malformed and %d unknown records out of %d: the agent CLI's format may have drifted, so this report may miss commands.",
-			s.Malformed, s.UnknownEvents, s.Lines)
 	}
 	for _, m := range l.Markers {
 		switch m.Kind {
@@ -254,14 +240,6 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 			p.Outputs = append(p.Outputs, make([]string, 0, min(outputChunk, len(l.Commands)-i)))
 		}
 		p.Outputs[len(p.Outputs)-1] = append(p.Outputs[len(p.Outputs)-1], clipOutput(c.Output))
-		switch c.Status {
-		case commandlog.StatusOK:
-			p.OK++
-		case commandlog.StatusFailed:
-			p.Failed++
-		default:
-			p.Unknown++
-		}
 	}
 	p.Total = len(l.Commands)
 
@@ -384,27 +362,10 @@ func outcome(l *commandlog.Log) string {
 	}
 }
 
+// verdict is report.Verdict without its emoji.
 func verdict(l *commandlog.Log) string {
-	if report.NothingToRun(l) {
-		return "Nothing to run: no README command to test"
-	}
-	switch outcome(l) {
-	case "adjusted":
-		return "The README works, with adjustments"
-	case "success":
-		return "The README works"
-	case "blocked":
-		return "Blocked: the agent could not proceed"
-	default:
-		return "The README did not work"
-	}
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
+	_, v, _ := strings.Cut(report.Verdict(l), " ")
+	return v
 }
 
 // redactor returns the redaction applied to every string on the page: the
@@ -426,25 +387,4 @@ func valuesRedactor(o Options) func(string) string {
 	}
 	r := redact.New(o.Secrets)
 	return func(v string) string { return r.Values(o.RedactValues(v)) }
-}
-
-// redactedCopy returns a deep copy of l with f applied to every string
-// (commandlog's one traversal: a field added to the schema is covered);
-// the text of a command mapped to a README line gets values instead, when
-// set.
-func redactedCopy(l *commandlog.Log, f, values func(string) string) *commandlog.Log {
-	c := commandlog.Clone(l)
-	sourced := map[string]bool{}
-	for i := range c.Commands {
-		if c.Commands[i].Source != nil {
-			sourced["commands["+strconv.Itoa(i)+"].command"] = true
-		}
-	}
-	commandlog.MapStrings(c, func(fd commandlog.Field, s string) string {
-		if values != nil && sourced[fd.Path] {
-			return values(s)
-		}
-		return f(s)
-	})
-	return c
 }

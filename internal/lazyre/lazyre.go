@@ -89,4 +89,3 @@ func (r *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) stri
 	return r.re().ReplaceAllStringFunc(src, repl)
 }
 func (r *Regexp) Split(s string, n int) []string { return r.re().Split(s, n) }
-func (r *Regexp) SubexpNames() []string          { return r.re().SubexpNames() }

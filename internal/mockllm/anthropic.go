@@ -13,11 +13,13 @@ package mockllm
 // answer again (see Server.take).
 
 import (
+	"cmp"
 	"encoding/json"
-	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 )
 
 func init() {
@@ -138,11 +140,8 @@ func anthropicMessage(id, model string, turnIdx int, turn Turn) map[string]any {
 			"type": "tool_use", "id": ToolUseID(max(turnIdx, 0), i), "name": tc.Name, "input": input,
 		})
 	}
-	if model == "" {
-		model = "claude-mock"
-	}
 	return map[string]any{
-		"id": id, "type": "message", "role": "assistant", "model": model,
+		"id": id, "type": "message", "role": "assistant", "model": cmp.Or(model, "claude-mock"),
 		"content": content, "stop_reason": turn.stopReason(), "stop_sequence": nil,
 		"usage": map[string]any{
 			"input_tokens": UsageInputTokens, "output_tokens": UsageOutputTokens,
@@ -154,24 +153,10 @@ func anthropicMessage(id, model string, turnIdx int, turn Turn) map[string]any {
 // streamAnthropic writes msg as the Messages API SSE stream: message_start, ping, per block
 // content_block_start / delta(s) / stop, message_delta (stop_reason, usage), message_stop.
 func streamAnthropic(w http.ResponseWriter, msg map[string]any) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("Connection", "keep-alive")
-	h.Set("request-id", "req_mock_"+msg["id"].(string))
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	send := func(event string, data map[string]any) {
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
-	start := map[string]any{}
-	for k, v := range msg {
-		start[k] = v
-	}
+	w.Header().Set("Connection", "keep-alive")
+	w.Header().Set("request-id", "req_mock_"+msg["id"].(string))
+	send := startSSE(w, "text/event-stream; charset=utf-8", "\n")
+	start := maps.Clone(msg)
 	start["content"] = []any{}
 	start["stop_reason"] = nil
 	start["usage"] = map[string]any{
@@ -218,7 +203,7 @@ func split(s string) []string {
 	}
 	var parts []string
 	cut := func(n int) int {
-		for n < len(s) && !isRuneStart(s[n]) {
+		for n < len(s) && !utf8.RuneStart(s[n]) {
 			n++
 		}
 		return n
@@ -232,8 +217,6 @@ func split(s string) []string {
 	}
 	return parts
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // toolResults extracts the tool_result blocks of a user message's content.
 func toolResults(content json.RawMessage) []ToolResult {
@@ -276,7 +259,7 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !isRuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]

@@ -24,7 +24,6 @@ package mockllm
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -306,17 +305,9 @@ func geminiMerge(chunks []map[string]any) map[string]any {
 
 // streamGemini writes chunks as the API's SSE stream ("data: {…}" events, no event names).
 func streamGemini(w http.ResponseWriter, chunks []map[string]any) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
+	send := startSSE(w, "text/event-stream", "\r\n")
 	for _, c := range chunks {
-		b, _ := json.Marshal(c)
-		fmt.Fprintf(w, "data: %s\r\n\r\n", b)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		send("", c)
 	}
 }
 

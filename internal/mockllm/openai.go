@@ -22,9 +22,11 @@ package mockllm
 //     arguments are Input (a custom tool gets Input["input"] as its raw input).
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 )
@@ -120,11 +122,7 @@ func (s *Server) openaiResponses(w http.ResponseWriter, r *http.Request) {
 	if !main {
 		turn = Turn{Text: "OK"}
 	}
-	model := in.Model
-	if model == "" {
-		model = "gpt-mock"
-	}
-	resp := openaiResponse("resp_"+msgID, model, max(req.Turn, 0), turn, tools)
+	resp := openaiResponse("resp_"+msgID, cmp.Or(in.Model, "gpt-mock"), max(req.Turn, 0), turn, tools)
 	if in.Stream {
 		streamOpenAI(w, resp)
 		return
@@ -267,26 +265,15 @@ func patchFor(tc ToolCall) string {
 
 // streamOpenAI writes resp as the Responses API SSE stream.
 func streamOpenAI(w http.ResponseWriter, resp map[string]any) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("x-request-id", "req_mock_"+resp["id"].(string))
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
+	w.Header().Set("x-request-id", "req_mock_"+resp["id"].(string))
+	sse := startSSE(w, "text/event-stream; charset=utf-8", "\n")
 	seq := 0
 	send := func(data map[string]any) {
 		data["sequence_number"] = seq
 		seq++
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", data["type"], b)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		sse(data["type"].(string), data)
 	}
-	pending := map[string]any{}
-	for k, v := range resp {
-		pending[k] = v
-	}
+	pending := maps.Clone(resp)
 	pending["status"] = "in_progress"
 	pending["output"] = []any{}
 	delete(pending, "usage")
@@ -294,10 +281,7 @@ func streamOpenAI(w http.ResponseWriter, resp map[string]any) {
 	send(map[string]any{"type": "response.in_progress", "response": pending})
 	for i, item := range resp["output"].([]map[string]any) {
 		id := item["id"]
-		added := map[string]any{}
-		for k, v := range item {
-			added[k] = v
-		}
+		added := maps.Clone(item)
 		added["status"] = "in_progress"
 		switch item["type"] {
 		case "message":
@@ -312,22 +296,18 @@ func streamOpenAI(w http.ResponseWriter, resp map[string]any) {
 			send(map[string]any{"type": "response.output_text.done", "item_id": id, "output_index": i, "content_index": 0, "text": text})
 			send(map[string]any{"type": "response.content_part.done", "item_id": id, "output_index": i, "content_index": 0,
 				"part": map[string]any{"type": "output_text", "text": text, "annotations": []any{}}})
-		case "function_call":
-			args := item["arguments"].(string)
-			added["arguments"] = ""
-			send(map[string]any{"type": "response.output_item.added", "output_index": i, "item": added})
-			for _, part := range split(args) {
-				send(map[string]any{"type": "response.function_call_arguments.delta", "item_id": id, "output_index": i, "delta": part})
+		case "function_call", "custom_tool_call":
+			field, event := "arguments", "response.function_call_arguments"
+			if item["type"] == "custom_tool_call" {
+				field, event = "input", "response.custom_tool_call_input"
 			}
-			send(map[string]any{"type": "response.function_call_arguments.done", "item_id": id, "output_index": i, "arguments": args})
-		case "custom_tool_call":
-			input := item["input"].(string)
-			added["input"] = ""
+			value := item[field].(string)
+			added[field] = ""
 			send(map[string]any{"type": "response.output_item.added", "output_index": i, "item": added})
-			for _, part := range split(input) {
-				send(map[string]any{"type": "response.custom_tool_call_input.delta", "item_id": id, "output_index": i, "delta": part})
+			for _, part := range split(value) {
+				send(map[string]any{"type": event + ".delta", "item_id": id, "output_index": i, "delta": part})
 			}
-			send(map[string]any{"type": "response.custom_tool_call_input.done", "item_id": id, "output_index": i, "input": input})
+			send(map[string]any{"type": event + ".done", "item_id": id, "output_index": i, field: value})
 		}
 		send(map[string]any{"type": "response.output_item.done", "output_index": i, "item": item})
 	}

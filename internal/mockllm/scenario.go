@@ -28,7 +28,10 @@
 // are fixed constants.
 package mockllm
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // Scenario is a scripted conversation: the i-th new main-conversation request gets Turns[i].
 type Scenario struct {
@@ -100,11 +103,7 @@ func (t Turn) stopReason() string {
 }
 
 func (s Scenario) finalTurn() Turn {
-	text := s.FinalText
-	if text == "" {
-		text = DefaultFinalText
-	}
-	return Turn{Text: text}
+	return Turn{Text: cmp.Or(s.FinalText, DefaultFinalText)}
 }
 
 // ToolUseID is the deterministic id of the call-th tool call (0-based) of turn (0-based).

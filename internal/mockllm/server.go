@@ -129,12 +129,6 @@ func Start(addr string, sc Scenario) (*Server, error) {
 // URL is the base URL, e.g. "http://127.0.0.1:41234" (use it as ANTHROPIC_BASE_URL).
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 
-// Addr is the listening address.
-func (s *Server) Addr() net.Addr { return s.ln.Addr() }
-
-// Scenario returns the scenario being served.
-func (s *Server) Scenario() Scenario { return s.sc }
-
 // Close stops the server, cutting open streams.
 func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -289,6 +283,26 @@ func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 		"type":  "error",
 		"error": map[string]any{"type": "not_found_error", "message": "mockllm: no such endpoint " + r.URL.Path},
 	})
+}
+
+// startSSE answers 200 with an event stream (contentType, no caching; other headers are set
+// before) and returns what writes one event, flushed at once: "event: NAME" when event is not
+// empty, then "data: " and data as JSON; every line ends with eol, and the event with one more.
+func startSSE(w http.ResponseWriter, contentType, eol string) func(event string, data any) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	return func(event string, data any) {
+		b, _ := json.Marshal(data)
+		if event != "" {
+			fmt.Fprintf(w, "event: %s%s", event, eol)
+		}
+		fmt.Fprintf(w, "data: %s%s%s", b, eol, eol)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

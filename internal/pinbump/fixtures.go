@@ -60,42 +60,48 @@ type fixtures struct {
 // directory driftDir, drift.json included) for engine at version, each with
 // its golden command log, and the CLI's session file of each run (Codex's
 // rollout, Gemini CLI's chat session) when drift kept one, with its own
-// golden, writing nothing. The run must have checked that version and
-// found no drift (drift.Summary.Verified), and no transcript may hold
-// anything that looks like a credential.
-func prepareFixtures(engine, version, driftDir string) (*fixtures, error) {
+// golden, writing nothing; and the engine's drift report. The run must have
+// checked that version and found no drift (drift.Summary.Verified), and no
+// transcript may hold anything that looks like a credential.
+func prepareFixtures(engine, version, driftDir string) (report string, fx *fixtures, err error) {
 	sum, err := drift.ReadSummary(driftDir)
 	if err != nil {
-		return nil, fmt.Errorf("add fixtures: %w", err)
+		return "", nil, fmt.Errorf("bump pin: %w", err)
 	}
-	_, run, err := sum.Verified(engine, version)
+	check, run, err := sum.Verified(engine, version)
 	if err != nil {
-		return nil, fmt.Errorf("add fixtures: %w", err)
+		return "", nil, fmt.Errorf("bump pin: %w", err)
 	}
 	if len(run.Scenarios) == 0 || strings.Contains(run.Dir, "..") || filepath.IsAbs(run.Dir) {
-		return nil, fmt.Errorf("add fixtures: %s lists no transcripts for %s %s", drift.SummaryFile, engine, version)
+		return "", nil, fmt.Errorf("add fixtures: %s lists no transcripts for %s %s", drift.SummaryFile, engine, version)
 	}
 	scan := redact.New([]string{mockllm.DummyAPIKey})
-	fx := &fixtures{files: map[string][]byte{}}
+	fx = &fixtures{files: map[string][]byte{}}
+	// add adds a fixture f read from src, and its golden g.
+	add := func(src string, b []byte, f, g string) error {
+		if found := scan.Found(string(b)); len(found) > 0 {
+			return fmt.Errorf("add fixtures: %s holds what looks like a credential (%s); not committing it", src, strings.Join(found, ", "))
+		}
+		golden, err := Golden(engine, b)
+		if err != nil {
+			return fmt.Errorf("add fixtures: %s: %w", src, err)
+		}
+		fx.files[f], fx.files[g] = b, golden
+		fx.order = append(fx.order, f, g)
+		return nil
+	}
 	for _, sc := range run.Scenarios {
 		src := filepath.Join(driftDir, run.Dir, sc+".jsonl")
 		tr, err := os.ReadFile(src)
 		if err != nil {
-			return nil, fmt.Errorf("add fixtures: %w", err)
+			return "", nil, fmt.Errorf("add fixtures: %w", err)
 		}
 		if len(bytes.TrimSpace(tr)) == 0 {
-			return nil, fmt.Errorf("add fixtures: %s is empty", src)
+			return "", nil, fmt.Errorf("add fixtures: %s is empty", src)
 		}
-		if found := scan.Found(string(tr)); len(found) > 0 {
-			return nil, fmt.Errorf("add fixtures: %s holds what looks like a credential (%s); not committing it", src, strings.Join(found, ", "))
+		if err := add(src, tr, FixturePath(engine, version, sc), GoldenPath(engine, version, sc)); err != nil {
+			return "", nil, err
 		}
-		golden, err := Golden(engine, tr)
-		if err != nil {
-			return nil, fmt.Errorf("add fixtures: %s: %w", src, err)
-		}
-		f, g := FixturePath(engine, version, sc), GoldenPath(engine, version, sc)
-		fx.files[f], fx.files[g] = tr, golden
-		fx.order = append(fx.order, f, g)
 		// The CLI's session file of the same run, when drift kept one: a
 		// fixture of its own (the engines read both), with its golden.
 		for _, suffix := range sessionSuffixes {
@@ -105,23 +111,16 @@ func prepareFixtures(engine, version, driftDir string) (*fixtures, error) {
 				continue
 			}
 			if err != nil {
-				return nil, fmt.Errorf("add fixtures: %w", err)
-			}
-			if found := scan.Found(string(b)); len(found) > 0 {
-				return nil, fmt.Errorf("add fixtures: %s holds what looks like a credential (%s); not committing it", src, strings.Join(found, ", "))
-			}
-			golden, err := Golden(engine, b)
-			if err != nil {
-				return nil, fmt.Errorf("add fixtures: %s: %w", src, err)
+				return "", nil, fmt.Errorf("add fixtures: %w", err)
 			}
 			base := "real-" + version + "-" + sc + suffix
-			f := "testdata/fixtures/" + engine + "/" + base
-			g := "testdata/golden/" + engine + "/" + strings.TrimSuffix(base, filepath.Ext(base)) + ".json"
-			fx.files[f], fx.files[g] = b, golden
-			fx.order = append(fx.order, f, g)
+			if err := add(src, b, "testdata/fixtures/"+engine+"/"+base,
+				"testdata/golden/"+engine+"/"+strings.TrimSuffix(base, filepath.Ext(base))+".json"); err != nil {
+				return "", nil, err
+			}
 		}
 	}
-	return fx, nil
+	return check.Report, fx, nil
 }
 
 // sessionSuffixes are the names drift keeps CLI session files under
@@ -141,18 +140,4 @@ func (fx *fixtures) write(root string) ([]string, error) {
 		}
 	}
 	return fx.order, nil
-}
-
-// readVerified returns the engine's drift report from driftDir/drift.json
-// when that run verified version.
-func readVerified(driftDir, engine, version string) (string, error) {
-	sum, err := drift.ReadSummary(driftDir)
-	if err != nil {
-		return "", fmt.Errorf("bump pin: %w", err)
-	}
-	check, _, err := sum.Verified(engine, version)
-	if err != nil {
-		return "", fmt.Errorf("bump pin: %w", err)
-	}
-	return check.Report, nil
 }

@@ -173,7 +173,7 @@ func Bump(root, engine, version string) ([]string, error) {
 	if !agentcli.ValidVersion(version) {
 		return nil, fmt.Errorf("bump pin: %q is not a version like 1.2.3", version)
 	}
-	texts := map[string]string{}
+	orig, texts := map[string]string{}, map[string]string{}
 	for _, l := range Locations() {
 		if l.Pin != engine {
 			continue
@@ -185,6 +185,7 @@ func Bump(root, engine, version string) ([]string, error) {
 				return nil, fmt.Errorf("bump pin: %w", err)
 			}
 			text = string(b)
+			orig[l.File] = text
 		}
 		if !l.Re.MatchString(text) {
 			return nil, fmt.Errorf("bump pin: %s: no copy of the %s pin matches %s; nothing was changed", l.File, engine, l.Re)
@@ -193,14 +194,10 @@ func Bump(root, engine, version string) ([]string, error) {
 	}
 	var changed []string
 	for file, text := range texts {
-		path := filepath.Join(root, filepath.FromSlash(file))
-		old, err := os.ReadFile(path)
-		if err != nil {
-			return nil, fmt.Errorf("bump pin: %w", err)
-		}
-		if string(old) == text {
+		if orig[file] == text {
 			continue
 		}
+		path := filepath.Join(root, filepath.FromSlash(file))
 		info, err := os.Stat(path)
 		if err != nil {
 			return nil, fmt.Errorf("bump pin: %w", err)

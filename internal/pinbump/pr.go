@@ -128,10 +128,7 @@ func Local(root, engine, version, driftDir string) (*Bumped, error) {
 	var fx *fixtures
 	if driftDir != "" {
 		// Verify and read everything before touching anything.
-		if b.Report, err = readVerified(driftDir, engine, version); err != nil {
-			return nil, err
-		}
-		if fx, err = prepareFixtures(engine, version, driftDir); err != nil {
+		if b.Report, fx, err = prepareFixtures(engine, version, driftDir); err != nil {
 			return nil, err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -94,17 +95,8 @@ func (b *budget) enforce(l *commandlog.Log) {
 // usd formats dollars with two to six decimals: $0.50, $0.0123, $0.000004.
 func usd(f float64) string {
 	s := strconv.FormatFloat(f, 'f', 6, 64)
-	for len(s) > 0 && s[len(s)-1] == '0' && len(s)-indexDot(s) > 3 {
+	for len(s) > 0 && s[len(s)-1] == '0' && len(s)-strings.IndexByte(s, '.') > 3 {
 		s = s[:len(s)-1]
 	}
 	return "$" + s
-}
-
-func indexDot(s string) int {
-	for i := range s {
-		if s[i] == '.' {
-			return i
-		}
-	}
-	return len(s)
 }

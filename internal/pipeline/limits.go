@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -211,14 +212,7 @@ func describe(c commandlog.Command, i int) string {
 // describeSandbox is the progress line about the sandbox: the profile and
 // the limits (the defaults filled in the way the sandbox fills them).
 func describeSandbox(profile string, r sandbox.Resources) string {
-	disk := r.Disk
-	if disk == 0 {
-		disk = sandbox.DefaultDisk
-	}
-	mem := r.Memory
-	if mem == 0 {
-		mem = sandbox.DefaultMemory
-	}
+	disk, mem := cmp.Or(r.Disk, sandbox.DefaultDisk), cmp.Or(r.Memory, sandbox.DefaultMemory)
 	what := "the agent user has passwordless sudo; the root file system, /tmp and $HOME are the container's own layer"
 	if profile == sandbox.ProfileStrict {
 		what = "no capabilities, no-new-privileges (no sudo), read-only root file system"

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -151,10 +152,7 @@ func setupNetwork(ctx context.Context, d sandbox.Docker, cfg Config, eng engines
 		if env[r.keyVar] == "" {
 			continue
 		}
-		base := env[r.baseVar]
-		if base == "" {
-			base = r.defaultBase
-		}
+		base := cmp.Or(env[r.baseVar], r.defaultBase)
 		routes = append(routes, route{r, base})
 		ecfg.Upstreams = append(ecfg.Upstreams, egress.Upstream{
 			Name: r.name, URL: base, Header: r.header, Value: r.prefix + env[r.keyVar], QueryParam: r.query,
@@ -193,11 +191,7 @@ func setupNetwork(ctx context.Context, d sandbox.Docker, cfg Config, eng engines
 	n.mode = p.Network
 
 	for i, rt := range routes {
-		ph := rt.r.placeholder
-		if ph == "" {
-			ph = PlaceholderKey
-		}
-		n.env[rt.r.keyVar] = ph
+		n.env[rt.r.keyVar] = cmp.Or(rt.r.placeholder, PlaceholderKey)
 		n.env[rt.r.baseVar] = p.UpstreamURL(i, rt.base)
 		n.held = append(n.held, rt.r.keyVar)
 	}

@@ -10,10 +10,12 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -144,9 +146,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Getenv == nil {
 		cfg.Getenv = func(string) string { return "" }
 	}
-	if cfg.Progress == nil {
-		cfg.Progress = io.Discard
-	}
+	cfg.Progress = cmp.Or(cfg.Progress, io.Discard)
 	// Progress lines quote commands, paths and messages from the
 	// repository: none reaches the terminal as a control sequence.
 	cfg.Progress = termtext.NewWriter(cfg.Progress)
@@ -296,9 +296,7 @@ func (r *run) settings(context.Context) error {
 	if cfg.Image == "" {
 		return &ConfigError{"no sandbox image given"}
 	}
-	if cfg.Sandbox == "" {
-		cfg.Sandbox = sandbox.DefaultProfile
-	}
+	cfg.Sandbox = cmp.Or(cfg.Sandbox, sandbox.DefaultProfile)
 	if err := sandbox.CheckProfile(cfg.Sandbox); err != nil {
 		return &ConfigError{err.Error() + " (--sandbox, Action input `sandbox`)"}
 	}
@@ -634,12 +632,8 @@ func repoFindings(fs []repoconfig.Finding) []commandlog.RepoFinding {
 // withEnv returns env with extra added (extra does not override).
 func withEnv(env, extra map[string]string) map[string]string {
 	out := make(map[string]string, len(env)+len(extra))
-	for k, v := range extra {
-		out[k] = v
-	}
-	for k, v := range env {
-		out[k] = v
-	}
+	maps.Copy(out, extra)
+	maps.Copy(out, env)
 	return out
 }
 

@@ -121,12 +121,10 @@ func (p *progress) summary(l *commandlog.Log, res *sandbox.Result, took time.Dur
 }
 
 func statusText(c commandlog.Command) string {
-	switch {
-	case c.ExitCode != nil:
+	if c.ExitCode != nil {
 		return fmt.Sprintf("-> exit %d (%s)", *c.ExitCode, c.Status)
-	default:
-		return fmt.Sprintf("-> %s", c.Status)
 	}
+	return fmt.Sprintf("-> %s", c.Status)
 }
 
 // oneLine shortens s to its first line, at most 160 characters.

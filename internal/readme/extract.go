@@ -43,9 +43,9 @@
 package readme
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -180,40 +180,20 @@ func Parse(src []byte) Doc {
 			}
 			headings = append(headings, heading{level: n.Level, text: segmentsText(n.Lines(), src)})
 		case *ast.HTMLBlock:
-			var b bytes.Buffer
-			segs := n.Lines()
-			for i := 0; i < segs.Len(); i++ {
-				seg := segs.At(i)
-				b.Write(seg.Value(src))
-			}
+			html := n.Lines().Value(src) // a copy
 			if n.HasClosure() {
-				b.Write(n.ClosureLine.Value(src))
+				html = append(html, n.ClosureLine.Value(src)...)
 			}
-			start := 0
-			if segs.Len() > 0 {
-				start = lines.line(segs.At(0).Start)
-			}
-			parseHints(b.String(), start, &pending, &doc)
-			headings = detailsHeadings(b.String(), headings)
+			parseHints(string(html), lines.first(n.Lines()), &pending, &doc)
+			headings = detailsHeadings(string(html), headings)
 		case *ast.RawHTML:
-			var b bytes.Buffer
-			segs := n.Segments
-			for i := 0; i < segs.Len(); i++ {
-				seg := segs.At(i)
-				b.Write(seg.Value(src))
+			parseHints(string(n.Segments.Value(src)), lines.first(n.Segments), &pending, &doc)
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			lang := ""
+			if f, ok := n.(*ast.FencedCodeBlock); ok {
+				lang = strings.ToLower(string(f.Language(src)))
 			}
-			start := 0
-			if segs.Len() > 0 {
-				start = lines.line(segs.At(0).Start)
-			}
-			parseHints(b.String(), start, &pending, &doc)
-		case *ast.FencedCodeBlock:
-			b := newBlock(strings.ToLower(string(n.Language(src))), false, n.Lines(), src, lines, pending)
-			b.Headings, b.Before = headingTexts(headings), textBefore(n, src)
-			doc.Blocks = append(doc.Blocks, b)
-			pending = Hints{}
-		case *ast.CodeBlock:
-			b := newBlock("", true, n.Lines(), src, lines, pending)
+			b := newBlock(lang, n.Kind() == ast.KindCodeBlock, n.Lines(), src, lines, pending)
 			b.Headings, b.Before = headingTexts(headings), textBefore(n, src)
 			doc.Blocks = append(doc.Blocks, b)
 			pending = Hints{}
@@ -400,69 +380,69 @@ func firstText(ls []Line) string {
 // scriptCommands splits script lines: every line that is not blank or a
 // comment starts a command, which runs on while it is incomplete.
 func scriptCommands(ls []Line) []Command {
-	var out []Command
-	var cur *Command
-	var sc Scanner
+	var s splitter
 	for _, l := range ls {
-		if cur != nil {
-			cur.Text += "\n" + l.Text
-			cur.EndLine = l.Line
-			sc.Feed(l.Text)
-			if sc.Complete() {
-				out = append(out, trimCommand(*cur))
-				cur = nil
-			}
-			continue
+		if s.cur != nil || !IsBlankOrComment(l.Text) {
+			s.add(l.Text, l.Line)
 		}
-		if IsBlankOrComment(l.Text) {
-			continue
-		}
-		sc = Scanner{}
-		sc.Feed(l.Text)
-		c := Command{Text: l.Text, Line: l.Line, EndLine: l.Line}
-		if sc.Complete() {
-			out = append(out, trimCommand(c))
-			continue
-		}
-		cur = &c
 	}
-	if cur != nil { // an unfinished command at the end of the block
-		out = append(out, trimCommand(*cur))
+	return s.end()
+}
+
+// splitter gathers commands, each running on over the lines that follow
+// it while it is incomplete.
+type splitter struct {
+	out []Command
+	cur *Command // the incomplete command
+	sc  Scanner
+}
+
+// add starts a command with text t of README line n, or continues the
+// incomplete one with it.
+func (s *splitter) add(t string, n int) {
+	if s.cur == nil {
+		s.sc = Scanner{}
+		s.cur = &Command{Text: t, Line: n}
+	} else {
+		s.cur.Text += "\n" + t
 	}
-	return out
+	s.cur.EndLine = n
+	s.sc.Feed(t)
+	if s.sc.Complete() {
+		s.end()
+	}
+}
+
+// end closes the incomplete command, if any (at the end of a block: it
+// stays unfinished), and returns the commands.
+func (s *splitter) end() []Command {
+	if s.cur != nil {
+		s.out = append(s.out, trimCommand(*s.cur))
+		s.cur = nil
+	}
+	return s.out
 }
 
 // consoleCommands splits a console session: prompt lines start commands,
 // which continue while incomplete; the other lines are the output of the
 // command before them.
 func consoleCommands(ls []Line, rootPrompts, gtPrompts bool) []Command {
-	var out []Command
-	var cur *Command
-	var sc Scanner
+	var s splitter
 	// When some prompt stands in the first column, an indented prompt is
 	// part of an output (a help text that shows examples).
-	anchored := false
+	anchored := slices.ContainsFunc(ls, func(l Line) bool {
+		_, ok := CutPrompt(l.Text)
+		return ok && !strings.HasPrefix(l.Text, " ") && !strings.HasPrefix(l.Text, "\t")
+	})
 	for _, l := range ls {
-		if _, ok := CutPrompt(l.Text); ok && !strings.HasPrefix(l.Text, " ") && !strings.HasPrefix(l.Text, "\t") {
-			anchored = true
-			break
-		}
-	}
-	for _, l := range ls {
-		if cur != nil {
+		if s.cur != nil {
 			t := l.Text
 			if rest, ok := strings.CutPrefix(t, "> "); ok {
 				t = rest
 			} else if t == ">" {
 				t = ""
 			}
-			cur.Text += "\n" + t
-			cur.EndLine = l.Line
-			sc.Feed(t)
-			if sc.Complete() {
-				out = append(out, trimCommand(*cur))
-				cur = nil
-			}
+			s.add(t, l.Line)
 			continue
 		}
 		cmd, ok := CutPrompt(l.Text)
@@ -476,28 +456,17 @@ func consoleCommands(ls []Line, rootPrompts, gtPrompts bool) []Command {
 			cmd, ok = strings.TrimLeft(l.Text[1:], " "), true
 		}
 		if !ok {
-			if len(out) > 0 {
-				last := &out[len(out)-1]
+			if len(s.out) > 0 {
+				last := &s.out[len(s.out)-1]
 				last.Output = append(last.Output, l)
 			}
 			continue
 		}
-		if strings.TrimSpace(cmd) == "" || IsBlankOrComment(cmd) {
-			continue
+		if strings.TrimSpace(cmd) != "" && !IsBlankOrComment(cmd) {
+			s.add(cmd, l.Line)
 		}
-		sc = Scanner{}
-		sc.Feed(cmd)
-		c := Command{Text: cmd, Line: l.Line, EndLine: l.Line}
-		if sc.Complete() {
-			out = append(out, trimCommand(c))
-			continue
-		}
-		cur = &c
 	}
-	if cur != nil {
-		out = append(out, trimCommand(*cur))
-	}
-	return out
+	return s.end()
 }
 
 func trimCommand(c Command) Command {
@@ -546,27 +515,32 @@ const knownHints = "skip, run, timeout=D, continue-on-error, background, ready=C
 // parseHints adds the readme2demo hints found in an HTML fragment to h (the
 // next block's) or to doc (document-level ones).
 func parseHints(html string, line int, h *Hints, doc *Doc) {
+	flags := map[string]*bool{"skip": &h.Skip, "run": &h.Run, "continue-on-error": &h.ContinueOnError,
+		"background": &h.Background, "check-output": &h.CheckOutput}
+	// The hints that take a string, with an example for a missing value.
+	values := map[string]struct {
+		to      *string
+		example string
+	}{
+		"ready": {&h.Ready, `ready="curl -sf localhost:8080"`}, "cwd": {&h.Cwd, "cwd=examples"},
+		"file": {&h.File, "file=config.yaml"}, "setup": {&h.Setup, `setup="mkdir -p data"`},
+	}
 	for _, m := range hintRe.FindAllStringSubmatch(html, -1) {
 		for _, w := range hintWords(m[1]) {
 			key, val, hasVal := strings.Cut(w, "=")
-			needValue := func(example string) bool {
+			if f := flags[key]; f != nil {
+				*f = true
+				continue
+			}
+			if v, ok := values[key]; ok {
 				if !hasVal || strings.TrimSpace(val) == "" {
-					h.Problems = append(h.Problems, fmt.Sprintf("line %d: %s needs a value, e.g. %s", line, key, example))
-					return false
+					h.Problems = append(h.Problems, fmt.Sprintf("line %d: %s needs a value, e.g. %s", line, key, v.example))
+				} else {
+					*v.to = val
 				}
-				return true
+				continue
 			}
 			switch key {
-			case "skip":
-				h.Skip = true
-			case "run":
-				h.Run = true
-			case "continue-on-error":
-				h.ContinueOnError = true
-			case "background":
-				h.Background = true
-			case "check-output":
-				h.CheckOutput = true
 			case "timeout":
 				d, err := parseTimeout(val)
 				if err != nil || !hasVal {
@@ -574,10 +548,6 @@ func parseHints(html string, line int, h *Hints, doc *Doc) {
 					continue
 				}
 				h.Timeout = d
-			case "ready":
-				if needValue(`ready="curl -sf localhost:8080"`) {
-					h.Ready = val
-				}
 			case "platform":
 				switch strings.ToLower(val) {
 				case "linux", "macos", "windows":
@@ -592,18 +562,6 @@ func parseHints(html string, line int, h *Hints, doc *Doc) {
 					continue
 				}
 				h.Exit = &n
-			case "cwd":
-				if needValue("cwd=examples") {
-					h.Cwd = val
-				}
-			case "file":
-				if needValue("file=config.yaml") {
-					h.File = val
-				}
-			case "setup":
-				if needValue(`setup="mkdir -p data"`) {
-					h.Setup = val
-				}
 			case "order":
 				switch val {
 				case "install-first", "readme":
@@ -682,4 +640,12 @@ func newLineIndex(src []byte) lineIndex {
 
 func (idx lineIndex) line(offset int) int {
 	return sort.Search(len(idx), func(i int) bool { return idx[i] > offset })
+}
+
+// first is the line of the first of segs, 0 when there is none.
+func (idx lineIndex) first(segs *text.Segments) int {
+	if segs.Len() == 0 {
+		return 0
+	}
+	return idx.line(segs.At(0).Start)
 }

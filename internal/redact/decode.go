@@ -367,14 +367,8 @@ var runChar = func() (t [256]bool) {
 	return t
 }()
 
-var b64Value = func() (t [256]int8) {
-	for i := range t {
-		t[i] = -1
-	}
-	const alpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	for i := 0; i < len(alpha); i++ {
-		t[alpha[i]] = int8(i)
-	}
+var b64Value = func() [256]int8 {
+	t := alphabet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 	t['+'], t['-'] = 62, 62
 	t['/'], t['_'] = 63, 63
 	return t

@@ -1,5 +1,7 @@
 package redact
 
+import "strings"
+
 // Dumps: od, xxd, hexdump and byte lists print a value as tokens on
 // lines, with offsets in front and character columns behind. Each line is
 // read in every dump format at once; consecutive lines that read in one
@@ -426,23 +428,8 @@ func parseCharToken(t string, out []byte) ([]byte, bool) {
 		esc = esc[1:]
 	}
 	if len(esc) == 2 && esc[0] == '\\' {
-		switch esc[1] {
-		case '0':
-			return append(out, 0), true
-		case 'a':
-			return append(out, 7), true
-		case 'b':
-			return append(out, 8), true
-		case 'f':
-			return append(out, 12), true
-		case 'n':
-			return append(out, '\n'), true
-		case 'r':
-			return append(out, '\r'), true
-		case 't':
-			return append(out, '\t'), true
-		case 'v':
-			return append(out, 11), true
+		if i := strings.IndexByte("0abfnrtv", esc[1]); i >= 0 {
+			return append(out, "\x00\a\b\f\n\r\t\v"[i]), true
 		}
 	}
 	return out, false

@@ -42,6 +42,7 @@
 package redact
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -158,9 +159,7 @@ func (r *Redactor) String(s string) string {
 // Values returns s with the forwarded values replaced, and nothing else:
 // for text that is public already (a README command). A nil Redactor
 // changes nothing.
-func (r *Redactor) Values(s string) string { return r.values(s) }
-
-func (r *Redactor) values(s string) string {
+func (r *Redactor) Values(s string) string {
 	if r == nil || len(s) < 3 {
 		return s
 	}
@@ -183,15 +182,11 @@ func (r *Redactor) top(n int) scan {
 // a self-test uses it to prove an output surface is leak-free.
 func (r *Redactor) Found(s string) []string {
 	var names []string
-	seen := map[string]bool{}
 	for _, sp := range r.find(s, 0, r.top(len(s))) {
-		if !seen[sp.rule] {
-			seen[sp.rule] = true
-			names = append(names, sp.rule)
-		}
+		names = append(names, sp.rule)
 	}
-	sort.Strings(names)
-	return names
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // find returns the merged matches in s that end after from (the bytes
@@ -370,7 +365,7 @@ func render(s string, spans []span, upto int) string {
 func Log(l *commandlog.Log, r *Redactor, public ...string) {
 	commandlog.MapStrings(l, func(f commandlog.Field, s string) string {
 		if f.Name == "command" && verbatim(s, public) {
-			return r.values(s)
+			return r.Values(s)
 		}
 		return r.String(s)
 	})
@@ -381,7 +376,12 @@ func Log(l *commandlog.Log, r *Redactor, public ...string) {
 // command with a README source (mapped by the pipeline, which applied the
 // shape rules to every command the README does not hold verbatim) keeps
 // its text but for forwarded values.
-func Copy(l *commandlog.Log, r *Redactor) *commandlog.Log {
+func Copy(l *commandlog.Log, r *Redactor) *commandlog.Log { return CopyFunc(l, r.String, r.Values) }
+
+// CopyFunc is Copy with the redactions given as functions: all applies to
+// every string, values (when not nil) instead to the text of a command
+// with a README source.
+func CopyFunc(l *commandlog.Log, all, values func(string) string) *commandlog.Log {
 	c := commandlog.Clone(l)
 	sourced := map[string]bool{}
 	if c != nil {
@@ -392,10 +392,10 @@ func Copy(l *commandlog.Log, r *Redactor) *commandlog.Log {
 		}
 	}
 	commandlog.MapStrings(c, func(f commandlog.Field, s string) string {
-		if sourced[f.Path] {
-			return r.values(s)
+		if values != nil && sourced[f.Path] {
+			return values(s)
 		}
-		return r.String(s)
+		return all(s)
 	})
 	return c
 }
@@ -410,14 +410,7 @@ func verbatim(cmd string, texts []string) bool {
 		if line == "" {
 			continue
 		}
-		found := false
-		for _, t := range texts {
-			if strings.Contains(t, line) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(texts, func(t string) bool { return strings.Contains(t, line) }) {
 			return false
 		}
 	}

@@ -10,6 +10,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 )
 
 const cliCommit = "0123456789abcdef0123456789abcdef01234567"
@@ -23,8 +25,8 @@ func TestCLIMatrix(t *testing.T) {
 	assert.Check(t, is.Len(jobs, len(Flavours)))
 	assert.Check(t, is.Equal(jobs[1].Flavour, "codex"))
 	assert.Check(t, is.Equal(jobs[1].Tags, "ghcr.io/readme2demo/readme2demo-sandbox-codex:v1.2.3"))
-	assert.Check(t, is.Contains(jobs[1].BuildArgs, "CODEX_VERSION="+CodexVersion+"\n"))
-	assert.Check(t, is.Contains(jobs[1].Labels, "io.readme2demo.codex-version="+CodexVersion))
+	assert.Check(t, is.Contains(jobs[1].BuildArgs, "CODEX_VERSION="+agentcli.CodexVersion+"\n"))
+	assert.Check(t, is.Contains(jobs[1].Labels, "io.readme2demo.codex-version="+agentcli.CodexVersion))
 }
 
 func TestCLIManifest(t *testing.T) {

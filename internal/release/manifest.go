@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -115,7 +116,7 @@ func (m *Manifest) Validate() error {
 			bad("image %q of the %s flavour is not NAME@sha256:DIGEST", img.Ref, f.Name)
 		}
 	}
-	for _, name := range sortedKeys(m.Images) {
+	for _, name := range slices.Sorted(maps.Keys(m.Images)) {
 		if _, ok := FlavourByName(name); !ok {
 			bad("unknown image flavour %q", name)
 		}
@@ -156,13 +157,4 @@ func SplitRef(ref string) (name, digest string, err error) {
 	}
 	name, digest, _ = strings.Cut(ref, "@")
 	return name, digest, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -10,6 +10,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/agentcli"
 )
 
 const digestA = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -129,16 +130,16 @@ func TestFlavourBuildArgs(t *testing.T) {
 	}
 	// Only the flavour's own CLI is set; the others are explicitly empty
 	// (CLAUDE_CODE_VERSION has a non-empty default in the Dockerfile).
-	assert.Check(t, is.Equal(args("claude-code"), "CLAUDE_CODE_VERSION="+ClaudeCodeVersion+" CODEX_VERSION= GEMINI_CLI_VERSION= OPENHANDS_VERSION="))
-	assert.Check(t, is.Equal(args("codex"), "CLAUDE_CODE_VERSION= CODEX_VERSION="+CodexVersion+" GEMINI_CLI_VERSION= OPENHANDS_VERSION="))
-	assert.Check(t, is.Equal(args("gemini"), "CLAUDE_CODE_VERSION= CODEX_VERSION= GEMINI_CLI_VERSION="+GeminiCLIVersion+" OPENHANDS_VERSION="))
-	assert.Check(t, is.Equal(args("openhands"), "CLAUDE_CODE_VERSION= CODEX_VERSION= GEMINI_CLI_VERSION= OPENHANDS_VERSION="+OpenHandsVersion+" BASE_IMAGE=python:3.12-slim-bookworm PYTHON_VERSION=3.12 OPENHANDS_PACKAGE=openhands"))
+	assert.Check(t, is.Equal(args("claude-code"), "CLAUDE_CODE_VERSION="+agentcli.ClaudeCodeVersion+" CODEX_VERSION= GEMINI_CLI_VERSION= OPENHANDS_VERSION="))
+	assert.Check(t, is.Equal(args("codex"), "CLAUDE_CODE_VERSION= CODEX_VERSION="+agentcli.CodexVersion+" GEMINI_CLI_VERSION= OPENHANDS_VERSION="))
+	assert.Check(t, is.Equal(args("gemini"), "CLAUDE_CODE_VERSION= CODEX_VERSION= GEMINI_CLI_VERSION="+agentcli.GeminiCLIVersion+" OPENHANDS_VERSION="))
+	assert.Check(t, is.Equal(args("openhands"), "CLAUDE_CODE_VERSION= CODEX_VERSION= GEMINI_CLI_VERSION= OPENHANDS_VERSION="+agentcli.OpenHandsVersion+" BASE_IMAGE=python:3.12-slim-bookworm PYTHON_VERSION=3.12 OPENHANDS_PACKAGE=openhands"))
 	assert.Check(t, is.Equal(args("keyless"), "CLAUDE_CODE_VERSION= CODEX_VERSION= GEMINI_CLI_VERSION= OPENHANDS_VERSION="))
 
 	f, _ := FlavourByName("codex")
 	assert.Check(t, is.Equal(f.ImageName("ghcr.io/ReadMe2Demo/"), "ghcr.io/readme2demo/readme2demo-sandbox-codex"))
 	l := f.Labels("v1.2.3", "readme2demo/readme2demo", strings.Repeat("ab", 20))
-	assert.Check(t, is.Equal(l["io.readme2demo.codex-version"], CodexVersion))
+	assert.Check(t, is.Equal(l["io.readme2demo.codex-version"], agentcli.CodexVersion))
 	assert.Check(t, is.Equal(l["org.opencontainers.image.version"], "v1.2.3"))
 	assert.Check(t, is.Equal(l["org.opencontainers.image.source"], "https://github.com/readme2demo/readme2demo"))
 }

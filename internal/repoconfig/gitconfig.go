@@ -2,6 +2,7 @@ package repoconfig
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -147,27 +148,18 @@ func gitValue(v string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range v {
-		switch r {
-		case '\\':
-			b.WriteString(`\\`)
-		case '"':
-			b.WriteString(`\"`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				continue // git would refuse the file
-			}
+		if e, ok := gitEscapes[r]; ok {
+			b.WriteString(e)
+		} else if r >= 0x20 && r != 0x7f { // git would refuse other controls
 			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')
 	return b.String()
 }
+
+// gitEscapes are the escapes git reads in a quoted value.
+var gitEscapes = map[rune]string{'\\': `\\`, '"': `\"`, '\n': `\n`, '\t': `\t`, '\b': `\b`}
 
 func quoteGit(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
@@ -331,18 +323,9 @@ func parseVar(s string, i int) (gitEntry, int, bool) {
 				if j+2 < len(s) && s[j+2] == '\n' {
 					j++
 				}
-			case '\\', '"':
+			case '\\', '"', 'n', 't', 'b':
 				flushSpace(&b, &pendingSpace)
-				b.WriteByte(n)
-			case 'n':
-				flushSpace(&b, &pendingSpace)
-				b.WriteByte('\n')
-			case 't':
-				flushSpace(&b, &pendingSpace)
-				b.WriteByte('\t')
-			case 'b':
-				flushSpace(&b, &pendingSpace)
-				b.WriteByte('\b')
+				b.WriteByte("\\\"\n\t\b"[strings.IndexByte(`\"ntb`, n)])
 			default:
 				return e, lineEnd(s, j), false
 			}
@@ -396,14 +379,14 @@ func gitConfigFile(parts []string, gitAt int) bool {
 	case inner[0] == "modules" && len(inner) >= 3:
 		// Not a ref or a reflog named "config" inside a submodule's git
 		// directory.
-		for _, p := range inner[1 : len(inner)-1] {
-			if p == "refs" || p == "logs" || p == "objects" {
-				return false
-			}
-		}
-		return true
+		return !inGitData(inner[1 : len(inner)-1])
 	}
 	return false
+}
+
+// inGitData reports a path inside a git directory's refs, logs or objects.
+func inGitData(parts []string) bool {
+	return slices.ContainsFunc(parts, func(p string) bool { return p == "refs" || p == "logs" || p == "objects" })
 }
 
 // gitHooksPath reports whether the path is a hooks directory (or inside
@@ -417,16 +400,8 @@ func gitHooksPath(parts []string, gitAt int) bool {
 		if i == 0 {
 			return true
 		}
-		if inner[0] == "modules" || inner[0] == "worktrees" {
-			ok := true
-			for _, q := range inner[1:i] {
-				if q == "refs" || q == "logs" || q == "objects" {
-					ok = false
-				}
-			}
-			if ok {
-				return true
-			}
+		if (inner[0] == "modules" || inner[0] == "worktrees") && !inGitData(inner[1:i]) {
+			return true
 		}
 	}
 	return false

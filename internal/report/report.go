@@ -12,7 +12,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -76,9 +78,7 @@ func Render(l *commandlog.Log, o Options) string {
 	if r.o.MaxBytes <= 0 {
 		r.o.MaxBytes = SummaryMaxBytes
 	}
-	if r.o.Title == "" {
-		r.o.Title = "readme2demo"
-	}
+	r.o.Title = cmp.Or(r.o.Title, "readme2demo")
 	return r.render()
 }
 
@@ -216,29 +216,8 @@ func (r *renderer) metrics() string {
 	if l.AgentVersion != nil && *l.AgentVersion != "" {
 		agent = codeSpan(clip(r.s(*l.AgentVersion), 80))
 	}
-	cost := "unknown"
-	if l.CostUSD != nil {
-		cost = fmt.Sprintf("$%.4f", *l.CostUSD)
-	}
-	turns := "unknown"
-	if l.Turns != nil {
-		turns = fmt.Sprint(*l.Turns)
-	}
-	dur := "unknown"
-	if l.DurationMS != nil {
-		dur = FormatDuration(*l.DurationMS)
-	}
-	var ok, failed, unknown int
-	for _, c := range l.Commands {
-		switch c.Status {
-		case commandlog.StatusOK:
-			ok++
-		case commandlog.StatusFailed:
-			failed++
-		default:
-			unknown++
-		}
-	}
+	cost, turns, dur := Figures(l)
+	ok, failed, unknown := Counts(l.Commands)
 	cmds := fmt.Sprintf("%d run · %d ok · %d failed", len(l.Commands), ok, failed)
 	if unknown > 0 {
 		cmds += fmt.Sprintf(" · %d unknown", unknown)
@@ -250,11 +229,51 @@ func (r *renderer) metrics() string {
 	b.WriteString("| Engine | Agent version | Cost | Turns | Duration | Commands |\n")
 	b.WriteString("| --- | --- | --: | --: | --: | --- |\n")
 	fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n\n", codeSpan(clip(r.s(l.Engine), 80)), agent, cost, turns, dur, cmds)
-	if s := l.ParseStats; s.Malformed > 0 || s.UnknownEvents > 0 {
-		fmt.Fprintf(&b, "> [!WARNING]\n> The transcript had %d malformed and %d unknown records out of %d: the agent CLI's format may have drifted, so this report may miss commands.\n\n",
-			s.Malformed, s.UnknownEvents, s.Lines)
+	if w := DriftWarning(l.ParseStats); w != "" {
+		fmt.Fprintf(&b, "> [!WARNING]\n> %s\n\n", w)
 	}
 	return b.String()
+}
+
+// Figures are a log's cost, turns and duration as the reports show them:
+// "unknown" where the log does not say.
+func Figures(l *commandlog.Log) (cost, turns, duration string) {
+	cost, turns, duration = "unknown", "unknown", "unknown"
+	if l.CostUSD != nil {
+		cost = fmt.Sprintf("$%.4f", *l.CostUSD)
+	}
+	if l.Turns != nil {
+		turns = fmt.Sprint(*l.Turns)
+	}
+	if l.DurationMS != nil {
+		duration = FormatDuration(*l.DurationMS)
+	}
+	return cost, turns, duration
+}
+
+// Counts returns how many of cmds are ok, failed and unknown.
+func Counts(cmds []commandlog.Command) (ok, failed, unknown int) {
+	for _, c := range cmds {
+		switch c.Status {
+		case commandlog.StatusOK:
+			ok++
+		case commandlog.StatusFailed:
+			failed++
+		default:
+			unknown++
+		}
+	}
+	return ok, failed, unknown
+}
+
+// DriftWarning is the reports' warning about a transcript the parser did
+// not fully understand; "" when it did.
+func DriftWarning(s commandlog.ParseStats) string {
+	if s.Malformed == 0 && s.UnknownEvents == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The transcript had %d malformed and %d unknown records out of %d: the agent CLI's format may have drifted, so this report may miss commands.",
+		s.Malformed, s.UnknownEvents, s.Lines)
 }
 
 // FormatDuration renders milliseconds for people: "606 ms", "12.3 s",
@@ -369,13 +388,7 @@ func (r *renderer) commandTable(budget int, problemsFirst bool) (string, int) {
 	if len(cmds) == 0 {
 		return "_The agent ran no commands._\n\n", 0
 	}
-	hasSource := false
-	for _, c := range cmds {
-		if c.Source != nil {
-			hasSource = true
-			break
-		}
-	}
+	hasSource := slices.ContainsFunc(cmds, func(c commandlog.Command) bool { return c.Source != nil })
 	order := make([]int, 0, len(cmds))
 	for i, c := range cmds {
 		if !problemsFirst || c.Status != commandlog.StatusOK {

@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"path"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -28,33 +30,25 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.Command == "" {
 		return s, &ConfigError{"no command given"}
 	}
-	if s.Profile == "" {
-		s.Profile = DefaultProfile
-	}
+	s.Profile = cmp.Or(s.Profile, DefaultProfile)
 	if err := CheckProfile(s.Profile); err != nil {
 		return s, err
 	}
 	if s.RunID == "" {
 		s.RunID = NewRunID()
 	}
-	if s.Workdir == "" {
-		s.Workdir = DefaultWorkdir
-	}
+	s.Workdir = cmp.Or(s.Workdir, DefaultWorkdir)
 	if s.Timeout <= 0 {
 		s.Timeout = DefaultTimeout
 	}
 	if s.Grace <= 0 {
 		s.Grace = Grace
 	}
-	if s.User == "" {
-		s.User = DefaultUser
-	}
+	s.User = cmp.Or(s.User, DefaultUser)
 	if s.Memory < 0 || s.NanoCPUs < 0 || s.PidsLimit < 0 || s.Disk < 0 {
 		return s, &ConfigError{"negative memory, CPU, process or disk limit"}
 	}
-	if s.Memory == 0 {
-		s.Memory = DefaultMemory
-	}
+	s.Memory = cmp.Or(s.Memory, DefaultMemory)
 	if s.NanoCPUs == 0 {
 		s.NanoCPUs = min(int64(DefaultNanoCPUs), int64(runtime.NumCPU())*1e9)
 	}
@@ -64,15 +58,11 @@ func (s Spec) withDefaults() (Spec, error) {
 			s.PidsLimit = StrictPidsLimit
 		}
 	}
-	if s.Disk == 0 {
-		s.Disk = DefaultDisk
-	}
+	s.Disk = cmp.Or(s.Disk, DefaultDisk)
 	if s.TmpSize == "" && s.Profile == ProfileStrict {
 		s.TmpSize = StrictTmpSize
 	}
-	if s.NetworkMode == "" {
-		s.NetworkMode = DefaultNetwork
-	}
+	s.NetworkMode = cmp.Or(s.NetworkMode, DefaultNetwork)
 	if s.NetworkMode == "host" && !s.AllowHostNetwork {
 		return s, &ConfigError{`network mode "host" shares the host's network with untrusted code: it needs an explicit opt-in`}
 	}
@@ -103,12 +93,7 @@ func (s Spec) withDefaults() (Spec, error) {
 }
 
 func (s Spec) underWritable(p string) bool {
-	for _, d := range StrictWritableDirs {
-		if p == d || strings.HasPrefix(p, d+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(StrictWritableDirs, func(d string) bool { return p == d || strings.HasPrefix(p, d+"/") })
 }
 
 // NewRunID returns a random run id (12 hex digits).

@@ -265,6 +265,34 @@ func TestRunRemovesTheContainerWhenAStepFails(t *testing.T) {
 	}
 }
 
+// In the strict profile, a disk meter that cannot be removed is an error
+// of the run, as the sandbox container's own removal is: it holds the
+// run's volumes.
+func TestRunReportsTheMeterLeftBehind(t *testing.T) {
+	d := happyDocker(t)
+	d.create = func(_ *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
+		if name == meterName("r1") {
+			return container.CreateResponse{ID: "m1"}, nil
+		}
+		return container.CreateResponse{ID: "c1"}, nil
+	}
+	var removed []string
+	d.rm = func(id string, _ container.RemoveOptions) error {
+		removed = append(removed, id)
+		if id == "m1" {
+			return errors.New("device or resource busy")
+		}
+		return nil
+	}
+	s := fakeSpec()
+	s.Profile = ProfileStrict
+	s.MeterBinary = os.Args[0]
+	s.Files = nil
+	_, err := Run(context.Background(), d, s)
+	assert.Check(t, is.ErrorContains(err, "remove container m1: device or resource busy"))
+	assert.Check(t, is.DeepEqual(removed, []string{"m1", "c1"}), "the meter goes first: it holds the volumes")
+}
+
 func TestRunReportsAMissingImage(t *testing.T) {
 	d := happyDocker(t)
 	d.create = func(*container.Config, *container.HostConfig, string) (container.CreateResponse, error) {

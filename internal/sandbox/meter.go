@@ -1,10 +1,8 @@
 package sandbox
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -198,21 +196,7 @@ func copyMeterBinary(ctx context.Context, d Docker, id, bin string) error {
 	if err != nil {
 		return fmt.Errorf("stat the disk meter binary: %w", err)
 	}
-	pr, pw := io.Pipe()
-	go func() {
-		tw := tar.NewWriter(pw)
-		err := tw.WriteHeader(&tar.Header{Name: MeterProgram, Mode: 0o755, Size: st.Size(), ModTime: st.ModTime(), Typeflag: tar.TypeReg})
-		if err == nil {
-			_, err = io.Copy(tw, f)
-		}
-		if err == nil {
-			err = tw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	err = d.CopyToContainer(ctx, id, meterBinDir, pr, container.CopyToContainerOptions{})
-	pr.CloseWithError(errors.New("copy aborted"))
-	if err != nil {
+	if err := CopyExecutable(ctx, d, id, meterBinDir, MeterProgram, f, st); err != nil {
 		return fmt.Errorf("copy the disk meter into its container: %w", err)
 	}
 	return nil

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,14 +87,14 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if s.Profile == ProfileStrict {
 		// Removed before the sandbox container (defers run last first):
 		// it holds the volumes.
-		m, err := startMeter(ctx, d, s, created.ID, deadline)
+		m, merr := startMeter(ctx, d, s, created.ID, deadline)
 		defer func() {
 			if rerr := m.remove(); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
 		}()
-		if err != nil {
-			return res, err
+		if merr != nil {
+			return res, merr
 		}
 		volumes = m.measure
 	}
@@ -182,12 +184,7 @@ func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result) error
 		}
 		byDir[dir][base] = f
 	}
-	dirs := make([]string, 0, len(byDir))
-	for dir := range byDir {
-		dirs = append(dirs, dir)
-	}
-	sort.Strings(dirs)
-	for _, dir := range dirs {
+	for _, dir := range slices.Sorted(maps.Keys(byDir)) {
 		var buf bytes.Buffer
 		if err := tarFiles(&buf, byDir[dir], uid, gid, s.Now()); err != nil {
 			return fmt.Errorf("archive files for %s: %w", dir, err)
@@ -317,8 +314,8 @@ func readSignals(d Docker, id string, s Spec, res *Result) {
 	if !res.TimedOut && !res.Canceled && res.Stopped == "" {
 		const script = "exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events " +
 			"/sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done; exit 0"
-		if out, ok := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}); ok {
-			oom, pids := parseCgroupCounters(out)
+		if out, ok := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}, 64<<10); ok {
+			oom, pids := parseCgroupCounters(string(out))
 			if oom >= 0 {
 				res.Usage.OOMKills = oom
 			}
@@ -360,26 +357,31 @@ func parseCgroupCounters(out string) (oomKills, pidsMax int) {
 	return oomKills, pidsMax
 }
 
-// execOutput runs cmd in the container and returns its stdout (64 KiB at
-// most); ok is false when it could not run.
-func execOutput(ctx context.Context, d Docker, id, user string, cmd []string) (string, bool) {
+// execOutput runs cmd in the container and returns its stdout (read from
+// at most limit bytes of the exec's stream when limit > 0); ok is false
+// when it could not run.
+func execOutput(ctx context.Context, d Docker, id, user string, cmd []string, limit int64) ([]byte, bool) {
 	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
 		User: user, Cmd: cmd, AttachStdout: true, Env: []string{"PATH=/usr/bin:/bin"},
 	})
 	if err != nil {
-		return "", false
+		return nil, false
 	}
 	att, err := d.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
 	if err != nil {
-		return "", false
+		return nil, false
 	}
 	defer att.Close()
 	go func() { <-ctx.Done(); att.Close() }()
-	var buf bytes.Buffer
-	if _, err := stdcopy.StdCopy(&buf, io.Discard, io.LimitReader(att.Reader, 64<<10)); err != nil {
-		return "", false
+	var r io.Reader = att.Reader
+	if limit > 0 {
+		r = io.LimitReader(r, limit)
 	}
-	return buf.String(), true
+	var buf bytes.Buffer
+	if _, err := stdcopy.StdCopy(&buf, io.Discard, r); err != nil {
+		return nil, false
+	}
+	return buf.Bytes(), true
 }
 
 // poll reads the transcript's new bytes every PollInterval with an exec of
@@ -408,24 +410,8 @@ func readFrom(ctx context.Context, d Docker, id string, s Spec, off int64) []byt
 	defer cancel()
 	script := "exec 2>/dev/null; tail -c +" + strconv.FormatInt(off+1, 10) + " " + shellQuote(s.TranscriptPath) +
 		" | head -c " + strconv.Itoa(pollChunk)
-	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
-		User: s.User, Cmd: []string{"/bin/sh", "-c", script}, AttachStdout: true,
-		Env: []string{"PATH=/usr/bin:/bin"},
-	})
-	if err != nil {
-		return nil
-	}
-	att, err := d.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
-	if err != nil {
-		return nil
-	}
-	defer att.Close()
-	var buf bytes.Buffer
-	go func() { <-ctx.Done(); att.Close() }()
-	if _, err := stdcopy.StdCopy(&buf, io.Discard, att.Reader); err != nil {
-		return nil
-	}
-	return buf.Bytes()
+	out, _ := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}, 0)
+	return out
 }
 
 // copyOut reads one regular file out of the container (running or

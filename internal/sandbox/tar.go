@@ -2,14 +2,17 @@ package sandbox
 
 import (
 	"archive/tar"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
 	"github.com/readme2demo/readme2demo/internal/repoconfig"
 	"github.com/readme2demo/readme2demo/internal/repofs"
 )
@@ -101,6 +104,28 @@ func tarFiles(w io.Writer, files map[string]File, uid, gid int, now time.Time) e
 // ErrTooLarge is wrapped by the error of a file copied out that is larger
 // than its limit (Result.CopyErrors).
 var ErrTooLarge = errors.New("file too large")
+
+// CopyExecutable copies the open file f (st is its stat) into container id
+// as dir/name with mode 0755, streaming the archive.
+func CopyExecutable(ctx context.Context, d interface {
+	CopyToContainer(ctx context.Context, containerID, dstPath string, content io.Reader, options container.CopyToContainerOptions) error
+}, id, dir, name string, f io.Reader, st fs.FileInfo) error {
+	pr, pw := io.Pipe()
+	go func() {
+		tw := tar.NewWriter(pw)
+		err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: st.Size(), ModTime: st.ModTime(), Typeflag: tar.TypeReg})
+		if err == nil {
+			_, err = io.Copy(tw, f)
+		}
+		if err == nil {
+			err = tw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	err := d.CopyToContainer(ctx, id, dir, pr, container.CopyToContainerOptions{})
+	pr.CloseWithError(errors.New("copy aborted"))
+	return err
+}
 
 // readTarFile returns the contents of the first regular file in a tar
 // stream, at most limit bytes.

@@ -19,8 +19,9 @@
 package secrets
 
 import (
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/engines"
@@ -65,12 +66,7 @@ func Names() []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // Values returns the distinct secret values: those of Names in getenv and
@@ -99,10 +95,5 @@ func Values(getenv func(string) string, forwarded map[string]string) []string {
 	for _, v := range forwarded {
 		addAll(v)
 	}
-	out := make([]string, 0, len(seen))
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }

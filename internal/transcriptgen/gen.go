@@ -35,10 +35,9 @@ type piece struct {
 
 // Generator writes copies of one fixture.
 type Generator struct {
-	lines  [][]piece
-	n      int // copies written so far
-	buf    []byte
-	length map[int]int64 // lines written, by length (newline excluded)
+	lines [][]piece
+	n     int // copies written so far
+	buf   []byte
 }
 
 // New returns a Generator over the records (lines) of a JSONL fixture. The
@@ -107,10 +106,6 @@ func (g *Generator) WriteCopy(w io.Writer) (int64, error) {
 				b = append(b, p.text...)
 			}
 		}
-		if g.length == nil {
-			g.length = map[int]int64{}
-		}
-		g.length[len(b)]++
 		b = append(b, '\n')
 		g.buf = b
 		k, err := w.Write(b)
@@ -124,10 +119,6 @@ func (g *Generator) WriteCopy(w io.Writer) (int64, error) {
 
 // Copies returns how many copies were written so far.
 func (g *Generator) Copies() int { return g.n }
-
-// Lines returns how many lines were written so far and the median length
-// of a line, in bytes.
-func (g *Generator) Lines() (n int64, median int) { return medianLength(g.length) }
 
 // medianLength returns how many lines lengths counts (lines by length) and
 // the median length.

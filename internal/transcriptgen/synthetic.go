@@ -3,6 +3,7 @@ package transcriptgen
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,13 +27,8 @@ var Synthetic = []string{
 
 // SyntheticEngine is the engine that reads a synthetic shape.
 func SyntheticEngine(shape string) string {
-	for _, e := range []string{"claude", "codex", "gemini", "openhands", "markdown"} {
-		if strings.HasPrefix(shape, e+"-") {
-			if e == "claude" {
-				return "claude-code"
-			}
-			return e
-		}
+	if e, _, ok := strings.Cut(shape, "-"); ok && slices.Contains([]string{"codex", "gemini", "openhands", "markdown"}, e) {
+		return e
 	}
 	return "claude-code"
 }

@@ -60,62 +60,29 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gentranscript: -o OUT is required")
 		os.Exit(2)
 	}
+	size := *mb << 20
+	var what string
+	var write func(w io.Writer) error
 	if *synthetic != "" {
-		writeSynthetic(*synthetic, *mb<<20, *out)
-		return
-	}
-	var data []byte
-	var err error
-	what := *fixture
-	if *fixture != "" {
-		data, err = os.ReadFile(*fixture)
+		what = "synthetic shape " + *synthetic + " (engine " + transcriptgen.SyntheticEngine(*synthetic) + ")"
+		write = func(w io.Writer) error { _, err := transcriptgen.WriteSynthetic(w, *synthetic, size); return err }
 	} else {
-		var s transcriptgen.Shape
-		if s, err = transcriptgen.ShapeNamed(*shape); err == nil {
-			data, err = s.Fixture(".")
-			what = "shape " + s.Name + " (engine " + s.Engine + ")"
+		data, desc, err := source(*fixture, *shape, *stretch)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "gentranscript: %v\n", err)
+			os.Exit(2)
 		}
-	}
-	var grow map[string]int
-	if err == nil {
-		grow, err = transcriptgen.ParseStretch(*stretch)
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gentranscript: %v\n", err)
-		os.Exit(2)
-	}
-	if grow != nil {
-		data = transcriptgen.Stretch(data, grow)
-		what += " stretched (" + *stretch + ")"
+		g := transcriptgen.New(data)
+		what, write = desc, func(w io.Writer) error { _, err := g.WriteSize(w, size); return err }
 	}
 	f, err := os.Create(*out)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gentranscript: %v\n", err)
 		os.Exit(1)
 	}
-	g := transcriptgen.New(data)
-	n, err := g.WriteSize(f, *mb<<20)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gentranscript: %v\n", err)
-		os.Exit(1)
-	}
-	lines, median := g.Lines()
-	fmt.Fprintf(os.Stderr, "gentranscript: wrote %d bytes, %d lines (median %d bytes) of %s to %s\n", n, lines, median, what, *out)
-}
-
-// writeSynthetic writes size bytes of a synthetic shape to out.
-func writeSynthetic(shape string, size int64, out string) {
-	f, err := os.Create(out)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gentranscript: %v\n", err)
-		os.Exit(1)
-	}
 	var lw transcriptgen.LineCounter
 	w := bufio.NewWriterSize(io.MultiWriter(f, &lw), 1<<20)
-	_, err = transcriptgen.WriteSynthetic(w, shape, size)
+	err = write(w)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -127,6 +94,32 @@ func writeSynthetic(shape string, size int64, out string) {
 		os.Exit(1)
 	}
 	lines, median := lw.Lines()
-	fmt.Fprintf(os.Stderr, "gentranscript: wrote %d bytes, %d lines (median %d bytes) of synthetic shape %s (engine %s) to %s\n",
-		lw.Bytes(), lines, median, shape, transcriptgen.SyntheticEngine(shape), out)
+	fmt.Fprintf(os.Stderr, "gentranscript: wrote %d bytes, %d lines (median %d bytes) of %s to %s\n", lw.Bytes(), lines, median, what, *out)
+}
+
+// source reads the transcript to copy (a fixture file, else a shape's),
+// stretched as asked, and describes it.
+func source(fixture, shape, stretch string) (data []byte, what string, err error) {
+	what = fixture
+	if fixture != "" {
+		data, err = os.ReadFile(fixture)
+	} else {
+		var s transcriptgen.Shape
+		if s, err = transcriptgen.ShapeNamed(shape); err == nil {
+			data, err = s.Fixture(".")
+			what = "shape " + s.Name + " (engine " + s.Engine + ")"
+		}
+	}
+	var grow map[string]int
+	if err == nil {
+		grow, err = transcriptgen.ParseStretch(stretch)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if grow != nil {
+		data = transcriptgen.Stretch(data, grow)
+		what += " stretched (" + stretch + ")"
+	}
+	return data, what, nil
 }

@@ -126,17 +126,14 @@ func run(ctx context.Context, imgs images, regAddr, assetsAddr, version, reposit
 	if err != nil {
 		return err
 	}
+	var manifest bytes.Buffer
+	if err := m.Encode(&manifest); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(manifestPath), 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(manifestPath)
-	if err != nil {
-		return err
-	}
-	if err := m.Encode(f); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := os.WriteFile(manifestPath, manifest.Bytes(), 0o666); err != nil {
 		return err
 	}
 	log.Printf("wrote %s", manifestPath)

@@ -9,7 +9,6 @@
 package dockerproxy
 
 import (
-	"archive/tar"
 	"bufio"
 	"context"
 	"encoding/json"
@@ -348,21 +347,7 @@ func copyBinary(ctx context.Context, d Docker, id, bin string) error {
 	if err != nil {
 		return &SetupError{Reason: "stat the proxy binary", Err: err}
 	}
-	pr, pw := io.Pipe()
-	go func() {
-		tw := tar.NewWriter(pw)
-		err := tw.WriteHeader(&tar.Header{Name: egress.ProgramName, Mode: 0o755, Size: st.Size(), ModTime: st.ModTime(), Typeflag: tar.TypeReg})
-		if err == nil {
-			_, err = io.Copy(tw, f)
-		}
-		if err == nil {
-			err = tw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	err = d.CopyToContainer(ctx, id, binDir, pr, container.CopyToContainerOptions{})
-	pr.CloseWithError(errors.New("copy aborted"))
-	if err != nil {
+	if err := sandbox.CopyExecutable(ctx, d, id, binDir, egress.ProgramName, f, st); err != nil {
 		return fmt.Errorf("copy proxy binary into container: %w", err)
 	}
 	return nil

@@ -157,23 +157,31 @@ func (s *Server) add(k, login, body string) *Comment {
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	var all []Comment
+	for _, c := range s.comments[key(r)] {
+		all = append(all, *c)
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, paginate(w, r, s.PerPage, all))
+}
+
+// paginate returns the page of all that r asks for (page, per_page: 30 by default, at most
+// perPage), never nil, and sets GitHub's Link header (next, last) when more pages follow.
+func paginate[T any](w http.ResponseWriter, r *http.Request, perPage int, all []T) []T {
 	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
-	if per <= 0 || per > s.PerPage {
-		per = min(30, s.PerPage)
+	if per <= 0 || per > perPage {
+		per = min(30, perPage)
 	}
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	if page < 1 {
 		page = 1
 	}
-	s.mu.Lock()
-	all := s.comments[key(r)]
-	var out []Comment
+	out := []T{}
 	for i := (page - 1) * per; i < len(all) && i < page*per; i++ {
-		out = append(out, *all[i])
+		out = append(out, all[i])
 	}
-	last := (len(all) + per - 1) / per
-	s.mu.Unlock()
-	if page < last {
+	if last := (len(all) + per - 1) / per; page < last {
 		u := *r.URL
 		q := u.Query()
 		q.Set("page", strconv.Itoa(page+1))
@@ -181,41 +189,24 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		u.RawQuery = q.Encode()
 		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s>; rel="next", <http://%s%s>; rel="last"`, r.Host, u.RequestURI(), r.Host, strings.Replace(u.RequestURI(), "page="+strconv.Itoa(page+1), "page="+strconv.Itoa(last), 1)))
 	}
-	if out == nil {
-		out = []Comment{}
-	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Body string `json:"body"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == "" {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Validation Failed"})
-		return
-	}
-	if len([]rune(in.Body)) > 65536 {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Body is too long (maximum is 65536 characters)"})
+	body, ok := commentBody(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
-	c := *s.add(key(r), "github-actions[bot]", in.Body)
+	c := *s.add(key(r), "github-actions[bot]", body)
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, c)
 }
 
 func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	var in struct {
-		Body string `json:"body"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == "" {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Validation Failed"})
-		return
-	}
-	if len([]rune(in.Body)) > 65536 {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Body is too long (maximum is 65536 characters)"})
+	body, ok := commentBody(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()
@@ -223,13 +214,35 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	for _, list := range s.comments {
 		for _, c := range list {
 			if c.ID == id {
-				c.Body = in.Body
+				c.Body = body
 				writeJSON(w, http.StatusOK, *c)
 				return
 			}
 		}
 	}
-	writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+	notFound(w)
+}
+
+// commentBody reads a comment's body from r, or answers 422 as GitHub does to an empty or too
+// long one.
+func commentBody(w http.ResponseWriter, r *http.Request) (string, bool) {
+	var in struct {
+		Body string `json:"body"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == "" {
+		unprocessable(w, "Validation Failed")
+		return "", false
+	}
+	return in.Body, !bodyTooLong(w, &in.Body)
+}
+
+// bodyTooLong answers 422 when body is longer than GitHub allows.
+func bodyTooLong(w http.ResponseWriter, body *string) bool {
+	if body == nil || len([]rune(*body)) <= 65536 {
+		return false
+	}
+	unprocessable(w, "Body is too long (maximum is 65536 characters)")
+	return true
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -5,6 +5,7 @@ package fakegithub
 // path), and pull requests. Enough for ghapi's push-and-open flow (UpsertPR).
 
 import (
+	"cmp"
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/hex"
@@ -378,10 +379,7 @@ func (s *Server) createTree(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
-	state := r.URL.Query().Get("state")
-	if state == "" {
-		state = "open"
-	}
+	state := cmp.Or(r.URL.Query().Get("state"), "open")
 	s.mu.Lock()
 	var all []PullRequest
 	for _, p := range s.repoOf(r).pulls {
@@ -390,27 +388,7 @@ func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
-	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
-	if per <= 0 || per > s.PerPage {
-		per = min(30, s.PerPage)
-	}
-	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
-	if page < 1 {
-		page = 1
-	}
-	out := []PullRequest{}
-	for i := (page - 1) * per; i < len(all) && i < page*per; i++ {
-		out = append(out, all[i])
-	}
-	if page*per < len(all) {
-		u := *r.URL
-		q := u.Query()
-		q.Set("page", strconv.Itoa(page+1))
-		q.Set("per_page", strconv.Itoa(per))
-		u.RawQuery = q.Encode()
-		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s>; rel="next"`, r.Host, u.RequestURI()))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, paginate(w, r, s.PerPage, all))
 }
 
 func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
@@ -419,8 +397,7 @@ func (s *Server) createPull(w http.ResponseWriter, r *http.Request) {
 		unprocessable(w, "Validation Failed")
 		return
 	}
-	if len([]rune(in.Body)) > 65536 {
-		unprocessable(w, "Body is too long (maximum is 65536 characters)")
+	if bodyTooLong(w, &in.Body) {
 		return
 	}
 	s.mu.Lock()
@@ -450,8 +427,7 @@ func (s *Server) editPull(w http.ResponseWriter, r *http.Request) {
 		unprocessable(w, "Invalid request")
 		return
 	}
-	if in.Body != nil && len([]rune(*in.Body)) > 65536 {
-		unprocessable(w, "Body is too long (maximum is 65536 characters)")
+	if bodyTooLong(w, in.Body) {
 		return
 	}
 	s.mu.Lock()

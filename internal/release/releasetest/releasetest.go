@@ -7,6 +7,7 @@ package releasetest
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -155,15 +156,6 @@ func (r *rawLayer) Compressed() (io.ReadCloser, error)   { return r.Layer.Uncomp
 func (r *rawLayer) MediaType() (types.MediaType, error)  { return types.OCIUncompressedLayer, nil }
 func (r *rawLayer) Uncompressed() (io.ReadCloser, error) { return r.Layer.Uncompressed() }
 
-// tarLayer is a layer holding one file.
-func tarLayer(path, content string) (v1.Layer, error) {
-	var buf strings.Builder
-	if err := writeTar(&buf, path, content); err != nil {
-		return nil, err
-	}
-	return static.NewLayer([]byte(buf.String()), types.OCIUncompressedLayer), nil
-}
-
 // Assets serves files as a release's assets under /<version>/<name>, the
 // layout of https://github.com/OWNER/REPO/releases/download/<tag>/<name>,
 // and returns the base URL (the Action's R2D_RELEASE_URL) and a log of the
@@ -184,16 +176,18 @@ func Assets(t testing.TB, version string, files map[string][]byte) (baseURL stri
 	return srv.URL, func() []string { return append([]string(nil), log...) }
 }
 
-func writeTar(w io.Writer, path, content string) error {
-	tw := tar.NewWriter(w)
+// tarLayer is a layer holding one file.
+func tarLayer(path, content string) (v1.Layer, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
 	if err := tw.WriteHeader(&tar.Header{Name: path, Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg}); err != nil {
-		return fmt.Errorf("write layer: %w", err)
+		return nil, fmt.Errorf("write layer: %w", err)
 	}
 	if _, err := io.WriteString(tw, content); err != nil {
-		return fmt.Errorf("write layer: %w", err)
+		return nil, fmt.Errorf("write layer: %w", err)
 	}
 	if err := tw.Close(); err != nil {
-		return fmt.Errorf("write layer: %w", err)
+		return nil, fmt.Errorf("write layer: %w", err)
 	}
-	return nil
+	return static.NewLayer(buf.Bytes(), types.OCIUncompressedLayer), nil
 }
