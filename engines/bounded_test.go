@@ -143,7 +143,7 @@ func TestBuilderBoundsOpenBytes(t *testing.T) {
 }
 
 // Markers go out at once, deduplicated for agentTextOnce against every
-// marker before, and decide the outcome as DecideOutcome does.
+// marker before, and decide the outcome as decideOutcome does.
 func TestBuilderMarkersStream(t *testing.T) {
 	s := &recSink{}
 	b := newLogBuilderTo("test", s)

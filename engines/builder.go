@@ -40,30 +40,23 @@ func Stream(eng AgentEngine, r io.Reader, s Sink) (*commandlog.Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := feed(l, s); err != nil {
-		return nil, err
-	}
-	l.Markers, l.Commands, l.FileEdits = []commandlog.Marker{}, []commandlog.Command{}, []commandlog.FileEdit{}
-	return l, nil
-}
-
-func feed(l *commandlog.Log, s Sink) error {
 	for i := range l.Markers {
 		if err := s.Marker(&l.Markers[i]); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for i := range l.Commands {
 		if err := s.Command(&l.Commands[i]); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for i := range l.FileEdits {
 		if err := s.FileEdit(&l.FileEdits[i]); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	l.Markers, l.Commands, l.FileEdits = []commandlog.Marker{}, []commandlog.Command{}, []commandlog.FileEdit{}
+	return l, nil
 }
 
 // memSink collects the lists for ParseTranscript.
@@ -101,10 +94,6 @@ type logBuilder struct {
 	// onSeal, when set, sees every command as it is sealed, in order.
 	onSeal func(c *commandlog.Command)
 }
-
-// newLogBuilder returns a builder that collects the whole log in memory
-// (ParseTranscript).
-func newLogBuilder(engine string) *logBuilder { return newLogBuilderTo(engine, nil) }
 
 // newLogBuilderTo returns a builder that hands the lists to s; nil s
 // collects them in memory.
@@ -212,20 +201,21 @@ func (b *logBuilder) setOutput(id, output string, omitted int64) bool {
 func editSize(e *commandlog.FileEdit) int { return 64 + len(e.Path) + len(e.Tool) }
 
 // edit records a file edit; it is not ok until a successful result pairs.
-// An edit that names no file is counted as an unknown event and dropped.
-func (b *logBuilder) edit(id, path, tool string) {
-	if path == "" {
-		b.unknownEvent()
-		return
-	}
+// An empty id gets a generated one, which is returned. An edit that names
+// no file is counted as an unknown event and dropped.
+func (b *logBuilder) edit(id, path, tool string) string {
 	if id == "" {
 		id = b.nextID()
 	}
-	if b.edits.known(id) {
-		return
+	if path == "" {
+		b.unknownEvent()
+		return id
 	}
-	e := commandlog.FileEdit{Path: path, Tool: tool}
-	b.edits.add(id, e, editSize(&e))
+	if !b.edits.known(id) {
+		e := commandlog.FileEdit{Path: path, Tool: tool}
+		b.edits.add(id, e, editSize(&e))
+	}
+	return id
 }
 
 // editResult pairs the result of an edit; false when no such edit is open.
@@ -238,27 +228,20 @@ func (b *logBuilder) editResult(id string, ok bool) bool {
 	return true
 }
 
-// addMarker adds a marker to the log.
-func (b *logBuilder) addMarker(m commandlog.Marker) {
-	b.tally.add(m)
-	b.fail(b.sink.Marker(&m))
-}
-
 // agentText scans a piece of the agent's own text for markers.
-func (b *logBuilder) agentText(text string) {
-	for _, m := range ScanMarkers(text) {
-		b.seen.add(string(m.Kind), m.Text)
-		b.addMarker(m)
-	}
-}
+func (b *logBuilder) agentText(text string) { b.scanAgentText(text, false) }
 
 // agentTextOnce is agentText for a text that may repeat earlier agent text
 // (a final summary that copies the last message): only markers not seen yet
 // are added.
-func (b *logBuilder) agentTextOnce(text string) {
+func (b *logBuilder) agentTextOnce(text string) { b.scanAgentText(text, true) }
+
+func (b *logBuilder) scanAgentText(text string, once bool) {
 	for _, m := range ScanMarkers(text) {
-		if b.seen.add(string(m.Kind), m.Text) {
-			b.addMarker(m)
+		if b.seen.add(string(m.Kind), m.Text) || !once {
+			b.tally.add(m)
+			added := m // only markers added reach the heap, not every m
+			b.fail(b.sink.Marker(&added))
 		}
 	}
 }
@@ -335,6 +318,15 @@ func (b *logBuilder) done(l *commandlog.Log) (*commandlog.Log, error) {
 		return nil, fmt.Errorf("write %s command log: %w", b.log.Engine, b.err)
 	}
 	return l, nil
+}
+
+// unclipped is opt, without Clip when noClip is set: the engine decodes
+// output whole (tests compare the two).
+func unclipped(opt jsonv.Options, noClip bool) jsonv.Options {
+	if noClip {
+		opt.Clip = nil
+	}
+	return opt
 }
 
 // readRecords feeds every record of a transcript to fn, in order. Malformed

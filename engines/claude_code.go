@@ -101,12 +101,17 @@ func (c *claudeCode) ResolveEnv(getenv func(string) string) (map[string]string, 
 			env["CLAUDE_CODE_OAUTH_TOKEN"] = token
 		}
 	}
-	for _, name := range []string{"ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL"} {
+	copyEnv(env, getenv, "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL")
+	return env, nil
+}
+
+// copyEnv adds to env the variables among names that getenv sets.
+func copyEnv(env map[string]string, getenv func(string) string, names ...string) {
+	for _, name := range names {
 		if v := getenv(name); v != "" {
 			env[name] = v
 		}
 	}
-	return env, nil
 }
 
 // checkCredential catches copy-paste accidents common to every credential.
@@ -140,20 +145,15 @@ func (*claudeCode) BuildCommand(l Limits) string {
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }
 
-func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return c.parse(r, nil) }
-
-func (c *claudeCode) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
-	return c.parse(r, s)
+func (c *claudeCode) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return c.ParseTranscriptTo(r, nil)
 }
 
-func (c *claudeCode) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
-	p := &claudeParser{b: newLogBuilderTo(c.Name(), s), calls: newWindow[string, claudeCall](idWindow), texts: newSeenSet()}
-	opt := jsonv.Options{Keep: claudeKeys, Skip: claudeSkipKeys, Workers: parseWorkers(),
+func (c *claudeCode) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	p := &claudeParser{b: newLogBuilderTo(c.Name(), s), calls: newWindow[string, string](idWindow), texts: newSeenSet()}
+	opt := jsonv.Options{Keep: claudeKeys, Skip: claudeSkipKeys,
 		Clip: claudeClipKeys, ClipHead: OutputHeadBytes + claudeClipSlack, ClipTail: OutputTailBytes + claudeClipSlack}
-	if c.noClip {
-		opt.Clip = nil
-	}
-	err := readRecords(r, opt, p.b, func(v *jsonv.Value) {
+	err := readRecords(r, unclipped(opt, c.noClip), p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
 	})
@@ -199,16 +199,11 @@ var claudeSkipKeys = map[string]bool{
 	"stop_sequence": true, "persistedOutputPath": true, "cwd": true, "gitBranch": true, "userType": true,
 }
 
-type claudeCall struct {
-	kind string // "bash", "edit" or "other"
-}
-
 type claudeParser struct {
-	b         *logBuilder
-	calls     *window[string, claudeCall]
-	texts     *seenSet // message id + text already scanned
-	result    *jsonv.Value
-	resultSet bool
+	b      *logBuilder
+	calls  *window[string, string] // call id → "bash", "edit" or "other"
+	texts  *seenSet                // message id + text already scanned
+	result *jsonv.Value            // the result line, nil until one is read
 }
 
 func (p *claudeParser) event(v *jsonv.Value) {
@@ -233,7 +228,6 @@ func (p *claudeParser) event(v *jsonv.Value) {
 		p.user(v)
 	case "result":
 		p.result = v.Clone()
-		p.resultSet = true
 		if text := v.Get("result").Str(); text != "" {
 			p.b.agentTextOnce(text)
 		}
@@ -299,17 +293,13 @@ func (p *claudeParser) toolUse(block *jsonv.Value, parent string) {
 	case name == "Bash" || name == "bash":
 		cmd := firstString(input, "command", "cmd", "command_line")
 		id = p.b.command(id, cmd, parent)
-		p.calls.put(id, claudeCall{kind: "bash"})
+		p.calls.put(id, "bash")
 	case claudeEditTools[name] != "":
-		path := firstString(input, "file_path", "path", "notebook_path")
-		if id == "" {
-			id = p.b.nextID()
-		}
-		p.b.edit(id, path, claudeEditTools[name])
-		p.calls.put(id, claudeCall{kind: "edit"})
+		id = p.b.edit(id, firstString(input, "file_path", "path", "notebook_path"), claudeEditTools[name])
+		p.calls.put(id, "edit")
 	default:
 		if id != "" {
-			p.calls.put(id, claudeCall{kind: "other"})
+			p.calls.put(id, "other")
 		}
 	}
 }
@@ -349,13 +339,13 @@ var claudeExitCode = lazyre.New(`^(?:Error: )?Exit code (-?\d+)\s*(?:\n|$)`)
 
 func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 	id := res.Get("tool_use_id").Str()
-	call, ok := p.calls.get(id)
+	kind, ok := p.calls.get(id)
 	if !ok {
 		p.b.unknownEvent()
 		return
 	}
 	isError := res.Get("is_error").True()
-	switch call.kind {
+	switch kind {
 	case "edit":
 		p.b.editResult(id, !isError)
 		return
@@ -394,13 +384,7 @@ func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 	// preview of it (<persisted-output>) or carry the "Exit code N" prefix.
 	if structured.Get("stdout").IsString() || structured.Get("stderr").IsString() {
 		stdout, stderr := structured.Get("stdout"), structured.Get("stderr")
-		joined := stdout.Str()
-		if stderr.Str() != "" {
-			if joined != "" && !strings.HasSuffix(joined, "\n") {
-				joined += "\n"
-			}
-			joined += stderr.Str()
-		}
+		joined := joinStreams(stdout.Str(), stderr.Str())
 		if joined != "" || out.Output == "" {
 			out.Output, out.Omitted = joined, stdout.Clipped()+stderr.Clipped()
 			// CLI 2.1.x keeps only the first 30,000 characters of a large
@@ -468,7 +452,7 @@ func allTextBlocks(v *jsonv.Value) bool {
 func (p *claudeParser) finish() *commandlog.Log {
 	l := &p.b.log
 	reason := ""
-	if !p.resultSet {
+	if p.result == nil {
 		reason = "the transcript ends without a final result (the agent was killed or cut off) and no marker decides"
 	} else {
 		r := p.result

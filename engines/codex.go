@@ -159,8 +159,8 @@ func checkBaseURL(u string) string {
 
 // codexSecretEnv are the variables codex must not hand on to the commands it
 // runs: codex ≥ 0.80 passes its whole environment, API key included, to
-// every command unless shell_environment_policy excludes it.
-var codexSecretEnv = []string{"OPENAI_API_KEY", "CODEX_API_KEY"}
+// every command unless shell_environment_policy excludes it. A TOML array.
+const codexSecretEnv = `["OPENAI_API_KEY","CODEX_API_KEY"]`
 
 // BuildCommand runs the pinned codex non-interactively, with approvals and
 // codex's own sandbox off (the container is the sandbox), the prompt on
@@ -173,7 +173,7 @@ func (*codex) BuildCommand(l Limits) string {
 	args := []string{"codex", "exec", "--json", "--skip-git-repo-check",
 		"--dangerously-bypass-approvals-and-sandbox", "--cd", WorkspaceContainerPath,
 		"-c", "shell_environment_policy.inherit=all",
-		"-c", "shell_environment_policy.exclude=" + tomlStringArray(codexSecretEnv),
+		"-c", "shell_environment_policy.exclude=" + codexSecretEnv,
 	}
 	if l.Model != "" {
 		args = append(args, "--model", l.Model)
@@ -188,19 +188,11 @@ func (*codex) BuildCommand(l Limits) string {
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }
 
-func tomlStringArray(items []string) string {
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = strconv.Quote(s)
-	}
-	return "[" + strings.Join(q, ",") + "]"
+func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return c.ParseTranscriptTo(r, nil)
 }
 
-func (c *codex) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return c.parse(r, nil) }
-
-func (c *codex) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) { return c.parse(r, s) }
-
-func (c *codex) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+func (c *codex) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &codexParser{b: newLogBuilderTo(c.Name(), s), kinds: newWindow[string, string](idWindow), texts: newSeenSet()}
 	err := readRecords(r, codexOptions, p.b, p.event)
 	if err != nil {
@@ -277,13 +269,9 @@ func (p *codexParser) event(v *jsonv.Value) {
 	case "turn.failed":
 		p.turns++
 		p.ended = true
-		if m := codexErrorText(v.Path("error", "message")); m != "" {
-			p.errorMsg = m
-		}
+		p.setError(v.Path("error", "message"))
 	case "error":
-		if m := codexErrorText(v.Get("message")); m != "" {
-			p.errorMsg = m
-		}
+		p.setError(v.Get("message"))
 	case "":
 		switch {
 		case v.Has("prompt"), v.Has("model") && (v.Has("sandbox") || v.Has("provider") || v.Has("approval")):
@@ -304,21 +292,18 @@ func (p *codexParser) event(v *jsonv.Value) {
 	}
 }
 
-// codexErrorText returns an error message, unwrapping the JSON API error
-// codex sometimes embeds in the string.
-func codexErrorText(m *jsonv.Value) string {
+// setError records a fatal error's message, when it has one, unwrapping
+// the JSON API error codex sometimes embeds in the string.
+func (p *codexParser) setError(m *jsonv.Value) {
 	s := strings.TrimSpace(m.Str())
 	if strings.HasPrefix(s, "{") {
 		if inner, err := jsonv.ParseString(s, jsonv.Options{}); err == nil {
-			if t := inner.Path("error", "message").Str(); t != "" {
-				return t
-			}
-			if t := inner.Get("message").Str(); t != "" {
-				return t
-			}
+			s = firstNonEmpty(inner.Path("error", "message").Str(), inner.Get("message").Str(), s)
 		}
 	}
-	return s
+	if s != "" {
+		p.errorMsg = s
+	}
 }
 
 func (p *codexParser) item(event string, it *jsonv.Value) {
@@ -327,10 +312,7 @@ func (p *codexParser) item(event string, it *jsonv.Value) {
 		return
 	}
 	id := it.Get("id").Str()
-	typ := it.Get("type").Str()
-	if typ == "" {
-		typ = it.Get("item_type").Str()
-	}
+	typ := firstString(it, "type", "item_type")
 	completed := event == "item.completed"
 	switch typ {
 	case "command_execution":
@@ -344,16 +326,9 @@ func (p *codexParser) item(event string, it *jsonv.Value) {
 	case "file_change":
 		p.fileChange(id, it, completed)
 	case "agent_message", "assistant_message":
-		if !completed {
-			return
+		if completed && (id == "" || p.texts.add(id)) {
+			p.b.agentText(it.Get("text").Str())
 		}
-		text := it.Get("text").Str()
-		if id != "" {
-			if !p.texts.add(id) {
-				return
-			}
-		}
-		p.b.agentText(text)
 	case "reasoning", "plan", "todo_list", "mcp_tool_call", "collab_tool_call", "web_search", "error",
 		"image_generation", "image_view":
 	default:
@@ -416,16 +391,15 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 		id := msg.Get("call_id").Str()
 		if p.kinds.at(id) != "cmd" {
 			// an end without a begin still names its command when it can
-			if cmd := codexCommand(msg.Get("command")); cmd != "" {
-				id = p.b.command(id, cmd, "")
-				p.kinds.put(id, "cmd")
-			} else {
+			cmd := codexCommand(msg.Get("command"))
+			if cmd == "" {
 				p.b.unknownEvent()
 				return
 			}
+			id = p.b.command(id, cmd, "")
+			p.kinds.put(id, "cmd")
 		}
-		out := codexExecEnd(msg)
-		p.b.result(id, out)
+		p.b.result(id, codexExecEnd(msg))
 	case "patch_apply_begin":
 		id := msg.Get("call_id").Str()
 		var changes []jsonv.Member
@@ -441,7 +415,10 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 			p.b.edit(key, m.Key, "apply_patch:"+kind)
 		}
 		p.kinds.put(id, "edit")
-		p.editCount(id, len(changes))
+		if p.edits == nil {
+			p.edits = newWindow[string, int](idWindow)
+		}
+		p.edits.put(id, len(changes))
 	case "patch_apply_end":
 		id := msg.Get("call_id").Str()
 		if p.kinds.at(id) != "edit" {
@@ -459,31 +436,12 @@ func (p *codexParser) legacy(msg *jsonv.Value) {
 		p.ended = true
 		p.b.agentTextOnce(msg.Get("last_agent_message").Str())
 	case "error":
-		if m := codexErrorText(msg.Get("message")); m != "" {
-			p.errorMsg = m
-		}
+		p.setError(msg.Get("message"))
 	default:
 		if !codexEventTypes[typ] {
 			p.b.unknownEvent()
 		}
 	}
-}
-
-func (p *codexParser) editCount(id string, n int) {
-	if p.edits == nil {
-		p.edits = newWindow[string, int](idWindow)
-	}
-	p.edits.put(id, n)
-}
-
-func joinStreams(stdout, stderr string) string {
-	if stderr == "" {
-		return stdout
-	}
-	if stdout != "" && !strings.HasSuffix(stdout, "\n") {
-		stdout += "\n"
-	}
-	return stdout + stderr
 }
 
 // codexCommand renders a command (a string or an argv array) as the command

@@ -7,6 +7,7 @@ package engines
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -186,7 +187,7 @@ func (p *codexParser) functionCall(id, name string, args *jsonv.Value) {
 		}
 		p.shellCall(id, cmd)
 	case name == "write_stdin":
-		r.calls.put(id, &rolloutCall{kind: "stdin", session: codexSessionID(args.Get("session_id"))})
+		r.calls.put(id, &rolloutCall{kind: "stdin", session: idText(args.Get("session_id"))})
 	case name == "apply_patch":
 		patch := args.Get("input").Str()
 		if patch == "" && args.IsString() {
@@ -196,13 +197,6 @@ func (p *codexParser) functionCall(id, name string, args *jsonv.Value) {
 	default:
 		r.calls.put(id, &rolloutCall{kind: "other"})
 	}
-}
-
-func codexSessionID(v *jsonv.Value) string {
-	if n, ok := v.Int(); ok {
-		return strconv.FormatInt(n, 10)
-	}
-	return v.Str()
 }
 
 // shellCall records a shell call, or a patch when the shell runs
@@ -375,13 +369,7 @@ func codexToolOutput(v *jsonv.Value) codexOutput {
 		if line == "" {
 			continue
 		}
-		known := false
-		for _, h := range codexOutputHeads {
-			if strings.HasPrefix(line, h) {
-				known = true
-			}
-		}
-		if !known {
+		if !slices.ContainsFunc(codexOutputHeads, func(h string) bool { return strings.HasPrefix(line, h) }) {
 			return o // not codex's header: the output itself
 		}
 		if m := codexExitCodeRe.FindStringSubmatch(line); m != nil {
@@ -489,9 +477,7 @@ func (p *codexParser) rolloutEvent(ev *jsonv.Value) {
 		p.ended = true
 		r.aborted = firstNonEmpty(ev.Get("reason").Str(), "aborted")
 	case "error":
-		if m := codexErrorText(ev.Get("message")); m != "" {
-			p.errorMsg = m
-		}
+		p.setError(ev.Get("message"))
 	default:
 		if !codexEventTypes[typ] {
 			p.b.unknownEvent()

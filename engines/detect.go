@@ -78,11 +78,16 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
+	return "cannot tell which agent wrote it: its records match " + e.list("") + "; pass --engine"
+}
+
+// list names the candidates, each after article, joined by "and".
+func (e *AmbiguousError) list(article string) string {
 	names := make([]string, len(e.Candidates))
 	for i, f := range e.Candidates {
-		names[i] = f.String()
+		names[i] = article + f.String()
 	}
-	return "cannot tell which agent wrote it: its records match " + strings.Join(names, " and ") + "; pass --engine"
+	return strings.Join(names, " and ")
 }
 
 // Detect reads the first records of a transcript (at most a couple of
@@ -94,10 +99,8 @@ func (e *AmbiguousError) Error() string {
 // Detection with a zero Format.
 func Detect(r io.Reader) (Detection, error) {
 	var d Detection
-	var head bytes.Buffer
 	counted := &countingReader{r: r}
-	tee := io.TeeReader(counted, &limitedWriter{w: &head, n: 4096})
-	rd := jsonv.NewReader(tee, jsonv.Options{TextLines: true})
+	rd := jsonv.NewReader(counted, jsonv.Options{TextLines: true})
 	defer rd.Close()
 	byFormat := map[Format]int{}
 	byEngine := map[string]int{}
@@ -136,7 +139,7 @@ func Detect(r io.Reader) (Detection, error) {
 		}
 		count(f)
 	}
-	if bytes.Contains(head.Bytes(), []byte("--JSON Event--")) && byEngine[OpenHandsName] > 0 {
+	if bytes.Contains(counted.head, []byte("--JSON Event--")) && byEngine[OpenHandsName] > 0 {
 		byFormat = map[Format]int{FormatOpenHandsCLI: byEngine[OpenHandsName]}
 	}
 	switch runner {
@@ -149,21 +152,15 @@ func Detect(r io.Reader) (Detection, error) {
 	if len(byEngine) == 0 {
 		return d, nil
 	}
-	type tally struct {
-		engine string
-		n      int
-	}
-	var engines []tally
+	var engines []string // most records first
 	total := 0
 	for e, n := range byEngine {
-		engines = append(engines, tally{e, n})
+		engines = append(engines, e)
 		total += n
 	}
 	sort.Slice(engines, func(i, j int) bool {
-		if engines[i].n != engines[j].n {
-			return engines[i].n > engines[j].n
-		}
-		return engines[i].engine < engines[j].engine
+		a, b := engines[i], engines[j]
+		return byEngine[a] > byEngine[b] || byEngine[a] == byEngine[b] && a < b
 	})
 	best := func(engine string) Format {
 		var f Format
@@ -175,40 +172,32 @@ func Detect(r io.Reader) (Detection, error) {
 		}
 		return f
 	}
-	if len(engines) > 1 && engines[0].n*3 <= total*2 {
+	if len(engines) > 1 && byEngine[engines[0]]*3 <= total*2 {
 		amb := &AmbiguousError{}
-		for _, t := range engines {
-			amb.Candidates = append(amb.Candidates, best(t.engine))
+		for _, e := range engines {
+			amb.Candidates = append(amb.Candidates, best(e))
 		}
 		return d, amb
 	}
-	d.Format, d.Matched = best(engines[0].engine), engines[0].n
+	d.Format, d.Matched = best(engines[0]), byEngine[engines[0]]
 	return d, nil
 }
 
-// countingReader counts the bytes read through it.
+// countingReader counts the bytes read through it and keeps the first 4
+// KiB of them.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r    io.Reader
+	n    int64
+	head []byte
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
-	return n, err
-}
-
-// limitedWriter keeps the first n bytes written to it.
-type limitedWriter struct {
-	w *bytes.Buffer
-	n int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if room := l.n - l.w.Len(); room > 0 {
-		l.w.Write(p[:min(room, len(p))])
+	if room := 4096 - len(c.head); room > 0 {
+		c.head = append(c.head, p[:min(room, n)]...)
 	}
-	return len(p), nil
+	return n, err
 }
 
 // classifyArray classifies a top-level JSON array by its elements: a Claude
@@ -240,11 +229,6 @@ var (
 		"stream_event": true, "rate_limit_event": true, "control_request": true, "control_response": true}
 	claudeSessionTypes = map[string]bool{"user": true, "assistant": true, "summary": true, "progress": true,
 		"file-history-snapshot": true, "queue-operation": true, "system": true}
-	openHandsV1Kinds = map[string]bool{"ActionEvent": true, "ObservationEvent": true, "MessageEvent": true,
-		"AgentErrorEvent": true, "UserRejectObservation": true, "SystemPromptEvent": true, "PauseEvent": true,
-		"ConversationStateUpdateEvent": true, "Condensation": true, "CondensationRequest": true,
-		"CondensationSummaryEvent": true, "TokenEvent": true, "StreamingDeltaEvent": true,
-		"HookExecutionEvent": true, "LLMCompletionLogEvent": true, "ACPToolCallEvent": true, "InterruptEvent": true}
 	runnerTypes = map[string]bool{"plan": true, "note": true, "skip": true, "start": true, "end": true,
 		"background_output": true, "stop": true, "summary": true, "error": true}
 )
@@ -296,7 +280,7 @@ func classifyRecord(v *jsonv.Value) Format {
 		return FormatOpenHandsPages
 	case isHistoryLine(v):
 		return FormatOpenHandsEval
-	case v.Get("kind").IsString() && (openHandsV1Kinds[v.Get("kind").Str()] || v.Has("source")):
+	case v.Get("kind").IsString() && (v1Kinds[v.Get("kind").Str()] || v.Has("source")):
 		return FormatOpenHandsV1
 	case v.Has("action") && (v.Get("action").IsString() || v.Has("args")), v.Get("observation").IsString():
 		return FormatOpenHandsV0
@@ -359,11 +343,7 @@ func LooksLike(d Detection, derr error) string {
 	var amb *AmbiguousError
 	switch {
 	case errors.As(derr, &amb):
-		names := make([]string, len(amb.Candidates))
-		for i, f := range amb.Candidates {
-			names[i] = "a " + f.String()
-		}
-		return "a mix of " + strings.Join(names, " and ")
+		return "a mix of " + amb.list("a ")
 	case derr != nil:
 		return "something that could not be read (" + derr.Error() + ")"
 	case d.Empty:

@@ -124,7 +124,6 @@ func (g *gemini) ResolveEnv(getenv func(string) string) (map[string]string, erro
 		}
 		env["GEMINI_API_KEY"] = key
 	case vertex == "true":
-		env["GOOGLE_GENAI_USE_VERTEXAI"] = "true"
 		if key := getenv("GOOGLE_API_KEY"); key != "" {
 			if reason := checkCredential(key); reason != "" {
 				return nil, errf("GOOGLE_API_KEY", reason)
@@ -143,11 +142,7 @@ func (g *gemini) ResolveEnv(getenv func(string) string) (map[string]string, erro
 	if vertex == "true" {
 		env["GOOGLE_GENAI_USE_VERTEXAI"] = "true"
 	}
-	for _, name := range []string{"GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GEMINI_MODEL"} {
-		if v := getenv(name); v != "" {
-			env[name] = v
-		}
-	}
+	copyEnv(env, getenv, "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GEMINI_MODEL")
 	if u := getenv("GOOGLE_GEMINI_BASE_URL"); u != "" {
 		if reason := checkBaseURL(u); reason != "" {
 			return nil, errf("GOOGLE_GEMINI_BASE_URL", reason)
@@ -199,19 +194,13 @@ func (*gemini) BuildCommand(l Limits) string {
 		`[ -z "$s" ] || cp "$s" ` + ShellQuote(SessionContainerPath) + `; exit $rc`
 }
 
-func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return g.parse(r, nil) }
-
-func (g *gemini) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
-	return g.parse(r, s)
+func (g *gemini) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return g.ParseTranscriptTo(r, nil)
 }
 
-func (g *gemini) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+func (g *gemini) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := &geminiParser{b: newLogBuilderTo(g.Name(), s), kinds: newWindow[string, string](idWindow)}
-	opt := geminiOptions
-	if g.noClip {
-		opt.Clip = nil
-	}
-	err := readRecords(r, opt, p.b, func(v *jsonv.Value) {
+	err := readRecords(r, unclipped(geminiOptions, g.noClip), p.b, func(v *jsonv.Value) {
 		p.b.record()
 		p.event(v)
 	})
@@ -263,23 +252,25 @@ func (p *geminiParser) event(v *jsonv.Value) {
 	}
 	typ := v.Get("type").Str()
 	if typ != "message" {
-		p.flushText()
+		p.text.flush(p.b)
 	}
 	switch typ {
 	case "init":
 	case "message":
 		if v.Get("role").Str() != "assistant" {
-			p.flushText()
+			p.text.flush(p.b)
 			return
 		}
 		p.startTurn()
 		p.text.add(p.b, v.Get("content").Str())
 		if !v.Get("delta").True() {
-			p.flushText()
+			p.text.flush(p.b)
 		}
 	case "tool_use":
 		p.startTurn()
-		p.toolUse(v)
+		if id := v.Get("tool_id").Str(); id == "" || !p.kinds.has(id) {
+			p.call(id, v.Get("tool_name").Str(), v.Get("parameters"))
+		}
 	case "tool_result":
 		p.inTurn = false
 		p.toolResult(v)
@@ -288,21 +279,18 @@ func (p *geminiParser) event(v *jsonv.Value) {
 		if v.Get("severity").Str() == "error" || geminiStops(msg) {
 			p.stopped = msg
 		}
+	case "":
+		if !v.Has("response") || !v.Has("stats") {
+			p.b.unknownEvent()
+			return
+		}
+		p.b.agentText(v.Get("response").Str()) // --output-format json: a result with the answer
+		fallthrough
 	case "result":
 		p.result = v.Clone()
 		if m := v.Path("error", "message").Str(); m != "" {
 			p.fatalErr = m
 		}
-	case "":
-		if v.Has("response") && v.Has("stats") { // --output-format json
-			p.result = v.Clone()
-			p.b.agentText(v.Get("response").Str())
-			if m := v.Path("error", "message").Str(); m != "" {
-				p.fatalErr = m
-			}
-			return
-		}
-		p.b.unknownEvent()
 	default:
 		p.b.unknownEvent()
 	}
@@ -322,34 +310,23 @@ func (p *geminiParser) startTurn() {
 	}
 }
 
-func (p *geminiParser) flushText() {
-	p.text.flush(p.b)
-}
-
 var geminiEditTools = map[string]bool{"write_file": true, "replace": true, "edit": true, "smart_edit": true}
 
-func (p *geminiParser) toolUse(v *jsonv.Value) {
-	id := v.Get("tool_id").Str()
-	name := v.Get("tool_name").Str()
-	params := v.Get("parameters")
-	if id != "" && p.kinds.has(id) {
-		return
-	}
+// call records a tool call (of the stream or of a session file): a shell
+// command, a file edit, or another tool's call, kept only to recognise its
+// result. It returns the call's id (generated when empty) and its kind.
+func (p *geminiParser) call(id, name string, args *jsonv.Value) (string, string) {
+	kind := "other"
 	switch {
 	case name == "run_shell_command" || name == "shell":
-		id = p.b.command(id, params.Get("command").Str(), "")
-		p.kinds.put(id, "cmd")
+		kind, id = "cmd", p.b.command(id, args.Get("command").Str(), "")
 	case geminiEditTools[name]:
-		if id == "" {
-			id = p.b.nextID()
-		}
-		p.b.edit(id, firstString(params, "file_path", "absolute_path", "path"), name)
-		p.kinds.put(id, "edit")
-	default:
-		if id != "" {
-			p.kinds.put(id, "other")
-		}
+		kind, id = "edit", p.b.edit(id, firstString(args, "file_path", "absolute_path", "path"), name)
 	}
+	if id != "" {
+		p.kinds.put(id, kind)
+	}
+	return id, kind
 }
 
 var (
@@ -394,18 +371,16 @@ func (p *geminiParser) toolResult(v *jsonv.Value) {
 // stream states), "Command terminated by signal: S" or "Command failed: …".
 func geminiDisplayResult(res *cmdResult) {
 	trimmed := strings.TrimSpace(res.Output)
-	switch {
-	case geminiExitCode.MatchString(trimmed):
-		n, _ := strconv.Atoi(geminiExitCode.FindStringSubmatch(trimmed)[1])
-		res.ExitCode = intPtr(n)
-		res.Output = ""
-	case geminiFailed.MatchString(trimmed):
+	if m := geminiExitCode.FindStringSubmatch(trimmed); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		res.ExitCode, res.Output = intPtr(n), ""
+	} else if geminiFailed.MatchString(trimmed) {
 		res.Failed = true
 	}
 }
 
 func (p *geminiParser) finish() *commandlog.Log {
-	p.flushText()
+	p.text.flush(p.b)
 	sessionEnded := false
 	if p.session.seen {
 		sessionEnded = p.finishSession()

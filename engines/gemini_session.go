@@ -237,26 +237,16 @@ func geminiPartsText(c *jsonv.Value) string {
 var geminiDone = map[string]bool{"success": true, "error": true, "cancelled": true}
 
 func (p *geminiParser) sessionToolCall(tc *jsonv.Value) {
-	id := tc.Get("id").Str()
-	name := tc.Get("name").Str()
-	args := tc.Get("args")
+	id, kind := p.call(tc.Get("id").Str(), tc.Get("name").Str(), tc.Get("args"))
 	status := strings.ToLower(tc.Get("status").Str())
-	done := geminiDone[status] || tc.Has("result") && !tc.Get("result").IsNull()
-	switch {
-	case name == "run_shell_command" || name == "shell":
-		id = p.b.command(id, args.Get("command").Str(), "")
-		p.kinds.put(id, "cmd")
-		if done {
-			p.b.result(id, geminiSessionShell(tc, status))
-		}
-	case geminiEditTools[name]:
-		if id == "" {
-			id = p.b.nextID()
-		}
-		p.b.edit(id, firstString(args, "file_path", "absolute_path", "path"), name)
-		if done {
-			p.b.editResult(id, status == "success" && geminiResponse(tc).Get("error") == nil)
-		}
+	if !geminiDone[status] && (!tc.Has("result") || tc.Get("result").IsNull()) {
+		return // not finished
+	}
+	switch kind {
+	case "cmd":
+		p.b.result(id, geminiSessionShell(tc, status))
+	case "edit":
+		p.b.editResult(id, status == "success" && geminiResponse(tc).Get("error") == nil)
 	}
 }
 

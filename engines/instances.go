@@ -55,15 +55,15 @@ func (o *openHands) ParseInstances(r io.Reader) ([]Instance, error) {
 
 // EachInstance is ParseInstances run by run (see InstanceParser).
 func (o *openHands) EachInstance(r io.Reader, fn func(Instance) error) error {
-	rest := newOpenHandsParser(newLogBuilder(o.Name()))
+	rest := newOpenHandsParser(newLogBuilderTo(o.Name(), nil))
 	n := 0
 	seen := map[string]int{}
-	err := readRecords(r, o.options(), rest.b, func(v *jsonv.Value) {
+	err := readRecords(r, unclipped(openHandsOptions, o.noClip), rest.b, func(v *jsonv.Value) {
 		if !isHistoryLine(v) {
 			rest.topLevel(v)
 			return
 		}
-		ip := newOpenHandsParser(newLogBuilder(o.Name()))
+		ip := newOpenHandsParser(newLogBuilderTo(o.Name(), nil))
 		ip.readHistory(ip.main, v)
 		n++
 		id := instanceID(v, n)

@@ -41,10 +41,8 @@ package engines
 // at the end; `exit` or `set -e` ending the shell ends the run there.
 
 import (
-	"io"
 	"time"
 
-	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/plan"
 )
 
@@ -96,29 +94,7 @@ type RunInput struct {
 	Limits Limits
 }
 
-type markdownEngine struct{}
-
-func (*markdownEngine) Name() string { return MarkdownName }
-
-// RequiredEnv is empty: the markdown engine needs no credentials.
-func (*markdownEngine) RequiredEnv() []string { return nil }
-
-// ResolveEnv forwards nothing.
-func (*markdownEngine) ResolveEnv(func(string) string) (map[string]string, error) {
-	return map[string]string{}, nil
-}
-
-// BuildCommand runs the runner script the pipeline copied to
-// PromptContainerPath.
-func (*markdownEngine) BuildCommand(Limits) string { return runnerCommand() }
-
-func (e *markdownEngine) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r, nil)
-}
-
-func (e *markdownEngine) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r, s)
-}
+type markdownEngine struct{ keyless }
 
 // PrepareInput turns the README into the runner script.
 func (e *markdownEngine) PrepareInput(in RunInput) ([]byte, error) {
@@ -144,13 +120,17 @@ func markdownPlan(in RunInput) runPlan {
 			continue
 		}
 		s := e.Step
-		def := DefaultCommandTimeout
-		if s.Background {
-			def = DefaultReadyTimeout
+		timeout := s.Timeout
+		switch {
+		case timeout > 0:
+		case s.Background:
+			timeout = DefaultReadyTimeout
+		default:
+			timeout = DefaultCommandTimeout
 		}
 		rp.Steps = append(rp.Steps, runStep{
 			Command: e.Command, Exec: e.Exec(WorkspaceContainerPath), File: e.File, Line: e.Line,
-			Timeout: runnerOrDefault(s.Timeout, def), AllowFailure: s.ContinueOnError,
+			Timeout: timeout, AllowFailure: s.ContinueOnError,
 			Background: s.Background, Ready: s.Ready, Expect: s.Expect, ExpectLine: s.ExpectLine,
 			ExpectExit: s.Exit, Cwd: s.Cwd, LeaveCwd: s.LeaveCwd, Setup: s.Setup, SetupLine: s.SetupLine,
 		})
@@ -164,11 +144,4 @@ func markdownPlan(in RunInput) runPlan {
 	return rp
 }
 
-func runnerOrDefault(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
-}
-
-func init() { Register(&markdownEngine{}) }
+func init() { Register(&markdownEngine{keyless{MarkdownName}}) }

@@ -119,11 +119,7 @@ func (o *openHands) ResolveEnv(getenv func(string) string) (map[string]string, e
 		return nil, errf("LLM_API_KEY", reason)
 	}
 	env := map[string]string{"LLM_API_KEY": key}
-	for _, name := range []string{"LLM_MODEL", "LLM_BASE_URL"} {
-		if v := getenv(name); v != "" {
-			env[name] = v
-		}
-	}
+	copyEnv(env, getenv, "LLM_MODEL", "LLM_BASE_URL")
 	return env, nil
 }
 
@@ -132,25 +128,22 @@ func (o *openHands) ResolveEnv(getenv func(string) string) (map[string]string, e
 // (timeout) and the budget check on the parsed cost. Limits.Model overrides
 // LLM_MODEL.
 func (*openHands) BuildCommand(l Limits) string {
-	env := []string{"OPENHANDS_WORK_DIR=" + WorkspaceContainerPath}
+	args := []string{"env", "OPENHANDS_WORK_DIR=" + WorkspaceContainerPath}
 	if l.Model != "" {
-		env = append(env, "LLM_MODEL="+l.Model)
+		args = append(args, "LLM_MODEL="+l.Model)
 	}
-	args := append([]string{"env"}, env...)
 	args = append(args, "openhands", "--headless", "--json", "--override-with-envs", "--file", PromptContainerPath)
 	return "cd " + ShellQuote(WorkspaceContainerPath) + " && " + shellJoin(args) +
 		" > " + ShellQuote(TranscriptContainerPath) + " 2> " + ShellQuote(StderrContainerPath)
 }
 
-func (o *openHands) ParseTranscript(r io.Reader) (*commandlog.Log, error) { return o.parse(r, nil) }
-
-func (o *openHands) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
-	return o.parse(r, s)
+func (o *openHands) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return o.ParseTranscriptTo(r, nil)
 }
 
-func (o *openHands) parse(r io.Reader, s Sink) (*commandlog.Log, error) {
+func (o *openHands) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
 	p := newOpenHandsParser(newLogBuilderTo(o.Name(), s))
-	err := readRecords(r, o.options(), p.b, p.topLevel)
+	err := readRecords(r, unclipped(openHandsOptions, o.noClip), p.b, p.topLevel)
 	if err != nil {
 		return nil, err
 	}
@@ -193,16 +186,6 @@ var openHandsOptions = jsonv.Options{
 // decoder keeps of clipped content: an "ERROR:" prefix after white space is
 // read from the head.
 const openHandsClipSlack = 64
-
-// options are openHandsOptions, without Clip when the engine decodes output
-// whole.
-func (o *openHands) options() jsonv.Options {
-	opt := openHandsOptions
-	if o.noClip {
-		opt.Clip = nil
-	}
-	return opt
-}
 
 // callKind says what an agent action became in the command log.
 type callKind int
@@ -533,10 +516,18 @@ func (p *openHandsParser) finish() *commandlog.Log {
 	var known bool
 	finished := false
 	reason := ""
+	// Each trajectory's own span; an evaluation file's instances ran apart
+	// (or side by side), so the span across them is no one's duration.
+	var duration int64
+	spans := 0
 	for _, t := range p.trajs {
 		if c := t.cost(); c != nil {
 			total += *c
 			known = true
+		}
+		if t.tsCount >= 2 {
+			duration += t.tsMax.Sub(t.tsMin).Milliseconds()
+			spans++
 		}
 		if t.finished {
 			finished = true
@@ -560,16 +551,6 @@ func (p *openHandsParser) finish() *commandlog.Log {
 	}
 	if p.sawAgent {
 		l.Turns = intPtr(p.turns)
-	}
-	// Each trajectory's own span; an evaluation file's instances ran apart
-	// (or side by side), so the span across them is no one's duration.
-	var duration int64
-	spans := 0
-	for _, t := range p.trajs {
-		if t.tsCount >= 2 {
-			duration += t.tsMax.Sub(t.tsMin).Milliseconds()
-			spans++
-		}
 	}
 	if spans > 0 {
 		l.DurationMS = int64Ptr(duration)

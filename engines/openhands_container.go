@@ -62,15 +62,14 @@ func wrappedEventList(v *jsonv.Value) *jsonv.Value {
 // element handles one element of an event list: an event, or an [action,
 // observation] pair.
 func (p *openHandsParser) element(t *trajectory, e *jsonv.Value) {
+	events := []*jsonv.Value{e}
 	if e.Kind == jsonv.Array {
-		for _, x := range e.Items() {
-			p.b.record()
-			p.event(t, x)
-		}
-		return
+		events = e.Items()
 	}
-	p.b.record()
-	p.event(t, e)
+	for _, x := range events {
+		p.b.record()
+		p.event(t, x)
+	}
 }
 
 // history handles an evaluation or resolver output line.
@@ -90,12 +89,7 @@ func isHistoryLine(v *jsonv.Value) bool {
 // instanceID names the n-th evaluation line: its instance_id, else
 // "history-n".
 func instanceID(v *jsonv.Value, n int) string {
-	id := v.Get("instance_id").Str()
-	if id == "" {
-		if i, ok := v.Get("instance_id").Int(); ok {
-			id = strconv.FormatInt(i, 10)
-		}
-	}
+	id := idText(v.Get("instance_id"))
 	if id == "" {
 		id = "history-" + strconv.Itoa(n)
 	}
@@ -149,27 +143,22 @@ func (p *openHandsParser) page(v *jsonv.Value) {
 func (p *openHandsParser) flushPages() {
 	events := p.pages
 	p.pages = nil
-	ordered := true
-	times := make([]time.Time, len(events))
+	type timed struct {
+		t time.Time
+		e *jsonv.Value
+	}
+	byTime := make([]timed, len(events))
 	for i, e := range events {
 		ts, ok := parseEventTime(e.Get("timestamp").Str())
 		if !ok {
-			ordered = false
+			byTime = nil
 			break
 		}
-		times[i] = ts
+		byTime[i] = timed{ts, e}
 	}
-	if ordered {
-		idx := make([]int, len(events))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return times[idx[a]].Before(times[idx[b]]) })
-		sorted := make([]*jsonv.Value, len(events))
-		for i, j := range idx {
-			sorted[i] = events[j]
-		}
-		events = sorted
+	sort.SliceStable(byTime, func(a, b int) bool { return byTime[a].t.Before(byTime[b].t) })
+	for i, x := range byTime {
+		events[i] = x.e
 	}
 	for _, e := range events {
 		p.element(p.main, e)

@@ -31,7 +31,7 @@ import (
 // parseWithFilter is the engine's parse as it was: the filter, then the
 // decoder without TextLines.
 func parseWithFilter(t testing.TB, data []byte) []byte {
-	p := newOpenHandsParser(newLogBuilder(OpenHandsName))
+	p := newOpenHandsParser(newLogBuilderTo(OpenHandsName, nil))
 	opt := openHandsOptions
 	opt.TextLines = false
 	err := readRecords(newJSONLineFilter(bytes.NewReader(data)), opt, p.b, p.topLevel)

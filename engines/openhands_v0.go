@@ -64,11 +64,7 @@ func (p *openHandsParser) v0Action(t *trajectory, e *jsonv.Value) {
 		if sub != "" {
 			tool = sub
 		}
-		id := p.newID(t, toolCallID, eventID)
-		if id == "" {
-			id = p.b.nextID()
-		}
-		p.b.edit(id, args.Get("path").Str(), tool)
+		id := p.b.edit(p.newID(t, toolCallID, eventID), args.Get("path").Str(), tool)
 		c = &toolCall{kind: callEdit, id: id}
 	case "finish":
 		t.finished = true
@@ -96,31 +92,23 @@ func (p *openHandsParser) v0Action(t *trajectory, e *jsonv.Value) {
 
 // joinedStrings joins the string values found in v (finish outputs is an object).
 func joinedStrings(v *jsonv.Value) string {
-	if v == nil {
-		return ""
-	}
-	switch v.Kind {
-	case jsonv.String:
+	if v.IsString() {
 		s, _ := v.Whole() // agent text, whole even where "content" is clipped
 		return s
-	case jsonv.Object:
-		var parts []string
-		for _, m := range v.Members() {
-			if s := joinedStrings(m.Val); s != "" {
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, "\n")
-	case jsonv.Array:
-		var parts []string
-		for _, x := range v.Items() {
-			if s := joinedStrings(x); s != "" {
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, "\n")
 	}
-	return ""
+	var parts []string
+	add := func(x *jsonv.Value) {
+		if s := joinedStrings(x); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	for _, x := range v.Items() {
+		add(x)
+	}
+	for _, m := range v.Members() {
+		add(m.Val)
+	}
+	return strings.Join(parts, "\n")
 }
 
 var (
@@ -138,8 +126,6 @@ func firstExitCode(sources ...func() (int64, bool)) *int {
 	}
 	return nil
 }
-
-func intSource(v *jsonv.Value) func() (int64, bool) { return v.Int }
 
 func regexpSource(re *lazyre.Regexp, s string) func() (int64, bool) {
 	return wholeRegexpSource(re, func() string { return s })
@@ -183,9 +169,9 @@ func (p *openHandsParser) v0Observation(t *trajectory, e *jsonv.Value) {
 		}
 		meta := extras.Get("metadata")
 		code := firstExitCode(
-			intSource(meta.Get("exit_code")),
-			intSource(extras.Get("exit_code")),
-			intSource(e.Get("exit_code")),
+			meta.Get("exit_code").Int,
+			extras.Get("exit_code").Int,
+			e.Get("exit_code").Int,
 			regexpSource(executedWithExitCode, e.Get("message").Str()),
 			wholeRegexpSource(completedWithExitCode, func() string { s, _ := content.Whole(); return s }),
 			regexpSource(completedWithExitCode, meta.Get("suffix").Str()),

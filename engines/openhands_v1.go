@@ -11,9 +11,13 @@ import (
 	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
 
-var v1IgnoredKinds = map[string]bool{
-	"SystemPromptEvent": true, "PauseEvent": true, "InterruptEvent": true, "Condensation": true,
-	"CondensationRequest": true, "CondensationSummaryEvent": true, "TokenEvent": true, "StreamingDeltaEvent": true,
+// v1Kinds are the V1 event kinds the parser knows: the first six carry
+// what it reads, the others nothing it needs.
+var v1Kinds = map[string]bool{
+	"ActionEvent": true, "ObservationEvent": true, "MessageEvent": true, "AgentErrorEvent": true,
+	"UserRejectObservation": true, "ConversationStateUpdateEvent": true, "SystemPromptEvent": true,
+	"PauseEvent": true, "InterruptEvent": true, "Condensation": true, "CondensationRequest": true,
+	"CondensationSummaryEvent": true, "TokenEvent": true, "StreamingDeltaEvent": true,
 	"HookExecutionEvent": true, "LLMCompletionLogEvent": true, "ACPToolCallEvent": true,
 }
 
@@ -91,7 +95,7 @@ func (p *openHandsParser) v1(t *trajectory, e *jsonv.Value) {
 			}
 		}
 	default:
-		if !v1IgnoredKinds[kind] {
+		if !v1Kinds[kind] {
 			p.b.unknownEvent()
 		}
 	}
@@ -120,14 +124,7 @@ func (p *openHandsParser) v1Action(t *trajectory, e *jsonv.Value) {
 			c = &toolCall{kind: callOther}
 			break
 		}
-		if id == "" {
-			id = p.b.nextID()
-		}
-		name := sub
-		if name == "" {
-			name = tool
-		}
-		p.b.edit(id, action.Get("path").Str(), name)
+		id = p.b.edit(id, action.Get("path").Str(), firstNonEmpty(sub, tool))
 		c = &toolCall{kind: callEdit, id: id}
 	case akind == "FinishAction":
 		t.finished = true
@@ -168,7 +165,7 @@ func (p *openHandsParser) v1Observation(t *trajectory, e *jsonv.Value) {
 		if c.kind != callCommand && c.kind != callInput {
 			return
 		}
-		code := firstExitCode(intSource(obs.Get("exit_code")), intSource(obs.Path("metadata", "exit_code")))
+		code := firstExitCode(obs.Get("exit_code").Int, obs.Path("metadata", "exit_code").Int)
 		timedOut := obs.Get("timeout").True()
 		p.finishCommand(t, c, cmdResult{Output: text, Omitted: omitted, ExitCode: code, Failed: isError && !timedOut})
 	case c != nil && c.kind == callEdit:

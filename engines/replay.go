@@ -24,8 +24,8 @@ package engines
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -39,29 +39,7 @@ var _ InputPreparer = (*replayEngine)(nil)
 // ReplayName is the --engine value of the replay engine.
 const ReplayName = "replay"
 
-type replayEngine struct{}
-
-func (*replayEngine) Name() string { return ReplayName }
-
-// RequiredEnv is empty: the replay engine needs no credentials.
-func (*replayEngine) RequiredEnv() []string { return nil }
-
-// ResolveEnv forwards nothing.
-func (*replayEngine) ResolveEnv(func(string) string) (map[string]string, error) {
-	return map[string]string{}, nil
-}
-
-// BuildCommand runs the runner script the pipeline copied to
-// PromptContainerPath.
-func (*replayEngine) BuildCommand(Limits) string { return runnerCommand() }
-
-func (e *replayEngine) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r, nil)
-}
-
-func (e *replayEngine) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
-	return parseRunnerTranscript(e.Name(), r, s)
-}
+type replayEngine struct{ keyless }
 
 // PrepareInput turns the earlier command log into the runner script.
 func (e *replayEngine) PrepareInput(in RunInput) ([]byte, error) {
@@ -129,19 +107,16 @@ func replayPlan(old *commandlog.Log) runPlan {
 	if dropped > 0 {
 		plan.Notes = append(plan.Notes, runNote{Text: fmt.Sprintf("replay: %d failed or unfinished command(s) of the original run left out", dropped)})
 	}
-	var edited []string
-	seen := map[string]bool{}
+	edited := map[string]bool{}
 	for _, ed := range old.FileEdits {
-		if ed.OK && !seen[ed.Path] {
-			seen[ed.Path] = true
-			edited = append(edited, ed.Path)
+		if ed.OK {
+			edited[ed.Path] = true
 		}
 	}
 	if len(edited) > 0 {
-		sort.Strings(edited)
-		plan.Notes = append(plan.Notes, runNote{Text: "replay: file edits of the original run are not replayed: " + strings.Join(edited, ", ")})
+		plan.Notes = append(plan.Notes, runNote{Text: "replay: file edits of the original run are not replayed: " + strings.Join(slices.Sorted(maps.Keys(edited)), ", ")})
 	}
 	return plan
 }
 
-func init() { Register(&replayEngine{}) }
+func init() { Register(&replayEngine{keyless{ReplayName}}) }

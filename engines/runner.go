@@ -50,6 +50,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -78,8 +80,32 @@ const runnerVersion = "readme2demo-runner/1"
 // fills /tmp does not lose the output of every later command.
 const RunnerWorkContainerPath = ContainerDir + "/runner"
 
-// runnerCommand is the BuildCommand of the keyless engines.
-func runnerCommand() string {
+// keyless is what the keyless engines (markdown, replay) share: they need
+// no credentials, run the runner script the pipeline copied to
+// PromptContainerPath, and parse its transcript.
+type keyless struct{ name string }
+
+func (k keyless) Name() string { return k.name }
+
+// RequiredEnv is empty: a keyless engine needs no credentials.
+func (keyless) RequiredEnv() []string { return nil }
+
+// ResolveEnv forwards nothing.
+func (keyless) ResolveEnv(func(string) string) (map[string]string, error) {
+	return map[string]string{}, nil
+}
+
+func (k keyless) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
+	return parseRunnerTranscript(k.name, r, nil)
+}
+
+func (k keyless) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error) {
+	return parseRunnerTranscript(k.name, r, s)
+}
+
+// BuildCommand runs the runner script, or writes an error record when the
+// sandbox input is not one.
+func (keyless) BuildCommand(Limits) string {
 	p, t, s := ShellQuote(PromptContainerPath), ShellQuote(TranscriptContainerPath), ShellQuote(StderrContainerPath)
 	notRunner := `{"type":"error","text":"the sandbox input at ` + PromptContainerPath + ` is not a readme2demo runner script: the pipeline must call PrepareInput for this engine"}`
 	return `if { IFS= read -r __l; IFS= read -r __l; } < ` + p + ` 2>/dev/null && [ "$__l" = ` + ShellQuote(runnerMagic) + ` ]; then ` +
@@ -209,14 +235,8 @@ func renderRunner(p runPlan, paths runnerPaths) []byte {
 			}
 			fmt.Fprintf(&b, "__r2d_c=%s\n", ShellQuote(s.Setup))
 			fmt.Fprintf(&b, "__r2d_begin setup s%s %s 0 %s '' '' 0\n", id, timeout, ShellQuote(swhere))
-			if s.Cwd != "" {
-				// The setup runs where the block runs.
-				fmt.Fprintf(&b, "__r2d_rc=0; if __r2d_enter %s >>\"$__r2d_out\" 2>&1; then { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?; else __r2d_rc=1; fi\n", ShellQuote(s.Cwd))
-				s.Cwd = ""
-			} else {
-				b.WriteString("__r2d_rc=0; { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?\n")
-			}
-			b.WriteString("__r2d_end \"$__r2d_rc\"\n")
+			b.WriteString(runnerEval(s.Cwd)) // the setup runs where the block runs
+			s.Cwd = ""
 		}
 		exec := s.Exec
 		if exec == "" {
@@ -249,18 +269,23 @@ func renderRunner(p runPlan, paths runnerPaths) []byte {
 			continue
 		}
 		fmt.Fprintf(&b, "__r2d_begin cmd %s %s %s %s %s %s %s\n", id, timeout, allow, ShellQuote(where), ShellQuote(runnerJSON(rec)), ShellQuote(want), check)
-		if s.Cwd != "" {
-			fmt.Fprintf(&b, "__r2d_rc=0; if __r2d_enter %s >>\"$__r2d_out\" 2>&1; then { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?; else __r2d_rc=1; fi\n", ShellQuote(s.Cwd))
-		} else {
-			b.WriteString("__r2d_rc=0; { eval \"$__r2d_c\"; } </dev/null >>\"$__r2d_out\" 2>&1 || __r2d_rc=$?\n")
-		}
-		b.WriteString("__r2d_end \"$__r2d_rc\"\n")
+		b.WriteString(runnerEval(s.Cwd))
 		if s.LeaveCwd {
 			b.WriteString("__r2d_leave\n")
 		}
 	}
 	b.WriteString("\n__r2d_finish\n")
 	return []byte(b.String())
+}
+
+// runnerEval is the script that evaluates $__r2d_c into the command's
+// output, in cwd when it is given, and ends the command with its status.
+func runnerEval(cwd string) string {
+	eval := `{ eval "$__r2d_c"; } </dev/null >>"$__r2d_out" 2>&1 || __r2d_rc=$?`
+	if cwd != "" {
+		eval = "if __r2d_enter " + ShellQuote(cwd) + ` >>"$__r2d_out" 2>&1; then ` + eval + "; else __r2d_rc=1; fi"
+	}
+	return "__r2d_rc=0; " + eval + "\n__r2d_end \"$__r2d_rc\"\n"
 }
 
 // ---- parsing -------------------------------------------------------------
@@ -310,7 +335,7 @@ func parseRunnerTranscript(engine string, r io.Reader, sink Sink) (*commandlog.L
 		if st == nil {
 			return
 		}
-		if c.Status == commandlog.StatusOK && installsLine(installs, st.line) {
+		if c.Status == commandlog.StatusOK && slices.ContainsFunc(installs, func(in runInstall) bool { return in.Line == st.line }) {
 			ran[st.line] = true
 		}
 		if f == nil {
@@ -596,17 +621,8 @@ func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall, ran
 	out := fmt.Sprintf(" (%s: command not found)", missing)
 	// A later line that the plan runs is the advice to give; a skipped one
 	// only when no line that runs installs it.
-	ordered := make([]runInstall, 0, len(installs))
-	for _, in := range installs {
-		if in.Skipped == "" {
-			ordered = append(ordered, in)
-		}
-	}
-	for _, in := range installs {
-		if in.Skipped != "" {
-			ordered = append(ordered, in)
-		}
-	}
+	ordered := slices.Clone(installs)
+	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Skipped == "" && ordered[j].Skipped != "" })
 	for _, in := range ordered {
 		if !strings.EqualFold(in.Tool, base) || in.Line == st.line {
 			continue
@@ -629,16 +645,6 @@ func notFound(c *commandlog.Command, st *runnerStart, installs []runInstall, ran
 	return out
 }
 
-// installsLine reports whether a README line is one of installs'.
-func installsLine(installs []runInstall, line int) bool {
-	for _, in := range installs {
-		if in.Line == line {
-			return true
-		}
-	}
-	return false
-}
-
 // networkRe finds the messages of tools that could not reach a host:
 // curl, wget, git, the Go command, npm, pip (Python's resolver) and cargo.
 var networkRe = lazyre.New(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host`)
@@ -647,33 +653,32 @@ var networkRe = lazyre.New(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$
 // not be reached from the sandbox, which is about where the run happens,
 // not about the README.
 func networkNote(output, command string, code *int) string {
-	m := networkRe.FindStringSubmatch(output)
-	if m == nil {
-		// Quiet downloads say it by their exit code alone: curl 6 (host not
-		// resolved), 7 (no connection), 28 (timeout); wget 4 (network).
-		if code == nil || !quietNetworkFailure(command, *code) {
-			return ""
-		}
-		if u := urlInRe.FindStringSubmatch(command); u != nil {
-			return fmt.Sprintf("; it could not reach %s (check that the sandbox can reach the hosts the README downloads from)", u[1])
-		}
-		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
-	}
 	host := ""
-	for _, m := range networkRe.FindAllStringSubmatch(output, -1) { // the first message that names a host
-		for _, g := range m[1:] {
-			if g != "" && host == "" {
-				host = strings.TrimPrefix(g, "https://")
+	u := urlInRe.FindStringSubmatch(command)
+	if ms := networkRe.FindAllStringSubmatch(output, -1); ms != nil {
+		for _, m := range ms { // the first message that names a host
+			for _, g := range m[1:] {
+				if g != "" && host == "" {
+					host = strings.TrimPrefix(g, "https://")
+				}
 			}
 		}
-	}
-	if u := urlInRe.FindStringSubmatch(command); host == "" && u != nil && strings.Count(command, "://") == 1 {
-		host = u[1] // the one host the command names
+		if host == "" && u != nil && strings.Count(command, "://") == 1 {
+			host = u[1] // the one host the command names
+		}
+	} else if code != nil && quietNetworkFailure(command, *code) {
+		// Quiet downloads say it by their exit code alone: curl 6 (host not
+		// resolved), 7 (no connection), 28 (timeout); wget 4 (network).
+		if u != nil {
+			host = u[1]
+		}
+	} else {
+		return ""
 	}
 	if host == "" {
-		return "; it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"
+		host = "the network"
 	}
-	return fmt.Sprintf("; it could not reach %s (check that the sandbox can reach the hosts the README downloads from)", host)
+	return "; it could not reach " + host + " (check that the sandbox can reach the hosts the README downloads from)"
 }
 
 // urlInRe finds the host of the first URL in a command.

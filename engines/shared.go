@@ -3,10 +3,12 @@ package engines
 import (
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
 
 // Output truncation: every engine keeps the head and the tail of a long
@@ -161,18 +163,8 @@ func parseMarkerLine(line string) (commandlog.Marker, bool) {
 	return commandlog.Marker{Kind: kind, Text: text}, true
 }
 
-// DecideOutcome applies the precedence BLOCKED > success marker > failed.
-// adjusted is true when the run succeeded and ADJUSTED_SUCCESS was among the
-// success markers.
-func DecideOutcome(markers []commandlog.Marker) (outcome commandlog.Outcome, adjusted bool) {
-	var t outcomeTally
-	for _, m := range markers {
-		t.add(m)
-	}
-	return t.decide()
-}
-
-// outcomeTally is DecideOutcome for markers that arrive one at a time.
+// outcomeTally decides a run's outcome from its markers, which arrive one
+// at a time, with the precedence BLOCKED > success marker > failed.
 type outcomeTally struct {
 	blocked                bool
 	blockedText            string // the first BLOCKED marker's text
@@ -192,6 +184,8 @@ func (t *outcomeTally) add(m commandlog.Marker) {
 	}
 }
 
+// decide returns the outcome, and whether the run succeeded with
+// ADJUSTED_SUCCESS among the success markers.
 func (t *outcomeTally) decide() (commandlog.Outcome, bool) {
 	switch {
 	case t.blocked:
@@ -241,6 +235,25 @@ func ShellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// idText is an id written as a string or as an integer.
+func idText(v *jsonv.Value) string {
+	if n, ok := v.Int(); ok {
+		return strconv.FormatInt(n, 10)
+	}
+	return v.Str()
+}
+
+// joinStreams joins a command's stdout and stderr, on separate lines.
+func joinStreams(stdout, stderr string) string {
+	if stderr == "" {
+		return stdout
+	}
+	if stdout != "" && !strings.HasSuffix(stdout, "\n") {
+		stdout += "\n"
+	}
+	return stdout + stderr
 }
 
 func shellJoin(args []string) string {

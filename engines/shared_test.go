@@ -89,6 +89,15 @@ func TestScanMarkers(t *testing.T) {
 	}
 }
 
+// decideOutcome is the outcome of a whole list of markers.
+func decideOutcome(markers []commandlog.Marker) (commandlog.Outcome, bool) {
+	var t outcomeTally
+	for _, m := range markers {
+		t.add(m)
+	}
+	return t.decide()
+}
+
 func TestDecideOutcome(t *testing.T) {
 	mk := func(kinds ...commandlog.MarkerKind) []commandlog.Marker {
 		var out []commandlog.Marker
@@ -112,7 +121,7 @@ func TestDecideOutcome(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, adj := DecideOutcome(tt.markers)
+			o, adj := decideOutcome(tt.markers)
 			assert.Equal(t, o, tt.outcome)
 			assert.Equal(t, adj, tt.adjusted)
 		})
