@@ -37,7 +37,6 @@ import (
 	"github.com/distribution/reference"
 	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/client"
 	"github.com/tailscale/hujson"
 
 	"github.com/readme2demo/readme2demo/internal/dockerstream"
@@ -268,14 +267,13 @@ const setupScript = `RUN set -e; \
     printf 'case ":$PATH:" in *":%s:"*) ;; *) PATH="%s:$PATH" ;; esac\nexport PATH\n' "$PATH" "$PATH" > /etc/profile.d/00-readme2demo-devcontainer-path.sh; \
     echo "agent: $(id agent 2>/dev/null || echo uid 1000)"`
 
-// Builder is the part of the Docker API Build uses; *client.Client
-// implements it.
+// Builder is the part of the Docker API Build uses. It names no type of
+// the Docker client package (the pipeline adapts the client), so that this
+// package and its tests do not link the client.
 type Builder interface {
-	ImageInspect(ctx context.Context, imageID string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
+	ImageInspect(ctx context.Context, imageID string) (image.InspectResponse, error)
 	ImageBuild(ctx context.Context, buildContext io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
 }
-
-var _ Builder = (*client.Client)(nil)
 
 // Tag is the derived image's tag: a hash of the devcontainer image, the
 // base image's id, the engine and the Dockerfile, so any change rebuilds.

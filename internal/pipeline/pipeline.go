@@ -23,6 +23,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/image"
+
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/demo"
@@ -340,11 +343,11 @@ func (r *run) devcontainer(ctx context.Context) error {
 	if !cfg.Devcontainer {
 		return nil
 	}
-	b, ok := r.d.(devcontainer.Builder)
+	b, ok := r.d.(imageBuilder)
 	if !ok {
 		return &ConfigError{"--image devcontainer needs a Docker client that builds images"}
 	}
-	img, _, err := devcontainer.Build(ctx, b, cfg.RepoDir, cfg.Image, r.eng.Name(), cfg.Progress)
+	img, _, err := devcontainer.Build(ctx, devcontainerBuilder{b}, cfg.RepoDir, cfg.Image, r.eng.Name(), cfg.Progress)
 	if err != nil {
 		var de *devcontainer.Error
 		if errors.As(err, &de) {
@@ -354,6 +357,19 @@ func (r *run) devcontainer(ctx context.Context) error {
 	}
 	cfg.Image = img
 	return nil
+}
+
+// imageBuilder is a Docker client that also builds images.
+type imageBuilder interface {
+	sandbox.Docker
+	ImageBuild(ctx context.Context, buildContext io.Reader, options build.ImageBuildOptions) (build.ImageBuildResponse, error)
+}
+
+// devcontainerBuilder is an imageBuilder as devcontainer.Builder.
+type devcontainerBuilder struct{ imageBuilder }
+
+func (b devcontainerBuilder) ImageInspect(ctx context.Context, ref string) (image.InspectResponse, error) {
+	return b.imageBuilder.ImageInspect(ctx, ref)
 }
 
 func (r *run) network(ctx context.Context) error {
