@@ -72,13 +72,13 @@ func TestForkBombReportsItsTimeout(t *testing.T) {
 		"```sh\necho never\n```\n"
 	res := runHostileKeyless(ctx, t, cli, img, readme)
 	l := res.Log
-	assert.DeepEqual(t, summarize(l), []string{
+	assert.Assert(t, is.DeepEqual(summarize(l), []string{
 		"bomb() { bomb | bomb; }; bomb => 124 failed",
 		"echo survived => 0 ok",
 		":(){ :|:& };: => 0 ok",
 		"echo survived-again => 0 ok",
 		":(){ :|: ; };: => 124 failed",
-	})
+	}), "outcome %s: %s", l.Outcome, l.OutcomeReason)
 	assert.Check(t, is.Equal(l.Commands[1].Output, "survived\n"))
 	assert.Check(t, is.Equal(l.Commands[3].Output, "survived-again\n"))
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
@@ -94,7 +94,7 @@ func TestForkBombInTheBackgroundFailsItsCommand(t *testing.T) {
 	defer cancel()
 	res := runHostileKeyless(ctx, t, cli, img, "# Bomb\n\n```sh\n:(){ :|:& };:\n```\n\n```sh\necho never\n```\n")
 	l := res.Log
-	assert.DeepEqual(t, summarize(l), []string{":(){ :|:& };: => 0 ok"})
+	assert.Assert(t, is.DeepEqual(summarize(l), []string{":(){ :|:& };: => 0 ok"}), "outcome %s: %s", l.Outcome, l.OutcomeReason)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
 	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, "README.md line 4: `:(){ :|:& };:` left "), l.OutcomeReason)
 	assert.Assert(t, strings.Contains(l.OutcomeReason, " processes running when it ended (a fork bomb?); they were killed; 1 of 2 planned commands was not reached"), l.OutcomeReason)
