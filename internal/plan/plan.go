@@ -45,9 +45,11 @@
 package plan
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -1323,9 +1325,13 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 		e.Step.Exec = rest
 		return e
 	}
-	for d, l := range pl.notMade {
+	// In README order: the reason names the first clone the command uses.
+	dirs := slices.SortedFunc(maps.Keys(pl.notMade), func(a, b string) int {
+		return cmp.Or(pl.notMade[a]-pl.notMade[b], strings.Compare(a, b))
+	})
+	for _, d := range dirs {
 		if strings.Contains(c.text, d+"/") || strings.HasSuffix(strings.TrimSpace(firstLineOf(c.text)), " "+d) {
-			return skip(fmt.Sprintf("uses %s, which the clone at line %d (not run) would have made", d, l))
+			return skip(fmt.Sprintf("uses %s, which the clone at line %d (not run) would have made", d, pl.notMade[d]))
 		}
 	}
 	if len(cmds) == 1 && cmds[0].name() == "cd" {

@@ -369,3 +369,17 @@ func TestSyntheticREADMEs(t *testing.T) {
 		})
 	}
 }
+
+// A command that uses two clone directories not made gives the same reason
+// on every run, naming the first of them in README order (they were once
+// looked at in map order).
+func TestNotMadeReasonIsStable(t *testing.T) {
+	md := "```sh\ncurl -fsSL https://raw.githubusercontent.com/acme/tool/main/install.sh | sh\ngit clone https://github.com/acme/tool b\ngit clone https://github.com/acme/tool a\nls b/x a/y\n```\n"
+	for range 20 {
+		checkPlan(t, md, repoOf("acme/tool"),
+			run(2, ""),
+			skip(3, "alternative: README.md line 2 already installs tool"),
+			skip(4, "alternative: README.md line 2 already installs tool"),
+			skip(5, "uses b, which the clone at line 3 (not run) would have made"))
+	}
+}
