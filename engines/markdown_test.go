@@ -339,13 +339,7 @@ func TestMarkdownPrepareInputIsARunner(t *testing.T) {
 // could not fork.
 func TestTimeoutWaitsForTheKilledToBeReaped(t *testing.T) {
 	longtest.Require(t) // waits for a real timeout and a slow init
-	ns := runnerPIDNamespace()
-	if ns == nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI needs a PID namespace for this test (unshare as root)")
-		}
-		t.Skip("no PID namespace here (unshare needs root)")
-	}
+	ns := pidNamespace(t)
 	init := `my $r = fork() // die "fork: $!"; if (!$r) { exec @ARGV or die "exec: $!" }
 sleep 3; my $st = 0; while ((my $w = waitpid(-1, 0)) > 0) { $st = $? if $w == $r } exit($st >> 8)`
 	md := "# x\n\n<!-- readme2demo: timeout=1s continue-on-error -->\n```sh\nsh -c 'sleep 100 & sleep 100 & exec sleep 100'\n```\n\n" +

@@ -269,20 +269,30 @@ __r2d_sweep() {
 	return 0
 }
 
-# __r2d_reaped KEEP...: waits, up to five seconds, until no process that
-# appeared since the snapshot (but the KEEP pids and background jobs') is
-# left ended but unreaped. A killed process keeps its pid, and counts
-# against the sandbox's process limit, until its parent (or init, for an
-# orphan) reaps it: after a fork bomb, thousands of them, and under load
-# the next command's fork failed on the limit (bash then ends the runner
-# with 254). Forks nothing.
+# __r2d_reaped KEEP...: waits until no process that appeared since the
+# snapshot (but the KEEP pids and background jobs') is left ended but
+# unreaped: up to five seconds, and on while the count keeps falling, up to
+# a minute. A killed process keeps its pid, and counts against the
+# sandbox's process limit, until its parent (or init, for an orphan) reaps
+# it: after a fork bomb, thousands of them, and under load the next
+# command's fork failed on the limit (bash then ends the runner with 254).
+# Forks nothing.
 __r2d_reaped() {
-	local deadline
+	local deadline last n=-1 dead
 	__r2d_clock
 	deadline=$((__r2d_ms + 5000))
+	last=$((__r2d_ms + 60000))
 	while __r2d_new "$@"; [ -n "${__r2d_dead// /}" ]; do
 		__r2d_clock
-		[ "$__r2d_ms" -lt "$deadline" ] || return 0
+		if [ "$__r2d_ms" -ge "$deadline" ]; then
+			# After five seconds, a second at a time while fewer are left.
+			# shellcheck disable=SC2206 # a list of pids
+			dead=($__r2d_dead)
+			[ "$n" -lt 0 ] || [ "${#dead[@]}" -lt "$n" ] || return 0
+			[ "$__r2d_ms" -lt "$last" ] || return 0
+			n=${#dead[@]}
+			deadline=$((__r2d_ms + 1000))
+		fi
 		__r2d_sleep 0.05
 	done
 	return 0
@@ -508,14 +518,21 @@ __r2d_end() {
 		# A command that returned but left a swarm of processes behind (a
 		# fork bomb that backgrounds itself) is stopped here, before the
 		# runner needs to fork again; a few daemons are fine. A swarm that
-		# has just begun is small: look twice.
+		# has just begun is small, and on a loaded machine it grows slowly:
+		# look again while the count grows (a daemon's workers stop growing
+		# at once), up to five seconds.
 		__r2d_new $$
-		if [ -n "${__r2d_found// /}" ]; then
-			__r2d_sleep 0.3
-			__r2d_new $$
-		fi
 		# shellcheck disable=SC2086 # count the pids
 		builtin set -- $__r2d_found
+		local seen=-1 looks=0
+		while [ "$#" -gt "$seen" ] && [ "$#" -gt 0 ] && [ "$#" -le "$__r2d_runaway_max" ] && [ "$looks" -lt 16 ]; do
+			seen=$#
+			looks=$((looks + 1))
+			__r2d_sleep 0.3
+			__r2d_new $$
+			# shellcheck disable=SC2086
+			builtin set -- $__r2d_found
+		done
 		if [ "$#" -gt "$__r2d_runaway_max" ]; then
 			__r2d_runaway=$#
 			__r2d_sweep $$
