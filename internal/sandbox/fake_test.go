@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -316,7 +317,7 @@ func TestRunTimeoutKillsTheContainer(t *testing.T) {
 	killed := false
 	d.kill = func(string) error { killed = true; close(hang); return nil }
 	s := fakeSpec()
-	s.Timeout = 50 * time.Millisecond
+	s.Timeout = time.Millisecond // the command hangs until the kill: only the timeout ends it
 	res, err := Run(context.Background(), d, s)
 	assert.NilError(t, err)
 	assert.Check(t, killed)
@@ -354,7 +355,7 @@ func TestRunTimeoutToleratesASlowKill(t *testing.T) {
 				return nil
 			}
 			s := fakeSpec()
-			s.Timeout = 50 * time.Millisecond
+			s.Timeout = time.Millisecond // the command hangs until the kill
 			res, err := Run(context.Background(), d, s)
 			if tc.wantErr == nil {
 				assert.NilError(t, err)
@@ -574,7 +575,7 @@ func TestDiskCapKillsTheContainerWhenUsagePassesIt(t *testing.T) {
 	}
 	s := fakeSpec()
 	s.Disk = 100 << 20
-	s.DiskPoll = 10 * time.Millisecond
+	s.DiskPoll = time.Millisecond
 	s.Timeout = 10 * time.Second
 	res, err := Run(context.Background(), d, s)
 	assert.NilError(t, err)
@@ -595,7 +596,7 @@ func TestDiskCapStopsTheRunWhenUsageCannotBeMeasured(t *testing.T) {
 		return inspected(0, false, false), nil
 	}
 	s := fakeSpec()
-	s.DiskPoll = 5 * time.Millisecond
+	s.DiskPoll = time.Millisecond
 	s.Timeout = 10 * time.Second
 	res, err := Run(context.Background(), d, s)
 	assert.NilError(t, err)
@@ -607,19 +608,31 @@ func TestDiskCapStopsTheRunWhenUsageCannotBeMeasured(t *testing.T) {
 // A daemon that reports no size (some storage drivers) leaves the cap
 // unchecked and says so; the run is not stopped for it.
 func TestDiskCapUnmeasuredIsReportedNotFatal(t *testing.T) {
-	t.Parallel() // waits; shares nothing
-	d, _ := hangingDocker(t)
-	d.inspect = func(string, bool) (container.InspectResponse, error) {
-		return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{State: &container.State{}}}, nil
+	// The run must time out after the watcher took in a sizeless answer:
+	// a second size inspect shows that it did. A loaded machine may need
+	// a longer timeout for that.
+	for timeout := 10 * time.Millisecond; ; timeout *= 2 {
+		d, _ := hangingDocker(t)
+		var sized atomic.Int32
+		d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+			if withSize {
+				sized.Add(1)
+			}
+			return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{State: &container.State{}}}, nil
+		}
+		s := fakeSpec()
+		s.DiskPoll = time.Millisecond
+		s.Timeout = timeout
+		res, err := Run(context.Background(), d, s)
+		assert.NilError(t, err)
+		if sized.Load() < 2 && timeout < 5*time.Second {
+			continue
+		}
+		assert.Check(t, res.TimedOut)
+		assert.Check(t, is.Equal(res.Stopped, ""))
+		assert.Check(t, res.Usage.DiskUnmeasured)
+		return
 	}
-	s := fakeSpec()
-	s.DiskPoll = 5 * time.Millisecond
-	s.Timeout = 200 * time.Millisecond
-	res, err := Run(context.Background(), d, s)
-	assert.NilError(t, err)
-	assert.Check(t, res.TimedOut)
-	assert.Check(t, is.Equal(res.Stopped, ""))
-	assert.Check(t, res.Usage.DiskUnmeasured)
 }
 
 // A slow measurement spaces the next ones out: measuring never takes more
@@ -725,7 +738,7 @@ func TestSignalsAfterTheCommand(t *testing.T) {
 	d, _ = hangingDocker(t)
 	d.inspect = func(string, bool) (container.InspectResponse, error) { return inspected(1, false, true), nil }
 	s := fakeSpec()
-	s.Timeout = 50 * time.Millisecond
+	s.Timeout = time.Millisecond // the command hangs until the kill
 	res, err = Run(context.Background(), d, s)
 	assert.NilError(t, err)
 	assert.Check(t, res.TimedOut)
