@@ -199,7 +199,10 @@ func scriptCommandLines(name string, first int, lines []string) []docLine {
 
 // commandSep splits a shell line into simple commands: ; && || and a pipe
 // with spaces around it ("a|b" is a synopsis's alternatives, not a pipe).
-var commandSep = regexp.MustCompile(`\s*(?:;|&&|\|\||\s\|\s)\s*`)
+var (
+	commandSep = regexp.MustCompile(`\s*(?:;|&&|\|\||\s\|\s)\s*`)
+	assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) // VAR=value before a command
+)
 
 // shellCommands returns the arguments of each readme2demo invocation in a
 // line of shell or a usage synopsis: "readme2demo ARGS", "./readme2demo
@@ -213,7 +216,7 @@ func shellCommands(line string) [][]string {
 	var out [][]string
 	for _, cmd := range commandSep.Split(line, -1) {
 		words := splitWords(cmd)
-		for len(words) > 0 && regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`).MatchString(words[0]) {
+		for len(words) > 0 && assignment.MatchString(words[0]) {
 			words = words[1:] // VAR=value
 		}
 		if len(words) >= 3 && words[0] == "go" && words[1] == "run" {

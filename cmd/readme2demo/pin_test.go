@@ -33,7 +33,12 @@ func runPinCLI(t *testing.T, vars map[string]string, args ...string) (int, strin
 func pinRepo(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
+	copied := map[string]bool{}
 	for _, l := range pinbump.Locations() {
+		if copied[l.File] {
+			continue
+		}
+		copied[l.File] = true
 		b, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(l.File)))
 		assert.NilError(t, err)
 		p := filepath.Join(root, filepath.FromSlash(l.File))
@@ -59,6 +64,7 @@ func TestPinCheck(t *testing.T) {
 }
 
 func TestPinUsageErrors(t *testing.T) {
+	root := pinRepo(t) // one checkout: each case checks that it edited nothing
 	for _, tc := range []struct {
 		args []string
 		vars map[string]string
@@ -72,7 +78,6 @@ func TestPinUsageErrors(t *testing.T) {
 		{[]string{"--engine", "codex", "--version", "0.172.0", "--fixtures", "/nonexistent"}, nil, "read drift summary"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			root := pinRepo(t)
 			code, stdout, errOut := runPinCLI(t, tc.vars, append(tc.args, "--root", root)...)
 			assert.Check(t, is.Equal(code, exitcode.Usage))
 			assert.Check(t, is.Contains(errOut, tc.want))
