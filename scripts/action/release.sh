@@ -48,7 +48,7 @@ esac
 # after an optional "## [Unreleased]") as v1.2.3, or nothing.
 changelog_version() {
 	[ -r "$action_path/CHANGELOG.md" ] || return 0
-	sed -n 's/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\].*/v\1/p' "$action_path/CHANGELOG.md" | head -n 1
+	sed -n '/^## \[\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)\].*/{s//v\1/p;q;}' "$action_path/CHANGELOG.md"
 }
 
 sha=""
@@ -97,10 +97,10 @@ done
 # verify FILE: its SHA-256 must be the one checksums.txt lists for it (exactly one line).
 verify() {
 	local file="$1" want got n
-	n="$(awk -v f="$file" '$2 == f || $2 == "*" f' "$tmp/checksums.txt" | wc -l)"
+	read -r n want < <(awk -v f="$file" '$2 == f || $2 == "*" f { n++; w = $1 } END { print n + 0, w }' "$tmp/checksums.txt")
 	[ "$n" = 1 ] || fail "checksums.txt of release $version lists $file $n times, not once: refusing to use it (nothing was run)."
-	want="$(awk -v f="$file" '$2 == f || $2 == "*" f { print $1 }' "$tmp/checksums.txt")"
-	got="$(sha256sum "$tmp/$file" | cut -d' ' -f1)"
+	got="$(sha256sum "$tmp/$file")"
+	got="${got%% *}"
 	if [ "$want" != "$got" ]; then
 		rm -f "$tmp/$file"
 		fail "checksum mismatch for $file of release $version: checksums.txt says sha256 $want, the download is $got. The file was corrupted or tampered with and was deleted; nothing was run. Re-run the job; if it happens again, report it."
@@ -111,7 +111,7 @@ verify "$bin_name"
 
 # The manifest is ours (written by cmd/r2d-release, one field a line): it must be this
 # release of this repository, and for a SHA ref this very commit.
-field() { sed -n "s/^  \"$1\": \"\([^\"]*\)\",\{0,1\}\$/\1/p" "$tmp/sandbox-images.json" | head -n 1; }
+field() { sed -n "/^  \"$1\": \"\([^\"]*\)\",\{0,1\}\$/{s//\1/p;q;}" "$tmp/sandbox-images.json"; }
 m_version="$(field version)" m_repo="$(field repository)" m_commit="$(field commit)"
 [ "$m_version" = "$version" ] || fail "sandbox-images.json of release $version says version '$m_version'."
 [ "${m_repo,,}" = "${repo,,}" ] || fail "sandbox-images.json of release $version belongs to '$m_repo', not $repo."
