@@ -240,14 +240,23 @@ func TestReverseProxyInjectsCredential(t *testing.T) {
 
 func TestServeListensAndStops(t *testing.T) {
 	ev := &events{}
-	s, err := NewServer(Config{Allow: []string{"a.com"}}, ev.add)
+	first := make(chan struct{}, 1)
+	s, err := NewServer(Config{Allow: []string{"a.com"}}, func(e Event) {
+		ev.add(e)
+		select {
+		case first <- struct{}{}:
+		default:
+		}
+	})
 	assert.NilError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, "127.0.0.1") }()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(ev.all()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-first:
+	case err := <-done:
+		t.Fatalf("Serve ended before it logged anything: %v", err)
+	case <-time.After(5 * time.Second):
 	}
 	assert.Assert(t, is.Len(ev.all(), 1))
 	assert.Check(t, is.Equal(ev.all()[0].Event, "ready"))
