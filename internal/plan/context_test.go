@@ -50,3 +50,44 @@ func TestPlainText(t *testing.T) {
 		assert.Equal(t, plainText(tc.in), tc.want, tc.in)
 	}
 }
+
+// A section of key bindings is found under any heading of one or two #s
+// that names them, in any case, and not under others.
+func TestKeyBindingsSection(t *testing.T) {
+	tests := []struct {
+		src  string
+		keys bool
+	}{
+		{"# x\n\n## Key bindings\n\nq: quit\n", true},
+		{"## keymaps\n", true},
+		{"# x\n#  KEYBOARD SHORTCUTS  \n", true},
+		{"# x\n## Key-binding\n", true},
+		{"# x\n##\n\nkey maps\n", true},  // white space runs over lines
+		{"# x\n## \u212aeymaps\n", true}, // the Kelvin sign is a k in any case
+		{"# x\n### Key bindings\n", false},
+		{"# x\n## Keys\n", false},
+		{"# x\nKey bindings\n", false},
+		{"# x\n## Key bindings and more\n", false},
+	}
+	for _, tc := range tests {
+		keys, _ := presentsTUI([]byte(tc.src))
+		assert.Equal(t, keys, tc.keys, "%q", tc.src)
+	}
+}
+
+// The opening's phrase that presents the program as working
+// interactively, of each kind, and none when it speaks of a mode.
+func TestIntroCue(t *testing.T) {
+	tests := []struct{ src, cue string }{
+		{"# x\n\nAn interactive tool to clean disks.\n", "interactive"},
+		{"# x\n\nA text user interface for git.\n", "text user interface"},
+		{"# x\n\nA TUI for docker.\n", "TUI"},
+		{"# x\n\nA [terminal UI](https://example.org/k) for k8s.\n", "terminal UI"},
+		{"# x\n\nIt has an interactive mode.\n", ""},
+		{"# x\n\nA fast grep.\n", ""},
+	}
+	for _, tc := range tests {
+		_, cue := presentsTUI([]byte(tc.src))
+		assert.Equal(t, cue, tc.cue, "%q", tc.src)
+	}
+}
