@@ -54,6 +54,7 @@ func equalRecords(t *testing.T, got, want []string) {
 
 func compact(v *Value) string {
 	var b strings.Builder
+	b.Grow(128) // most records: no regrowing
 	var walk func(v *Value)
 	walk = func(v *Value) {
 		switch v.Kind {
@@ -68,7 +69,9 @@ func compact(v *Value) string {
 		case Number:
 			b.WriteString(v.S)
 		case String:
-			b.WriteString(`"` + v.S + `"`)
+			b.WriteByte('"')
+			b.WriteString(v.S)
+			b.WriteByte('"')
 		case Array:
 			b.WriteString("[")
 			for i, e := range v.Arr {
@@ -84,7 +87,8 @@ func compact(v *Value) string {
 				if i > 0 {
 					b.WriteString(",")
 				}
-				b.WriteString(m.Key + ":")
+				b.WriteString(m.Key)
+				b.WriteByte(':')
 				walk(m.Val)
 			}
 			b.WriteString("}")
