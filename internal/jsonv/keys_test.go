@@ -7,6 +7,21 @@ import (
 	"testing"
 )
 
+// writeJSONString writes s as json.Marshal does, without calling it for
+// the plain ASCII strings it would only put between quotes.
+func writeJSONString(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			j, _ := json.Marshal(s)
+			b.Write(j)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
+}
+
 // orderedDump writes v as JSON with its object keys in order.
 func orderedDump(b *strings.Builder, v *Value) {
 	switch v.Kind {
@@ -16,8 +31,7 @@ func orderedDump(b *strings.Builder, v *Value) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			k, _ := json.Marshal(m.Key)
-			b.Write(k)
+			writeJSONString(b, m.Key)
 			b.WriteByte(':')
 			orderedDump(b, m.Val)
 		}
@@ -32,8 +46,7 @@ func orderedDump(b *strings.Builder, v *Value) {
 		}
 		b.WriteByte(']')
 	case String:
-		s, _ := json.Marshal(v.S)
-		b.Write(s)
+		writeJSONString(b, v.S)
 	default:
 		b.WriteString(v.S)
 	}
@@ -83,9 +96,8 @@ func TestKeysPredictedOrNot(t *testing.T) {
 				in.WriteByte(',')
 				want.WriteByte(',')
 			}
-			kj, _ := json.Marshal(k)
 			in.WriteString(written(k) + ":")
-			want.Write(kj)
+			writeJSONString(&want, k)
 			want.WriteByte(':')
 			switch c := rnd(4); {
 			case c == 0 && depth < 3:

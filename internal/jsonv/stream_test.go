@@ -94,7 +94,7 @@ func TestStreamingStringsAcrossWindows(t *testing.T) {
 // line's end), and the string is clipped as usual.
 func TestStreamingStringMemory(t *testing.T) {
 	const maxString, maxLine = 64 << 10, 1 << 20
-	body := strings.Repeat(`build output line 0123456789 abcdefghij\n`, (8<<20)/41)
+	body := strings.Repeat(`build output line 0123456789 abcdefghij\n`, (2*maxLine)/41)
 	data := []byte(`{"out":"` + body + `"}` + "\n")
 	r := NewReader(bytes.NewReader(data), Options{MaxString: maxString, MaxLine: maxLine})
 	v, err := r.Next()

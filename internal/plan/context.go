@@ -189,19 +189,29 @@ var (
 // non-interactive when the README says it is interactive by default or
 // documents such an option; ok is false otherwise.
 func interactiveDefault(src []byte) (flags []string, ok bool) {
-	// Both expressions need the word; most READMEs lack it, and a plain
-	// search is far cheaper than either case-insensitive scan.
-	if !bytes.Contains(bytes.ToLower(src), []byte("interactive")) {
+	// Both expressions need the word (the first, one of the option's
+	// spellings); most READMEs lack it, and a plain search is far cheaper
+	// than either scan. No match of the second spans lines.
+	lower := bytes.ToLower(src)
+	if !bytes.Contains(lower, []byte("interactive")) {
 		return nil, false
 	}
-	for _, m := range nonInteractiveFlagRe.FindAllSubmatch(src, -1) {
-		for _, f := range m[1:] {
-			if len(f) > 0 {
-				flags = append(flags, string(f))
+	if bytes.Contains(src, []byte("-noninteractive")) || bytes.Contains(src, []byte("-non-interactive")) || bytes.Contains(src, []byte("-no-interactive")) {
+		for _, m := range nonInteractiveFlagRe.FindAllSubmatch(src, -1) {
+			for _, f := range m[1:] {
+				if len(f) > 0 {
+					flags = append(flags, string(f))
+				}
 			}
 		}
 	}
-	return flags, len(flags) > 0 || interactiveDefaultRe.Match(src)
+	srcLines := bytes.Split(src, []byte("\n"))
+	for i, l := range bytes.Split(lower, []byte("\n")) {
+		if bytes.Contains(l, []byte("interactive")) && interactiveDefaultRe.Match(srcLines[i]) {
+			return flags, true
+		}
+	}
+	return flags, len(flags) > 0
 }
 
 // startsTUI reports a command that runs the project's program on the

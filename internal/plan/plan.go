@@ -1125,7 +1125,12 @@ var (
 
 // plainText drops link targets and bare URLs from Markdown text, which
 // would otherwise name platforms ("?arch=x86_64") that the prose does not.
-func plainText(s string) string { return linkTargetRe.ReplaceAllString(s, "]") }
+func plainText(s string) string {
+	if !strings.Contains(s, "](") && !strings.Contains(s, "http") { // in every match; most texts have neither
+		return s
+	}
+	return linkTargetRe.ReplaceAllString(s, "]")
+}
 
 // proseOnly also drops code spans: `--arch` is a flag, not a platform.
 func proseOnly(s string) string { return codeSpanRe.ReplaceAllString(plainText(s), " ") }
@@ -1363,8 +1368,8 @@ func (pl *planner) decide(b readme.Block, c candidate, base string) Entry {
 	if prog := interactive(head); prog != "" && !funcDef {
 		return skip(fmt.Sprintf("interactive: %s needs a terminal", prog))
 	}
-	if cue := blockCue(b, interactiveCueRe); cue != "" && !funcDef && !cmds[len(cmds)-1].onlyInfo() && pl.usesProject(c.text) {
-		return skip(fmt.Sprintf("interactive: the text presents it so (%q), and nobody is at the terminal", cue))
+	if !funcDef && !cmds[len(cmds)-1].onlyInfo() && pl.usesProject(c.text) && blockCue(b, interactiveCueRe) != "" {
+		return skip(fmt.Sprintf("interactive: the text presents it so (%q), and nobody is at the terminal", blockCue(b, interactiveCueRe)))
 	}
 	if !funcDef && pl.startsTUI(cmds) {
 		off := ""

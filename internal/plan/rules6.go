@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"bytes"
 	"path"
 	"regexp"
 	"slices"
@@ -171,12 +172,24 @@ func introText(src []byte) string {
 // works interactively (runs that feed it input, or give it no argument,
 // open the UI; `n lts` of an "interactive" version manager does not).
 func presentsTUI(src []byte) (keys bool, cue string) {
-	if keyBindingsHeadingRe.Match(src) {
+	// Every match starts a line with # or ## and, after white space, "key".
+	for rest := src; len(rest) > 0 && !keys; _, rest, _ = bytes.Cut(rest, []byte("\n")) {
+		if h, ok := bytes.CutPrefix(rest, []byte("#")); ok {
+			h = bytes.TrimLeft(bytes.TrimPrefix(h, []byte("#")), " \t\n\f\r")
+			keys = bytes.HasPrefix(bytes.ToLower(h[:min(5, len(h))]), []byte("key"))
+		}
+	}
+	if keys && keyBindingsHeadingRe.Match(src) {
 		return true, ""
 	}
 	// "an interactive terminal", "interactive mode" speak of the terminal
-	// or of one mode among others, not of the program.
-	for _, m := range interactiveIntroRe.FindAllStringSubmatch(plainText(introText(src)), -1) {
+	// or of one mode among others, not of the program. (Most openings have
+	// none of the words every match has.)
+	intro := introText(src)
+	if low := strings.ToLower(intro); !strings.Contains(low, "interactive") && !strings.Contains(low, "interface") && !strings.Contains(low, "tui") && !strings.Contains(low, "terminal ui") {
+		return false, ""
+	}
+	for _, m := range interactiveIntroRe.FindAllStringSubmatch(plainText(intro), -1) {
 		if m[3] == "" {
 			return false, strings.TrimSpace(strings.TrimLeft(m[0], " -("))
 		}

@@ -488,23 +488,23 @@ func IsPromptLine(line string) bool {
 }
 
 // CutPrompt returns the command after a shell prompt at the start of line.
-func CutPrompt(line string) (string, bool) {
-	loc := promptRe.FindStringIndex(line)
-	if loc == nil {
-		return "", false
-	}
-	return line[loc[1]:], true
-}
+func CutPrompt(line string) (string, bool) { return cutMatch(line, "$%❯▶›➜", promptRe) }
 
 var rootPromptRe = regexp.MustCompile(`^\s*(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s*)?#\s+`)
 
 // cutRootPrompt returns the command after a `#` root prompt.
-func cutRootPrompt(line string) (string, bool) {
-	loc := rootPromptRe.FindStringIndex(line)
-	if loc == nil {
+func cutRootPrompt(line string) (string, bool) { return cutMatch(line, "#", rootPromptRe) }
+
+// cutMatch returns what follows re's match in line. Every match holds one
+// of chars: most lines hold none, and are answered without re.
+func cutMatch(line, chars string, re *regexp.Regexp) (string, bool) {
+	if !strings.ContainsAny(line, chars) {
 		return "", false
 	}
-	return line[loc[1]:], true
+	if loc := re.FindStringIndex(line); loc != nil {
+		return line[loc[1]:], true
+	}
+	return "", false
 }
 
 var hintRe = regexp.MustCompile(`(?s)<!--\s*readme2demo:(.*?)-->`)

@@ -120,7 +120,10 @@ func normalize(s string) string {
 		}
 		lines[i] = strings.Join(strings.Fields(l), " ")
 	}
-	return strings.TrimSpace(opNewlineRe.ReplaceAllString(strings.Join(lines, "\n"), "$1 "))
+	if s = strings.Join(lines, "\n"); strings.ContainsAny(s, "|&") { // what opNewlineRe needs, and few commands have
+		s = opNewlineRe.ReplaceAllString(s, "$1 ")
+	}
+	return strings.TrimSpace(s)
 }
 
 // opNewlineRe finds a line break after && || or |, which continues the

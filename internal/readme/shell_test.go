@@ -64,3 +64,41 @@ func TestHintWords(t *testing.T) {
 		[]string{"background", "ready=curl -sf localhost:8080", "timeout=5s", "skip"})
 	assert.DeepEqual(t, hintWords(`ready='a "b"'`), []string{`ready=a "b"`})
 }
+
+// Every kind of prompt promptRe's comment names is cut, and lines that
+// only look like one are not.
+func TestCutPrompt(t *testing.T) {
+	tests := []struct {
+		line, cmd string
+		ok        bool
+	}{
+		{"$ make", "make", true},
+		{"  $ make", "make", true},
+		{"% make", "make", true},
+		{"❯ make", "make", true},
+		{"▶ make", "make", true},
+		{"› make", "make", true},
+		{"(venv) $ pip install x", "pip install x", true},
+		{"user@host:~/dir$ make", "make", true},
+		{"➜  ~/dir(main) make", "make", true},
+		{"➜ make", "make", true},
+		{"$", "", true},
+		{"  % Total    % Received", "", false},
+		{"echo $HOME", "", false},
+		{"make", "", false},
+		{"", "", false},
+	}
+	for _, tc := range tests {
+		cmd, ok := CutPrompt(tc.line)
+		assert.Equal(t, ok, tc.ok, "%q", tc.line)
+		assert.Equal(t, cmd, tc.cmd, "%q", tc.line)
+	}
+	for _, tc := range []struct {
+		line, cmd string
+		ok        bool
+	}{{"# apt-get install x", "apt-get install x", true}, {"root@host:~# make", "make", true}, {"#!/bin/sh", "", false}, {"make", "", false}} {
+		cmd, ok := cutRootPrompt(tc.line)
+		assert.Equal(t, ok, tc.ok, "%q", tc.line)
+		assert.Equal(t, cmd, tc.cmd, "%q", tc.line)
+	}
+}

@@ -61,6 +61,7 @@ func TestCopiesParseToCopiesOfTheCommands(t *testing.T) {
 	t.Parallel()
 	const k = 3
 	n := 0
+	var b bytes.Buffer // reused: the copies of one fixture after another
 	for _, name := range engines.Names() {
 		eng, err := engines.Lookup(name)
 		assert.NilError(t, err)
@@ -79,7 +80,7 @@ func TestCopiesParseToCopiesOfTheCommands(t *testing.T) {
 				// and event pages are ordered by timestamp, which copies share
 				continue
 			}
-			var b bytes.Buffer
+			b.Reset()
 			g := New(data)
 			for i := 0; i < k; i++ {
 				_, err := g.WriteCopy(&b)
@@ -106,6 +107,7 @@ func TestCopiesParseToCopiesOfTheCommands(t *testing.T) {
 // their commands.
 func TestShapes(t *testing.T) {
 	t.Parallel()
+	var b bytes.Buffer // reused: the copies of one shape after another
 	for _, s := range Shapes {
 		got, err := ShapeNamed(s.Name)
 		assert.NilError(t, err)
@@ -116,7 +118,7 @@ func TestShapes(t *testing.T) {
 		one, err := eng.ParseTranscript(bytes.NewReader(fixture))
 		assert.NilError(t, err)
 		assert.Assert(t, len(one.Commands) > 0, "%s: no command", s.Name)
-		var b bytes.Buffer
+		b.Reset()
 		g := New(fixture)
 		for i := 0; i < 3; i++ {
 			_, err := g.WriteCopy(&b)
@@ -134,9 +136,10 @@ func TestShapes(t *testing.T) {
 // Every synthetic shape parses to the commands it says it wrote.
 func TestSynthetic(t *testing.T) {
 	t.Parallel()
+	var b bytes.Buffer // reused: one shape's transcript after another
 	for _, shape := range Synthetic {
 		eng := SyntheticEngine(shape)
-		var b bytes.Buffer
+		b.Reset()
 		size := longtest.Count(1<<20, 3<<20)
 		n, err := WriteSynthetic(&b, shape, int64(size))
 		assert.NilError(t, err)

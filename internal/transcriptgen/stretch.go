@@ -19,34 +19,35 @@ func Stretch(fixture []byte, minLen map[string]int) []byte {
 		return fixture
 	}
 	var out bytes.Buffer
-	rest := fixture
-	for len(rest) > 0 {
+	next := map[string]int{} // where each key's "key":" is, if at or after done (-1: nowhere)
+	for done := 0; done < len(fixture); {
 		// the next "key":" of any named key
 		at, key := -1, ""
 		for k := range minLen {
-			if i := bytes.Index(rest, []byte(`"`+k+`":"`)); i >= 0 && (at < 0 || i < at) {
+			if i, ok := next[k]; !ok || 0 <= i && i < done {
+				if next[k] = bytes.Index(fixture[done:], []byte(`"`+k+`":"`)); next[k] >= 0 {
+					next[k] += done
+				}
+			}
+			if i := next[k]; i >= 0 && (at < 0 || i < at) {
 				at, key = i, k
 			}
 		}
-		if at < 0 {
-			out.Write(rest)
+		start := at + len(key) + 4       // the value's first byte
+		end := stringEnd(fixture, start) // (neither is used when at < 0)
+		if at < 0 || end < 0 {
+			out.Write(fixture[done:])
 			break
 		}
-		start := at + len(key) + 4 // the value's first byte
-		end := stringEnd(rest, start)
-		if end < 0 {
-			out.Write(rest)
-			break
-		}
-		out.Write(rest[:start])
-		body := rest[start:end]
+		out.Write(fixture[done:start])
+		body := fixture[start:end]
 		out.Write(body)
 		if len(body) > 0 {
 			for n := len(body); n < minLen[key]; n += len(body) {
 				out.Write(body)
 			}
 		}
-		rest = rest[end:]
+		done = end
 	}
 	return out.Bytes()
 }
