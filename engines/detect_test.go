@@ -36,7 +36,7 @@ func TestDetectEveryFixture(t *testing.T) {
 				d, err := detectFile(t, path)
 				assert.NilError(t, err)
 				assert.Check(t, is.Equal(d.Format.Engine, name), "detected %s", d.Format)
-				u, total := engines.Understood(parseFile(t, eng, path))
+				u, total := engines.Understood(fixtureLog(t, eng, path))
 				assert.Check(t, !engines.Misunderstood(u, total), "%d of %d records understood", u, total)
 			})
 		}
