@@ -204,8 +204,10 @@ func TestMarkerKeywordMatchesRegexp(t *testing.T) {
 		line := b.String()
 		got, gotOK := parseMarkerLine(line)
 		want, wantOK := refParseMarkerLine(line)
-		assert.Equal(t, gotOK, wantOK, "%q", line)
-		assert.Equal(t, got, want, "%q", line)
+		if gotOK != wantOK || got != want { // assert only to report: 20,000 asserts cost more than the check
+			assert.Equal(t, gotOK, wantOK, "%q", line)
+			assert.Equal(t, got, want, "%q", line)
+		}
 		if wantOK {
 			markers++
 		}

@@ -334,10 +334,10 @@ func unclipped(opt jsonv.Options, noClip bool) jsonv.Options {
 // (b.record) as its format defines them. Only a failing reader or sink is
 // an error.
 //
-// Records are decoded ahead of fn on another goroutine when there are
-// cores for it (parseWorkers), unless opt says otherwise.
+// Records are decoded ahead of fn on another goroutine when there are cores for
+// it (parseWorkers) unless opt says otherwise or r holds under 256 KiB in memory.
 func readRecords(r io.Reader, opt jsonv.Options, b *logBuilder, fn func(*jsonv.Value)) error {
-	if opt.Workers == 0 {
+	if n, ok := r.(interface{ Len() int }); opt.Workers == 0 && (!ok || n.Len() > 256<<10) {
 		opt.Workers = parseWorkers()
 	}
 	rd := jsonv.NewReader(r, opt)

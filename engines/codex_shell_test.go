@@ -26,8 +26,10 @@ func TestSingleShellWordMatchesReference(t *testing.T) {
 		s := b.String()
 		got, gotOK := singleShellWord(s)
 		want, wantOK := refSingleShellWord(s)
-		assert.Equal(t, gotOK, wantOK, "%q", s)
-		assert.Equal(t, got, want, "%q", s)
+		if gotOK != wantOK || got != want { // assert only to report: 10,000 asserts cost more than the check
+			assert.Equal(t, gotOK, wantOK, "%q", s)
+			assert.Equal(t, got, want, "%q", s)
+		}
 		if wantOK {
 			ok++
 		}

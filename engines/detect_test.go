@@ -3,6 +3,7 @@ package engines_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,7 @@ func TestDetectEveryFixture(t *testing.T) {
 				d, err := detectFile(t, path)
 				assert.NilError(t, err)
 				assert.Check(t, is.Equal(d.Format.Engine, name), "detected %s", d.Format)
-				u, total := engines.Understood(parseFile(t, eng, path))
+				u, total := engines.Understood(fixtureLog(t, eng, path))
 				assert.Check(t, !engines.Misunderstood(u, total), "%d of %d records understood", u, total)
 			})
 		}
@@ -147,8 +148,12 @@ func TestDetectStopsAfterEnoughRecordsOrBytes(t *testing.T) {
 	eval, err := os.ReadFile("../testdata/fixtures/openhands/eval-two-instances.history.jsonl")
 	assert.NilError(t, err)
 	line, _, _ := bytes.Cut(eval, []byte("\n"))
-	big := append([]byte(`{"padding": "`+strings.Repeat("x", 600<<10)+`", `), line[1:]...)
-	d, err := engines.Detect(bytes.NewReader(bytes.Repeat(append(big, '\n'), 40)))
+	big := append(append([]byte(`{"padding": "`+strings.Repeat("x", 600<<10)+`", `), line[1:]...), '\n')
+	forty := make([]io.Reader, 40) // 24 MiB of input, not in memory
+	for i := range forty {
+		forty[i] = bytes.NewReader(big)
+	}
+	d, err := engines.Detect(io.MultiReader(forty...))
 	assert.NilError(t, err)
 	assert.Equal(t, d.Format, engines.FormatOpenHandsEval)
 	assert.Equal(t, d.Records, 5)

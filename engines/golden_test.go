@@ -2,9 +2,11 @@ package engines_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -35,13 +37,41 @@ func repoRoot(t *testing.T) string {
 // then pattern redaction, then validation.
 func parseFile(t *testing.T, eng engines.AgentEngine, path string) *commandlog.Log {
 	t.Helper()
-	f, err := os.Open(path)
+	l, err := parseChecked(eng, path)
 	assert.NilError(t, err)
+	return l
+}
+
+func parseChecked(eng engines.AgentEngine, path string) (*commandlog.Log, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
 	defer f.Close()
 	l, err := eng.ParseTranscript(f)
-	assert.NilError(t, err, "parse %s", path)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
 	redact.Log(l, redact.New(nil))
-	assert.NilError(t, commandlog.Validate(l), "validate %s", path)
+	if err := commandlog.Validate(l); err != nil {
+		return nil, fmt.Errorf("validate %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// fixtureLogs holds parseFile's log of each fixture by its own engine for
+// the tests that only read it (TestGoldenFixtures, TestDetectEveryFixture):
+// every fixture is parsed once per test binary, not once per test.
+var fixtureLogs sync.Map // engine name and path -> func() (*commandlog.Log, error)
+
+// fixtureLog is parseFile for a log the caller does not change.
+func fixtureLog(t *testing.T, eng engines.AgentEngine, path string) *commandlog.Log {
+	t.Helper()
+	parsed, _ := fixtureLogs.LoadOrStore(eng.Name()+"\x00"+path, sync.OnceValues(func() (*commandlog.Log, error) {
+		return parseChecked(eng, path)
+	}))
+	l, err := parsed.(func() (*commandlog.Log, error))()
+	assert.NilError(t, err)
 	return l
 }
 
@@ -82,7 +112,7 @@ func TestGoldenFixtures(t *testing.T) {
 		assert.NilError(t, err)
 		for _, path := range transcripts(t, filepath.Join(root, "testdata", "fixtures", name)) {
 			t.Run(name+"/"+filepath.Base(path), func(t *testing.T) {
-				got := encode(t, parseFile(t, eng, path))
+				got := encode(t, fixtureLog(t, eng, path))
 				golden.Assert(t, got, filepath.Join(root, "testdata", "golden", name, goldenName(path)))
 			})
 		}

@@ -316,6 +316,8 @@ func TestNoThinkMatchesRegexp(t *testing.T) {
 			b.WriteString(pieces[rng.Intn(len(pieces))])
 		}
 		s := b.String()
-		assert.Equal(t, noThink(s), thinkBlock.ReplaceAllString(s, ""), "%q", s)
+		if got, want := noThink(s), thinkBlock.ReplaceAllString(s, ""); got != want { // assert only to report
+			assert.Equal(t, got, want, "%q", s)
+		}
 	}
 }

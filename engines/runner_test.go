@@ -197,15 +197,22 @@ func TestRunnerOutputMatcher(t *testing.T) {
 		{"", "", true},
 		{" a", "a\n", false},
 	}
+	// One bash runs every case, as the runner calls the matcher once per
+	// command in one session, and prints "case status" for each.
 	dir := t.TempDir()
+	script := "__r2d_transcript=/dev/null __r2d_workspace=/ __r2d_work=" + filepath.Join(dir, "w") + "\n" +
+		"eval \"$(sed -n '/^__r2d_matches() {/,/^}/p' " + ShellQuote(filepath.Join(".", "runner.sh")) + ")\"\n"
 	for i, tt := range tests {
 		out := filepath.Join(dir, strconv.Itoa(i))
 		assert.NilError(t, os.WriteFile(out, []byte(tt.output), 0o644))
-		script := "__r2d_transcript=/dev/null __r2d_workspace=/ __r2d_work=" + filepath.Join(dir, "w") + "\n" +
-			"eval \"$(sed -n '/^__r2d_matches() {/,/^}/p' " + ShellQuote(filepath.Join(".", "runner.sh")) + ")\"\n" +
-			"__r2d_expect=" + ShellQuote(tt.expect) + " __r2d_out=" + ShellQuote(out) + "\n__r2d_matches"
-		err := exec.Command("bash", "-c", script).Run()
-		assert.Equal(t, err == nil, tt.match, "expect %q output %q", tt.expect, tt.output)
+		script += "__r2d_expect=" + ShellQuote(tt.expect) + " __r2d_out=" + ShellQuote(out) + "\n__r2d_matches; echo " + strconv.Itoa(i) + " $?\n"
+	}
+	got, err := exec.Command("bash", "-c", script).Output()
+	assert.NilError(t, err)
+	lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+	assert.Equal(t, len(lines), len(tests), "%s", got)
+	for i, tt := range tests {
+		assert.Equal(t, lines[i] == strconv.Itoa(i)+" 0", tt.match, "expect %q output %q: %s", tt.expect, tt.output, lines[i])
 	}
 }
 

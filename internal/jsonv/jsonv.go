@@ -30,6 +30,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -340,12 +341,24 @@ type Reader struct {
 	estack []*Value // elements of the arrays being read
 	keys   *keyCache
 	short  *shortCache
+	pooled *caches // keys and short, back to cachePool on Close
+}
+
+// cachePool keeps the caches of closed Readers: fresh ones cost a short
+// input (a progress re-parse) 120 KB, more than the rest of its parse.
+var cachePool = sync.Pool{New: func() any { return new(caches) }}
+
+type caches struct {
+	keys  keyCache
+	short shortCache
 }
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader, opt Options) *Reader {
 	opt = opt.withDefaults()
-	return &Reader{br: newSource(r, opt.MaxLine), opt: opt, line: 1, bol: true, keys: new(keyCache), short: new(shortCache)}
+	c := cachePool.Get().(*caches)
+	*c = caches{} // as new: the flags of its keys came from other Options
+	return &Reader{br: newSource(r, opt.MaxLine), opt: opt, line: 1, bol: true, keys: &c.keys, short: &c.short, pooled: c}
 }
 
 // jsonStart reports whether a line whose first non-blank byte starts b

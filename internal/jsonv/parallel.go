@@ -307,8 +307,9 @@ func (p *parallel) halt() {
 	p.stopped.Do(func() { close(p.stop) })
 }
 
-// Close stops the goroutines of a Reader in parallel mode. It is safe to
-// call at any time and more than once; a closed Reader returns io.EOF.
+// Close stops the goroutines of a Reader in parallel mode and passes its
+// caches on to the next Reader. It is safe to call at any time and more
+// than once; a closed Reader returns io.EOF.
 func (r *Reader) Close() error {
 	if r.par != nil {
 		p := r.par
@@ -317,6 +318,10 @@ func (r *Reader) Close() error {
 		}
 		p.wg.Wait()
 		r.par = nil
+	}
+	if r.pooled != nil {
+		cachePool.Put(r.pooled)
+		r.pooled, r.keys, r.short = nil, nil, nil
 	}
 	if r.err == nil {
 		r.err = io.EOF
