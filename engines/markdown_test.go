@@ -356,24 +356,3 @@ func TestMarkdownPrepareInputIsARunner(t *testing.T) {
 	out, err := exec.Command("bash", "-n", "-c", string(in)).CombinedOutput()
 	assert.NilError(t, err, "the runner is valid bash: %s", out)
 }
-
-// After a timeout the next command starts only once what the timeout
-// killed has been reaped: a killed process holds its pid (and a place under
-// the sandbox's process limit) until then. Here the namespace's init reaps
-// only after three seconds, as a busy one does late; before the runner
-// waited, the next command ran beside the dead and, after a fork bomb,
-// could not fork.
-func TestTimeoutWaitsForTheKilledToBeReaped(t *testing.T) {
-	longtest.Require(t) // waits for a real timeout and a slow init
-	ns := pidNamespace(t)
-	init := `my $r = fork() // die "fork: $!"; if (!$r) { exec @ARGV or die "exec: $!" }
-sleep 3; my $st = 0; while ((my $w = waitpid(-1, 0)) > 0) { $st = $? if $w == $r } exit($st >> 8)`
-	md := "# x\n\n<!-- readme2demo: timeout=1s continue-on-error -->\n```sh\nsh -c 'sleep 100 & sleep 100 & exec sleep 100'\n```\n\n" +
-		"```sh\ngrep -ls '^State:.Z' /proc/[0-9]*/status | wc -l\n```\n"
-	l, _ := runRunner(t, MarkdownName, readmePlan(md), nil, append(append([]string{}, ns...), "perl", "-e", init))
-	assert.DeepEqual(t, cmdSummary(l), []string{
-		"5 sh -c 'sleep 100 & sleep 100 & exec sleep 100' => 124 failed",
-		"9 grep -ls '^State:.Z' /proc/[0-9]*/status | wc -l => 0 ok",
-	})
-	assert.Equal(t, l.Commands[1].Output, "0\n", "processes left unreaped when the next command ran")
-}

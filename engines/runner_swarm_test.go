@@ -40,22 +40,34 @@ func TestRunnerCatchesASlowlyGrowingSwarm(t *testing.T) {
 	assert.Assert(t, strings.Contains(l.OutcomeReason, " processes running when it ended (a fork bomb?); they were killed"), l.OutcomeReason)
 }
 
-// After a sweep, the runner waits for the dead to be reaped for as long as
-// their number keeps falling, not only five seconds: here the namespace's
-// init reaps one process every 0.2 s, so 40 take eight seconds, and the
-// next command must find none of them left.
-func TestRunnerWaitsForASlowReaper(t *testing.T) {
-	longtest.Require(t) // waits for a real timeout and a slow init
-	t.Parallel()
+// After a timeout or a sweep the next command starts only once what was
+// killed has been reaped: a killed process holds its pid (and a place under
+// the sandbox's process limit) until then, and after a fork bomb the next
+// command could not fork. The namespace's init reaps late, as a busy one
+// does: all at once after three seconds; or one process every 0.2 s, so 40
+// take eight seconds (the runner waits on while their number falls, not
+// only five seconds).
+func TestRunnerWaitsForTheKilledToBeReaped(t *testing.T) {
+	longtest.Require(t) // waits for real timeouts and slow inits
 	ns := pidNamespace(t)
-	init := `my $r = fork() // die "fork: $!"; if (!$r) { exec @ARGV or die "exec: $!" }
-my $st = 0; while ((my $w = waitpid(-1, 0)) > 0) { $st = $? if $w == $r; select(undef, undef, undef, 0.2) } exit($st >> 8)`
-	md := "# x\n\n<!-- readme2demo: timeout=1s continue-on-error -->\n```sh\nsh -c 'for i in $(seq 40); do sleep 100 & done; exec sleep 100'\n```\n\n" +
-		"```sh\ngrep -ls '^State:.Z' /proc/[0-9]*/status | wc -l\n```\n"
-	l, _ := runRunner(t, MarkdownName, readmePlan(md), nil, append(append([]string{}, ns...), "perl", "-e", init))
-	assert.DeepEqual(t, cmdSummary(l), []string{
-		"5 sh -c 'for i in $(seq 40); do sleep 100 & done; exec sleep 100' => 124 failed",
-		"9 grep -ls '^State:.Z' /proc/[0-9]*/status | wc -l => 0 ok",
-	})
-	assert.Equal(t, l.Commands[1].Output, "0\n", "processes left unreaped when the next command ran")
+	tests := []struct{ name, init, cmd string }{
+		{"after three seconds", "sleep 3; my $st = 0; while ((my $w = waitpid(-1, 0)) > 0) { $st = $? if $w == $r } exit($st >> 8)",
+			"sh -c 'sleep 100 & sleep 100 & exec sleep 100'"},
+		{"one every 0.2 s", "my $st = 0; while ((my $w = waitpid(-1, 0)) > 0) { $st = $? if $w == $r; select(undef, undef, undef, 0.2) } exit($st >> 8)",
+			"sh -c 'for i in $(seq 40); do sleep 100 & done; exec sleep 100'"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			init := `my $r = fork() // die "fork: $!"; if (!$r) { exec @ARGV or die "exec: $!" }` + "\n" + tc.init
+			md := "# x\n\n<!-- readme2demo: timeout=1s continue-on-error -->\n```sh\n" + tc.cmd + "\n```\n\n" +
+				"```sh\ngrep -ls '^State:.Z' /proc/[0-9]*/status | wc -l\n```\n"
+			l, _ := runRunner(t, MarkdownName, readmePlan(md), nil, append(append([]string{}, ns...), "perl", "-e", init))
+			assert.DeepEqual(t, cmdSummary(l), []string{
+				"5 " + tc.cmd + " => 124 failed",
+				"9 grep -ls '^State:.Z' /proc/[0-9]*/status | wc -l => 0 ok",
+			})
+			assert.Equal(t, l.Commands[1].Output, "0\n", "processes left unreaped when the next command ran")
+		})
+	}
 }
