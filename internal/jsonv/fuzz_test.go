@@ -99,21 +99,6 @@ func FuzzReader(f *testing.F) {
 	})
 }
 
-// sameValues is reflect.DeepEqual(a, b) written out for Values: the
-// reflect one spends more time in its map of visited pointers than the
-// reader spends reading them.
-func sameValues(a, b []*Value) bool {
-	if len(a) != len(b) || (a == nil) != (b == nil) {
-		return false
-	}
-	for i := range a {
-		if !sameValue(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
 // valueFields is Value's list of fields: the conversion below stops the
 // build when a field is added that sameValue does not compare.
 type valueFields struct {
@@ -128,6 +113,9 @@ type valueFields struct {
 
 var _ = valueFields(Value{})
 
+// sameValue is reflect.DeepEqual(a, b) written out for Values: the reflect
+// one spends more time in its map of visited pointers than the reader
+// spends reading them.
 func sameValue(a, b *Value) bool {
 	if a == nil || b == nil {
 		return a == b
