@@ -165,22 +165,9 @@ func dump(vs []*Value) string {
 // fuzzRead returns the records of data; nil stands for a syntax error.
 func fuzzRead(t *testing.T, data []byte, opt Options) []*Value {
 	t.Helper()
-	r := NewReader(bytes.NewReader(data), opt)
 	var out []*Value
-	for i := 0; ; i++ {
-		if i > len(data)+2 {
-			t.Fatalf("no progress after %d calls on %d bytes", i, len(data))
-		}
-		v, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		var se *SyntaxError
-		if err != nil && !errors.As(err, &se) {
-			t.Fatalf("unexpected error type %T: %v", err, err)
-		}
-		out = append(out, v.Clone())
-	}
+	fuzzEach(t, data, opt, func(_ int, v *Value) { out = append(out, v.Clone()) })
+	return out
 }
 
 // fuzzSame reads data as fuzzRead does and reports whether the records
@@ -189,22 +176,33 @@ func fuzzRead(t *testing.T, data []byte, opt Options) []*Value {
 // (and which costs more than reading).
 func fuzzSame(t *testing.T, data []byte, opt Options, want []*Value) (same, valid bool) {
 	t.Helper()
-	r := NewReader(bytes.NewReader(data), opt)
 	same, valid = opt.Clip == nil, true
+	n := fuzzEach(t, data, opt, func(i int, v *Value) {
+		valid = valid && v != nil
+		same = same && i < len(want) && sameValue(want[i], v)
+	})
+	return same && n == len(want), valid
+}
+
+// fuzzEach passes each record of data to fn, nil for a syntax error, and
+// returns how many there were; it fails t when the Reader makes no
+// progress or fails otherwise.
+func fuzzEach(t *testing.T, data []byte, opt Options, fn func(i int, v *Value)) int {
+	t.Helper()
+	r := NewReader(bytes.NewReader(data), opt)
 	for i := 0; ; i++ {
 		if i > len(data)+2 {
 			t.Fatalf("no progress after %d calls on %d bytes", i, len(data))
 		}
 		v, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return same && i == len(want), valid
+			return i
 		}
 		var se *SyntaxError
 		if err != nil && !errors.As(err, &se) {
 			t.Fatalf("unexpected error type %T: %v", err, err)
 		}
-		valid = valid && v != nil
-		same = same && i < len(want) && sameValue(want[i], v)
+		fn(i, v)
 	}
 }
 
