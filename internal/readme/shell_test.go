@@ -65,39 +65,36 @@ func TestHintWords(t *testing.T) {
 	assert.DeepEqual(t, hintWords(`ready='a "b"'`), []string{`ready=a "b"`})
 }
 
-// Every kind of prompt promptRe's comment names is cut, and lines that
-// only look like one are not.
+// Every kind of prompt promptRe's comment names is cut, and so is a `#`
+// root prompt; lines that only look like one are not.
 func TestCutPrompt(t *testing.T) {
 	tests := []struct {
+		cut       func(string) (string, bool)
 		line, cmd string
 		ok        bool
 	}{
-		{"$ make", "make", true},
-		{"  $ make", "make", true},
-		{"% make", "make", true},
-		{"❯ make", "make", true},
-		{"▶ make", "make", true},
-		{"› make", "make", true},
-		{"(venv) $ pip install x", "pip install x", true},
-		{"user@host:~/dir$ make", "make", true},
-		{"➜  ~/dir(main) make", "make", true},
-		{"➜ make", "make", true},
-		{"$", "", true},
-		{"  % Total    % Received", "", false},
-		{"echo $HOME", "", false},
-		{"make", "", false},
-		{"", "", false},
+		{CutPrompt, "$ make", "make", true},
+		{CutPrompt, "  $ make", "make", true},
+		{CutPrompt, "% make", "make", true},
+		{CutPrompt, "❯ make", "make", true},
+		{CutPrompt, "▶ make", "make", true},
+		{CutPrompt, "› make", "make", true},
+		{CutPrompt, "(venv) $ pip install x", "pip install x", true},
+		{CutPrompt, "user@host:~/dir$ make", "make", true},
+		{CutPrompt, "➜  ~/dir(main) make", "make", true},
+		{CutPrompt, "➜ make", "make", true},
+		{CutPrompt, "$", "", true},
+		{CutPrompt, "  % Total    % Received", "", false},
+		{CutPrompt, "echo $HOME", "", false},
+		{CutPrompt, "make", "", false},
+		{CutPrompt, "", "", false},
+		{cutRootPrompt, "# apt-get install x", "apt-get install x", true},
+		{cutRootPrompt, "root@host:~# make", "make", true},
+		{cutRootPrompt, "#!/bin/sh", "", false},
+		{cutRootPrompt, "make", "", false},
 	}
 	for _, tc := range tests {
-		cmd, ok := CutPrompt(tc.line)
-		assert.Equal(t, ok, tc.ok, "%q", tc.line)
-		assert.Equal(t, cmd, tc.cmd, "%q", tc.line)
-	}
-	for _, tc := range []struct {
-		line, cmd string
-		ok        bool
-	}{{"# apt-get install x", "apt-get install x", true}, {"root@host:~# make", "make", true}, {"#!/bin/sh", "", false}, {"make", "", false}} {
-		cmd, ok := cutRootPrompt(tc.line)
+		cmd, ok := tc.cut(tc.line)
 		assert.Equal(t, ok, tc.ok, "%q", tc.line)
 		assert.Equal(t, cmd, tc.cmd, "%q", tc.line)
 	}
