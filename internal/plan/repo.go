@@ -33,6 +33,9 @@ type Repo struct {
 	// relative); nil when unknown. A plan that knows them skips examples
 	// that name files the repository does not have.
 	Files map[string]bool
+	// Manifests are the contents of the top-level manifests (IsManifest),
+	// by path.
+	Manifests map[string][]byte
 }
 
 // FilesKnown reports whether the repository's files are known: a listing
@@ -129,29 +132,77 @@ const maxManifest = 256 << 10
 // files with one link), each up to 256 KiB; a file that cannot be read is
 // passed over. Nothing read here is run.
 func RepoFromDir(dir, slug string) Repo {
+	base, files, manifests := checkout(dir)
+	return repoFrom(slug, base, readSmall(dir, ".git/config"), files, manifests)
+}
+
+// checkout reads what the plan learns of a checkout: its directory's name,
+// its listing and its manifests.
+func checkout(dir string) (base string, files []string, manifests map[string][]byte) {
+	if abs, err := filepath.Abs(dir); err == nil {
+		base = filepath.Base(abs)
+	}
+	files = listFiles(dir, maxFiles)
+	manifests = map[string][]byte{}
+	for _, f := range files {
+		if IsManifest(f) {
+			if b := readSmall(dir, f); b != nil {
+				manifests[f] = b
+			}
+		}
+	}
+	return base, files, manifests
+}
+
+// manifestNames are the top-level files whose content the plan reads: what
+// the project builds, installs and calls itself.
+var manifestNames = toSet(`go.mod package.json Cargo.toml pyproject.toml setup.py setup.cfg
+Makefile makefile GNUmakefile justfile Justfile Taskfile.yml Taskfile.yaml
+docker-compose.yml docker-compose.yaml compose.yml compose.yaml Dockerfile
+Gemfile composer.json mix.exs CMakeLists.txt meson.build configure.ac build.gradle build.gradle.kts
+pom.xml deno.json deno.jsonc stack.yaml dune-project shard.yml pubspec.yaml build.zig build.zig.zon
+Package.swift rebar.config project.clj deps.edn build.sbt`)
+
+// manifestExts are top-level manifests known by their extension.
+var manifestExts = []string{".gemspec", ".cabal", ".nimble", ".csproj", ".fsproj", ".opam", ".rockspec"}
+
+// IsManifest reports whether a repository path (slash-separated, relative)
+// is a manifest the plan reads.
+func IsManifest(rel string) bool {
+	if strings.Contains(rel, "/") {
+		return false
+	}
+	if manifestNames[rel] {
+		return true
+	}
+	for _, ext := range manifestExts {
+		if strings.HasSuffix(rel, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// repoFrom builds a Repo from what a checkout shows: the slug the caller
+// knows, the checkout directory's name, .git/config, the listing and the
+// manifests' contents (top-level path -> bytes).
+func repoFrom(slug, dirName string, gitConfig []byte, files []string, manifests map[string][]byte) Repo {
 	var r Repo
 	if slug != "" {
 		r.AddSlug(slug)
 	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		r.add(&r.Names, filepath.Base(abs))
-	}
-	if b := readSmall(dir, ".git/config"); b != nil {
-		for _, m := range remoteURLRe.FindAllSubmatch(b, -1) {
-			name, s := repoOfURL(string(m[1]))
-			if s != "" {
-				r.AddSlug(s)
-			}
-			r.add(&r.Names, name)
+	r.add(&r.Names, dirName)
+	for _, m := range remoteURLRe.FindAllSubmatch(gitConfig, -1) {
+		name, s := repoOfURL(string(m[1]))
+		if s != "" {
+			r.AddSlug(s)
 		}
+		r.add(&r.Names, name)
 	}
-	if b := readSmall(dir, "go.mod"); b != nil {
-		if m := goModuleRe.FindSubmatch(b); m != nil {
-			mod := strings.Trim(string(m[1]), `"`)
-			r.add(&r.Modules, mod)
-		}
+	if m := goModuleRe.FindSubmatch(manifests["go.mod"]); m != nil {
+		r.add(&r.Modules, strings.Trim(string(m[1]), `"`))
 	}
-	if b := readSmall(dir, "package.json"); b != nil {
+	if b := manifests["package.json"]; b != nil {
 		var pj struct {
 			Name string          `json:"name"`
 			Bin  json.RawMessage `json:"bin"`
@@ -167,8 +218,8 @@ func RepoFromDir(dir, slug string) Repo {
 			}
 		}
 	}
-	r.AddFiles(listFiles(dir, maxFiles)...)
-	cargo, pyproject := readSmall(dir, "Cargo.toml"), readSmall(dir, "pyproject.toml")
+	r.AddFiles(files...)
+	cargo, pyproject := manifests["Cargo.toml"], manifests["pyproject.toml"]
 	r.add(&r.Names, tomlBinNames(cargo)...)
 	r.add(&r.Names, tomlScriptNames(pyproject)...)
 	for _, b := range [][]byte{cargo, pyproject} {
@@ -177,6 +228,7 @@ func RepoFromDir(dir, slug string) Repo {
 			r.add(&r.Names, name)
 		}
 	}
+	r.Manifests = manifests
 	return r
 }
 
