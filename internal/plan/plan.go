@@ -80,6 +80,9 @@ type Options struct {
 	// Order is OrderReadme or OrderInstallFirst; "" takes the README's
 	// order hint, else README order.
 	Order string
+	// Programs are the commands the sandbox image knows (ParsePrograms of
+	// the list the image records); nil means DefaultPrograms.
+	Programs map[string]bool
 }
 
 // Entry is one candidate of the plan: a command to run or skip, or a code
