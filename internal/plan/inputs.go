@@ -3,26 +3,10 @@ package plan
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
-	"github.com/readme2demo/readme2demo/internal/readme"
-)
-
-// What a command needs that the run may not have: an archive a download
-// described in prose would have brought, a server on this machine, the
-// arguments of a script; and blocks that are references or options rather
-// than steps.
-
-var (
-	// archiveRe is a downloaded archive or package file.
-	archiveRe = lazyre.New(`(?i)\.(tar\.gz|tgz|tar\.xz|txz|tar\.bz2|tbz2?|tar\.zst|tar|zip|deb|rpm)$`)
-	// positionalRe is a use of a script's arguments: "$@", $1, ${2}.
-	positionalRe = lazyre.New(`(^|[^\\$\w])\$(\{[@*1-9]\}|[@*1-9])`)
-	// quotedSingleRe is a single-quoted string: awk '{print $1}' is awk's.
-	quotedSingleRe = lazyre.New(`'[^']*'`)
-	// localURLRe is a URL of this machine.
-	localURLRe = lazyre.New(`(?i)^(https?|wss?)://(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(:\d+)?|^(localhost|127\.0\.0\.1):\d+`)
 )
 
 // httpClients are programs whose argument names a server to talk to.
@@ -103,85 +87,222 @@ func inLineData(text, arg string) bool {
 	return true
 }
 
-// trailingComment returns the comment at the end of a command line
-// (`ncu "/x/" # windows`), "" for none.
-func trailingComment(line string) string {
-	t := quotedRe.ReplaceAllString(line, "''")
-	if i := strings.Index(t, " #"); i >= 0 {
-		return strings.TrimSpace(t[i+2:])
-	}
-	return ""
-}
+// patternOpts take a value that is an output or a pattern, not an input.
+var patternOpts = toSet(`-o --output --out -O -g --glob -e --extension -name -iname --include --exclude -E -t --type`)
 
-// argForms returns the program of a block that lists one program's
-// argument forms, one argument a line with nothing to act on (`pup
-// '.class'`, `pup '#id'`, … under "Implemented Selectors"): five or more
-// lines, each the same program with exactly one argument, no pipe, no
-// redirection; "" when the block is not one.
-func argForms(cands []candidate) string {
-	if len(cands) < 5 {
+// outputOptRe names long options whose value is a file the command writes:
+// --report-path, --output-file, --log-dir.
+var outputOptRe = lazyre.New(`^--[\w-]*(out|output|report|log|cache|save|dest|target|export|write)[\w-]*$`)
+
+// notFileCommands take arguments that are not input files (package names,
+// targets, branch names, outputs) or create what they name.
+var notFileCommands = toSet(`
+git gh npm npx yarn pnpm bun pip pip3 pipx uv poetry go cargo rustup gem bundle brew apt apt-get
+docker podman kubectl helm curl wget ssh scp rsync make cmake ninja meson mkdir touch cp mv ln rm rmdir
+echo printf export unset alias cd pushd kill pkill chmod chown tar unzip zip sudo mise asdf
+sdk conda mamba open xdg-open man which type command help complete eval exec
+test [ [[ set shopt sqlite3 duckdb git-lfs hub mvn gradle ./mvnw ./gradlew dotnet composer nix nix-env snap systemctl
+service ping dig host nslookup whois ssh-keygen gpg openssl code vim vi nvim nano emacs less more
+`)
+
+var (
+	fileArgRe = lazyre.New(`^(\./)?\.?[\w][\w.+-]*(/[\w.+-]+)*/?$`)
+	// extRe is a file name extension people give files (not deps.get).
+	extRe    = lazyre.New(`(?i)\.(md|markdown|rst|txt|json|jsonl|ya?ml|toml|ini|cfg|conf|env|lock|csv|tsv|xml|html?|css|s[ac]ss|js|mjs|cjs|jsx|tsx?|vue|svelte|py|ipynb|rb|go|mod|sum|rs|c|h|cc|cpp|hpp|cxx|java|kt|kts|scala|swift|dart|php|pl|lua|r|ex|exs|erl|hs|ml|sh|bash|zsh|fish|ps1|bats|sql|db|sqlite|log|png|jpe?g|gif|svg|webp|pdf|zip|tar|gz|tgz|bz2|xz|7z|deb|rpm|whl|gem|jar|war|apk|dmg|exe|msi|proto|graphql|tf|hcl|nix|patch|diff|pem|crt|key|pub|age|asc|gpg|mp4|mp3|wav|iso|img|bin|so|a|o|wasm|dockerfile|gradle|properties|in|am|ac|m4|cmake|mk)$`)
+	domainRe = lazyre.New(`^[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|org|net|io|dev|sh|cc|in|me|co|app|xyz|tld|local|gov|edu)/`)
+	// generatedRe names what builds and configure steps make: ./configure
+	// (autoreconf), Makefile, target/, build/, dist/, bin/ …
+	generatedRe = lazyre.New(`^(configure|Makefile|config\.status|(target|build|_build|dist|out|bin|obj|release|debug|node_modules|\.venv|venv|vendor|pkg)(/.*)?)$`)
+	versionRe   = lazyre.New(`^v?\d+(\.\d+)+`)
+)
+
+// missingFile returns the first argument of a command that names a file
+// of the repository that does not exist, when the plan knows the
+// repository's files and no earlier command named it; "" otherwise.
+func (pl *planner) missingFile(cmds []simple) string {
+	if !pl.repo.FilesKnown() {
 		return ""
 	}
-	prog := ""
-	for _, c := range cands {
-		if c.shape != shapeCommand {
-			return ""
-		}
-		ws := lex(stripComment(c.text))
-		if len(ws) != 2 || ws[0].op != "" || ws[1].op != "" || strings.Contains(c.text, "$(") {
-			return ""
-		}
-		if prog == "" {
-			prog = ws[0].text
-		}
-		if ws[0].text != prog || shellWords[prog] || ws[1].text == "--help" || ws[1].text == "--version" {
-			return ""
+	for _, s := range cmds {
+		for _, f := range s.inputs { // the files it reads through `<`
+			if looksLikeFile(f) {
+				clean := strings.TrimSuffix(strings.TrimPrefix(f, "./"), "/")
+				if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+					return f
+				}
+			}
 		}
 	}
-	return prog
-}
-
-// unusedAliases returns the names a block of alias definitions defines when
-// no later shell line of the README uses any of them (optional
-// conveniences, as "you may alias ungron to gron --ungron"), "" otherwise.
-func (pl *planner) unusedAliases(b readme.Block, cands []candidate) string {
-	var names []string
-	for _, c := range cands {
-		if c.shape != shapeCommand {
+	var earlier []string // words of the chain's earlier commands
+	madeEarlier := func(d string) bool {
+		for _, w := range earlier {
+			// An archive extracts to its stem: rcm-1.3.4.tar.gz makes rcm-1.3.4.
+			if b := path.Base(w); b == d || strings.HasPrefix(b, d+".") {
+				return true
+			}
+		}
+		return false
+	}
+	for i, s := range cmds {
+		if i > 0 {
+			earlier = append(earlier, cmds[i-1].args()...)
+		}
+		for _, a := range s.assign {
+			// FOO_PATH=./.env.local: a file the command will read.
+			_, v, _ := strings.Cut(a, "=")
+			v = strings.Trim(v, `"'`)
+			if clean := strings.TrimSuffix(strings.TrimPrefix(v, "./"), "/"); strings.HasPrefix(v, "./") && looksLikeFile(v) &&
+				!generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+				return v
+			}
+		}
+		name := s.name()
+		if (name == "cd" || name == "pushd") && len(s.argv) == 2 {
+			// cd into a directory of the README's example project.
+			d := strings.TrimSuffix(strings.TrimPrefix(s.argv[1].text, "./"), "/")
+			if fileArgRe.MatchString(d) && !strings.Contains(d, "..") && d != "." && !generatedRe.MatchString(d) &&
+				!pl.inRepo(d) && !pl.mentioned[d] && !pl.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.cloneDirs[d] && !madeEarlier(d) {
+				return d
+			}
 			continue
 		}
-		ws := lex(stripComment(c.text))
-		if len(ws) < 2 || ws[0].text != "alias" {
-			return ""
+		if notFileCommands[name] || notFileCommands[path.Base(name)] {
+			continue
 		}
-		for _, w := range ws[1:] {
-			if n, _, ok := strings.Cut(w.text, "="); ok && n != "" {
-				names = append(names, n)
+		args := s.args()
+		if len(args) > 0 && packageVerbs[args[0]] {
+			continue // `clib install clibs/ms`: package names, not files
+		}
+		for i, a := range args {
+			if i > 0 && patternOpts[args[i-1]] {
+				continue // an output to make, or a pattern to match, not a file to read
 			}
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	for _, n := range names {
-		for _, l := range pl.uses[n] {
-			if l > b.EndLine {
-				return ""
+			if i > 0 && outputOptRe.MatchString(args[i-1]) {
+				continue // the value of an option that names what the command writes
 			}
+			if !looksLikeFile(a) || pl.slugArg(a) {
+				continue
+			}
+			clean := strings.TrimSuffix(strings.TrimPrefix(a, "./"), "/")
+			if generatedRe.MatchString(clean) || pl.inRepo(clean) || pl.mentioned[clean] || pl.mentioned[path.Base(clean)] || pl.mentioned[strings.SplitN(clean, "/", 2)[0]] {
+				continue
+			}
+			return a
 		}
-	}
-	return strings.Join(names, ", ")
-}
-
-// upgradeHeading returns the heading of a section about upgrading an
-// installed copy that the block stands in (its own heading, or one above
-// it other than the README's title and not also about installing:
-// "Installing and Updating"), "" for none.
-func upgradeHeading(hs []string) string {
-	for i := len(hs) - 1; i >= 0; i-- {
-		if i == len(hs)-1 && upgradeRe.MatchString(hs[i]) || i > 0 && upgradeRe.MatchString(hs[i]) && !installSectionRe.MatchString(hs[i]) {
-			return hs[i]
+		// The command itself: ./bin/tool, scripts/x.sh, or a script by its
+		// name (test-script.sh), which is on no PATH unless it is here.
+		if (strings.HasPrefix(name, "./") || !strings.Contains(name, "/") && scriptExtRe.MatchString(name) && pl.installed[name] == 0) && looksLikeFile(name) {
+			clean := strings.TrimPrefix(name, "./")
+			if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[strings.SplitN(clean, "/", 2)[0]] && !pl.mentioned[path.Base(clean)] {
+				return name
+			}
 		}
 	}
 	return ""
+}
+
+// looksLikeFile reports an argument shaped like a relative file path with
+// an extension or a directory part: server.js, app/server.js, ./x.
+func looksLikeFile(a string) bool {
+	if a == "" || a == "." || a == ".." || strings.HasPrefix(a, "-") || !fileArgRe.MatchString(a) ||
+		domainRe.MatchString(a) || versionRe.MatchString(a) || strings.Contains(a, "...") {
+		return false
+	}
+	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./") || dotFileRe.MatchString(a)
+}
+
+// packageVerbs are subcommands whose arguments name packages.
+var packageVerbs = toSet(`install i add get remove uninstall update upgrade up`)
+
+// scriptExtRe is a script's file name.
+var scriptExtRe = lazyre.New(`\.(sh|bash|py|rb|pl|js|mjs|ts)$`)
+
+// dotFileRe is an env or rc file with a suffix: .env.local, .eslintrc.json
+// (not .a.b, a jq path).
+var dotFileRe = lazyre.New(`^\.(env|[\w-]*rc)(\.[\w-]+)+$`)
+
+// cwdUnknown is planner.cwd when the session's directory is not known: a
+// directory of the checkout that the repository does not have (one a build
+// made), or above the checkout.
+const cwdUnknown = "\x00"
+
+// follow tracks the session's directory through the `cd` commands that run,
+// so that later commands' files are looked up where they run.
+func (pl *planner) follow(cmds []simple) {
+	for _, s := range cmds {
+		if s.name() != "cd" && s.name() != "pushd" {
+			continue
+		}
+		args := s.args()
+		switch {
+		case pl.cwd == cwdUnknown:
+		case len(args) != 1 || strings.HasPrefix(args[0], "/") || strings.HasPrefix(args[0], "~") || strings.HasPrefix(args[0], "$") || args[0] == "-":
+			// Out of the checkout: later examples are still judged against
+			// its files, as a reader reads them.
+			pl.cwd = ""
+		default:
+			d := path.Clean(path.Join(pl.cwd, args[0]))
+			switch {
+			case d == ".":
+				pl.cwd = ""
+			case strings.HasPrefix(d, ".."):
+				pl.cwd = cwdUnknown
+			case pl.repo.hasFile(d):
+				pl.cwd = d
+			default:
+				pl.cwd = cwdUnknown // a directory an earlier command made
+			}
+		}
+	}
+}
+
+// inRepo reports a path (relative to the session's directory) the
+// repository has; true when the directory is not known.
+func (pl *planner) inRepo(p string) bool {
+	if pl.cwd == cwdUnknown {
+		return true
+	}
+	return pl.repo.hasFile(path.Clean(path.Join(pl.cwd, p)))
+}
+
+// slugRe is an owner/name pair: a GitHub repository (zyedidia/micro) or an
+// os/arch pair (darwin/amd64), with no file extension.
+var slugRe = lazyre.New(`^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w-]*$`)
+
+// slugArg reports an argument that names a repository, not a file: an
+// owner/name whose owner is no directory of the checkout and that no
+// earlier command made.
+func (pl *planner) slugArg(a string) bool {
+	if !slugRe.MatchString(a) {
+		return false
+	}
+	owner := strings.SplitN(a, "/", 2)[0]
+	return !pl.inRepo(owner) && !pl.mentioned[owner] && !generatedRe.MatchString(owner)
+}
+
+// noteDownloads records the files that curl -o and wget -O save, with
+// their URL.
+func (pl *planner) noteDownloads(cmds []simple) {
+	for _, s := range cmds {
+		n := path.Base(s.name())
+		if n != "curl" && n != "wget" {
+			continue
+		}
+		args := s.args()
+		url, file := "", ""
+		for i, a := range args {
+			switch {
+			case urlRe.MatchString(a):
+				url = a
+			case (a == "-o" || a == "--output" || n == "wget" && (a == "-O" || a == "--output-document")) && i+1 < len(args):
+				file = args[i+1]
+			}
+		}
+		if url != "" && file == "" && (n == "wget" || slices.Contains(args, "-O") || slices.Contains(args, "--remote-name")) {
+			file = path.Base(strings.SplitN(url, "?", 2)[0])
+		}
+		if url != "" && file != "" {
+			pl.downloads[strings.TrimPrefix(file, "./")] = url
+		}
+	}
 }

@@ -296,3 +296,217 @@ func readSmall(dir, rel string) []byte {
 	}
 	return b
 }
+
+// clone reports a `git clone` (or `gh repo clone`) and the URL and target
+// directory it names ("" when it uses the default).
+func clone(s simple) (url, dir string, ok bool) {
+	args := s.args()
+	switch {
+	case s.name() == "git" && len(args) > 0 && args[0] == "clone":
+		args = args[1:]
+	case s.name() == "gh" && len(args) > 1 && args[0] == "repo" && args[1] == "clone":
+		args = args[2:]
+	default:
+		return "", "", false
+	}
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			switch a {
+			case "-b", "--branch", "--depth", "-o", "--origin", "-c", "--config", "--reference", "--separate-git-dir", "-j", "--jobs", "--filter":
+				i++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	if len(pos) == 0 {
+		return "", "", false
+	}
+	url = pos[0]
+	if len(pos) > 1 {
+		dir = pos[1]
+	}
+	return url, dir, true
+}
+
+// repoOfURL returns the last path element of a clone URL without .git:
+// "fzf" for https://github.com/junegunn/fzf.git, and the owner/name pair.
+func repoOfURL(u string) (name, ownerName string) {
+	u = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(u), "/"), ".git")
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	} else if at := strings.IndexByte(u, '@'); at >= 0 {
+		if c := strings.IndexByte(u[at:], ':'); c >= 0 {
+			u = u[:at+c] + "/" + u[at+c+1:] // git@github.com:owner/name
+		}
+	}
+	parts := strings.Split(u, "/")
+	name = strings.ToLower(parts[len(parts)-1])
+	if len(parts) >= 2 {
+		ownerName = strings.ToLower(parts[len(parts)-2] + "/" + parts[len(parts)-1])
+	}
+	return name, ownerName
+}
+
+// selfAdd reports a command that adds this project as a dependency of the
+// reader's own project: `npm install express`, `yarn add express`,
+// `go get github.com/joho/godotenv`, `cargo add serde`.
+func selfAdd(s simple, repo Repo) (string, bool) {
+	name, args := s.name(), s.args()
+	if len(args) < 2 {
+		return "", false
+	}
+	sub := args[0]
+	var cands []string
+	switch name {
+	case "npm", "pnpm", "bun", "yarn", "deno":
+		if sub != "install" && sub != "i" && sub != "add" {
+			return "", false
+		}
+		for _, a := range args[1:] {
+			if a == "-g" || a == "--global" {
+				return "", false
+			}
+			if !strings.HasPrefix(a, "-") {
+				cands = append(cands, a)
+			}
+		}
+		for _, c := range cands {
+			c = strings.TrimPrefix(strings.TrimPrefix(c, "npm:"), "jsr:")
+			if repo.is(npmTool(c)) || repo.isPackage(c) {
+				return c, true
+			}
+		}
+	case "go":
+		if sub != "get" {
+			return "", false
+		}
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			p, _, _ := strings.Cut(a, "@")
+			if repo.isModule(p) {
+				return a, true
+			}
+		}
+	case "cargo", "composer", "dotnet":
+		if !(name == "cargo" && sub == "add" || name == "composer" && sub == "require" || name == "dotnet" && sub == "add") {
+			return "", false
+		}
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a, "-") || a == "package" {
+				continue
+			}
+			if repo.is(path.Base(a)) {
+				return a, true
+			}
+		}
+	}
+	return "", false
+}
+
+// isCdInto reports `cd DIR` into the clone's directory.
+func (pl *planner) isCdInto(s simple, dir string) bool {
+	if s.name() != "cd" {
+		return false
+	}
+	args := s.args()
+	return len(args) == 1 && strings.TrimSuffix(args[0], "/") == strings.TrimSuffix(dir, "/")
+}
+
+// chainRest returns the part of an `a && b && c` line after its first
+// command and any directly following commands for which skipAlso holds; ""
+// when nothing is left or the line is not such a chain.
+func chainRest(text string, cmds []simple, skipAlso func(simple) bool) string {
+	parts := splitAndAnd(text)
+	if len(parts) < 2 || len(parts) != len(cmds) {
+		return ""
+	}
+	i := 1
+	for i < len(cmds) && skipAlso(cmds[i]) {
+		i++
+	}
+	if i >= len(parts) {
+		return ""
+	}
+	return strings.Join(parts[i:], " && ")
+}
+
+// splitAndAnd cuts a command at top-level && (outside quotes); it returns
+// nil when the command holds another operator (;, |, ||, newlines) at top
+// level, since then its parts do not map one to one to simple commands.
+func splitAndAnd(s string) []string {
+	s = strings.ReplaceAll(s, "\\\n", " ")
+	var out []string
+	var cur strings.Builder
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if quote != 0 {
+			if c == quote {
+				quote = 0
+			}
+			cur.WriteByte(c)
+			continue
+		}
+		switch {
+		case c == '\'' || c == '"':
+			quote = c
+			cur.WriteByte(c)
+		case c == '&' && i+1 < len(s) && s[i+1] == '&':
+			out = append(out, strings.TrimSpace(cur.String()))
+			cur.Reset()
+			i++
+		case c == ';' || c == '|' || c == '\n' || c == '&' || c == '(' || c == '`' || c == '$':
+			return nil
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	out = append(out, strings.TrimSpace(cur.String()))
+	return out
+}
+
+// tomlBinNames are the names of a Cargo.toml's [[bin]] targets: the
+// programs a crate builds (dua-cli builds dua).
+func tomlBinNames(b []byte) []string {
+	var out []string
+	for _, l := range tomlTables(b, "[[bin]]") {
+		if m := tomlNameRe.FindStringSubmatch(l); m != nil {
+			out = append(out, strings.ToLower(m[1]))
+		}
+	}
+	return out
+}
+
+// tomlTables returns the lines (trimmed) of the tables of a TOML file
+// with one of the headers.
+func tomlTables(b []byte, headers ...string) []string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "[") {
+			in = slices.Contains(headers, l)
+		} else if in {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// tomlScriptNames are the programs a pyproject.toml installs: the keys of
+// [project.scripts] and [tool.poetry.scripts] (rich-cli installs rich).
+func tomlScriptNames(b []byte) []string {
+	var out []string
+	for _, l := range tomlTables(b, "[project.scripts]", "[tool.poetry.scripts]") {
+		if k, _, ok := strings.Cut(l, "="); ok {
+			if k = strings.Trim(strings.TrimSpace(k), `"'`); k != "" && !strings.HasPrefix(k, "#") {
+				out = append(out, strings.ToLower(k))
+			}
+		}
+	}
+	return out
+}

@@ -7,104 +7,6 @@ import (
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
-// shellWords are shell keywords and builtins that start a command.
-var shellWords = toSet(`if for while until case select function then do else elif fi done esac { } ( (( [[ [ ! . :
-source export alias unalias cd pushd popd echo eval exec set unset read printf test trap exit return local declare
-typeset shopt ulimit umask wait type hash command builtin true false time complete bind history jobs fg bg kill`)
-
-var (
-	commandNameRe = lazyre.New(`^[a-z0-9_][a-z0-9_.+-]*$`)
-	versionLikeRe = lazyre.New(`^[0-9][0-9.,:/%x-]*$`)
-	urlRe         = lazyre.New(`^[a-zA-Z][a-zA-Z0-9+.-]*://`)
-	columnsRe     = lazyre.New(`\S {3,}\S.* {3,}\S`)
-	timingRe      = lazyre.New(`\d(\.\d+)?s user .*\bsystem\b.*\bcpu\b|\breal\s+\d+m[\d.]+s`)
-	bareVarRe     = lazyre.New(`^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$`)
-	funcDefRe     = lazyre.New(`^[\w:.-]+\(\)(\{.*)?$`)
-)
-
-// lineShape says what a script line looks like.
-type lineShape int
-
-const (
-	shapeCommand lineShape = iota // looks like a shell command
-	shapeText                     // output, prose or data: not a command
-	shapeREPL                     // a Python/Node REPL line (>>> …)
-)
-
-// shapeOf classifies the first line of a would-be command by its first
-// word. A command starts with a command name (lower case), a path, an
-// assignment, a shell keyword or builtin, or an expansion; output and data
-// start with anything else: a capital letter ("Hello, world!", "Usage:"),
-// a digit ("3 passed"), punctuation ("{", "-", "|", "→"), a word ending in
-// a colon ("direnv: loading"), a URL.
-func shapeOf(line string) lineShape {
-	t := strings.TrimSpace(line)
-	if t == "" {
-		return shapeText
-	}
-	if strings.HasPrefix(t, ">>>") || strings.HasPrefix(t, "...") && len(t) > 3 && t[3] == ' ' {
-		return shapeREPL
-	}
-	first := t
-	if i := strings.IndexAny(t, " \t"); i >= 0 {
-		first = t[:i]
-	}
-	if columnsRe.MatchString(stripComment(t)) && !strings.ContainsAny(t, "|&;<>$`\"'\\") {
-		return shapeText // a table of output: words in aligned columns
-	}
-	if bareVarRe.MatchString(t) {
-		return shapeText // a variable's name, as prose lists it
-	}
-	if timingRe.MatchString(t) {
-		return shapeText // what `time` printed: "4.67s user 4.58s system 286% cpu"
-	}
-	switch {
-	case keyLegendRe.MatchString(first):
-		return shapeText // a key and what it does: "/: search", ".: toggle hidden files"
-	case shellWords[first]:
-		return shapeCommand
-	case psVerbNoun.MatchString(first):
-		return shapeCommand // PowerShell: judged as another platform's command
-	case funcDefRe.MatchString(first):
-		return shapeCommand // a function definition: greet() {, :(){
-	case strings.HasPrefix(first, "{") || strings.HasPrefix(first, "["):
-		// `{ cmd; }` and `[ -f x ]` are shell; `{"a": 1}` and `[INFO]` are not.
-		if first == "{" || first == "[" || first == "[[" {
-			return shapeCommand
-		}
-		return shapeText
-	case strings.HasPrefix(first, "("):
-		return shapeCommand // a subshell: (cd x && make)
-	case strings.HasPrefix(first, "$"):
-		return shapeCommand // $VAR/bin/tool, $(cmd)
-	case strings.HasPrefix(first, "./") || strings.HasPrefix(first, "../") || strings.HasPrefix(first, "~/") ||
-		strings.HasPrefix(first, "/") && len(first) > 1:
-		return shapeCommand
-	case strings.HasPrefix(first, `"$`) || strings.HasPrefix(first, `"./`) || strings.HasPrefix(first, `"/`) ||
-		strings.HasPrefix(first, `'./`) || strings.HasPrefix(first, `"~/`):
-		return shapeCommand
-	case isAssignment(first):
-		return shapeCommand
-	case urlRe.MatchString(first):
-		return shapeText
-	case strings.HasSuffix(first, ":") || strings.HasSuffix(first, ","):
-		return shapeText
-	case strings.HasSuffix(t, ":") && !strings.ContainsAny(t, "$|&;`'\"="):
-		return shapeText // "http-server settings:"
-	case versionLikeRe.MatchString(first):
-		return shapeText
-	case commandNameRe.MatchString(first):
-		return shapeCommand
-	case strings.Contains(first, "/") && commandNameRe.MatchString(strings.ReplaceAll(first, "/", "")):
-		return shapeCommand // bin/tool, node_modules/.bin/x
-	}
-	return shapeText
-}
-
-// keyLegendRe is a key of a key list, punctuation and a colon: "/:",
-// "~:", "!:" ("::" too; ":" alone is the shell's no-op).
-var keyLegendRe = lazyre.New(`^[^\w\s]{1,2}:$`)
-
 var (
 	// rawSynopsisRe finds usage brackets in a command as written: [options],
 	// [your node app], [dark|light] (not a test: `[ -f x ]` has spaces inside
@@ -182,14 +84,6 @@ func hostlessURL(line string) string {
 		}
 	}
 	return ""
-}
-
-// stripComment drops a trailing " # comment".
-func stripComment(t string) string {
-	if i := strings.Index(t, " #"); i >= 0 {
-		return strings.TrimSpace(t[:i])
-	}
-	return t
 }
 
 // placeholder finds a word a reader must replace before running the
@@ -308,3 +202,40 @@ func allKnown(ws []string) bool {
 	}
 	return true
 }
+
+// metasyntactic are the words READMEs use for "any value": foo, bar.
+var metasyntactic = toSet(`foo bar baz qux foobar myfile my-file myapp my-app my_app myproject my-project
+my_project mydir my-dir myrepo my-repo`)
+
+// someNounRe is "some" and a noun, a README's stand-in for a value:
+// someremote, some-branch, some_file.
+var someNounRe = lazyre.New(`^some[-_]?(remote|branch|file|dir|directory|folder|repo|repository|project|app|tag|host|server|user|name|package|module|command|value|key|image|service)s?$`)
+
+// makesNames are commands whose arguments name what they create or set,
+// so foo there is the README's own demo, not a placeholder.
+var makesNames = toSet(`echo printf export mkdir touch cd pushd cat tee cp mv ln alias set unset local declare git npm yarn pnpm cargo go`)
+
+// exampleArg returns an argument that is a metasyntactic word (foo, bar,
+// ~/foo, foo/) that no earlier command made real, "" when there is none.
+func (pl *planner) exampleArg(cmds []simple) string {
+	for _, s := range cmds {
+		// `git open x` runs the project git-open: its arguments are its own.
+		gitOwn := s.name() == "git" && len(s.argv) > 1 && pl.repo.is("git-"+s.argv[1].text)
+		if (makesNames[s.name()] || shellWords[s.name()]) && !gitOwn {
+			continue
+		}
+		for _, w := range s.argv[min(1, len(s.argv)):] {
+			if w.text != w.bare || strings.HasPrefix(w.text, "/") {
+				continue // quoted: data; absolute: a real place (/tmp/foo)
+			}
+			a := path.Base(strings.TrimSuffix(w.text, "/"))
+			if (metasyntactic[a] || someNounRe.MatchString(a)) && !pl.mentioned[a] && !pl.mentioned[strings.TrimPrefix(w.text, "~/")] {
+				return w.text
+			}
+		}
+	}
+	return ""
+}
+
+// exampleProgs are program names READMEs use for the reader's own program.
+var exampleProgs = toSet(`foo bar baz my-cli mycli my-app myapp my-tool mytool my-program myprogram my-command your-app`)

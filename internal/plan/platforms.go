@@ -1,18 +1,15 @@
 package plan
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
+	"github.com/readme2demo/readme2demo/internal/readme"
 )
-
-// The sandbox is Debian Linux. A text (a heading, the sentence before a
-// block, a comment inside it) can say which platform a block is for; a
-// command can belong to another platform by its tool (brew, choco, …) or
-// its syntax (PowerShell).
 
 // platformWords name platforms in prose. Order matters: distributions that
 // carry "Linux" in their name come before plain "linux".
@@ -227,3 +224,79 @@ var snapVerbs = toSet(`install connect disconnect refresh run alias set get star
 // pkgVerbs are the subcommands that make port, pkg, start, installer and
 // nix install forms.
 var pkgVerbs = toSet(`install add selfupdate upgrade -S profile env run shell -pkg -target`)
+
+// blockPlatform names the other platform a block is for, from its hint,
+// its headings (innermost first), or the last sentence before it; "" when
+// it fits Linux or says nothing.
+func blockPlatform(b readme.Block) (name, where string) {
+	for i := len(b.Headings) - 1; i >= 0; i-- {
+		h := proseOnly(b.Headings[i])
+		if n, fits, named := textPlatform(h); named {
+			if fits && platformCount(h) > 1 {
+				// A section for several platforms ("Windows, Debian,
+				// Fedora instructions"): the label before the block says
+				// which one it is.
+				if s := lastSentence(b.Before); s != "" && len(s) <= 80 {
+					if n, fits, named := textPlatform(proseOnly(s)); named && !fits {
+						return n, "the text before the block"
+					}
+				}
+			}
+			if fits {
+				return "", ""
+			}
+			return n, fmt.Sprintf("section %q", b.Headings[i])
+		}
+	}
+	if s := lastSentence(b.Before); s != "" && len(s) <= 300 {
+		if n, fits, named := textPlatform(proseOnly(s)); named && !fits {
+			return n, "the text before the block"
+		}
+	}
+	return "", ""
+}
+
+// blockShell names the other shell (zsh, fish, …) a block is for, by its
+// innermost heading or the sentence before it, "" when none or when bash is
+// named too.
+func blockShell(b readme.Block) (string, string) {
+	for i := len(b.Headings) - 1; i >= 0; i-- {
+		h := plainText(b.Headings[i])
+		if m := otherShellRe.FindString(h); m != "" && !bashWordRe.MatchString(h) {
+			return m, fmt.Sprintf("section %q", b.Headings[i])
+		}
+		if bashWordRe.MatchString(h) {
+			return "", ""
+		}
+	}
+	if s := lastSentence(b.Before); s != "" && len(s) <= 300 {
+		if m := otherShellRe.FindString(s); m != "" && !bashWordRe.MatchString(s) {
+			return m, "the text before the block"
+		}
+	}
+	return "", ""
+}
+
+// shellNames are shells other than bash, by the name tools take as an
+// argument (`zoxide init zsh`, `tool completion fish`).
+var shellNames = map[string]string{"zsh": "zsh", "fish": "fish", "powershell": "PowerShell", "pwsh": "PowerShell",
+	"elvish": "Elvish", "nushell": "Nushell", "nu": "Nushell", "tcsh": "tcsh", "csh": "csh", "xonsh": "xonsh", "ksh": "ksh"}
+
+// forShell names the other shell a command is for: one of its arguments
+// is that shell's name (`fd --gen-completions zsh`), "" for none.
+func forShell(cmds []simple) string {
+	for _, s := range cmds {
+		if shellNames[path.Base(s.name())] != "" || shellWords[s.name()] || s.name() == "printf" {
+			continue // running that shell is judged elsewhere; echo zsh prints a word
+		}
+		for _, a := range s.args() {
+			if n := shellNames[a]; n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// otherRcWriteRe is a redirection into another shell's startup file.
+var otherRcWriteRe = lazyre.New(`>>?\s*\S*(\.zshrc|\.zshenv|\.zprofile|config\.fish|\.tcshrc|\.cshrc)\b`)

@@ -1,0 +1,155 @@
+package plan
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// containerTools run containers; the sandbox has no container engine.
+var containerTools = map[string]string{
+	"docker": "Docker", "docker-compose": "Docker Compose", "podman": "Podman", "podman-compose": "Podman",
+	"nerdctl": "nerdctl", "colima": "Colima", "lima": "Lima",
+}
+
+// usesContainers names the container engine a command needs: its program,
+// or one it runs in $( … ) or an alias it defines ("" for none).
+func usesContainers(cmds []simple) string {
+	for _, s := range cmds {
+		if t := containerTools[path.Base(s.name())]; t != "" {
+			return t
+		}
+		for _, w := range s.values() {
+			inner := ""
+			switch {
+			case strings.Contains(w, "$("):
+				inner = w[strings.Index(w, "$(")+2:]
+			case s.name() == "alias" && strings.Contains(w, "="):
+				_, inner, _ = strings.Cut(w, "=")
+			default:
+				continue
+			}
+			for _, in := range simples(lex(strings.TrimSuffix(inner, ")"))) {
+				if t := containerTools[path.Base(in.name())]; t != "" {
+					return t
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// entersContainer reports a container command that leaves the reader
+// typing inside the container: `docker run -it IMAGE` or `docker compose
+// run SERVICE` with no command after the image or service, or one that is a
+// shell (`docker exec -it C bash`).
+func entersContainer(cmds []simple) bool {
+	for _, s := range cmds {
+		if containerTools[path.Base(s.name())] == "" {
+			continue
+		}
+		args := s.args()
+		compose := strings.HasSuffix(path.Base(s.name()), "-compose")
+		if len(args) > 0 && args[0] == "compose" {
+			args, compose = args[1:], true
+		}
+		if len(args) == 0 || args[0] != "run" && args[0] != "exec" {
+			continue
+		}
+		tty := compose
+		i := 1
+		for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+			switch args[i] {
+			case "-it", "-ti", "-t", "--tty":
+				tty = true
+			}
+			if dockerValueOpts[args[i]] {
+				i++
+			}
+		}
+		if !tty || i >= len(args) {
+			continue
+		}
+		rest := args[i+1:]
+		if len(rest) == 0 && args[0] == "run" || len(rest) > 0 && (rest[0] == "sh" || rest[0] == "bash" || rest[0] == "/bin/sh" || rest[0] == "/bin/bash" || rest[0] == "ash") {
+			return true
+		}
+	}
+	return false
+}
+
+// ownImage returns the image of a `docker run` (or podman) of this
+// project's own image, "" otherwise.
+func (pl *planner) ownImage(s simple) string {
+	if n := s.name(); n != "docker" && n != "podman" {
+		return ""
+	}
+	args := s.args()
+	if len(args) == 0 || args[0] != "run" {
+		return ""
+	}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			if dockerValueOpts[a] {
+				i++
+			}
+			continue
+		}
+		img := strings.ToLower(a)
+		if pl.images[img] {
+			return a
+		}
+		ref, _, _ := strings.Cut(img, ":")
+		if i := strings.LastIndexByte(ref, '@'); i > 0 {
+			ref = ref[:i]
+		}
+		if pl.repo.is(path.Base(ref)) || pl.images[ref] || slices.ContainsFunc(pl.repo.Slugs, func(sl string) bool { return strings.HasSuffix(ref, sl) }) {
+			return a
+		}
+		return ""
+	}
+	return ""
+}
+
+// ownBuild reports `docker build .` (the project's own Dockerfile) and the
+// tag it gives the image.
+func (pl *planner) ownBuild(s simple) (string, bool) {
+	if n := s.name(); n != "docker" && n != "podman" {
+		return "", false
+	}
+	args := s.args()
+	if len(args) > 0 && args[0] == "buildx" {
+		args = args[1:]
+	}
+	if len(args) == 0 || args[0] != "build" {
+		return "", false
+	}
+	tag, ctx := "", ""
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-t" || a == "--tag":
+			if i+1 < len(args) {
+				tag = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--tag="):
+			tag = strings.TrimPrefix(a, "--tag=")
+		case a == "-f" || a == "--file" || a == "--build-arg" || a == "--target" || a == "--platform":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			ctx = a
+		}
+	}
+	if ctx == "." || ctx == "./" {
+		return tag, true
+	}
+	return "", false
+}
+
+// dockerValueOpts are docker run options that take a separate value.
+var dockerValueOpts = toSet(`-v --volume -e --env -p --publish -w --workdir --name -u --user --network --net --entrypoint
+--mount -l --label --env-file --platform -h --hostname --add-host --cpus -m --memory --device --restart --pull
+--cap-add --cap-drop --security-opt`)

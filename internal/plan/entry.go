@@ -1,0 +1,156 @@
+package plan
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"time"
+)
+
+// Entry is one candidate of the plan: a command to run or skip, or a code
+// block with no command to run. Its JSON form is stable:
+//
+//	{"file", "line", "command", "run", "reason", "block_line", "language"}
+type Entry struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Command string `json:"command"`
+	Run     bool   `json:"run"`
+	Reason  string `json:"reason"`
+	// BlockLine is the README line of the block's first content line.
+	BlockLine int `json:"block_line"`
+	// Language is the block's language as written in lower case, "" for an
+	// unlabelled or indented block.
+	Language string `json:"language"`
+
+	// EndLine is the last README line of the command.
+	EndLine int `json:"-"`
+	// Step says how to run a run entry.
+	Step Step `json:"-"`
+}
+
+// Step is how the runner runs one entry.
+type Step struct {
+	Timeout         time.Duration // 0: the engine's default
+	ContinueOnError bool
+	Background      bool
+	Ready           string
+	// Expect is the output the README shows after the command (check-output
+	// hint); nil when the output is not checked. ExpectLine is its first
+	// README line.
+	Expect     []string
+	ExpectLine int
+	// Exit is the exit code the command must return (exit hint); nil means 0.
+	Exit *int
+	// Cwd is the directory, relative to the repository, to enter before the
+	// entry; LeaveCwd returns to the previous directory after it.
+	Cwd      string
+	LeaveCwd bool
+	// Setup runs, unseen, before the entry; SetupLine is the hint's block.
+	Setup     string
+	SetupLine int
+	// WriteFile, when set, is the path the entry writes its Content to
+	// instead of running Command (file hint).
+	WriteFile string
+	Content   string
+	// LinkCheckout, when set, is the directory a clone of this repository
+	// would have gone to: the runner links it to the checkout instead.
+	LinkCheckout string
+	// Exec, when set, is what runs instead of Command: the rest of an
+	// `&&` chain whose clone of this repository was left out.
+	Exec string
+}
+
+// Install is a README command that installs a tool, run or not: a command
+// that fails with "not found" can then name the line that installs it.
+type Install struct {
+	Tool    string `json:"tool"`
+	Line    int    `json:"line"`
+	Command string `json:"command"`
+	// Skipped is the reason the plan skips the installing command, "" when
+	// it runs.
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// Note is something about the README the user should know: a hint that
+// was not understood.
+type Note struct {
+	Line int
+	Text string
+}
+
+// command is what the runner runs for the entry.
+func (e Entry) command() string {
+	if e.Step.Exec != "" {
+		return e.Step.Exec
+	}
+	return e.Command
+}
+
+// Exec is the shell text the runner evaluates for a run entry: the
+// README's command, or what stands in for it (see Step). linkTarget is the
+// checkout's path in the sandbox, for Step.LinkCheckout.
+func (e Entry) Exec(linkTarget string) string {
+	switch {
+	case e.Step.WriteFile != "":
+		return heredoc(e.Step.WriteFile, e.Step.Content)
+	case e.Step.LinkCheckout != "":
+		d := dirWord(e.Step.LinkCheckout)
+		link := fmt.Sprintf(`mkdir -p -- "$(dirname -- %s)" && ln -sfn -- %s %s`, d, shellQuote(linkTarget), d)
+		if e.Step.Exec != "" {
+			link += " && " + e.Step.Exec
+		}
+		return link
+	}
+	return e.command()
+}
+
+// dirWord quotes a directory as the README wrote it for the shell:
+// variables still expand, ~/ still means the home directory.
+func dirWord(d string) string {
+	if rest, ok := strings.CutPrefix(d, "~/"); ok {
+		return `"$HOME"/` + dirWord(rest)
+	}
+	if strings.ContainsAny(d, "\"`\\") {
+		return shellQuote(d)
+	}
+	return `"` + d + `"`
+}
+
+// heredoc writes content to path with a here-document whose delimiter the
+// content does not contain.
+func heredoc(p, content string) string {
+	delim := "README2DEMO_EOF"
+	for i := 1; strings.Contains(content, delim); i++ {
+		delim = fmt.Sprintf("README2DEMO_EOF_%d", i)
+	}
+	q := shellQuote(p)
+	mk := ""
+	if d := path.Dir(p); d != "." && d != "/" {
+		mk = fmt.Sprintf("mkdir -p -- %s && ", shellQuote(d))
+	}
+	return fmt.Sprintf("%scat > %s <<'%s'\n%s\n%s", mk, q, delim, content, delim)
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./~+@%:=", r))
+	}) < 0 && !strings.HasPrefix(s, "~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// firstLine is a command's first line, with " …" when there are more.
+func firstLine(s string) string {
+	if first, _, more := strings.Cut(s, "\n"); more {
+		return first + " …"
+	}
+	return s
+}
+
+// firstLineOf is a command's first line, backslash continuations joined.
+func firstLineOf(s string) string {
+	first, _, _ := strings.Cut(strings.ReplaceAll(s, "\\\n", " "), "\n")
+	return first
+}

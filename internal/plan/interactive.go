@@ -1,0 +1,308 @@
+package plan
+
+import (
+	"bytes"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
+)
+
+// editors are the editors and pagers a command may hand files to (xargs
+// vim, fd -x nvim).
+var editors = toSet(`vim vi nvim nano emacs less`)
+
+// interactive names the program a command starts that needs a terminal,
+// "" when it needs none.
+func interactive(cmds []simple) string {
+	if len(cmds) == 0 {
+		return ""
+	}
+	// A fuzzy finder needs the terminal wherever it stands in a pipeline.
+	for _, s := range cmds {
+		switch n := path.Base(s.name()); n {
+		case "fzf", "sk", "peco", "fzy":
+			filter := slices.ContainsFunc(s.args(), func(a string) bool { return a == "-f" || strings.HasPrefix(a, "--filter") })
+			if !filter {
+				return n
+			}
+		case "tmux":
+			// Every tmux command but a detached new session or the version
+			// needs a tmux server, with a terminal.
+			if args := s.args(); !slices.Contains(args, "-d") && !slices.Contains(args, "-V") {
+				return n
+			}
+		case "xargs":
+			for _, a := range s.args() {
+				if editors[path.Base(a)] {
+					return path.Base(a)
+				}
+			}
+		}
+	}
+	// Otherwise the last command of a pipeline is the one on the terminal,
+	// unless it only prints its version or help.
+	s := cmds[len(cmds)-1]
+	name, args := path.Base(s.name()), s.args()
+	if s.onlyInfo() {
+		return ""
+	}
+	for i, a := range args {
+		if (a == "-x" || a == "-X" || a == "--exec" || a == "--exec-batch") && i+1 < len(args) && editors[path.Base(args[i+1])] {
+			return path.Base(args[i+1])
+		}
+	}
+	switch name {
+	case "$EDITOR", "${EDITOR}", "$VISUAL", "${VISUAL}":
+		return "an editor (" + name + ")"
+	case "vim", "vi", "nvim", "nano", "emacs", "hx", "helix", "micro", "kak", "pico", "joe", "mg", "less", "more", "most", "top", "htop", "btop", "atop", "man",
+		"mc", "ranger", "nnn", "tig", "lazygit", "ncdu", "screen", "watch":
+		return name
+	case "tmux":
+		if len(args) == 0 || args[0] == "new" || args[0] == "new-session" || args[0] == "attach" || args[0] == "a" {
+			return name
+		}
+	case "python", "python3", "node", "irb", "ghci", "iex", "julia", "lua", "deno", "bun", "R", "php", "sqlite3", "psql", "mysql", "redis-cli", "mongo", "mongosh", "clj", "sbt", "erl", "ocaml", "racket", "scala":
+		if len(args) == 0 || (name == "deno" || name == "bun") && args[0] == "repl" || (name == "php" && args[0] == "-a") || (name == "python" || name == "python3") && len(args) == 1 && args[0] == "-i" {
+			return name + " (a REPL)"
+		}
+	case "ssh", "mosh", "telnet", "ftp", "sftp":
+		pos := 0
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				pos++
+			}
+		}
+		if pos <= 1 {
+			return name
+		}
+	}
+	return ""
+}
+
+// follows names a command that runs until interrupted (tail -f), "" for
+// others.
+func follows(cmds []simple) string {
+	for _, s := range cmds {
+		name, args := path.Base(s.name()), s.args()
+		switch name {
+		case "tail", "journalctl", "less":
+			for _, a := range args {
+				if a == "-f" || a == "-F" || a == "--follow" || strings.HasPrefix(a, "--follow=") {
+					return name + " " + a
+				}
+			}
+		case "docker", "podman", "kubectl":
+			if len(args) > 0 && args[0] == "logs" {
+				for _, a := range args {
+					if a == "-f" || a == "--follow" {
+						return name + " logs " + a
+					}
+				}
+			}
+		case "yes":
+			if !s.piped { // `yes | installer`, `yes | head`: the reader ends it
+				return "yes"
+			}
+		}
+	}
+	return ""
+}
+
+// serverRe matches commands that start a server or a watcher and do not
+// return: `npm start`, `python -m http.server`, `hugo server`.
+var serverRe = lazyre.New(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|uvicorn|gunicorn|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start))\b|^(npx )?[a-z][\w.-]*-server(\s|$)`)
+
+// server names a command that starts a server and keeps running, "" for
+// others. A `-d` (detached) compose is not one.
+func server(cmds []simple) string {
+	if len(cmds) == 0 {
+		return ""
+	}
+	s := cmds[len(cmds)-1]
+	for _, a := range s.args() {
+		if a == "-d" || a == "--detach" || a == "--help" || a == "-h" || a == "--version" {
+			return ""
+		}
+	}
+	if m := serverRe.FindString(s.line()); m != "" {
+		return m
+	}
+	// `tool serve`, `tool server`: a program's subcommand that serves.
+	if args := s.args(); len(args) > 0 && (args[0] == "serve" || args[0] == "server") && !shellWords[s.name()] {
+		return s.name() + " " + args[0]
+	}
+	return ""
+}
+
+var (
+	// interactiveDefaultRe is a README saying its program is interactive
+	// unless told otherwise: "three modes: interactive (default), …".
+	interactiveDefaultRe = lazyre.New(`(?i)\binteractive( mode)? \((the )?default\)|\binteractive (mode )?by default\b|\bdefaults? to (the )?interactive\b`)
+	// nonInteractiveFlagRe is a documented option that turns it off, with
+	// its short form when the README gives one ("-n, --non-interactive").
+	nonInteractiveFlagRe = lazyre.New(`(?:(-[A-Za-z]),\s+)?(--non-?interactive|--no-interactive|-noninteractive)\b`)
+)
+
+// interactiveDefault returns the options that make the project's program
+// non-interactive when the README says it is interactive by default or
+// documents such an option; ok is false otherwise.
+func interactiveDefault(src []byte) (flags []string, ok bool) {
+	// Both expressions need the word (the first, one of the option's
+	// spellings); most READMEs lack it, and a plain search is far cheaper
+	// than either scan. No match of the second spans lines.
+	lower := bytes.ToLower(src)
+	if !bytes.Contains(lower, []byte("interactive")) {
+		return nil, false
+	}
+	if bytes.Contains(src, []byte("-noninteractive")) || bytes.Contains(src, []byte("-non-interactive")) || bytes.Contains(src, []byte("-no-interactive")) {
+		for _, m := range nonInteractiveFlagRe.FindAllSubmatch(src, -1) {
+			for _, f := range m[1:] {
+				if len(f) > 0 {
+					flags = append(flags, string(f))
+				}
+			}
+		}
+	}
+	srcLines := bytes.Split(src, []byte("\n"))
+	for i, l := range bytes.Split(lower, []byte("\n")) {
+		if bytes.Contains(l, []byte("interactive")) && interactiveDefaultRe.Match(srcLines[i]) {
+			return flags, true
+		}
+	}
+	return flags, len(flags) > 0
+}
+
+// startsTUI reports a command that runs the project's program on the
+// terminal when the README says the program is interactive by default: not
+// with a non-interactive option, its output piped or redirected, or only
+// its version or help.
+func (pl *planner) startsTUI(cmds []simple) bool {
+	if !pl.tui {
+		return false
+	}
+	for _, s := range cmds {
+		if !pl.repo.is(path.Base(s.name())) {
+			continue
+		}
+		args := s.args()
+		if slices.Contains(args, "--interactive") || slices.Contains(args, "-interactive") {
+			return true
+		}
+		if s.piped || s.redirected || s.onlyInfo() {
+			return false
+		}
+		for _, a := range args {
+			for _, f := range pl.tuiOff {
+				if a == f || strings.HasPrefix(a, f+"=") ||
+					len(f) == 2 && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(f[1])) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// keyBindingsHeadingRe and interactiveIntroRe are a README presenting its program as a terminal
+// UI: a section of its key bindings, or an opening that says it works
+// interactively or shows a selection interface.
+var (
+	// (A top-level section: "### Keys" under "Interactive mode" is about
+	// one mode of the program.)
+	keyBindingsHeadingRe = lazyre.New(`(?im)^#{1,2}\s*(key\s*-?bindings?|keymaps?|key\s+maps?|keyboard\s+shortcuts)\s*$`)
+	interactiveIntroRe   = lazyre.New(`(?i)(^|[^-\w])interactive(ly)?\b( (terminal|shell|session|mode|use))?|\b(selection|terminal|text|console|curses) (user )?interface\b|\bTUI\b|\bterminal UI\b`)
+)
+
+// introText is the README's prose before its first code block or second
+// section, at most a few paragraphs: where a project says what it is.
+func introText(src []byte) string {
+	s := string(src)
+	if i := strings.Index(s, "```"); i >= 0 {
+		s = s[:i]
+	}
+	lines, sections := strings.Split(s, "\n"), 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "## ") {
+			sections++
+			if sections == 2 {
+				s = strings.Join(lines[:i], "\n")
+				break
+			}
+		}
+	}
+	if len(s) > 3000 {
+		s = s[:3000]
+	}
+	return s
+}
+
+// presentsTUI says how a README presents its program as a terminal UI:
+// keys is true when it has a section of key bindings (every run of the
+// program opens the UI); cue is the phrase of its opening that says it
+// works interactively (runs that feed it input, or give it no argument,
+// open the UI; `n lts` of an "interactive" version manager does not).
+func presentsTUI(src []byte) (keys bool, cue string) {
+	// Every match starts a line with # or ## and, after white space, "key".
+	for rest := src; len(rest) > 0 && !keys; _, rest, _ = bytes.Cut(rest, []byte("\n")) {
+		if h, ok := bytes.CutPrefix(rest, []byte("#")); ok {
+			h = bytes.TrimLeft(bytes.TrimPrefix(h, []byte("#")), " \t\n\f\r")
+			keys = bytes.HasPrefix(bytes.ToLower(h[:min(5, len(h))]), []byte("key"))
+		}
+	}
+	if keys && keyBindingsHeadingRe.Match(src) {
+		return true, ""
+	}
+	// "an interactive terminal", "interactive mode" speak of the terminal
+	// or of one mode among others, not of the program. (Most openings have
+	// none of the words every match has.)
+	intro := introText(src)
+	if low := strings.ToLower(intro); !strings.Contains(low, "interactive") && !strings.Contains(low, "interface") && !strings.Contains(low, "tui") && !strings.Contains(low, "terminal ui") {
+		return false, ""
+	}
+	for _, m := range interactiveIntroRe.FindAllStringSubmatch(plainText(intro), -1) {
+		if m[3] == "" {
+			return false, strings.TrimSpace(strings.TrimLeft(m[0], " -("))
+		}
+	}
+	return false, ""
+}
+
+// opensUI reports a run of the project's program that would open the UI a
+// README's opening presents: fed by a pipe or a file (what it lets the
+// reader pick from, wherever its choice goes: `ps ux | yank | xargs
+// kill`), or with no argument and its output on the terminal.
+func (pl *planner) opensUI(cmds []simple) bool {
+	for i, s := range cmds {
+		if !pl.repo.is(path.Base(s.name())) || s.onlyInfo() {
+			continue
+		}
+		if i > 0 && cmds[i-1].piped || len(s.inputs) > 0 {
+			return true
+		}
+		if len(s.args()) == 0 && !s.piped && !s.redirected {
+			return true
+		}
+	}
+	return false
+}
+
+// usesProject reports a command that runs one of the project's own
+// programs anywhere in it (in a pipeline, in $( … )), or `git X` for a
+// project named git-X.
+func (pl *planner) usesProject(text string) bool {
+	for _, s := range simples(lex(text)) {
+		name, args := path.Base(s.name()), s.args()
+		if pl.repo.is(name) || name == "git" && len(args) > 0 && pl.repo.is("git-"+args[0]) {
+			return true
+		}
+		for _, w := range s.values() {
+			if i := strings.Index(w, "$("); i >= 0 && pl.usesProject(strings.TrimSuffix(w[i+2:], ")")) {
+				return true
+			}
+		}
+	}
+	return false
+}

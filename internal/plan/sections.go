@@ -1,0 +1,151 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
+	"github.com/readme2demo/readme2demo/internal/readme"
+)
+
+// troubleRe matches a section of fixes for problems a reader may have.
+var troubleRe = lazyre.New(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
+
+// benchmarkRe is a section of performance measurements: a heading that
+// starts with the word ("Benchmarks", "Benchmark results"), not a title
+// that names a benchmarking tool.
+var benchmarkRe = lazyre.New(`(?i)^\W*benchmark(s|ing)?\b`)
+
+// section returns the innermost heading the block stands in (at any depth)
+// that re matches, "" for none.
+func section(hs []string, re *lazyre.Regexp) string {
+	for i := len(hs) - 1; i >= 0; i-- {
+		if re.MatchString(hs[i]) {
+			return hs[i]
+		}
+	}
+	return ""
+}
+
+// innermost is the heading a block stands right under, "" for none.
+func innermost(hs []string) string {
+	if len(hs) == 0 {
+		return ""
+	}
+	return hs[len(hs)-1]
+}
+
+// upgradeRe matches a section about upgrading an installed copy.
+var upgradeRe = lazyre.New(`(?i)\b(upgrad(e|ing)|updating)\b`)
+
+// uninstallRe matches a section about removing the project.
+var uninstallRe = lazyre.New(`(?i)\buninstall(ing|ation)?\b`)
+
+var installSectionRe = lazyre.New(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up|prerequisites?|requirements|dependencies|from\s+source|build(ing)?|compil(e|ing|ation)|download(ing)?)\b`)
+
+// isInstallSection reports a block under an install-like heading.
+func isInstallSection(hs []string) bool { return section(hs, installSectionRe) != "" }
+
+// upgradeHeading returns the heading of a section about upgrading an
+// installed copy that the block stands in (its own heading, or one above
+// it other than the README's title and not also about installing:
+// "Installing and Updating"), "" for none.
+func upgradeHeading(hs []string) string {
+	for i := len(hs) - 1; i >= 0; i-- {
+		if i == len(hs)-1 && upgradeRe.MatchString(hs[i]) || i > 0 && upgradeRe.MatchString(hs[i]) && !installSectionRe.MatchString(hs[i]) {
+			return hs[i]
+		}
+	}
+	return ""
+}
+
+// blockCue returns the innermost heading or the last sentence before the
+// block that matches re, "" when none does.
+func blockCue(b readme.Block, re *lazyre.Regexp) string {
+	if h := innermost(b.Headings); re.MatchString(plainText(h)) {
+		return h
+	}
+	if s := lastSentence(b.Before); s != "" && len(s) <= 300 && re.MatchString(s) {
+		return s
+	}
+	return ""
+}
+
+var (
+	// interactiveCueRe is a heading or sentence that presents a command as
+	// interactive: "Interactive", "an interactive menu", "Prompt for
+	// input", "fuzzy matching", "Use `tab` … `enter` to confirm".
+	// "Non-interactive" is not one.
+	interactiveCueRe = lazyre.New(`(?i)(^|[^-\w])interactive(ly)?\b|\bprompts? (for|the user|you)\b|\bprompting (for|the user|you)\b|\bmenu\b|\bTUI\b|\bfuzzy\b|\bscroll(s|ing)? through\b|\b(use|press|hit|type) ` + "`?" + `(tab|enter|return|arrow|ctrl|space|esc)\b|\bselect (a|an|one|multiple|from)\b|\bpick (a|an|one|from)\b`)
+	// packagingRe is a heading or sentence addressed to people who package
+	// the project for a distribution.
+	packagingRe = lazyre.New(`(?i)\bpackag(ing|ers?)\b[^.]{0,60}\b(distribution|distro)s?\b|\b(for|distribution|distro) packagers\b|\bpackaging\b[^.]{0,40}\bfor (a |your )?(linux )?(distribution|distro)`)
+	// otherMachineRe is a sentence that moves to another computer.
+	otherMachineRe = lazyre.New(`(?i)\bon (another|a different|the other|a second|the remote|a remote|the receiving|the sending) (computer|machine|host|server|device|pc|laptop)\b`)
+	// uninstallCueRe is a sentence about removing or reinstalling the
+	// project.
+	uninstallCueRe = lazyre.New(`(?i)\b(un|re)install(ing|ation)?\b`)
+)
+
+// troubleCueRe is a sentence that introduces a fix for a problem the
+// reader may have: "If you are experiencing issues with tldr, …".
+var troubleCueRe = lazyre.New(`(?i)\bif you(?:'re| are)? (?:experienc\w*|encounter\w*|run into|hit|see|get|have|face|facing|having)\b[^.]{0,60}\b(issues?|problems?|errors?|troubles?)\b`)
+
+var (
+	linkTargetRe = lazyre.New(`\]\([^)]*\)|<https?://[^>]*>|https?://\S+`)
+	otherShellRe = lazyre.New(`(?i)\b(zsh|fish|nushell|powershell|xonsh|elvish|tcsh|csh|oh-my-zsh)\b|\.zshrc|config\.fish`)
+	bashWordRe   = lazyre.New(`(?i)\bbash\b|\.bashrc|\bposix\b|\bsh\b`)
+)
+
+// plainText drops link targets and bare URLs from Markdown text, which
+// would otherwise name platforms ("?arch=x86_64") that the prose does not.
+func plainText(s string) string {
+	if !strings.Contains(s, "](") && !strings.Contains(s, "http") { // in every match; most texts have neither
+		return s
+	}
+	return linkTargetRe.ReplaceAllString(s, "]")
+}
+
+// proseOnly also drops code spans: `--arch` is a flag, not a platform.
+func proseOnly(s string) string { return codeSpanRe.ReplaceAllString(plainText(s), " ") }
+
+// lastSentence returns the last sentence of a paragraph, without link
+// targets.
+func lastSentence(s string) string {
+	s = strings.TrimSpace(plainText(s))
+	for _, sep := range []string{". ", "! ", "? "} {
+		if i := strings.LastIndex(s, sep); i >= 0 {
+			s = s[i+len(sep):]
+		}
+	}
+	return s
+}
+
+var (
+	fileIntroRe = lazyre.New(`(?i)\b(save[ds]?|saving)\b[^.]{0,40}\bas\b|\b(create|creating|write|add|adding|put|paste|place|append|insert)\b[^.]{0,60}\b(file|script|\.?bashrc|\.?zshrc|\.?profile|\.env\w*|rc)\b|\b(in|into|to) (a|the|your|this) (new |following |config(uration)? |shell |startup |rc |env )?file\b|\bfile (named|called)\b|\bwith (the following|this) contents?\b|\b(following|this|these lines|it) (to|in|into) (your|the)\b[^.]{0,40}\b(file|rc|profile|config)\b|\b(add|append|put|paste|place|insert)\b[^.]{0,60}\b(to|in|into) (your|the) ` + "`?" + `~/\.\w|\b(below|following) is (a|an|the)\b[^.]{0,40}\bfile\b|\b(example|sample)\b[^.]{0,30}\bfile\b\s*:?\s*$`)
+	notFileRe   = lazyre.New(`(?i)\b(run|execute|download|install|type|enter)\b`)
+	codeSpanRe  = lazyre.New("`([^`]+)`")
+	bashrcRe    = lazyre.New(`(?i)\.?bashrc|\.bash_profile|~/\.profile|\bbash\b`)
+	otherRcRe   = lazyre.New(`(?i)\.?zshrc|\bzsh\b|config\.fish|\bfish\b|\bnushell\b|\bpowershell\b|\$profile|\bcsh\b|\btcsh\b|\bxonsh\b|\belvish\b`)
+	shellCfgRe  = lazyre.New(`(?i)\bshell('s)? (config(uration)?|startup|rc|profile|init)|\brc file|\b(startup|profile) file|\bshell config`)
+	pathLikeRe  = lazyre.New(`^[~./]?[\w.-]*[./][\w./-]*$|^[A-Z][\w-]*file$|^\.[\w.-]+$`)
+	rcFileRe    = lazyre.New(`(?i)rc$|profile$`) // a shell startup file's name
+)
+
+// firstNonComment is the first line that is neither blank nor a # comment.
+func firstNonComment(ls []readme.Line) string {
+	for _, l := range ls {
+		if t := strings.TrimSpace(l.Text); t != "" && !strings.HasPrefix(t, "# ") && t != "#" {
+			return l.Text
+		}
+	}
+	return ""
+}
+
+func firstNonBlank(ls []readme.Line) string {
+	for _, l := range ls {
+		if t := strings.TrimSpace(l.Text); t != "" {
+			return t
+		}
+	}
+	return ""
+}
