@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"fmt"
-	"path"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/readme"
@@ -20,19 +18,55 @@ var otherShellLangs = map[string]string{
 // textLangs are blocks of text, output or data.
 var textLangs = toSet(`text txt plain plaintext output log none nohighlight no-highlight ascii raw out stdout`)
 
-// block plans one code block.
+// block plans one code block: a file the README names is written; other
+// blocks are split into candidates (or decided whole: text, another
+// language), the block rules may decide for all of them, and each
+// command-shaped candidate is judged by the command rules.
 func (pl *planner) block(b readme.Block) []Entry {
 	if len(b.Lines) == 0 {
 		return nil
 	}
+	if e, ok := pl.fileBlock(b); ok {
+		return []Entry{e}
+	}
+	cands, base, whole := pl.candidates(b)
+	if whole != nil {
+		return pl.blockEntry(b, *whole)
+	}
+	if b.Hints.Cwd != "" {
+		// Paths in the block are relative to the hint's directory.
+		saved := pl.cwd
+		pl.cwd = cwdUnknown
+		defer func() { pl.cwd = saved }()
+	}
+	all := pl.blockDecision(b, cands)
+	if all != nil && all.Kind.Runs() {
+		base, all = *all, nil
+	}
+	out := pl.judge(b, cands, base, all)
+	pl.withSkippedGoal(out)
+	pl.applyHints(b, &out)
+	return out
+}
+
+// fileBlock is the entry of a block that is the content of a file the
+// README names (the file hint, or its text), which is written there.
+func (pl *planner) fileBlock(b readme.Block) (Entry, bool) {
 	h := b.Hints
 	if h.File != "" {
-		return []Entry{pl.fileEntry(b, h.File, fmt.Sprintf("file hint: writes the block to %s", h.File))}
+		return pl.fileEntry(b, h.File, because(KindWriteFile, "file hint: writes the block to %s", h.File)), true
 	}
 	if target, why := pl.namedFile(b); target != "" && !h.Skip && !h.Run {
-		return []Entry{pl.fileEntry(b, target, why)}
+		return pl.fileEntry(b, target, why), true
 	}
-	lang := b.Lang
+	return Entry{}, false
+}
+
+// candidates splits a block into its would-be commands, with the decision
+// its commands get when nothing else decides (base); whole is set instead
+// when the block has no candidate: text, output, another language.
+func (pl *planner) candidates(b readme.Block) (cands []candidate, base Decision, whole *Decision) {
+	h, lang := b.Hints, b.Lang
 	label := "```" + lang + " block"
 	if lang == "" {
 		label = "unlabelled block"
@@ -40,182 +74,109 @@ func (pl *planner) block(b readme.Block) []Entry {
 			label = "indented block"
 		}
 	}
-	var cands []candidate
-	base := ""
+	decided := func(k Kind, format string, a ...any) ([]candidate, Decision, *Decision) {
+		d := because(k, format, a...)
+		return nil, Decision{}, &d
+	}
 	switch {
 	case b.Mode == readme.ModeConsole && lang == "" && !h.Run && !readme.IsPromptLine(firstNonComment(b.Lines)):
 		// Prompts indented under a heading of text ("Usage", "Examples"):
 		// a help text that shows example sessions.
-		return pl.blockEntry(b, label+": a help text with example prompts, not a session")
+		return decided(KindText, "%s: a help text with example prompts, not a session", label)
 	case b.Mode == readme.ModeConsole:
 		for _, c := range b.Commands {
 			cands = append(cands, candidate{text: c.Text, line: c.Line, endLine: c.EndLine, shape: shapeCommand})
 		}
-		base = label + ": shell prompt"
 		if len(cands) == 0 {
-			return pl.blockEntry(b, label+": no command after its prompts")
+			return decided(KindOutput, "%s: no command after its prompts", label)
 		}
+		return cands, because(KindCommand, "%s: shell prompt", label), nil
 	case readme.IsShellLang(lang) || h.Run:
 		cands = pl.scriptCandidates(b.Lines)
-		base = label
-		if h.Run && !readme.IsShellLang(lang) {
-			base = label + ": run hint"
-		}
 		if len(cands) == 0 {
-			return pl.blockEntry(b, label+": only comments")
+			return decided(KindText, "%s: only comments", label)
 		}
+		if h.Run && !readme.IsShellLang(lang) {
+			return cands, because(KindCommand, "%s: run hint", label), nil
+		}
+		return cands, because(KindCommand, "%s", label), nil
 	case otherShellLangs[lang] != "":
-		if h.Platform == "linux" {
-			return pl.blockEntry(b, fmt.Sprintf("%s syntax, not bash (add the run hint to run it with bash)", otherShellLangs[lang]))
-		}
 		what := otherShellLangs[lang]
-		if strings.Contains(what, "PowerShell") || strings.Contains(what, "Windows") {
-			return pl.blockEntry(b, "other platform: "+what)
+		switch {
+		case h.Platform == "linux":
+			return decided(KindOtherShell, "%s syntax, not bash (add the run hint to run it with bash)", what)
+		case strings.Contains(what, "PowerShell") || strings.Contains(what, "Windows"):
+			d := otherPlatform("%s", what)
+			return nil, Decision{}, &d
 		}
-		return pl.blockEntry(b, fmt.Sprintf("%s syntax, not bash", what))
+		return decided(KindOtherShell, "%s syntax, not bash", what)
 	case lang == "" && !h.Skip:
 		cands = pl.scriptCandidates(b.Lines)
 		if why := pl.notCommands(cands); why != "" {
-			return pl.blockEntry(b, label+": "+why)
+			return decided(KindText, "%s: %s", label, why)
 		}
-		base = label + ": every line is a command"
 		for _, c := range cands {
 			if c.shape != shapeCommand {
-				base = label + ": commands and their output"
-				break
+				return cands, because(KindCommand, "%s: commands and their output", label), nil
 			}
 		}
+		return cands, because(KindCommand, "%s: every line is a command", label), nil
 	case lang == "":
-		return pl.blockEntry(b, label+": skip hint")
+		return decided(KindHint, "%s: skip hint", label)
 	case textLangs[lang] && !h.Skip:
-		if cands = pl.projectLines(b); len(cands) == 0 {
-			return pl.blockEntry(b, fmt.Sprintf("%s block: text, not commands", lang))
+		if cands = pl.projectLines(b); len(cands) > 0 {
+			return cands, because(KindCommand, "%s: text, but it runs this project's program", label), nil
 		}
-		base = label + ": text, but it runs this project's program"
+		return decided(KindText, "%s block: text, not commands", lang)
 	case textLangs[lang]:
-		return pl.blockEntry(b, fmt.Sprintf("%s block: text, not commands", lang))
-	default:
-		return pl.blockEntry(b, fmt.Sprintf("%s code, not shell", lang))
+		return decided(KindText, "%s block: text, not commands", lang)
 	}
+	return decided(KindOtherLanguage, "%s code, not shell", lang)
+}
 
-	if h.Cwd != "" {
-		// Paths in the block are relative to the hint's directory.
-		saved := pl.cwd
-		pl.cwd = cwdUnknown
-		defer func() { pl.cwd = saved }()
-	}
-
-	// Reasons that apply to the whole block.
-	skipAll := ""
-	runAll := ""
-	switch {
-	case h.Skip:
-		skipAll = "skip hint"
-	case h.Platform != "":
-		if name, fits := hintPlatform(h.Platform); !fits {
-			skipAll = fmt.Sprintf("other platform: %s (platform hint)", name)
-		}
-	case uninstallRe.MatchString(strings.Join(b.Headings, " ")):
-		skipAll = "uninstalls: not part of trying the README"
-	case upgradeHeading(b.Headings) != "":
-		skipAll = fmt.Sprintf("upgrades an earlier install (section %q): not part of trying the README", upgradeHeading(b.Headings))
-	case section(b.Headings, benchmarkRe) != "":
-		skipAll = fmt.Sprintf("benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", section(b.Headings, benchmarkRe))
-	case troubleRe.MatchString(innermost(b.Headings)):
-		skipAll = fmt.Sprintf("troubleshooting (section %q): only when that problem occurs", innermost(b.Headings))
-	case troubleCueRe.MatchString(proseOnly(lastSentence(b.Before))):
-		skipAll = fmt.Sprintf("troubleshooting (the text before the block: %q): only when that problem occurs", lastSentence(b.Before))
-	case uninstallCueRe.MatchString(proseOnly(lastSentence(b.Before))):
-		skipAll = "uninstalls or reinstalls (the text before the block): not part of trying the README"
-	case blockCue(b, packagingRe) != "":
-		skipAll = fmt.Sprintf("for packagers of a distribution (%q): not part of trying the README", blockCue(b, packagingRe))
-	case b.Mode != readme.ModeConsole && nameList(cands):
-		skipAll = "a list of program names, not commands to run"
-	case b.Mode != readme.ModeConsole && argForms(cands) != "":
-		skipAll = fmt.Sprintf("a reference of %s's argument forms (one argument a line, nothing for them to act on), not commands to run", argForms(cands))
-	case b.Mode != readme.ModeConsole && outputIntroRe.MatchString(proseOnly(lastSentence(b.Before))):
-		skipAll = fmt.Sprintf("output sample (the text before the block: %q), not commands", lastSentence(b.Before))
-	case b.Mode != readme.ModeConsole && iniContent(cands):
-		skipAll = "the content of a configuration file ([section] headers and key=value lines), not commands"
-	case b.Mode != readme.ModeConsole && pl.optionalSettings(b, cands) != "":
-		skipAll = fmt.Sprintf("optional settings of the program (%s): example values that would change what the later commands do, not a step", pl.optionalSettings(b, cands))
-	case b.Mode != readme.ModeConsole && pl.settingsReference(b, cands):
-		skipAll = "only sets shell variables that no command reads (not exported, so no program sees them): a reference of settings and their values, not steps"
-	case blockCue(b, otherMachineRe) != "":
-		skipAll = fmt.Sprintf("runs on another machine (%q): the sandbox is one machine", blockCue(b, otherMachineRe))
-	default:
-		if name, where := blockPlatform(b); name != "" {
-			skipAll = fmt.Sprintf("other platform: %s (%s)", name, where)
-		} else if sh, where := blockShell(b); sh != "" {
-			skipAll = fmt.Sprintf("for %s, not bash (%s)", sh, where)
-		}
-	}
-	if f := pl.shownFile(b); skipAll == "" && !h.Run && f != "" {
-		skipAll = fmt.Sprintf("shows the repository's file %s: it is there already", f)
-	}
-	if skipAll == "" && !h.Run && b.Mode != readme.ModeConsole {
-		if first := firstNonBlank(b.Lines); strings.HasPrefix(first, "#!") {
-			skipAll = fmt.Sprintf("a script shown as an example (%s): save it as a file to run it (or add the file= or run hint)", first)
-		} else if kind, target := fileTarget(b.Before); kind != "" {
-			switch kind {
-			case "bashrc":
-				runAll = fmt.Sprintf("shell setup for %s: run in this session, as a new shell would", target)
-			case "othershell":
-				skipAll = fmt.Sprintf("shell setup for %s, not bash", target)
-			default:
-				skipAll = fmt.Sprintf("file content: the text before the block says to put it in %s (add the file= hint to write it)", target)
-			}
-		}
-	}
-
-	if strings.HasPrefix(runAll, "shell setup") {
-		if names := pl.unusedAliases(b, cands); names != "" {
-			skipAll = fmt.Sprintf("optional aliases (%s): no later command of the README uses them", names)
-		}
-	}
-
+// judge decides each candidate of a block: all is the block rules'
+// decision for every one of them (nil when they decided nothing); a
+// command-shaped candidate is otherwise judged by the command rules, in
+// the light of what the block's earlier commands were (a skipped install
+// takes the rest of its block with it, a skipped container the lines typed
+// inside it).
+func (pl *planner) judge(b readme.Block, cands []candidate, base Decision, all *Decision) []Entry {
 	var out []Entry
-	altLine := 0 // the line of a command this block skipped as an install alternative
-	altWhat := "the alternative"
-	srcLine := 0   // the line of a package source (a PPA) this block adds and the plan skips
-	cloneLine := 0 // the line of the clone of this repository this block skips
-	inside := 0    // the line of a skipped container command that leaves the reader in the container
+	var with *Decision // what the block's later commands go with
+	srcLine, cloneLine := 0, 0
 	for _, c := range cands {
 		switch {
-		case skipAll == "" && inside > 0 && c.shape == shapeCommand:
-			out = append(out, pl.entry(b, c, false, fmt.Sprintf("typed inside the container that line %d starts, which is not run", inside)))
-		case skipAll == "" && altLine > 0 && c.shape == shapeCommand:
-			out = append(out, pl.entry(b, c, false, fmt.Sprintf("part of %s at line %d, which is not run", altWhat, altLine)))
-		case skipAll == "" && srcLine > 0 && c.shape == shapeCommand && aptCommand(c.text):
-			out = append(out, pl.entry(b, c, false, fmt.Sprintf("installs from the package source that line %d adds, which is not run", srcLine)))
-		case skipAll == "" && cloneLine > 0 && c.shape == shapeCommand && checksOut(c.text):
-			out = append(out, pl.entry(b, c, false, fmt.Sprintf("checks out another version of the clone at line %d: the run tests the checkout as it is", cloneLine)))
-		case skipAll != "":
-			out = append(out, pl.entry(b, c, false, skipAll))
+		case all != nil:
+			out = append(out, pl.entry(b, c, *all))
 			if c.shape == shapeCommand {
-				pl.noteInstalls(c, skipAll)
+				pl.noteInstalls(c, all.Reason)
 			}
 		case c.shape == shapeREPL:
-			out = append(out, pl.entry(b, c, false, "REPL line (>>>), not shell"))
+			out = append(out, pl.entry(b, c, because(KindText, "REPL line (>>>), not shell")))
 		case c.shape == shapeText:
-			out = append(out, pl.entry(b, c, false, "output or text, not a command"))
+			out = append(out, pl.entry(b, c, because(KindOutput, "output or text, not a command")))
+		case with != nil:
+			out = append(out, pl.entry(b, c, *with))
+		case srcLine > 0 && aptCommand(c.text):
+			out = append(out, pl.entry(b, c, because(KindOtherPlatform, "installs from the package source that line %d adds, which is not run", srcLine)))
+		case cloneLine > 0 && checksOut(c.text):
+			out = append(out, pl.entry(b, c, because(KindCloneOfSelf, "checks out another version of the clone at line %d: the run tests the checkout as it is", cloneLine)))
 		default:
-			reason := base
-			if runAll != "" {
-				reason = runAll
-			}
-			e := pl.decide(b, c, reason)
+			e := pl.decide(b, c, base)
 			switch {
-			case !e.Run && strings.HasPrefix(e.Reason, "alternative: ") && len(out) == 0:
-				altLine = e.Line
-			case !e.Run && strings.HasPrefix(e.Reason, "extracts ") && len(out) == 0:
-				altLine, altWhat = e.Line, "the install from the archive"
-			case !e.Run && strings.HasPrefix(e.Reason, "other platform: Ubuntu PPA"):
+			case !e.Run && e.cause&causeAlternative != 0 && len(out) == 0:
+				d := because(KindAlternative, "part of the alternative at line %d, which is not run", e.Line)
+				with = &d
+			case !e.Run && e.cause&causeArchive != 0 && len(out) == 0:
+				d := because(KindMissingInput, "part of the install from the archive at line %d, which is not run", e.Line)
+				with = &d
+			case !e.Run && e.cause&causePackageSource != 0:
 				srcLine = e.Line
-			case strings.HasPrefix(e.Reason, "clones this repository"):
+			case e.cause&causeClone != 0:
 				cloneLine = e.Line
 			case !e.Run && entersContainer(simples(lex(c.text))):
-				inside = e.Line
+				d := because(KindContainer, "typed inside the container that line %d starts, which is not run", e.Line)
+				with = &d
 			}
 			if e.Run && (e.Step.Background || b.Hints.Background) {
 				pl.serverUp = true
@@ -223,8 +184,6 @@ func (pl *planner) block(b readme.Block) []Entry {
 			out = append(out, e)
 		}
 	}
-	pl.withSkippedGoal(out)
-	pl.applyHints(b, &out)
 	return out
 }
 
@@ -240,19 +199,19 @@ func (pl *planner) withSkippedGoal(es []Entry) {
 		}
 		var prepares func(simple) bool
 		switch {
-		case strings.HasPrefix(goal.Reason, "other platform: "):
+		case goal.cause&causeOtherPlatform != 0:
 			prepares = func(s simple) bool {
 				_, _, isClone := clone(s)
 				return isClone || s.name() == "cd" || strings.HasPrefix(s.name(), "./")
 			}
-		case strings.HasPrefix(goal.Reason, "alternative: "):
+		case goal.cause&causeAlternative != 0:
 			// The build steps of a manual install that another install
 			// already covers: `npm install` before `npm install -g`.
 			prepares = func(s simple) bool {
 				_, _, isClone := clone(s)
 				return isClone || s.name() == "cd" || buildStep(s) || pkgIndexUpdate(s) && sameManager(s, goal.Command)
 			}
-		case strings.HasPrefix(goal.Reason, "publishes or logs in (git push"):
+		case goal.cause&causeGitPush != 0:
 			prepares = func(s simple) bool {
 				args := s.args()
 				return s.name() == "git" && len(args) > 0 && (args[0] == "add" || args[0] == "commit" || args[0] == "tag")
@@ -273,8 +232,7 @@ func (pl *planner) withSkippedGoal(es []Entry) {
 			if !all || e.Step.WriteFile != "" || e.Step.LinkCheckout != "" {
 				break
 			}
-			e.Run = false
-			e.Reason = fmt.Sprintf("prepares line %d, which is not run (%s)", goal.Line, goal.Reason)
+			e.setDecision(because(KindPrepares, "prepares line %d, which is not run (%s)", goal.Line, goal.Reason))
 		}
 	}
 }
@@ -348,194 +306,4 @@ func (pl *planner) applyHints(b readme.Block, es *[]Entry) {
 			}
 		}
 	}
-}
-
-// scriptCandidates splits a script block into would-be commands: a line
-// shaped like a command starts one, which runs on while it is incomplete
-// (readme.Scanner); other lines are text candidates of their own; comment
-// lines are kept as the context of the command below them.
-func (pl *planner) scriptCandidates(ls []readme.Line) []candidate {
-	cands := scriptCandidates(ls)
-	markHelpText(cands, ls)
-	for i, c := range cands {
-		if c.shape == shapeCommand && c.endLine == c.line && pl.isProse(stripComment(c.text)) {
-			cands[i].shape = shapeText
-		}
-	}
-	return cands
-}
-
-func scriptCandidates(ls []readme.Line) []candidate {
-	var out []candidate
-	var cur *candidate
-	var sc readme.Scanner
-	comment, lastWasComment := "", false
-	for _, l := range ls {
-		if cur != nil {
-			cur.text += "\n" + l.Text
-			cur.endLine = l.Line
-			sc.Feed(l.Text)
-			if sc.Complete() {
-				cur.text = strings.TrimSpace(cur.text)
-				out = append(out, *cur)
-				cur = nil
-			}
-			continue
-		}
-		t := strings.TrimSpace(l.Text)
-		switch {
-		case t == "":
-			comment, lastWasComment = "", false
-			continue
-		case strings.HasPrefix(t, "#"):
-			if lastWasComment {
-				comment += "\n" + t
-			} else {
-				comment = t
-			}
-			lastWasComment = true
-			continue
-		}
-		lastWasComment = false
-		shape := shapeOf(l.Text)
-		c := candidate{text: t, line: l.Line, endLine: l.Line, shape: shape, comment: comment}
-		if shape != shapeCommand {
-			out = append(out, c)
-			continue
-		}
-		sc = readme.Scanner{}
-		sc.Feed(l.Text)
-		c.text = l.Text
-		if sc.Complete() {
-			c.text = strings.TrimSpace(c.text)
-			out = append(out, c)
-			continue
-		}
-		cur = &c
-	}
-	if cur != nil {
-		cur.text = strings.TrimSpace(cur.text)
-		out = append(out, *cur)
-	}
-	return out
-}
-
-// notCommands says why an unlabelled block is not a block of commands, ""
-// when every line is one and at least one starts with a known command.
-func (pl *planner) notCommands(cands []candidate) string {
-	if len(cands) == 0 {
-		return "no commands"
-	}
-	known, firstKnown, texts := false, false, 0
-	for i, c := range cands {
-		if c.shape != shapeCommand {
-			texts++
-			continue
-		}
-		ss := simples(lex(c.text))
-		if len(ss) > 0 {
-			n := ss[0].name()
-			if knownCommands[path.Base(n)] || platformTools[path.Base(n)] != "" || pl.repo.is(path.Base(n)) || pl.installed[strings.ToLower(path.Base(n))] > 0 ||
-				strings.HasPrefix(n, "./") || strings.HasPrefix(n, "$") {
-				known = true
-				firstKnown = firstKnown || i == 0
-			}
-		}
-	}
-	// Text lines may be the output of the commands above them: a block
-	// that starts with a command the plan knows and has at least as many
-	// commands as lines of text (`spark 1 5 22` over `▁▂█`).
-	if texts > 0 && !(firstKnown && len(cands)-texts >= texts) {
-		for _, c := range cands {
-			if c.shape != shapeCommand {
-				return fmt.Sprintf("line %d is not a command (%s)", c.line, firstLine(c.text))
-			}
-		}
-	}
-	if !known {
-		return fmt.Sprintf("no line starts with a command it knows (%s); add the run hint to run it", firstLine(cands[0].text))
-	}
-	return ""
-}
-
-// codeLines are the lines of every code block of the README.
-func codeLines(doc *readme.Doc) []readme.Line {
-	var out []readme.Line
-	for _, b := range doc.Blocks {
-		out = append(out, b.Lines...)
-	}
-	return out
-}
-
-// shellWordsByLine indexes the words of the README's shell lines, for
-// usedAfter: word (without quotes and a leading ./) to the lines using it.
-func shellWordsByLine(doc *readme.Doc) map[string][]int {
-	out := map[string][]int{}
-	for _, b := range doc.Blocks {
-		if !b.Shell {
-			continue
-		}
-		for _, l := range b.Lines {
-			t, ok := readme.CutPrompt(l.Text)
-			if !ok {
-				t = l.Text
-			}
-			for _, w := range lex(t) {
-				if w.op == "" && w.text != "" {
-					k := strings.TrimPrefix(w.text, "./")
-					out[k] = append(out[k], l.Line)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// usedAfter returns the first README line after line whose shell command
-// names file as a word (`node index.js`, `./run.sh`), 0 when none does.
-func (pl *planner) usedAfter(file string, line int) int {
-	for _, u := range pl.uses[file] {
-		if u > line {
-			return u
-		}
-	}
-	return 0
-}
-
-// projectLines returns the commands of a text-labelled block that run the
-// project's own program: its `$ tool …` prompt lines, or, in a block with
-// no prompt, its lines when every one is such a command. Authors label
-// sessions "text" too; nil when the block is text.
-func (pl *planner) projectLines(b readme.Block) []candidate {
-	own := func(cmd string) bool {
-		ss := simples(lex(cmd))
-		return len(ss) > 0 && pl.repo.is(path.Base(ss[0].name())) && shapeOf(cmd) == shapeCommand
-	}
-	var out []candidate
-	prompted := false
-	for _, l := range b.Lines {
-		if strings.TrimSpace(l.Text) == "" || l.Text[0] == ' ' || l.Text[0] == '\t' {
-			continue
-		}
-		if cmd, ok := readme.CutPrompt(l.Text); ok {
-			prompted = true
-			if cmd = strings.TrimSpace(cmd); own(cmd) {
-				out = append(out, candidate{text: cmd, line: l.Line, endLine: l.Line, shape: shapeCommand})
-			}
-		}
-	}
-	if prompted {
-		return out
-	}
-	for _, l := range b.Lines {
-		t := strings.TrimSpace(l.Text)
-		if t == "" {
-			continue
-		}
-		if !own(t) {
-			return nil
-		}
-		out = append(out, candidate{text: t, line: l.Line, endLine: l.Line, shape: shapeCommand})
-	}
-	return out
 }

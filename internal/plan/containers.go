@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// Containers: the sandbox has no container engine, so commands that need
+// one are skipped, with the lines typed inside a container they start.
+
 // containerTools run containers; the sandbox has no container engine.
 var containerTools = map[string]string{
 	"docker": "Docker", "docker-compose": "Docker Compose", "podman": "Podman", "podman-compose": "Podman",
@@ -153,3 +156,29 @@ func (pl *planner) ownBuild(s simple) (string, bool) {
 var dockerValueOpts = toSet(`-v --volume -e --env -p --publish -w --workdir --name -u --user --network --net --entrypoint
 --mount -l --label --env-file --platform -h --hostname --add-host --cpus -m --memory --device --restart --pull
 --cap-add --cap-drop --security-opt`)
+
+// ownDockerImage skips a run or build of this project's own Docker image:
+// another way to run the project, and the sandbox has no Docker. An image
+// a skipped build tags is the project's too.
+func ownDockerImage(pl *planner, x *cmd) (Entry, bool) {
+	for _, s := range x.cmds {
+		if img := pl.ownImage(s); img != "" {
+			return pl.skip(x, because(KindContainer, "runs this project's Docker image %s: an alternative way to run it (the sandbox has no Docker)", img))
+		}
+		if tag, ok := pl.ownBuild(s); ok {
+			if tag != "" {
+				pl.images[strings.ToLower(tag)] = true
+			}
+			return pl.skip(x, because(KindContainer, "builds this project's Docker image: an alternative way to run it (the sandbox has no Docker)"))
+		}
+	}
+	return pass()
+}
+
+// containerRule skips a command that needs a container engine.
+func containerRule(pl *planner, x *cmd) (Entry, bool) {
+	if t := usesContainers(x.cmds); t != "" {
+		return pl.skip(x, because(KindContainer, "needs %s: the sandbox has no container engine", t))
+	}
+	return pass()
+}

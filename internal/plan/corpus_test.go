@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -35,36 +34,16 @@ func corpus(t *testing.T, dir string) []string {
 	return out
 }
 
-// loadRepo reads a <name>.repo file: "slug owner/name", "module m",
-// "package p", "name n" and "file path" lines.
+// loadRepo reads a <name>.repo file (a repository archive: see
+// RepoFromArchive); a README without one plans with nothing known.
 func loadRepo(t *testing.T, path string) Repo {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	assert.NilError(t, err)
-	var r Repo
-	var files []string
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		key, val, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
-			continue
-		}
-		switch key {
-		case "slug":
-			r.AddSlug(val)
-		case "module":
-			r.add(&r.Modules, val)
-		case "package":
-			r.add(&r.Packages, val)
-			r.add(&r.Names, npmTool(val))
-		case "name":
-			r.add(&r.Names, val)
-		case "file":
-			files = append(files, val)
-		}
+	if os.IsNotExist(err) {
+		return Repo{}
 	}
-	r.AddFiles(files...)
-	return r
+	assert.NilError(t, err)
+	return RepoFromArchive(b)
 }
 
 func planFile(t *testing.T, md string) *Plan {

@@ -57,6 +57,33 @@ func (k Kind) Runs() bool {
 type Decision struct {
 	Kind   Kind
 	Reason string
+	// cause is what later rules need to know of it beyond its kind.
+	cause cause
+}
+
+// cause marks decisions that later rules look back at: a skipped install
+// takes the rest of its block with it, a skipped goal the steps that only
+// prepare it.
+type cause uint8
+
+const (
+	causeAlternative   cause = 1 << iota // an install skipped for an earlier or better one
+	causeArchive                         // extracts an archive that nothing downloaded
+	causePackageSource                   // adds a package source (a PPA) that is not used
+	causeClone                           // a clone of this repository
+	causeOtherPlatform                   // a command for another platform
+	causeGitPush                         // publishes with git push
+)
+
+// with is the decision with the cause added.
+func (d Decision) with(c cause) Decision {
+	d.cause |= c
+	return d
+}
+
+// otherPlatform is the decision for another platform's command or block.
+func otherPlatform(format string, a ...any) Decision {
+	return Decision{Kind: KindOtherPlatform, Reason: "other platform: " + reasonf(format, a...), cause: causeOtherPlatform}
 }
 
 // reasonf renders a reason. Tests replace it to show that no decision

@@ -93,8 +93,7 @@ func skipDefinitionsOnly(p *Plan) {
 	}
 	for i := range p.Entries {
 		if p.Entries[i].Run {
-			p.Entries[i].Run = false
-			p.Entries[i].Reason = definitionsOnlyReason
+			p.Entries[i].setDecision(because(KindNothingTested, definitionsOnlyReason))
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 )
 
+// The plan's entries and how the runner runs them.
+
 // Entry is one candidate of the plan: a command to run or skip, or a code
 // block with no command to run. Its JSON form is stable:
 //
@@ -17,6 +19,8 @@ type Entry struct {
 	Command string `json:"command"`
 	Run     bool   `json:"run"`
 	Reason  string `json:"reason"`
+	// Kind is what the plan decided, as a type (Kind); Run follows from it.
+	Kind Kind `json:"kind"`
 	// BlockLine is the README line of the block's first content line.
 	BlockLine int `json:"block_line"`
 	// Language is the block's language as written in lower case, "" for an
@@ -27,6 +31,13 @@ type Entry struct {
 	EndLine int `json:"-"`
 	// Step says how to run a run entry.
 	Step Step `json:"-"`
+	// cause is what later rules look back at (Decision.cause).
+	cause cause
+}
+
+// setDecision records a decision on the entry.
+func (e *Entry) setDecision(d Decision) {
+	e.Kind, e.Reason, e.Run, e.cause = d.Kind, d.Reason, d.Kind.Runs(), d.cause
 }
 
 // Step is how the runner runs one entry.

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -9,6 +8,9 @@ import (
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
+
+// File contents: blocks that are a file's content, written where the
+// README says or skipped, and blocks of settings.
 
 var (
 	// fileNameCommentRe is a comment line holding only a file name:
@@ -24,16 +26,16 @@ var (
 // names exactly one ("Create a file `main.py` with:", or a first line
 // "# save this as app.py"), with the reason; "" otherwise. A person writes
 // such a file before running the commands that use it.
-func (pl *planner) namedFile(b readme.Block) (string, string) {
+func (pl *planner) namedFile(b readme.Block) (string, Decision) {
 	if b.Mode == readme.ModeConsole || otherShellLangs[b.Lang] != "" {
-		return "", ""
+		return "", Decision{}
 	}
 	if len(b.Lines) > 0 {
 		if m := saveAsCommentRe.FindStringSubmatch(b.Lines[0].Text); m != nil && looksLikeFile(m[1]) {
 			if pl.repo.hasFile(strings.TrimPrefix(m[1], "./")) {
-				return "", "" // the repository's own file, shown (see shownFile)
+				return "", Decision{} // the repository's own file, shown (see shownFile)
 			}
-			return m[1], fmt.Sprintf("file content: its first line says to save it as %s, so it is written there, as a person would", m[1])
+			return m[1], because(KindWriteFile, "file content: its first line says to save it as %s, so it is written there, as a person would", m[1])
 		}
 		// A first line that is only a file's name ("// index.js"), for a
 		// file the repository lacks, no earlier command made and a later
@@ -41,13 +43,13 @@ func (pl *planner) namedFile(b readme.Block) (string, string) {
 		if m := fileNameCommentRe.FindStringSubmatch(b.Lines[0].Text); m != nil && looksLikeFile(m[1]) {
 			f := strings.TrimPrefix(m[1], "./")
 			if !pl.repo.hasFile(f) && !pl.mentioned[f] && pl.usedAfter(f, b.EndLine) > 0 {
-				return f, fmt.Sprintf("file content: its first line names %s, which line %d uses, so it is written there, as a person would", f, pl.usedAfter(f, b.EndLine))
+				return f, because(KindWriteFile, "file content: its first line names %s, which line %d uses, so it is written there, as a person would", f, pl.usedAfter(f, b.EndLine))
 			}
 		}
 	}
 	sentence := lastSentence(b.Before)
 	if sentence == "" || !createFileRe.MatchString(sentence) {
-		return "", ""
+		return "", Decision{}
 	}
 	var names []string
 	for _, m := range codeSpanRe.FindAllStringSubmatch(sentence, -1) {
@@ -56,9 +58,9 @@ func (pl *planner) namedFile(b readme.Block) (string, string) {
 		}
 	}
 	if len(names) != 1 || (readme.IsShellLang(b.Lang) && rcFileRe.MatchString(names[0])) {
-		return "", ""
+		return "", Decision{}
 	}
-	return names[0], fmt.Sprintf("file content: the text before the block says to put it in %s, so it is written there, as a person would", names[0])
+	return names[0], because(KindWriteFile, "file content: the text before the block says to put it in %s, so it is written there, as a person would", names[0])
 }
 
 // shownFile returns the repository file a block shows, by a first line
@@ -78,19 +80,17 @@ func (pl *planner) shownFile(b readme.Block) string {
 }
 
 // fileEntry is the entry that writes a block to a file.
-func (pl *planner) fileEntry(b readme.Block, target, reason string) Entry {
+func (pl *planner) fileEntry(b readme.Block, target string, d Decision) Entry {
 	lines := make([]string, len(b.Lines))
 	for i, l := range b.Lines {
 		lines[i] = l.Text
 	}
 	content := strings.Join(lines, "\n")
-	e := Entry{
-		File: pl.file, Line: b.Line, EndLine: b.EndLine, Run: !b.Hints.Skip, BlockLine: b.Line, Language: b.Lang,
-		Reason: reason,
-	}
+	e := Entry{File: pl.file, Line: b.Line, EndLine: b.EndLine, BlockLine: b.Line, Language: b.Lang}
 	if b.Hints.Skip {
-		e.Reason = "skip hint"
+		d = because(KindHint, "skip hint")
 	}
+	e.setDecision(d)
 	e.Step.WriteFile, e.Step.Content = target, content
 	e.Command = heredoc(target, content)
 	pl.mentioned[strings.TrimPrefix(target, "./")] = true

@@ -9,6 +9,9 @@ import (
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
+// What a command needs that the run may not have: a file, an archive, a
+// directory, a server on this machine; and the session's directory.
+
 // httpClients are programs whose argument names a server to talk to.
 var httpClients = toSet(`curl wget http https xh curlie httpie wrk hey ab siege vegeta k6 websocat wscat grpcurl`)
 
@@ -305,4 +308,22 @@ func (pl *planner) noteDownloads(cmds []simple) {
 			pl.downloads[strings.TrimPrefix(file, "./")] = url
 		}
 	}
+}
+
+// missingInput skips a command on something nothing made: an archive no
+// command downloaded, a file or directory the repository lacks, a server
+// on this machine that no command started.
+func missingInput(pl *planner, x *cmd) (Entry, bool) {
+	if !x.funcDef {
+		if f := pl.missingArchive(x.head); f != "" {
+			return pl.skip(x, because(KindMissingInput, "extracts %s, which no earlier command downloads (a download the text describes)", f).with(causeArchive))
+		}
+		if f := pl.missingFile(x.head); f != "" && !inLineData(x.c.text, f) {
+			return pl.skip(x, because(KindMissingInput, "refers to %s, which is not in the repository and which no earlier command creates: an example, not a step", f))
+		}
+	}
+	if u := localURL(x.cmds); u != "" && !pl.serverUp && server(x.cmds) == "" {
+		return pl.skip(x, because(KindMissingInput, "needs a server at %s, and no earlier command starts one", u))
+	}
+	return pass()
 }

@@ -9,6 +9,9 @@ import (
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
+// Servers and interactive programs: what needs a person at a terminal, or
+// never ends by itself.
+
 // editors are the editors and pagers a command may hand files to (xargs
 // vim, fd -x nvim).
 var editors = toSet(`vim vi nvim nano emacs less`)
@@ -305,4 +308,38 @@ func (pl *planner) usesProject(text string) bool {
 		}
 	}
 	return false
+}
+
+// interactiveRule skips what needs a person at a terminal: a program that
+// needs one (an editor, a pager, a fuzzy finder, a REPL), the project's
+// program where the text or the README presents it as interactive.
+func interactiveRule(pl *planner, x *cmd) (Entry, bool) {
+	if x.funcDef {
+		return pass()
+	}
+	if prog := interactive(x.head); prog != "" {
+		return pl.skip(x, because(KindInteractive, "interactive: %s needs a terminal", prog))
+	}
+	if !x.cmds[len(x.cmds)-1].onlyInfo() && pl.usesProject(x.c.text) && blockCue(x.b, interactiveCueRe) != "" {
+		return pl.skip(x, because(KindInteractive, "interactive: the text presents it so (%q), and nobody is at the terminal", blockCue(x.b, interactiveCueRe)))
+	}
+	if pl.startsTUI(x.cmds) {
+		off := ""
+		if len(pl.tuiOff) > 0 {
+			off = " without " + strings.Join(pl.tuiOff, " or ")
+		}
+		return pl.skip(x, because(KindInteractive, "interactive: the README says the program is interactive by default, and this runs it on the terminal%s", off))
+	}
+	if pl.uiCue != "" && pl.opensUI(x.cmds) {
+		return pl.skip(x, because(KindInteractive, "interactive: the README presents the program so (%q), and this opens it on the terminal with nobody at it", pl.uiCue))
+	}
+	return pass()
+}
+
+// runsUntilStopped skips a command that runs until interrupted (tail -f).
+func runsUntilStopped(pl *planner, x *cmd) (Entry, bool) {
+	if what := follows(x.cmds); what != "" {
+		return pl.skip(x, because(KindServer, "runs until interrupted (%s)", what))
+	}
+	return pass()
 }

@@ -7,6 +7,9 @@ import (
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
+// Placeholders: values a reader must fill in, usage syntax and made-up
+// example names.
+
 var (
 	// rawSynopsisRe finds usage brackets in a command as written: [options],
 	// [your node app], [dark|light] (not a test: `[ -f x ]` has spaces inside
@@ -239,3 +242,34 @@ func (pl *planner) exampleArg(cmds []simple) string {
 
 // exampleProgs are program names READMEs use for the reader's own program.
 var exampleProgs = toSet(`foo bar baz my-cli mycli my-app myapp my-tool mytool my-program myprogram my-command your-app`)
+
+// exampleProgram skips a run of a program name READMEs use for the
+// reader's own program (foo, myapp) that nothing made.
+func exampleProgram(pl *planner, x *cmd) (Entry, bool) {
+	if n := path.Base(x.head[0].name()); exampleProgs[n] && !pl.mentioned[n] && pl.installed[n] == 0 && !pl.repo.is(n) {
+		return pl.skip(x, because(KindPlaceholder, "example program %s: the reader's own, not one this README makes", n))
+	}
+	return pass()
+}
+
+// placeholderRule skips a command with a value to fill in, usage syntax,
+// a key press, or a made-up example argument.
+func placeholderRule(pl *planner, x *cmd) (Entry, bool) {
+	ph, synopsis := rawPlaceholder(x.c.text)
+	if ph == "" {
+		ph, synopsis = placeholder(x.ws)
+	}
+	if ph != "" {
+		if k := angleRe.FindString(ph); k != "" && keyRe.MatchString(k) {
+			return pl.skip(x, because(KindText, "key press %s: shows an interactive completion, not a command to run", k))
+		}
+		if synopsis {
+			return pl.skip(x, because(KindSynopsis, "usage synopsis (%s), not a command to run", ph))
+		}
+		return pl.skip(x, because(KindPlaceholder, "placeholder %s: a value to fill in", ph))
+	}
+	if a := pl.exampleArg(x.head); a != "" && !x.funcDef && !inLineData(x.c.text, a) {
+		return pl.skip(x, because(KindPlaceholder, "example argument %s: an illustration, not a value for this run", a))
+	}
+	return pass()
+}

@@ -227,14 +227,15 @@ type candidate struct {
 	comment string // the comment lines right above it in the block
 }
 
-func (pl *planner) entry(b readme.Block, c candidate, run bool, reason string) Entry {
-	return Entry{
-		File: pl.file, Line: c.line, EndLine: c.endLine, Command: c.text, Run: run, Reason: reason,
-		BlockLine: b.Line, Language: b.Lang,
-	}
+func (pl *planner) entry(b readme.Block, c candidate, d Decision) Entry {
+	e := Entry{File: pl.file, Line: c.line, EndLine: c.endLine, Command: c.text, BlockLine: b.Line, Language: b.Lang}
+	e.setDecision(d)
+	return e
 }
 
 // blockEntry is the one entry of a block that has no candidate command.
-func (pl *planner) blockEntry(b readme.Block, reason string) []Entry {
-	return []Entry{{File: pl.file, Line: b.Line, EndLine: b.EndLine, Command: "", Run: false, Reason: reason, BlockLine: b.Line, Language: b.Lang}}
+func (pl *planner) blockEntry(b readme.Block, d Decision) []Entry {
+	e := Entry{File: pl.file, Line: b.Line, EndLine: b.EndLine, BlockLine: b.Line, Language: b.Lang}
+	e.setDecision(d)
+	return []Entry{e}
 }

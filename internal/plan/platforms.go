@@ -300,3 +300,64 @@ func forShell(cmds []simple) string {
 
 // otherRcWriteRe is a redirection into another shell's startup file.
 var otherRcWriteRe = lazyre.New(`>>?\s*\S*(\.zshrc|\.zshenv|\.zprofile|config\.fish|\.tcshrc|\.cshrc)\b`)
+
+// platformTool skips a command of another platform's tool or syntax (brew,
+// choco, PowerShell), unless the platform hint says the block is for Linux.
+func platformTool(pl *planner, x *cmd) (Entry, bool) {
+	if x.b.Hints.Platform == "linux" {
+		return pass()
+	}
+	for _, s := range x.cmds {
+		if p := commandPlatform(s, x.c.text); p != "" {
+			d := otherPlatform("%s", p)
+			if p == "Ubuntu PPA" {
+				d = d.with(causePackageSource)
+			}
+			return pl.skip(x, d)
+		}
+	}
+	return pass()
+}
+
+// platformComment skips a command whose comment on its line names another
+// platform (`ncu "/x/" # windows`).
+func platformComment(pl *planner, x *cmd) (Entry, bool) {
+	if tc := trailingComment(firstLineOf(x.c.text)); tc != "" && x.b.Hints.Platform == "" {
+		if n, _, named := textPlatform(tc); named && n != "" {
+			return pl.skip(x, otherPlatform("%s (the comment on its line)", n))
+		}
+	}
+	return pass()
+}
+
+// commentAbove skips a command whose comment lines above it name another
+// platform or another shell.
+func commentAbove(pl *planner, x *cmd) (Entry, bool) {
+	c := x.c.comment
+	if c == "" || x.b.Hints.Platform != "" {
+		return pass()
+	}
+	if n, _, named := textPlatform(c); named && n != "" {
+		return pl.skip(x, otherPlatform("%s (the comment above it)", n))
+	}
+	if m := otherShellRe.FindString(c); m != "" && !bashWordRe.MatchString(c) {
+		return pl.skip(x, because(KindOtherShell, "for %s, not bash (the comment above it)", m))
+	}
+	return pass()
+}
+
+// otherShellRule skips what is for another shell: a completion or init
+// for zsh or fish, a write to its startup file, a run with that shell.
+func otherShellRule(pl *planner, x *cmd) (Entry, bool) {
+	if sh := forShell(x.head); sh != "" {
+		return pl.skip(x, because(KindOtherShell, "for %s, not bash", sh))
+	}
+	if m := otherRcWriteRe.FindString(x.c.text); m != "" {
+		return pl.skip(x, because(KindOtherShell, "for another shell: it writes to %s", strings.TrimSpace(strings.TrimLeft(m, ">"))))
+	}
+	if n := path.Base(x.head[0].name()); shellNames[n] != "" && len(x.head[0].args()) > 0 && pl.installed[n] == 0 {
+		sh := shellNames[n]
+		return pl.skip(x, because(KindOtherShell, "runs it with %s, another shell (the README tries it with bash too, or the sandbox has no %s)", sh, sh))
+	}
+	return pass()
+}

@@ -7,6 +7,9 @@ import (
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
+// What the README says around a block: its section headings and the
+// sentence before it.
+
 // troubleRe matches a section of fixes for problems a reader may have.
 var troubleRe = lazyre.New(`(?i)\btroubleshoot(ing)?\b|\bknown (issues|problems)\b|\bFAQ\b|\bworkarounds?\b`)
 

@@ -7,6 +7,10 @@ import (
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
+// Commands that need something outside the sandbox or the README's purpose:
+// hosted accounts, publishing, remote hosts, uninstalls, another VCS, and
+// adding the project to the reader's own.
+
 // accountRe names tools whose commands act on an account of a hosted
 // service: they need a login the sandbox does not have.
 var accountTools = map[string]string{
@@ -109,4 +113,115 @@ func (pl *planner) otherVCSCommand(cmds []simple) string {
 		return v[0]
 	}
 	return ""
+}
+
+// otherVCSRule skips another version control system's commands outside
+// its working copy.
+func otherVCSRule(pl *planner, x *cmd) (Entry, bool) {
+	if v := pl.otherVCSCommand(x.cmds); v != "" {
+		return pl.skip(x, because(KindMaintenance, "works in a %s working copy: the checkout under test is not one", v))
+	}
+	return pass()
+}
+
+// libraryUseOrPublish skips adding this project to the reader's own
+// project (`npm install express` in express's README) and publishing or
+// logging in. A `go get` of the module presented as the install of its
+// tool is an install, not a library use.
+func libraryUseOrPublish(pl *planner, x *cmd) (Entry, bool) {
+	for _, s := range x.cmds {
+		if what, ok := selfAdd(s, pl.repo); ok && !(s.name() == "go" && (installToolRe.MatchString(lastSentence(x.b.Before)) || !pl.goCode && isInstallSection(x.b.Headings))) {
+			return pl.skip(x, because(KindLibraryUse, "adds this project (%s) to the reader's own project: the checkout is the project itself", what))
+		}
+		if what := publishes(s); what != "" {
+			d := because(KindNeedsAccount, "publishes or logs in (%s): not part of trying the README", what)
+			if strings.HasPrefix(what, "git push") {
+				d = d.with(causeGitPush)
+			}
+			return pl.skip(x, d)
+		}
+	}
+	return pass()
+}
+
+// remoteClientRule skips a connection to a host outside the sandbox.
+func remoteClientRule(pl *planner, x *cmd) (Entry, bool) {
+	if host := remoteClient(x.cmds); host != "" {
+		return pl.skip(x, because(KindRemote, "connects to %s: a service outside the sandbox", host))
+	}
+	return pass()
+}
+
+// needsAccountRule skips a command of a hosted service's tool.
+func needsAccountRule(pl *planner, x *cmd) (Entry, bool) {
+	if svc := needsAccount(x.cmds); svc != "" {
+		return pl.skip(x, because(KindNeedsAccount, "needs a %s account: the sandbox has no login", svc))
+	}
+	return pass()
+}
+
+// uninstallsRule skips removing or reinstalling.
+func uninstallsRule(pl *planner, x *cmd) (Entry, bool) {
+	if uninstalls(x.cmds, pl.repo.is) {
+		return pl.skip(x, because(KindMaintenance, "uninstalls or reinstalls: not part of trying the README"))
+	}
+	return pass()
+}
+
+// selfAdd reports a command that adds this project as a dependency of the
+// reader's own project: `npm install express`, `yarn add express`,
+// `go get github.com/joho/godotenv`, `cargo add serde`.
+func selfAdd(s simple, repo Repo) (string, bool) {
+	name, args := s.name(), s.args()
+	if len(args) < 2 {
+		return "", false
+	}
+	sub := args[0]
+	var cands []string
+	switch name {
+	case "npm", "pnpm", "bun", "yarn", "deno":
+		if sub != "install" && sub != "i" && sub != "add" {
+			return "", false
+		}
+		for _, a := range args[1:] {
+			if a == "-g" || a == "--global" {
+				return "", false
+			}
+			if !strings.HasPrefix(a, "-") {
+				cands = append(cands, a)
+			}
+		}
+		for _, c := range cands {
+			c = strings.TrimPrefix(strings.TrimPrefix(c, "npm:"), "jsr:")
+			if repo.is(npmTool(c)) || repo.isPackage(c) {
+				return c, true
+			}
+		}
+	case "go":
+		if sub != "get" {
+			return "", false
+		}
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			p, _, _ := strings.Cut(a, "@")
+			if repo.isModule(p) {
+				return a, true
+			}
+		}
+	case "cargo", "composer", "dotnet":
+		if !(name == "cargo" && sub == "add" || name == "composer" && sub == "require" || name == "dotnet" && sub == "add") {
+			return "", false
+		}
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a, "-") || a == "package" {
+				continue
+			}
+			if repo.is(path.Base(a)) {
+				return a, true
+			}
+		}
+	}
+	return "", false
 }

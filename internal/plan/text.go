@@ -7,6 +7,9 @@ import (
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
+// Output and text: which lines of a block look like commands, and which
+// are output, prose, data or a help text.
+
 // shellWords are shell keywords and builtins that start a command.
 var shellWords = toSet(`if for while until case select function then do else elif fi done esac { } ( (( [[ [ ! . :
 source export alias unalias cd pushd popd echo eval exec set unset read printf test trap exit return local declare

@@ -7,6 +7,8 @@ import (
 	"strings"
 )
 
+// The plan printed for people and as JSON.
+
 // WriteText prints a plan for people: one line per candidate, grouped by
 // code block, and a summary.
 func WriteText(w io.Writer, p *Plan) error {

@@ -1,0 +1,285 @@
+package plan
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
+	"github.com/readme2demo/readme2demo/internal/readme"
+)
+
+// Which of several installs of a tool runs: the first that fits Linux, or
+// a later recipe for Debian; the others, and the steps that only build
+// toward them, are alternatives.
+
+// debianRe names this platform's own distributions specifically (not
+// "Linux" in general).
+var debianRe = lazyre.New(`(?i)\b(debian|ubuntu|apt|apt-get|\.deb)\b`)
+
+// readmeFacts learns what the plan needs to know of the whole README before
+// it reads it in order: whether it shows Go code (then `go get` of the
+// module is for the reader's project), and which tools a section written
+// for Debian or Ubuntu installs with more than a bare `apt install tool`
+// (that recipe wins over an earlier generic install of the same tool, as a
+// person on Debian would choose it).
+func readmeFacts(doc *readme.Doc, repo Repo) (goCode bool, debTools map[string]int) {
+	debTools = map[string]int{}
+	for _, b := range doc.Blocks {
+		if b.Lang == "go" || b.Lang == "golang" {
+			goCode = true
+		}
+		if !b.Shell || !debianBlock(b) {
+			continue
+		}
+		found := map[string]int{}
+		steps, pkgs := 0, 0
+		for _, l := range b.Lines {
+			t, ok := readme.CutPrompt(l.Text)
+			if !ok {
+				t = l.Text
+			}
+			if strings.HasPrefix(strings.TrimSpace(t), "#") || strings.TrimSpace(t) == "" {
+				continue
+			}
+			for _, s := range simples(lex(t)) {
+				steps++
+				ts, _, ok := installs(s, repo)
+				if url, _, isClone := clone(s); isClone && repo.isClone(url) {
+					ts, ok = repo.Names, true
+				}
+				if ok {
+					for _, tool := range ts {
+						pkgs++
+						if found[tool] == 0 {
+							found[tool] = l.Line
+						}
+					}
+				}
+			}
+		}
+		// A bare `apt install tool` is the same install as a generic one;
+		// the Debian recipe wins when it does more: adds the package
+		// source, installs what the tool needs.
+		if steps < 2 && pkgs < 2 {
+			continue
+		}
+		for tool, l := range found {
+			if debTools[tool] == 0 {
+				debTools[tool] = l
+			}
+		}
+	}
+	return goCode, debTools
+}
+
+// debianBlock reports a block written for Debian or Ubuntu: the sentence
+// right before it, its first comment, or its innermost heading names them
+// (and no other platform).
+func debianBlock(b readme.Block) bool {
+	texts := []string{lastSentence(b.Before), innermost(b.Headings)}
+	if first := firstNonBlank(b.Lines); strings.HasPrefix(first, "#") && !strings.HasPrefix(first, "#!") {
+		texts = append([]string{first}, texts...)
+	}
+	for _, t := range texts {
+		t = proseOnly(t)
+		if t == "" || len(t) > 200 {
+			continue
+		}
+		if _, fits, named := textPlatform(t); named {
+			return fits && debianRe.MatchString(t) && platformCount(t) == 1
+		}
+	}
+	return false
+}
+
+// laterDebianInstall returns the README line after line of the Debian or
+// Ubuntu section that installs all of tools, 0 when there is none.
+func (pl *planner) laterDebianInstall(tools []string, line int) int {
+	last := 0
+	for _, t := range tools {
+		l := pl.debTools[t]
+		if l <= line {
+			return 0
+		}
+		last = max(last, l)
+	}
+	return last
+}
+
+// buildStep reports a step of a build from source: what a manual install
+// does before its install command.
+func buildStep(s simple) bool {
+	name, args := path.Base(s.name()), s.args()
+	sub := ""
+	if len(args) > 0 {
+		sub = args[0]
+	}
+	switch name {
+	case "npm", "pnpm", "yarn":
+		return sub == "" || sub == "install" || sub == "i" || sub == "ci" || sub == "run" && len(args) > 1 && args[1] == "build"
+	case "make", "cmake", "meson", "ninja", "configure", "autoreconf", "bootstrap", "autogen.sh":
+		return !slices.Contains(args, "install")
+	case "go", "cargo":
+		return sub == "build"
+	case "git":
+		return sub == "checkout" || sub == "submodule" || sub == "pull" || sub == "fetch"
+	}
+	return false
+}
+
+// npxOf returns the package an `npx PKG` command runs, "" for none.
+func npxOf(cmds []simple) string {
+	for _, s := range cmds {
+		if s.name() != "npx" {
+			continue
+		}
+		for _, a := range s.args() {
+			if !strings.HasPrefix(a, "-") {
+				return a
+			}
+		}
+	}
+	return ""
+}
+
+// installToolRe is a sentence that presents a `go get` as the install of
+// the project's program ("Install the command line tool first."), not as
+// a dependency of the reader's project.
+var installToolRe = lazyre.New(`(?i)\binstall\b.*\b(command[- ]line tool|tool|cli|binary|command|program|executable)\b`)
+
+// usesLaterInstall says why the install sections should run first: a
+// command outside them runs a program that no earlier command installs and
+// that a later install section's command does ("line 14 uses gojq, which
+// line 71 installs"); "" when none does.
+func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
+	inInstall := map[int]bool{} // README lines of run entries under install headings
+	for i, g := range groups {
+		for _, e := range g {
+			if install[i] && e.Run {
+				inInstall[e.Line] = true
+			}
+		}
+	}
+	for i, g := range groups {
+		if install[i] {
+			continue
+		}
+		for _, e := range g {
+			if !e.Run || e.Step.WriteFile != "" {
+				continue
+			}
+			for _, s := range simples(lex(e.command())) {
+				tool := strings.ToLower(path.Base(s.name()))
+				first, later := 0, 0
+				for _, in := range p.Installs {
+					if in.Tool != tool || in.Skipped != "" {
+						continue
+					}
+					if in.Line < e.Line && first == 0 {
+						first = in.Line
+					}
+					if in.Line > e.Line && later == 0 && inInstall[in.Line] {
+						later = in.Line
+					}
+				}
+				if first == 0 && later > 0 {
+					return fmt.Sprintf("line %d uses %s, which line %d installs", e.Line, tool, later)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// installRule decides the installs: of several commands that install the
+// same tool, the first that fits Linux runs and the later ones are
+// alternatives; a generic install gives way to a later Debian recipe; an
+// install in a troubleshooting section is a fix for that problem. An
+// install that runs is recorded (then the command is left to runRule).
+func installRule(pl *planner, x *cmd) (Entry, bool) {
+	if p := npxOf(x.cmds); p != "" && isInstallSection(x.b.Headings) {
+		if l := pl.installed[npmTool(p)]; l > 0 {
+			return pl.skip(x, because(KindAlternative, "alternative: runs %s with npx, without installing it; %s line %d already installs it", p, pl.file, l).with(causeAlternative))
+		}
+	}
+	tools, selfInstall := pl.installedBy(x)
+	if len(tools) == 0 {
+		return pass()
+	}
+	// Deeper in a troubleshooting or FAQ section (a question of its own),
+	// installs are fixes for that problem; other commands are examples.
+	if th := section(x.b.Headings, troubleRe); th != "" {
+		return pl.skip(x, because(KindOptional, "installs a fix from a troubleshooting section (%q): only when that problem occurs", th))
+	}
+	prev, all := 0, true
+	for _, t := range tools {
+		if l := pl.installed[t]; l > 0 && !(selfInstall && pl.cloned[t]) {
+			// (The project's own installer after its clone is the clone's
+			// next step, not an alternative to it.)
+			prev = l
+		} else {
+			all = false
+		}
+	}
+	if all && prev > 0 {
+		return pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs %s", pl.file, prev, strings.Join(tools, ", ")).with(causeAlternative))
+	}
+	if deb := pl.laterDebianInstall(tools, x.c.line); deb > 0 && !debianBlock(x.b) {
+		return pl.skip(x, because(KindAlternative, "alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(tools, ", ")).with(causeAlternative))
+	}
+	for _, t := range tools {
+		if pl.installed[t] == 0 {
+			pl.installed[t] = x.c.line
+		}
+		pl.plan.Installs = append(pl.plan.Installs, Install{Tool: t, Line: x.c.line, Command: firstLine(x.c.text)})
+	}
+	return pass()
+}
+
+// installedBy returns the tools a command installs, with selfInstall when
+// it installs the project from the checkout (`make install`).
+func (pl *planner) installedBy(x *cmd) (tools []string, selfInstall bool) {
+	for _, s := range x.cmds {
+		if ts, self, ok := installs(s, pl.repo); ok {
+			tools = append(tools, ts...)
+			selfInstall = selfInstall || self
+		}
+	}
+	tools = append(tools, binInstalls(x.cmds)...)
+	for _, s := range x.cmds[1:] {
+		if url, _, ok := clone(s); ok && pl.repo.isClone(url) {
+			tools = append(tools, pl.repo.Names...) // a manual install from a clone
+		}
+	}
+	if url, ok := pipesToShell(x.ws); ok && pl.urlNamesRepo(url) {
+		tools = append(tools, pl.repo.Names...) // the project's own installer
+	}
+	if pl.runsOwnInstaller(x.cmds) {
+		tools = append(tools, pl.repo.Names...) // the project's installer, downloaded first
+	}
+	return tools, selfInstall
+}
+
+// installedAny returns the README line that installed one of the tools,
+// 0 when none was.
+func (pl *planner) installedAny(tools []string) int {
+	for _, t := range tools {
+		if l := pl.installed[t]; l > 0 {
+			return l
+		}
+	}
+	return 0
+}
+
+// checksOut reports `git checkout REF` or `git switch REF`: a version of
+// the clone.
+func checksOut(text string) bool {
+	for _, s := range simples(lex(text)) {
+		if args := s.args(); s.name() == "git" && len(args) > 1 && (args[0] == "checkout" || args[0] == "switch") && args[1] != "-b" && args[1] != "-c" {
+			return true
+		}
+	}
+	return false
+}
