@@ -83,7 +83,7 @@ func (d Decision) with(c cause) Decision {
 
 // otherPlatform is the decision for another platform's command or block.
 func otherPlatform(format string, a ...any) Decision {
-	return Decision{Kind: KindOtherPlatform, Reason: "other platform: " + reasonf(format, a...), cause: causeOtherPlatform}
+	return Decision{Kind: KindOtherPlatform, Reason: reasonf("other platform: "+format, a...), cause: causeOtherPlatform}
 }
 
 // reasonf renders a reason. Tests replace it to show that no decision
