@@ -18,13 +18,13 @@ import (
 // "Linux" in general).
 var debianRe = lazyre.New(`(?i)\b(debian|ubuntu|apt|apt-get|\.deb)\b`)
 
-// readmeFacts learns what the plan needs to know of the whole README before
+// readmeLibraryAndDebian learns what the plan needs to know of the whole README before
 // it reads it in order: whether it shows Go code (then `go get` of the
 // module is for the reader's project), and which tools a section written
 // for Debian or Ubuntu installs with more than a bare `apt install tool`
 // (that recipe wins over an earlier generic install of the same tool, as a
 // person on Debian would choose it).
-func readmeFacts(doc *readme.Doc, repo Repo) (goCode bool, debTools map[string]int) {
+func readmeLibraryAndDebian(doc *readme.Doc, repo Repo) (goCode bool, debTools map[string]int) {
 	debTools = map[string]int{}
 	for _, b := range doc.Blocks {
 		if b.Lang == "go" || b.Lang == "golang" {
@@ -99,7 +99,7 @@ func debianBlock(b readme.Block) bool {
 func (pl *planner) laterDebianInstall(tools []string, line int) int {
 	last := 0
 	for _, t := range tools {
-		l := pl.debTools[t]
+		l := pl.readme.debTools[t]
 		if l <= line {
 			return 0
 		}
@@ -200,7 +200,7 @@ func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
 // install that runs is recorded (then the command is left to runRule).
 func installRule(pl *planner, x *cmd) (Entry, bool) {
 	if p := npxOf(x.cmds); p != "" && isInstallSection(x.b.Headings) {
-		if l := pl.installed[npmTool(p)]; l > 0 {
+		if l := pl.seen.installed[npmTool(p)]; l > 0 {
 			return pl.skip(x, because(KindAlternative, "alternative: runs %s with npx, without installing it; %s line %d already installs it", p, pl.file, l).with(causeAlternative))
 		}
 	}
@@ -215,7 +215,7 @@ func installRule(pl *planner, x *cmd) (Entry, bool) {
 	}
 	prev, all := 0, true
 	for _, t := range tools {
-		if l := pl.installed[t]; l > 0 && !(selfInstall && pl.cloned[t]) {
+		if l := pl.seen.installed[t]; l > 0 && !(selfInstall && pl.seen.cloned[t]) {
 			// (The project's own installer after its clone is the clone's
 			// next step, not an alternative to it.)
 			prev = l
@@ -230,8 +230,8 @@ func installRule(pl *planner, x *cmd) (Entry, bool) {
 		return pl.skip(x, because(KindAlternative, "alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(tools, ", ")).with(causeAlternative))
 	}
 	for _, t := range tools {
-		if pl.installed[t] == 0 {
-			pl.installed[t] = x.c.line
+		if pl.seen.installed[t] == 0 {
+			pl.seen.installed[t] = x.c.line
 		}
 		pl.plan.Installs = append(pl.plan.Installs, Install{Tool: t, Line: x.c.line, Command: firstLine(x.c.text)})
 	}
@@ -266,7 +266,7 @@ func (pl *planner) installedBy(x *cmd) (tools []string, selfInstall bool) {
 // 0 when none was.
 func (pl *planner) installedAny(tools []string) int {
 	for _, t := range tools {
-		if l := pl.installed[t]; l > 0 {
+		if l := pl.seen.installed[t]; l > 0 {
 			return l
 		}
 	}

@@ -35,9 +35,9 @@ func (pl *planner) block(b readme.Block) []Entry {
 	}
 	if b.Hints.Cwd != "" {
 		// Paths in the block are relative to the hint's directory.
-		saved := pl.cwd
-		pl.cwd = cwdUnknown
-		defer func() { pl.cwd = saved }()
+		saved := pl.seen.cwd
+		pl.seen.cwd = cwdUnknown
+		defer func() { pl.seen.cwd = saved }()
 	}
 	all := pl.blockDecision(b, cands)
 	if all != nil && all.Kind.Runs() {
@@ -179,7 +179,7 @@ func (pl *planner) judge(b readme.Block, cands []candidate, base Decision, all *
 				with = &d
 			}
 			if e.Run && (e.Step.Background || b.Hints.Background) {
-				pl.serverUp = true
+				pl.seen.serverUp = true
 			}
 			out = append(out, e)
 		}

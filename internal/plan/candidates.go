@@ -96,7 +96,7 @@ func (pl *planner) notCommands(cands []candidate) string {
 		ss := simples(lex(c.text))
 		if len(ss) > 0 {
 			n := ss[0].name()
-			if knownCommands[path.Base(n)] || platformTools[path.Base(n)] != "" || pl.repo.is(path.Base(n)) || pl.installed[strings.ToLower(path.Base(n))] > 0 ||
+			if knownCommands[path.Base(n)] || platformTools[path.Base(n)] != "" || pl.repo.is(path.Base(n)) || pl.seen.installed[strings.ToLower(path.Base(n))] > 0 ||
 				strings.HasPrefix(n, "./") || strings.HasPrefix(n, "$") {
 				known = true
 				firstKnown = firstKnown || i == 0
@@ -193,7 +193,7 @@ func shellWordsByLine(doc *readme.Doc) map[string][]int {
 // usedAfter returns the first README line after line whose shell command
 // names file as a word (`node index.js`, `./run.sh`), 0 when none does.
 func (pl *planner) usedAfter(file string, line int) int {
-	for _, u := range pl.uses[file] {
+	for _, u := range pl.readme.uses[file] {
 		if u > line {
 			return u
 		}

@@ -142,27 +142,27 @@ func cloneOfSelf(pl *planner, x *cmd) (Entry, bool) {
 	}
 	if dir != "" && dir != "." && !pl.repo.is(path.Base(dir)) && !strings.HasPrefix(dir, "-") {
 		if deb := pl.laterDebianInstall(pl.repo.Names, x.c.line); deb > 0 && !debianBlock(x.b) {
-			pl.notMade[strings.TrimSuffix(dir, "/")] = x.c.line
+			pl.seen.notMade[strings.TrimSuffix(dir, "/")] = x.c.line
 			return pl.skip(x, because(KindAlternative, "alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(pl.repo.Names, ", ")).with(causeAlternative))
 		}
 		if prev := pl.installedAny(pl.repo.Names); prev > 0 {
-			pl.notMade[strings.TrimSuffix(dir, "/")] = x.c.line
+			pl.seen.notMade[strings.TrimSuffix(dir, "/")] = x.c.line
 			return pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs %s", pl.file, prev, strings.Join(pl.repo.Names, ", ")).with(causeAlternative))
 		}
 		for _, t := range pl.repo.Names {
-			if pl.installed[t] == 0 {
-				pl.installed[t] = x.c.line
-				pl.cloned[t] = true
+			if pl.seen.installed[t] == 0 {
+				pl.seen.installed[t] = x.c.line
+				pl.seen.cloned[t] = true
 			}
 		}
-		pl.mentioned[strings.TrimSuffix(strings.TrimPrefix(dir, "~/"), "/")] = true
+		pl.seen.mentioned[strings.TrimSuffix(strings.TrimPrefix(dir, "~/"), "/")] = true
 		e := pl.entry(x.b, x.c, because(KindLinkClone, "clones this repository into %s: that directory is linked to the checkout under test instead", dir).with(causeClone))
 		e.Step.LinkCheckout = dir
 		e.Step.Exec = chainRest(x.c.text, x.cmds, func(simple) bool { return false })
 		return e, true
 	}
 	rest := chainRest(x.c.text, x.cmds, func(s simple) bool { return pl.isCdInto(s, target) })
-	pl.cloneDirs[strings.TrimSuffix(target, "/")] = true
+	pl.seen.cloneDirs[strings.TrimSuffix(target, "/")] = true
 	if rest == "" {
 		return pl.entry(x.b, x.c, because(KindCloneOfSelf, "clones this repository: the run starts in its checkout").with(causeClone)), true
 	}
@@ -174,12 +174,12 @@ func cloneOfSelf(pl *planner, x *cmd) (Entry, bool) {
 // inSkippedClone skips a command in the directory a skipped clone would
 // have made (the first such clone in README order).
 func inSkippedClone(pl *planner, x *cmd) (Entry, bool) {
-	dirs := slices.SortedFunc(maps.Keys(pl.notMade), func(a, b string) int {
-		return cmp.Or(pl.notMade[a]-pl.notMade[b], strings.Compare(a, b))
+	dirs := slices.SortedFunc(maps.Keys(pl.seen.notMade), func(a, b string) int {
+		return cmp.Or(pl.seen.notMade[a]-pl.seen.notMade[b], strings.Compare(a, b))
 	})
 	for _, d := range dirs {
 		if strings.Contains(x.c.text, d+"/") || strings.HasSuffix(strings.TrimSpace(firstLineOf(x.c.text)), " "+d) {
-			return pl.skip(x, because(KindAlternative, "uses %s, which the clone at line %d (not run) would have made", d, pl.notMade[d]))
+			return pl.skip(x, because(KindAlternative, "uses %s, which the clone at line %d (not run) would have made", d, pl.seen.notMade[d]))
 		}
 	}
 	return pass()
@@ -197,7 +197,7 @@ func cdIntoClone(pl *planner, x *cmd) (Entry, bool) {
 	}
 	d := strings.TrimSuffix(args[0], "/")
 	first := strings.SplitN(d, "/", 2)[0]
-	if pl.cloneDirs[d] || pl.repo.FilesKnown() && pl.repo.is(first) && !pl.repo.hasFile(d) && !pl.mentioned[first] {
+	if pl.seen.cloneDirs[d] || pl.repo.FilesKnown() && pl.repo.is(first) && !pl.repo.hasFile(d) && !pl.seen.mentioned[first] {
 		return pl.skip(x, because(KindCloneOfSelf, "enters the clone of this repository: the run already starts in its checkout"))
 	}
 	return pass()

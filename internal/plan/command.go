@@ -158,10 +158,10 @@ func (pl *planner) remember(ws []word) {
 			continue
 		}
 		if w.text != "" {
-			pl.mentioned[strings.TrimSuffix(strings.TrimPrefix(w.text, "./"), "/")] = true
+			pl.seen.mentioned[strings.TrimSuffix(strings.TrimPrefix(w.text, "./"), "/")] = true
 			if url, _, _ := strings.Cut(w.text, "?"); urlRe.MatchString(url) {
 				name, _ := repoOfURL(url)
-				pl.mentioned[name] = true
+				pl.seen.mentioned[name] = true
 			}
 		}
 	}

@@ -100,14 +100,14 @@ func (pl *planner) ownImage(s simple) string {
 			continue
 		}
 		img := strings.ToLower(a)
-		if pl.images[img] {
+		if pl.seen.images[img] {
 			return a
 		}
 		ref, _, _ := strings.Cut(img, ":")
 		if i := strings.LastIndexByte(ref, '@'); i > 0 {
 			ref = ref[:i]
 		}
-		if pl.repo.is(path.Base(ref)) || pl.images[ref] || slices.ContainsFunc(pl.repo.Slugs, func(sl string) bool { return strings.HasSuffix(ref, sl) }) {
+		if pl.repo.is(path.Base(ref)) || pl.seen.images[ref] || slices.ContainsFunc(pl.repo.Slugs, func(sl string) bool { return strings.HasSuffix(ref, sl) }) {
 			return a
 		}
 		return ""
@@ -167,7 +167,7 @@ func ownDockerImage(pl *planner, x *cmd) (Entry, bool) {
 		}
 		if tag, ok := pl.ownBuild(s); ok {
 			if tag != "" {
-				pl.images[strings.ToLower(tag)] = true
+				pl.seen.images[strings.ToLower(tag)] = true
 			}
 			return pl.skip(x, because(KindContainer, "builds this project's Docker image: an alternative way to run it (the sandbox has no Docker)"))
 		}

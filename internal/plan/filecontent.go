@@ -42,7 +42,7 @@ func (pl *planner) namedFile(b readme.Block) (string, Decision) {
 		// command uses (`node index.js`).
 		if m := fileNameCommentRe.FindStringSubmatch(b.Lines[0].Text); m != nil && looksLikeFile(m[1]) {
 			f := strings.TrimPrefix(m[1], "./")
-			if !pl.repo.hasFile(f) && !pl.mentioned[f] && pl.usedAfter(f, b.EndLine) > 0 {
+			if !pl.repo.hasFile(f) && !pl.seen.mentioned[f] && pl.usedAfter(f, b.EndLine) > 0 {
 				return f, because(KindWriteFile, "file content: its first line names %s, which line %d uses, so it is written there, as a person would", f, pl.usedAfter(f, b.EndLine))
 			}
 		}
@@ -93,8 +93,8 @@ func (pl *planner) fileEntry(b readme.Block, target string, d Decision) Entry {
 	e.setDecision(d)
 	e.Step.WriteFile, e.Step.Content = target, content
 	e.Command = heredoc(target, content)
-	pl.mentioned[strings.TrimPrefix(target, "./")] = true
-	pl.mentioned[path.Base(target)] = true
+	pl.seen.mentioned[strings.TrimPrefix(target, "./")] = true
+	pl.seen.mentioned[path.Base(target)] = true
 	e.Step.Timeout, e.Step.ContinueOnError = b.Hints.Timeout, b.Hints.ContinueOnError
 	if b.Hints.Cwd != "" {
 		e.Step.Cwd, e.Step.LeaveCwd = b.Hints.Cwd, true
@@ -175,7 +175,7 @@ func (pl *planner) settingsReference(b readme.Block, cands []candidate) bool {
 	}
 	for name := range names {
 		re := regexp.MustCompile(`\$\{?` + regexp.QuoteMeta(name) + `\b`)
-		for _, l := range pl.lines {
+		for _, l := range pl.readme.lines {
 			if l.Line >= b.Line && re.MatchString(l.Text) {
 				return false
 			}
@@ -272,7 +272,7 @@ func (pl *planner) unusedAliases(b readme.Block, cands []candidate) string {
 		return ""
 	}
 	for _, n := range names {
-		for _, l := range pl.uses[n] {
+		for _, l := range pl.readme.uses[n] {
 			if l > b.EndLine {
 				return ""
 			}

@@ -37,7 +37,7 @@ func (pl *planner) missingArchive(cmds []simple) string {
 				continue
 			}
 			clean := strings.TrimPrefix(a, "./")
-			if !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] && !made[path.Base(clean)] {
+			if !pl.inRepo(clean) && !pl.seen.mentioned[clean] && !pl.seen.mentioned[path.Base(clean)] && !made[path.Base(clean)] {
 				return a
 			}
 		}
@@ -130,7 +130,7 @@ func (pl *planner) missingFile(cmds []simple) string {
 		for _, f := range s.inputs { // the files it reads through `<`
 			if looksLikeFile(f) {
 				clean := strings.TrimSuffix(strings.TrimPrefix(f, "./"), "/")
-				if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+				if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.seen.mentioned[clean] && !pl.seen.mentioned[path.Base(clean)] {
 					return f
 				}
 			}
@@ -155,7 +155,7 @@ func (pl *planner) missingFile(cmds []simple) string {
 			_, v, _ := strings.Cut(a, "=")
 			v = strings.Trim(v, `"'`)
 			if clean := strings.TrimSuffix(strings.TrimPrefix(v, "./"), "/"); strings.HasPrefix(v, "./") && looksLikeFile(v) &&
-				!generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[path.Base(clean)] {
+				!generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.seen.mentioned[clean] && !pl.seen.mentioned[path.Base(clean)] {
 				return v
 			}
 		}
@@ -164,7 +164,7 @@ func (pl *planner) missingFile(cmds []simple) string {
 			// cd into a directory of the README's example project.
 			d := strings.TrimSuffix(strings.TrimPrefix(s.argv[1].text, "./"), "/")
 			if fileArgRe.MatchString(d) && !strings.Contains(d, "..") && d != "." && !generatedRe.MatchString(d) &&
-				!pl.inRepo(d) && !pl.mentioned[d] && !pl.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.cloneDirs[d] && !madeEarlier(d) {
+				!pl.inRepo(d) && !pl.seen.mentioned[d] && !pl.seen.mentioned[strings.SplitN(d, "/", 2)[0]] && !pl.seen.cloneDirs[d] && !madeEarlier(d) {
 				return d
 			}
 			continue
@@ -187,16 +187,16 @@ func (pl *planner) missingFile(cmds []simple) string {
 				continue
 			}
 			clean := strings.TrimSuffix(strings.TrimPrefix(a, "./"), "/")
-			if generatedRe.MatchString(clean) || pl.inRepo(clean) || pl.mentioned[clean] || pl.mentioned[path.Base(clean)] || pl.mentioned[strings.SplitN(clean, "/", 2)[0]] {
+			if generatedRe.MatchString(clean) || pl.inRepo(clean) || pl.seen.mentioned[clean] || pl.seen.mentioned[path.Base(clean)] || pl.seen.mentioned[strings.SplitN(clean, "/", 2)[0]] {
 				continue
 			}
 			return a
 		}
 		// The command itself: ./bin/tool, scripts/x.sh, or a script by its
 		// name (test-script.sh), which is on no PATH unless it is here.
-		if (strings.HasPrefix(name, "./") || !strings.Contains(name, "/") && scriptExtRe.MatchString(name) && pl.installed[name] == 0) && looksLikeFile(name) {
+		if (strings.HasPrefix(name, "./") || !strings.Contains(name, "/") && scriptExtRe.MatchString(name) && pl.seen.installed[name] == 0) && looksLikeFile(name) {
 			clean := strings.TrimPrefix(name, "./")
-			if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.mentioned[clean] && !pl.mentioned[strings.SplitN(clean, "/", 2)[0]] && !pl.mentioned[path.Base(clean)] {
+			if !generatedRe.MatchString(clean) && !pl.inRepo(clean) && !pl.seen.mentioned[clean] && !pl.seen.mentioned[strings.SplitN(clean, "/", 2)[0]] && !pl.seen.mentioned[path.Base(clean)] {
 				return name
 			}
 		}
@@ -238,22 +238,22 @@ func (pl *planner) follow(cmds []simple) {
 		}
 		args := s.args()
 		switch {
-		case pl.cwd == cwdUnknown:
+		case pl.seen.cwd == cwdUnknown:
 		case len(args) != 1 || strings.HasPrefix(args[0], "/") || strings.HasPrefix(args[0], "~") || strings.HasPrefix(args[0], "$") || args[0] == "-":
 			// Out of the checkout: later examples are still judged against
 			// its files, as a reader reads them.
-			pl.cwd = ""
+			pl.seen.cwd = ""
 		default:
-			d := path.Clean(path.Join(pl.cwd, args[0]))
+			d := path.Clean(path.Join(pl.seen.cwd, args[0]))
 			switch {
 			case d == ".":
-				pl.cwd = ""
+				pl.seen.cwd = ""
 			case strings.HasPrefix(d, ".."):
-				pl.cwd = cwdUnknown
+				pl.seen.cwd = cwdUnknown
 			case pl.repo.hasFile(d):
-				pl.cwd = d
+				pl.seen.cwd = d
 			default:
-				pl.cwd = cwdUnknown // a directory an earlier command made
+				pl.seen.cwd = cwdUnknown // a directory an earlier command made
 			}
 		}
 	}
@@ -262,10 +262,10 @@ func (pl *planner) follow(cmds []simple) {
 // inRepo reports a path (relative to the session's directory) the
 // repository has; true when the directory is not known.
 func (pl *planner) inRepo(p string) bool {
-	if pl.cwd == cwdUnknown {
+	if pl.seen.cwd == cwdUnknown {
 		return true
 	}
-	return pl.repo.hasFile(path.Clean(path.Join(pl.cwd, p)))
+	return pl.repo.hasFile(path.Clean(path.Join(pl.seen.cwd, p)))
 }
 
 // slugRe is an owner/name pair: a GitHub repository (zyedidia/micro) or an
@@ -280,7 +280,7 @@ func (pl *planner) slugArg(a string) bool {
 		return false
 	}
 	owner := strings.SplitN(a, "/", 2)[0]
-	return !pl.inRepo(owner) && !pl.mentioned[owner] && !generatedRe.MatchString(owner)
+	return !pl.inRepo(owner) && !pl.seen.mentioned[owner] && !generatedRe.MatchString(owner)
 }
 
 // noteDownloads records the files that curl -o and wget -O save, with
@@ -305,7 +305,7 @@ func (pl *planner) noteDownloads(cmds []simple) {
 			file = path.Base(strings.SplitN(url, "?", 2)[0])
 		}
 		if url != "" && file != "" {
-			pl.downloads[strings.TrimPrefix(file, "./")] = url
+			pl.seen.downloads[strings.TrimPrefix(file, "./")] = url
 		}
 	}
 }
@@ -322,7 +322,7 @@ func missingInput(pl *planner, x *cmd) (Entry, bool) {
 			return pl.skip(x, because(KindMissingInput, "refers to %s, which is not in the repository and which no earlier command creates: an example, not a step", f))
 		}
 	}
-	if u := localURL(x.cmds); u != "" && !pl.serverUp && server(x.cmds) == "" {
+	if u := localURL(x.cmds); u != "" && !pl.seen.serverUp && server(x.cmds) == "" {
 		return pl.skip(x, because(KindMissingInput, "needs a server at %s, and no earlier command starts one", u))
 	}
 	return pass()

@@ -362,7 +362,7 @@ func (pl *planner) runsOwnInstaller(cmds []simple) bool {
 		if n := path.Base(s.name()); (n == "bash" || n == "sh") && len(s.args()) > 0 {
 			f = strings.TrimPrefix(s.args()[0], "./")
 		}
-		if u := pl.downloads[f]; u != "" && pl.urlNamesRepo(u) {
+		if u := pl.seen.downloads[f]; u != "" && pl.urlNamesRepo(u) {
 			return true
 		}
 	}

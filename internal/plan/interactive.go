@@ -182,7 +182,7 @@ func interactiveDefault(src []byte) (flags []string, ok bool) {
 // with a non-interactive option, its output piped or redirected, or only
 // its version or help.
 func (pl *planner) startsTUI(cmds []simple) bool {
-	if !pl.tui {
+	if !pl.readme.tui {
 		return false
 	}
 	for _, s := range cmds {
@@ -197,7 +197,7 @@ func (pl *planner) startsTUI(cmds []simple) bool {
 			return false
 		}
 		for _, a := range args {
-			for _, f := range pl.tuiOff {
+			for _, f := range pl.readme.tuiOff {
 				if a == f || strings.HasPrefix(a, f+"=") ||
 					len(f) == 2 && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], rune(f[1])) {
 					return false
@@ -325,13 +325,13 @@ func interactiveRule(pl *planner, x *cmd) (Entry, bool) {
 	}
 	if pl.startsTUI(x.cmds) {
 		off := ""
-		if len(pl.tuiOff) > 0 {
-			off = " without " + strings.Join(pl.tuiOff, " or ")
+		if len(pl.readme.tuiOff) > 0 {
+			off = " without " + strings.Join(pl.readme.tuiOff, " or ")
 		}
 		return pl.skip(x, because(KindInteractive, "interactive: the README says the program is interactive by default, and this runs it on the terminal%s", off))
 	}
-	if pl.uiCue != "" && pl.opensUI(x.cmds) {
-		return pl.skip(x, because(KindInteractive, "interactive: the README presents the program so (%q), and this opens it on the terminal with nobody at it", pl.uiCue))
+	if pl.readme.uiCue != "" && pl.opensUI(x.cmds) {
+		return pl.skip(x, because(KindInteractive, "interactive: the README presents the program so (%q), and this opens it on the terminal with nobody at it", pl.readme.uiCue))
 	}
 	return pass()
 }

@@ -232,7 +232,7 @@ func (pl *planner) exampleArg(cmds []simple) string {
 				continue // quoted: data; absolute: a real place (/tmp/foo)
 			}
 			a := path.Base(strings.TrimSuffix(w.text, "/"))
-			if (metasyntactic[a] || someNounRe.MatchString(a)) && !pl.mentioned[a] && !pl.mentioned[strings.TrimPrefix(w.text, "~/")] {
+			if (metasyntactic[a] || someNounRe.MatchString(a)) && !pl.seen.mentioned[a] && !pl.seen.mentioned[strings.TrimPrefix(w.text, "~/")] {
 				return w.text
 			}
 		}
@@ -246,7 +246,7 @@ var exampleProgs = toSet(`foo bar baz my-cli mycli my-app myapp my-tool mytool m
 // exampleProgram skips a run of a program name READMEs use for the
 // reader's own program (foo, myapp) that nothing made.
 func exampleProgram(pl *planner, x *cmd) (Entry, bool) {
-	if n := path.Base(x.head[0].name()); exampleProgs[n] && !pl.mentioned[n] && pl.installed[n] == 0 && !pl.repo.is(n) {
+	if n := path.Base(x.head[0].name()); exampleProgs[n] && !pl.seen.mentioned[n] && pl.seen.installed[n] == 0 && !pl.repo.is(n) {
 		return pl.skip(x, because(KindPlaceholder, "example program %s: the reader's own, not one this README makes", n))
 	}
 	return pass()

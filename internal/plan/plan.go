@@ -149,15 +149,11 @@ func Make(src []byte, o Options) *Plan {
 	for _, pr := range doc.Problems {
 		p.Notes = append(p.Notes, Note{Text: "readme2demo hint: " + pr})
 	}
-	pl := planner{repo: o.Repo, file: file, installed: map[string]int{}, cloneDirs: map[string]bool{}, plan: p,
-		images: map[string]bool{}, mentioned: map[string]bool{}, downloads: map[string]string{}, cloned: map[string]bool{}, notMade: map[string]int{},
-		uses: shellWordsByLine(&doc)}
-	pl.tuiOff, pl.tui = interactiveDefault(src)
-	keys, cue := presentsTUI(src)
-	pl.tui = pl.tui || keys
-	pl.uiCue = cue
-	pl.lines = codeLines(&doc)
-	pl.goCode, pl.debTools = readmeFacts(&doc, o.Repo)
+	programs := o.Programs
+	if programs == nil {
+		programs = DefaultPrograms()
+	}
+	pl := planner{repo: o.Repo, file: file, plan: p, programs: programs, readme: learnReadme(src, &doc, o.Repo), seen: newSession()}
 	var groups [][]Entry
 	var install []bool
 	for _, b := range doc.Blocks {
@@ -195,27 +191,55 @@ func Make(src []byte, o Options) *Plan {
 	return p
 }
 
-// planner holds what the plan learns while it reads the README in order.
+// planner is one plan in the making: what the whole README says, learned
+// before the rules run, and what the commands that run so far did.
 type planner struct {
-	repo      Repo
-	file      string
-	installed map[string]int  // tool -> README line of the run command that installs it
-	cloneDirs map[string]bool // where a skipped clone of this repository would have gone
-	plan      *Plan
+	repo     Repo
+	file     string
+	plan     *Plan
+	programs map[string]bool // the commands the sandbox image knows
+	readme   readmeFacts
+	seen     session
+}
+
+// readmeFacts is what the plan learns of the whole README before it reads
+// it in order.
+type readmeFacts struct {
+	uses     map[string][]int // words of the README's shell lines, by line
+	lines    []readme.Line    // the lines of every code block, in README order
+	tui      bool             // the README says its program is interactive by default
+	tuiOff   []string         // the options that make it non-interactive
+	uiCue    string           // the phrase of the README's opening that presents its program as interactive
+	goCode   bool             // the README shows Go code: a library, whose go get is for the reader's project
+	debTools map[string]int   // tool -> README line of its install in a section for Debian or Ubuntu
+}
+
+// session is what the commands that run so far did, in README order.
+type session struct {
+	installed map[string]int    // tool -> README line of the run command that installs it
 	cloned    map[string]bool   // tools "installed" by a clone of this repository linked to the checkout
+	cloneDirs map[string]bool   // where a skipped clone of this repository would have gone
 	notMade   map[string]int    // clone directories not made (the clone was an alternative), by line
 	images    map[string]bool   // Docker images of this project built by a skipped command
 	mentioned map[string]bool   // words of the commands that run so far
-	uses      map[string][]int  // words of the README's shell lines, by line
-	cwd       string            // the session's directory relative to the checkout, cwdUnknown when unknown
-	tui       bool              // the README says its program is interactive by default
-	tuiOff    []string          // the options that make it non-interactive
-	goCode    bool              // the README shows Go code: a library, whose go get is for the reader's project
-	debTools  map[string]int    // tool -> README line of its install in a section for Debian or Ubuntu
-	serverUp  bool              // a command that runs started a server (in the background)
-	lines     []readme.Line     // the lines of every code block, in README order
-	uiCue     string            // the phrase of the README's opening that presents its program as interactive
 	downloads map[string]string // file -> the URL a command that runs downloaded it from
+	cwd       string            // the session's directory relative to the checkout, cwdUnknown when unknown
+	serverUp  bool              // a command that runs started a server (in the background)
+}
+
+func newSession() session {
+	return session{installed: map[string]int{}, cloned: map[string]bool{}, cloneDirs: map[string]bool{}, notMade: map[string]int{},
+		images: map[string]bool{}, mentioned: map[string]bool{}, downloads: map[string]string{}}
+}
+
+// learnReadme learns what the plan needs to know of the whole README.
+func learnReadme(src []byte, doc *readme.Doc, repo Repo) readmeFacts {
+	f := readmeFacts{uses: shellWordsByLine(doc), lines: codeLines(doc)}
+	f.tuiOff, f.tui = interactiveDefault(src)
+	keys, cue := presentsTUI(src)
+	f.tui, f.uiCue = f.tui || keys, cue
+	f.goCode, f.debTools = readmeLibraryAndDebian(doc, repo)
+	return f
 }
 
 // candidate is one would-be command of a block.

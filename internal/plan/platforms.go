@@ -355,7 +355,7 @@ func otherShellRule(pl *planner, x *cmd) (Entry, bool) {
 	if m := otherRcWriteRe.FindString(x.c.text); m != "" {
 		return pl.skip(x, because(KindOtherShell, "for another shell: it writes to %s", strings.TrimSpace(strings.TrimLeft(m, ">"))))
 	}
-	if n := path.Base(x.head[0].name()); shellNames[n] != "" && len(x.head[0].args()) > 0 && pl.installed[n] == 0 {
+	if n := path.Base(x.head[0].name()); shellNames[n] != "" && len(x.head[0].args()) > 0 && pl.seen.installed[n] == 0 {
 		sh := shellNames[n]
 		return pl.skip(x, because(KindOtherShell, "runs it with %s, another shell (the README tries it with bash too, or the sandbox has no %s)", sh, sh))
 	}

@@ -130,7 +130,7 @@ func otherVCSRule(pl *planner, x *cmd) (Entry, bool) {
 // tool is an install, not a library use.
 func libraryUseOrPublish(pl *planner, x *cmd) (Entry, bool) {
 	for _, s := range x.cmds {
-		if what, ok := selfAdd(s, pl.repo); ok && !(s.name() == "go" && (installToolRe.MatchString(lastSentence(x.b.Before)) || !pl.goCode && isInstallSection(x.b.Headings))) {
+		if what, ok := selfAdd(s, pl.repo); ok && !(s.name() == "go" && (installToolRe.MatchString(lastSentence(x.b.Before)) || !pl.readme.goCode && isInstallSection(x.b.Headings))) {
 			return pl.skip(x, because(KindLibraryUse, "adds this project (%s) to the reader's own project: the checkout is the project itself", what))
 		}
 		if what := publishes(s); what != "" {

@@ -125,7 +125,7 @@ func (pl *planner) isProse(line string) bool {
 		return false
 	}
 	first := ws[0]
-	if knownCommands[first] || shellWords[first] || platformTools[first] != "" || pl.repo.is(first) || pl.installed[first] > 0 {
+	if knownCommands[first] || shellWords[first] || platformTools[first] != "" || pl.repo.is(first) || pl.seen.installed[first] > 0 {
 		return false
 	}
 	fn := false
