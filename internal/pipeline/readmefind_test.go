@@ -18,7 +18,10 @@ func TestDefaultReadmeIn(t *testing.T) {
 		{[]string{"Readme.md", "LICENSE"}, "Readme.md"},
 		{[]string{"README.markdown"}, "README.markdown"},
 		{[]string{"README", "readme.md"}, "readme.md"},
-		{[]string{"README.rst"}, "README.md"}, // not Markdown: the error names README.md
+		{[]string{"README.rst"}, "README.rst"},
+		{[]string{"README.adoc", "README.rst"}, "README.rst"},
+		{[]string{"README.txt", "README.adoc"}, "README.adoc"},
+		{[]string{"README.rst", "README"}, "README"},
 		{nil, "README.md"},
 	} {
 		dir := t.TempDir()

@@ -27,6 +27,9 @@ func (pl *planner) block(b readme.Block) []Entry {
 		return nil
 	}
 	if e, ok := pl.fileBlock(b); ok {
+		if e.Run {
+			e.Planned = PlannedStep
+		}
 		return []Entry{e}
 	}
 	cands, base, whole := pl.candidates(b)
@@ -46,6 +49,7 @@ func (pl *planner) block(b readme.Block) []Entry {
 	out := pl.judge(b, cands, base, all)
 	pl.withSkippedGoal(out)
 	pl.applyHints(b, &out)
+	pl.markPlanned(b, out)
 	return out
 }
 

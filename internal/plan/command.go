@@ -56,6 +56,7 @@ var commandRules = []commandRule{
 	{"container", containerRule},
 	{"placeholder", placeholderRule},
 	{"missing-input", missingInput},
+	{"unknown-program", unknownProgram},
 	{"install", installRule},
 }
 
@@ -94,6 +95,7 @@ func pass() (Entry, bool) { return Entry{}, false }
 // the README leaves it out, in the background for a server).
 func (pl *planner) runRule(x *cmd, base Decision) Entry {
 	pl.remember(x.ws)
+	pl.define(x.c.text)
 	pl.noteDownloads(x.cmds)
 	pl.follow(x.cmds)
 	e := pl.entry(x.b, x.c, base)

@@ -12,20 +12,27 @@ import (
 // Entry is one candidate of the plan: a command to run or skip, or a code
 // block with no command to run. Its JSON form is stable:
 //
-//	{"file", "line", "command", "run", "reason", "block_line", "language"}
+//	{"file", "line", "command", "run", "reason", "block_line", "language", "kind", "planned"}
+//
+// with "planned" only on entries that run.
 type Entry struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
 	Command string `json:"command"`
 	Run     bool   `json:"run"`
 	Reason  string `json:"reason"`
-	// Kind is what the plan decided, as a type (Kind); Run follows from it.
-	Kind Kind `json:"kind"`
 	// BlockLine is the README line of the block's first content line.
 	BlockLine int `json:"block_line"`
 	// Language is the block's language as written in lower case, "" for an
 	// unlabelled or indented block.
 	Language string `json:"language"`
+	// Kind is what the plan decided, as a type (Kind); Run follows from it.
+	Kind Kind `json:"kind"`
+	// Planned says, for an entry that runs, whether the README clearly
+	// means it to be run (a step: its failure fails the run) or the plan
+	// runs it on a guess (a probe: its failure is reported, never the
+	// verdict); "" for an entry that does not run.
+	Planned Planned `json:"planned,omitempty"`
 
 	// EndLine is the last README line of the command.
 	EndLine int `json:"-"`
@@ -34,6 +41,15 @@ type Entry struct {
 	// cause is what later rules look back at (Decision.cause).
 	cause cause
 }
+
+// Planned is how sure the plan is that a run entry is meant to be run.
+type Planned string
+
+// The two ways an entry runs.
+const (
+	PlannedStep  Planned = "step"
+	PlannedProbe Planned = "probe"
+)
 
 // setDecision records a decision on the entry.
 func (e *Entry) setDecision(d Decision) {

@@ -136,7 +136,7 @@ func Make(src []byte, o Options) *Plan {
 	if file == "" {
 		file = "README.md"
 	}
-	doc := readme.Parse(src)
+	doc := readme.ParseFile(file, src)
 	order := o.Order
 	if order == "" {
 		order = doc.Order
@@ -222,6 +222,7 @@ type session struct {
 	notMade   map[string]int    // clone directories not made (the clone was an alternative), by line
 	images    map[string]bool   // Docker images of this project built by a skipped command
 	mentioned map[string]bool   // words of the commands that run so far
+	defined   map[string]bool   // functions and aliases the commands that run so far define
 	downloads map[string]string // file -> the URL a command that runs downloaded it from
 	cwd       string            // the session's directory relative to the checkout, cwdUnknown when unknown
 	serverUp  bool              // a command that runs started a server (in the background)
@@ -229,7 +230,7 @@ type session struct {
 
 func newSession() session {
 	return session{installed: map[string]int{}, cloned: map[string]bool{}, cloneDirs: map[string]bool{}, notMade: map[string]int{},
-		images: map[string]bool{}, mentioned: map[string]bool{}, downloads: map[string]string{}}
+		images: map[string]bool{}, mentioned: map[string]bool{}, defined: map[string]bool{}, downloads: map[string]string{}}
 }
 
 // learnReadme learns what the plan needs to know of the whole README.

@@ -308,13 +308,20 @@ func segmentsText(segs *text.Segments, src []byte) string {
 }
 
 func newBlock(lang string, indented bool, segs *text.Segments, src []byte, idx lineIndex, h Hints) Block {
-	b := Block{Lang: lang, Indented: indented, Hints: h}
 	var ls []Line
 	for i := 0; i < segs.Len(); i++ {
 		seg := segs.At(i)
 		t := strings.TrimRight(string(seg.Value(src)), "\r\n")
 		ls = append(ls, Line{Text: t, Line: idx.line(seg.Start)})
 	}
+	return blockOf(lang, indented, ls, h)
+}
+
+// blockOf makes a block of a code block's lines (as in the README, with
+// their line numbers): how its lines become commands, from its language
+// and its prompts. Every README format's reader makes its blocks here.
+func blockOf(lang string, indented bool, ls []Line, h Hints) Block {
+	b := Block{Lang: lang, Indented: indented, Hints: h}
 	b.Lines = ls
 	if len(ls) > 0 {
 		b.Line, b.EndLine = ls[0].Line, ls[len(ls)-1].Line

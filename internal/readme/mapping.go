@@ -31,7 +31,7 @@ func Map(l *commandlog.Log, readmeName string, readme []byte) int {
 		return 0
 	}
 	var cands []candidate
-	for _, b := range Extract(readme) {
+	for _, b := range ExtractFile(readmeName, readme) {
 		for _, c := range b.Commands {
 			n := normalize(c.Text)
 			if n == "" {

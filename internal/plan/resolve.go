@@ -1,0 +1,153 @@
+package plan
+
+import (
+	"path"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/readme"
+)
+
+// Whether a line is a command is decided by facts the sandbox can check,
+// not by its wording: its program must resolve, as a shell would find it.
+
+// resolution is how a command's program is known.
+type resolution int
+
+const (
+	unresolved        resolution = iota
+	resolvedShell                // a keyword or builtin, a function or alias the README defines, an expansion
+	resolvedImage                // a program of the sandbox image
+	resolvedRunner               // a program GitHub's hosted runners have that the image lacks
+	resolvedRepo                 // a path of the repository, or one its build makes
+	resolvedInstalled            // a program an earlier line installs
+	resolvedProject              // the project's own command (its names and manifests)
+)
+
+// resolve says how a command's program (its first word, after sudo, env
+// and assignments) is known.
+func (pl *planner) resolve(name string) resolution {
+	switch {
+	case name == "":
+		return unresolved
+	case shellWords[name] || pl.seen.defined[name] || strings.HasPrefix(name, "$") || strings.HasPrefix(name, "`"):
+		return resolvedShell
+	case strings.Contains(name, "/"):
+		return pl.resolvePath(name)
+	case pl.programs[name]:
+		return resolvedImage
+	case pl.repo.is(name):
+		return resolvedProject
+	case pl.installedTool(name):
+		return resolvedInstalled
+	case runnerPrograms[name] || knownCommands[name]:
+		return resolvedRunner
+	}
+	return unresolved
+}
+
+// resolvePath resolves a program named by a path: one of the repository
+// (relative to the session's directory), one a build makes, an absolute
+// path, one under the home directory (a clone or download put it there).
+func (pl *planner) resolvePath(name string) resolution {
+	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, "~") {
+		base := path.Base(name)
+		if pl.programs[base] || runnerPrograms[base] || pl.installedTool(base) || pl.repo.is(base) {
+			return resolvedImage
+		}
+		return resolvedRepo // a place the README set up, or a system path: the shell will say
+	}
+	clean := strings.TrimPrefix(name, "./")
+	first := strings.SplitN(clean, "/", 2)[0]
+	switch {
+	case pl.inRepo(clean), generatedRe.MatchString(clean), generatedRe.MatchString(first),
+		pl.seen.mentioned[clean], pl.seen.mentioned[first], pl.seen.cloneDirs[first]:
+		return resolvedRepo
+	case pl.installedTool(path.Base(clean)):
+		return resolvedInstalled
+	}
+	return unresolved
+}
+
+// installedTool reports a program that an earlier line installs or
+// defines: by the tool names installs() records, and the programs some
+// Debian packages put on the PATH under another name.
+func (pl *planner) installedTool(name string) bool {
+	name = strings.ToLower(name)
+	if pl.seen.installed[name] > 0 || pl.seen.mentioned[name] {
+		return true
+	}
+	for pkg := range pl.seen.installed {
+		if debianBinaries[pkg] != "" && strings.Contains(" "+debianBinaries[pkg]+" ", " "+name+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// debianBinaries are programs of Debian packages whose names differ from
+// the package's.
+var debianBinaries = map[string]string{
+	"ripgrep": "rg", "fd-find": "fdfind fd", "bat": "batcat bat", "python3-pip": "pip3 pip", "python3": "python3",
+	"python-is-python3": "python", "nodejs": "node", "npm": "npm npx", "golang-go": "go gofmt", "golang": "go gofmt",
+	"build-essential": "gcc g++ make cc c++", "default-jdk": "java javac jar", "default-jre": "java",
+	"ruby-full": "ruby gem irb", "neovim": "nvim", "silversearcher-ag": "ag", "imagemagick": "convert magick identify",
+	"postgresql-client": "psql", "redis-tools": "redis-cli", "redis-server": "redis-server redis-cli",
+	"sqlite3": "sqlite3", "netcat-openbsd": "nc", "netcat": "nc", "dnsutils": "dig nslookup", "iputils-ping": "ping",
+	"openssh-client": "ssh scp ssh-keygen", "gnupg": "gpg", "xz-utils": "xz", "bsdmainutils": "column hexdump",
+	"pandoc": "pandoc", "ffmpeg": "ffmpeg ffprobe", "rustc": "rustc", "cargo": "cargo", "clang": "clang clang++",
+	"libtool": "libtool libtoolize", "autoconf": "autoconf autoreconf", "automake": "automake aclocal",
+	"pkg-config": "pkg-config", "git-lfs": "git-lfs", "jq": "jq", "yq": "yq", "fzf": "fzf", "tmux": "tmux",
+	"shellcheck": "shellcheck", "hexyl": "hexyl", "exa": "exa", "eza": "eza", "zoxide": "zoxide",
+}
+
+// runnerPrograms are programs GitHub's hosted Ubuntu runners have that a
+// README may take for granted: a careful person on a runner runs a line
+// that starts with one. Where the sandbox image lacks one, the run names
+// the image, not the README.
+var runnerPrograms = toSet(`
+java javac jar mvn gradle ant kotlin kotlinc sbt scala ruby gem bundle bundler rake irb php composer phpunit
+yarn pnpm corepack lerna deno bun dotnet mono msbuild swift swiftc pwsh julia R Rscript
+cmake ninja meson autoreconf autoconf automake libtool aclocal m4 bison flex clang clang++ gfortran
+jq yq zstd 7z p7zip aria2c parallel rsync zip unzip shellcheck yamllint sqlite3 psql mysql pg_ctl
+kubectl helm kind minikube kustomize terraform packer pulumi ansible ansible-playbook aws az gcloud gh
+docker docker-compose podman buildah skopeo git-lfs hg svn bazel bazelisk
+chromium chromedriver google-chrome firefox geckodriver xvfb-run
+pipx poetry uv virtualenv tox nox pytest black flake8 mypy ruff pre-commit
+mix iex elixir erl rebar3 ghc ghci cabal stack opam dune ocaml zig nim nimble crystal shards dart flutter
+lein clojure clj lua luajit luarocks cpanm cpan raco racket elm gleam rustup rustc cargo go gofmt node npm npx
+`)
+
+// unknownProgram skips a line whose program does not resolve: output or
+// prose that looks like a command, or a program the README never installs.
+func unknownProgram(pl *planner, x *cmd) (Entry, bool) {
+	if x.b.Hints.Run || x.funcDef {
+		return pass()
+	}
+	name := x.cmds[0].name()
+	if name == "" || pl.resolve(name) != unresolved {
+		return pass() // only assignments, or a program it knows
+	}
+	if x.b.Mode == readme.ModeConsole {
+		return pl.skip(x, because(KindMissingInput, "needs %s, which the sandbox does not have and no earlier line installs (add the run hint if a step installs it)", name))
+	}
+	return pl.skip(x, because(KindText, "%s is no program the sandbox has, no file of the repository, and no earlier line installs it: text, not a command (add the run hint if it is one)", name))
+}
+
+// define records the functions and aliases a line that runs defines.
+func (pl *planner) define(text string) {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if m := definesFuncRe.FindString(l); m != "" {
+			name := strings.TrimSpace(strings.TrimPrefix(m, "function"))
+			if i := strings.IndexAny(name, " ({"); i >= 0 {
+				name = name[:i]
+			}
+			pl.seen.defined[name] = true
+		}
+		if rest, ok := strings.CutPrefix(l, "alias "); ok {
+			if name, _, ok := strings.Cut(strings.TrimSpace(rest), "="); ok {
+				pl.seen.defined[name] = true
+			}
+		}
+	}
+}
