@@ -18,6 +18,7 @@ import (
 // planOptions are the plan verb's flags.
 type planOptions struct {
 	readme, format, order string
+	hints                 bool
 }
 
 func newPlanCmd(e env) *cobra.Command {
@@ -33,9 +34,17 @@ text, not a command", "placeholder <your-token>: a value to fill in",
 run: this is exactly what "readme2demo run --engine markdown" would run, in
 the same order. docs/engines/markdown.md documents every rule and hint.
 
+A line that runs is a step (the README clearly means it to be run: a failing
+step fails the run) or a probe (run on a guess: a failing probe is reported
+and never fails the run). --hints adds to each decision the hint comment
+that flips it and where it goes (above the decision's code block).
+
 The JSON form is an array of objects with the keys file, line, command, run,
-reason, block_line and language, in run order; it is stable for scripts. A
-code block with no candidate command has one entry with an empty command.
+reason, block_line, language, kind (what was decided, as a word: command,
+output, placeholder, other-platform, …) and, on lines that run, planned
+(step or probe), in run order; it is stable for scripts. With --hints each
+object also has hint: {comment, effect}. A code block with no candidate
+command has one entry with an empty command.
 
 Exit status: 0 the plan runs at least one command, 1 nothing to run,
 2 bad flags or no readable README.`,
@@ -50,7 +59,8 @@ Exit status: 0 the plan runs at least one command, 1 nothing to run,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to plan, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes)+"; when REPO_DIR has no README.md, its readme.md, Readme.md, README.markdown, README, README.rst or README.adoc (reStructuredText and AsciiDoc READMEs are read in their own format)")
-	f.StringVar(&o.format, "format", "text", "the output format: text (for people) or json (an array of {file, line, command, run, reason, block_line, language})")
+	f.StringVar(&o.format, "format", "text", "the output format: text (for people) or json (an array of {file, line, command, run, reason, block_line, language, kind, planned})")
+	f.BoolVar(&o.hints, "hints", false, "print, for each decision, the hint comment that flips it (run, skip, file=PATH) and where to put it")
 	f.StringVar(&o.order, "order", "", "the run order: readme (README order) or install-first (the install sections first); default: the README's order hint, else readme, or install-first when a command uses a program that only a later install section installs")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("order", cobra.FixedCompletions(plan.Orders, cobra.ShellCompDirectiveNoFileComp))
@@ -80,7 +90,7 @@ func runPlan(o planOptions, repo string, e env) int {
 	if o.format == "json" {
 		write = plan.WriteJSON
 	}
-	if err := write(e.stdout, p); err != nil {
+	if err := write(e.stdout, p, plan.WriteOptions{Hints: o.hints}); err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo plan: write plan: %v\n", err)
 		return exitcode.Failed
 	}

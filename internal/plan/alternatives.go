@@ -229,6 +229,7 @@ func installRule(pl *planner, x *cmd) (Entry, bool) {
 	if deb := pl.laterDebianInstall(tools, x.c.line); deb > 0 && !debianBlock(x.b) {
 		return pl.skip(x, because(KindAlternative, "alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(tools, ", ")).with(causeAlternative))
 	}
+	pl.seen.selfInstall = pl.seen.selfInstall || selfInstall
 	for _, t := range tools {
 		if pl.seen.installed[t] == 0 {
 			pl.seen.installed[t] = x.c.line

@@ -42,9 +42,20 @@ func (pl *planner) block(b readme.Block) []Entry {
 		pl.seen.cwd = cwdUnknown
 		defer func() { pl.seen.cwd = saved }()
 	}
-	all := pl.blockDecision(b, cands)
-	if all != nil && all.Kind.Runs() {
-		base, all = *all, nil
+	var all *Decision
+	switch {
+	case b.Hints.Run:
+		// The run hint: every command of the block runs, as a step,
+		// whatever the rules would say (but another platform's hint).
+		if name, fits := hintPlatform(b.Hints.Platform); !fits {
+			d := otherPlatform("%s (platform hint)", name)
+			all = &d
+		}
+	default:
+		all = pl.blockDecision(b, cands)
+		if all != nil && all.Kind.Runs() {
+			base, all = *all, nil
+		}
 	}
 	out := pl.judge(b, cands, base, all)
 	pl.withSkippedGoal(out)
@@ -100,7 +111,10 @@ func (pl *planner) candidates(b readme.Block) (cands []candidate, base Decision,
 		if len(cands) == 0 {
 			return decided(KindText, "%s: only comments", label)
 		}
-		if h.Run && !readme.IsShellLang(lang) {
+		if h.Run {
+			for i := range cands {
+				cands[i].shape = shapeCommand // the hint says every line is one
+			}
 			return cands, because(KindCommand, "%s: run hint", label), nil
 		}
 		return cands, because(KindCommand, "%s", label), nil
@@ -165,6 +179,8 @@ func (pl *planner) judge(b readme.Block, cands []candidate, base Decision, all *
 			out = append(out, pl.entry(b, c, because(KindOtherPlatform, "installs from the package source that line %d adds, which is not run", srcLine)))
 		case cloneLine > 0 && checksOut(c.text):
 			out = append(out, pl.entry(b, c, because(KindCloneOfSelf, "checks out another version of the clone at line %d: the run tests the checkout as it is", cloneLine)))
+		case b.Hints.Run:
+			out = append(out, pl.runHinted(b, c, base))
 		default:
 			e := pl.decide(b, c, base)
 			switch {

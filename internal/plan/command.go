@@ -80,6 +80,24 @@ func (pl *planner) decide(b readme.Block, c candidate, base Decision) Entry {
 	return pl.runRule(x, base)
 }
 
+// runHinted runs a command of a block with the run hint: no rule skips
+// it; what it installs is recorded.
+func (pl *planner) runHinted(b readme.Block, c candidate, base Decision) Entry {
+	x := &cmd{b: b, c: c, ws: lex(c.text)}
+	x.cmds = simples(x.ws)
+	if len(x.cmds) > 0 {
+		tools, self := pl.installedBy(x)
+		pl.seen.selfInstall = pl.seen.selfInstall || self
+		for _, t := range tools {
+			if pl.seen.installed[t] == 0 {
+				pl.seen.installed[t] = c.line
+			}
+			pl.plan.Installs = append(pl.plan.Installs, Install{Tool: t, Line: c.line, Command: firstLine(c.text)})
+		}
+	}
+	return pl.runRule(x, base)
+}
+
 // skip is the entry that skips the command; what it would have installed
 // is noted, so that a later "not found" can name it.
 func (pl *planner) skip(x *cmd, d Decision) (Entry, bool) {

@@ -61,7 +61,7 @@ func TestRealREADMEsGolden(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(md), ".md")
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
-			assert.NilError(t, WriteText(&b, planFile(t, md)))
+			assert.NilError(t, WriteText(&b, planFile(t, md), WriteOptions{}))
 			golden.Assert(t, b.String(), filepath.Join("real", name+".txt"))
 		})
 	}

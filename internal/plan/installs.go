@@ -401,3 +401,32 @@ func (pl *planner) urlNamesRepo(url string) bool {
 	}
 	return false
 }
+
+// readmeInstalls are the tools the commands of a README's shell-like
+// blocks install, wherever they stand, and whether one installs the
+// project itself.
+func readmeInstalls(doc *readme.Doc, repo Repo) (tools map[string]bool, self bool) {
+	tools = map[string]bool{}
+	for _, b := range doc.Blocks {
+		if b.Mode == readme.ModeNone {
+			continue
+		}
+		for _, c := range b.Commands {
+			for _, s := range simples(lex(c.Text)) {
+				if commandPlatform(s, c.Text) != "" {
+					continue
+				}
+				if ts, isSelf, ok := installs(s, repo); ok {
+					for _, t := range ts {
+						tools[t] = true
+					}
+					self = self || isSelf
+				}
+				for _, t := range binInstalls([]simple{s}) {
+					tools[t] = true
+				}
+			}
+		}
+	}
+	return tools, self
+}

@@ -212,20 +212,26 @@ type readmeFacts struct {
 	uiCue    string           // the phrase of the README's opening that presents its program as interactive
 	goCode   bool             // the README shows Go code: a library, whose go get is for the reader's project
 	debTools map[string]int   // tool -> README line of its install in a section for Debian or Ubuntu
+	// installs are the tools some command of the README installs, in any
+	// section (install-first order may run it first); selfInstall says
+	// one installs the project from the checkout.
+	installs    map[string]bool
+	selfInstall bool
 }
 
 // session is what the commands that run so far did, in README order.
 type session struct {
-	installed map[string]int    // tool -> README line of the run command that installs it
-	cloned    map[string]bool   // tools "installed" by a clone of this repository linked to the checkout
-	cloneDirs map[string]bool   // where a skipped clone of this repository would have gone
-	notMade   map[string]int    // clone directories not made (the clone was an alternative), by line
-	images    map[string]bool   // Docker images of this project built by a skipped command
-	mentioned map[string]bool   // words of the commands that run so far
-	defined   map[string]bool   // functions and aliases the commands that run so far define
-	downloads map[string]string // file -> the URL a command that runs downloaded it from
-	cwd       string            // the session's directory relative to the checkout, cwdUnknown when unknown
-	serverUp  bool              // a command that runs started a server (in the background)
+	installed   map[string]int    // tool -> README line of the run command that installs it
+	cloned      map[string]bool   // tools "installed" by a clone of this repository linked to the checkout
+	cloneDirs   map[string]bool   // where a skipped clone of this repository would have gone
+	notMade     map[string]int    // clone directories not made (the clone was an alternative), by line
+	images      map[string]bool   // Docker images of this project built by a skipped command
+	mentioned   map[string]bool   // words of the commands that run so far
+	defined     map[string]bool   // functions and aliases the commands that run so far define
+	downloads   map[string]string // file -> the URL a command that runs downloaded it from
+	cwd         string            // the session's directory relative to the checkout, cwdUnknown when unknown
+	serverUp    bool              // a command that runs started a server (in the background)
+	selfInstall bool              // a command that runs installs the project from the checkout
 }
 
 func newSession() session {
@@ -240,6 +246,7 @@ func learnReadme(src []byte, doc *readme.Doc, repo Repo) readmeFacts {
 	keys, cue := presentsTUI(src)
 	f.tui, f.uiCue = f.tui || keys, cue
 	f.goCode, f.debTools = readmeLibraryAndDebian(doc, repo)
+	f.installs, f.selfInstall = readmeInstalls(doc, repo)
 	return f
 }
 

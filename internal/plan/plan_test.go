@@ -346,7 +346,7 @@ func TestHintsReachTheSteps(t *testing.T) {
 func TestReasonsQuoteAsWritten(t *testing.T) {
 	p := Make([]byte("```sh\necho \"x\" | tool --name <your \"name\">\n```\n"), Options{})
 	var b bytes.Buffer
-	assert.NilError(t, WriteJSON(&b, p))
+	assert.NilError(t, WriteJSON(&b, p, WriteOptions{}))
 	assert.Assert(t, !strings.Contains(p.Entries[0].Reason, `\"`), p.Entries[0].Reason)
 	var back []map[string]any
 	assert.NilError(t, json.Unmarshal(b.Bytes(), &back))
@@ -362,7 +362,7 @@ func TestSyntheticREADMEs(t *testing.T) {
 		src, err := os.ReadFile(path)
 		assert.NilError(t, err)
 		var b bytes.Buffer
-		assert.NilError(t, WriteText(&b, Make(src, Options{})))
+		assert.NilError(t, WriteText(&b, Make(src, Options{}), WriteOptions{}))
 		name := strings.TrimSuffix(filepath.Base(path), ".md")
 		t.Run(name, func(t *testing.T) {
 			assertGolden(t, b.String(), filepath.Join("synthetic", name+".txt"))

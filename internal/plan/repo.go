@@ -36,7 +36,13 @@ type Repo struct {
 	// Manifests are the contents of the top-level manifests (IsManifest),
 	// by path.
 	Manifests map[string][]byte
+	// stems are the base names of the files, without extension.
+	stems map[string]bool
 }
+
+// hasStem reports a file or directory whose base name, without its
+// extension, is name (bin/rg, cmd/rg/, rg.sh for rg).
+func (r Repo) hasStem(name string) bool { return r.stems[strings.ToLower(name)] }
 
 // FilesKnown reports whether the repository's files are known: a listing
 // with at least a few entries (a directory holding only the README says
@@ -48,7 +54,7 @@ func (r Repo) hasFile(p string) bool { return r.Files[strings.TrimSuffix(path.Cl
 // AddFiles records repository paths and their parent directories.
 func (r *Repo) AddFiles(paths ...string) {
 	if r.Files == nil {
-		r.Files = map[string]bool{}
+		r.Files, r.stems = map[string]bool{}, map[string]bool{}
 	}
 	for _, p := range paths {
 		p = strings.Trim(path.Clean(filepath.ToSlash(p)), "/")
@@ -57,6 +63,8 @@ func (r *Repo) AddFiles(paths ...string) {
 				break
 			}
 			r.Files[p] = true
+			base := path.Base(p)
+			r.stems[strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))] = true
 			p = path.Dir(p)
 		}
 	}

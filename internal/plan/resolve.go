@@ -35,7 +35,9 @@ func (pl *planner) resolve(name string) resolution {
 		return pl.resolvePath(name)
 	case pl.programs[name]:
 		return resolvedImage
-	case pl.repo.is(name):
+	case pl.repo.is(name), (pl.seen.selfInstall || pl.readme.selfInstall) && (!pl.repo.FilesKnown() || pl.repo.hasStem(name)):
+		// The project's names, or, once it is installed from the
+		// checkout, a program named like one of its files (bin/rg).
 		return resolvedProject
 	case pl.installedTool(name):
 		return resolvedInstalled
@@ -73,10 +75,10 @@ func (pl *planner) resolvePath(name string) resolution {
 // Debian packages put on the PATH under another name.
 func (pl *planner) installedTool(name string) bool {
 	name = strings.ToLower(name)
-	if pl.seen.installed[name] > 0 || pl.seen.mentioned[name] {
+	if pl.seen.installed[name] > 0 || pl.seen.mentioned[name] || pl.readme.installs[name] {
 		return true
 	}
-	for pkg := range pl.seen.installed {
+	for pkg := range pl.readme.installs {
 		if debianBinaries[pkg] != "" && strings.Contains(" "+debianBinaries[pkg]+" ", " "+name+" ") {
 			return true
 		}
