@@ -226,9 +226,6 @@ func installRule(pl *planner, x *cmd) (Entry, bool) {
 	if all && prev > 0 {
 		return pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs %s", pl.file, prev, strings.Join(tools, ", ")).with(causeAlternative))
 	}
-	if deb := pl.laterDebianInstall(tools, x.c.line); deb > 0 && !debianBlock(x.b) {
-		return pl.skip(x, because(KindAlternative, "alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(tools, ", ")).with(causeAlternative))
-	}
 	pl.seen.selfInstall = pl.seen.selfInstall || selfInstall
 	for _, t := range tools {
 		if pl.seen.installed[t] == 0 {
@@ -259,6 +256,9 @@ func (pl *planner) installedBy(x *cmd) (tools []string, selfInstall bool) {
 	}
 	if pl.runsOwnInstaller(x.cmds) {
 		tools = append(tools, pl.repo.Names...) // the project's installer, downloaded first
+	}
+	if pl.downloadsProject(x.cmds) {
+		tools = append(tools, pl.repo.Names...) // the project's program, downloaded
 	}
 	return tools, selfInstall
 }

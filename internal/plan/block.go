@@ -194,6 +194,9 @@ func (pl *planner) judge(b readme.Block, cands []candidate, base Decision, all *
 				srcLine = e.Line
 			case e.cause&causeClone != 0:
 				cloneLine = e.Line
+			case !e.Run && (e.Kind == KindPlaceholder || e.Kind == KindMissingInput) && changesDir(c.text):
+				d := because(KindMissingInput, "runs in the directory that line %d enters, which is not run", e.Line)
+				with = &d
 			case !e.Run && entersContainer(simples(lex(c.text))):
 				d := because(KindContainer, "typed inside the container that line %d starts, which is not run", e.Line)
 				with = &d

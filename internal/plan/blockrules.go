@@ -42,6 +42,10 @@ var contextRules = []blockRule{
 		h := section(b.Headings, benchmarkRe)
 		return because(KindMaintenance, "benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", h), h != "", false
 	}},
+	{"completion-section", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
+		h := innermost(b.Headings)
+		return because(KindOptional, "shell completion (section %q): an optional convenience, not part of trying the README", h), completionRe.MatchString(h), false
+	}},
 	{"troubleshooting-section", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
 		h := innermost(b.Headings)
 		return because(KindOptional, "troubleshooting (section %q): only when that problem occurs", h), troubleRe.MatchString(h), false

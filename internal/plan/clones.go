@@ -141,10 +141,6 @@ func cloneOfSelf(pl *planner, x *cmd) (Entry, bool) {
 		target = name
 	}
 	if dir != "" && dir != "." && !pl.repo.is(path.Base(dir)) && !strings.HasPrefix(dir, "-") {
-		if deb := pl.laterDebianInstall(pl.repo.Names, x.c.line); deb > 0 && !debianBlock(x.b) {
-			pl.seen.notMade[strings.TrimSuffix(dir, "/")] = x.c.line
-			return pl.skip(x, because(KindAlternative, "alternative: %s line %d installs %s with the instructions for Debian/Ubuntu, this platform", pl.file, deb, strings.Join(pl.repo.Names, ", ")).with(causeAlternative))
-		}
 		if prev := pl.installedAny(pl.repo.Names); prev > 0 {
 			pl.seen.notMade[strings.TrimSuffix(dir, "/")] = x.c.line
 			return pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs %s", pl.file, prev, strings.Join(pl.repo.Names, ", ")).with(causeAlternative))

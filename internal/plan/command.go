@@ -53,6 +53,8 @@ var commandRules = []commandRule{
 	{"other-shell", otherShellRule},
 	{"example-program", exampleProgram},
 	{"runs-until-stopped", runsUntilStopped},
+	{"server", serverRule},
+	{"completion", completionRule},
 	{"container", containerRule},
 	{"placeholder", placeholderRule},
 	{"missing-input", missingInput},
@@ -132,10 +134,6 @@ func (pl *planner) runRule(x *cmd, base Decision) Entry {
 	if what := needsRoot(x.cmds); what != "" {
 		e.Step.Exec = asRoot(text)
 		e.Reason += reasonf(": run with sudo, as a person would (%s needs root, and the README leaves sudo out)", what)
-	}
-	if what := server(x.cmds); what != "" && !x.b.Hints.Background && x.b.Hints.Timeout == 0 {
-		e.Reason += reasonf(": starts a server (%s), so it runs in the background", what)
-		e.Step.Background = true
 	}
 	return e
 }

@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // Containers: the sandbox has no container engine, so commands that need
@@ -12,8 +14,18 @@ import (
 // containerTools run containers; the sandbox has no container engine.
 var containerTools = map[string]string{
 	"docker": "Docker", "docker-compose": "Docker Compose", "podman": "Podman", "podman-compose": "Podman",
-	"nerdctl": "nerdctl", "colima": "Colima", "lima": "Lima",
+	"nerdctl": "nerdctl", "colima": "Colima", "lima": "Lima", "vagrant": "Vagrant (a VM)",
+	"minikube": "minikube (Docker)", "kind": "kind (Docker)", "k3d": "k3d (Docker)",
+	"kubectl": "a Kubernetes cluster", "helm": "a Kubernetes cluster", "k9s": "a Kubernetes cluster",
+	"kubectx": "a Kubernetes cluster", "kubens": "a Kubernetes cluster", "oc": "an OpenShift cluster",
+	"eksctl": "an AWS EKS cluster", "skaffold": "a Kubernetes cluster", "tilt": "a Kubernetes cluster",
+	"argocd": "an Argo CD server", "flux": "a Kubernetes cluster", "istioctl": "a Kubernetes cluster",
+	"linkerd": "a Kubernetes cluster", "kubeseal": "a Kubernetes cluster", "stern": "a Kubernetes cluster",
 }
+
+// clusterIntroRe is a README opening that presents the project as a tool
+// for a Kubernetes cluster: its own commands need one.
+var clusterIntroRe = lazyre.New(`(?i)\bkubernetes\b|\bkubectl\b|\bk8s\b`)
 
 // usesContainers names the container engine a command needs: its program,
 // or one it runs in $( … ) or an alias it defines ("" for none).
@@ -175,10 +187,19 @@ func ownDockerImage(pl *planner, x *cmd) (Entry, bool) {
 	return pass()
 }
 
-// containerRule skips a command that needs a container engine.
+// containerRule skips a command that needs a container engine or a
+// cluster: by its program, or because it runs the project's own program
+// and the README presents the project as a tool for Kubernetes.
 func containerRule(pl *planner, x *cmd) (Entry, bool) {
 	if t := usesContainers(x.cmds); t != "" {
 		return pl.skip(x, because(KindContainer, "needs %s: the sandbox has no container engine", t))
+	}
+	if pl.readme.cluster {
+		for _, s := range x.cmds {
+			if pl.repo.is(path.Base(s.name())) && !s.onlyInfo() {
+				return pl.skip(x, because(KindContainer, "runs %s, which the README presents as a tool for Kubernetes: it needs a cluster, and the sandbox has none", s.name()))
+			}
+		}
 	}
 	return pass()
 }

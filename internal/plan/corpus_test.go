@@ -50,7 +50,8 @@ func planFile(t *testing.T, md string) *Plan {
 	t.Helper()
 	src, err := os.ReadFile(md)
 	assert.NilError(t, err)
-	return Make(src, Options{File: "README.md", Repo: loadRepo(t, strings.TrimSuffix(md, ".md")+".repo")})
+	ext := filepath.Ext(md)
+	return Make(src, Options{File: "README" + ext, Repo: loadRepo(t, strings.TrimSuffix(md, ext)+".repo")})
 }
 
 func TestRealREADMEsGolden(t *testing.T) {

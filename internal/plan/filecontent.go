@@ -35,7 +35,11 @@ func (pl *planner) namedFile(b readme.Block) (string, Decision) {
 			if pl.repo.hasFile(strings.TrimPrefix(m[1], "./")) {
 				return "", Decision{} // the repository's own file, shown (see shownFile)
 			}
-			return m[1], because(KindWriteFile, "file content: its first line says to save it as %s, so it is written there, as a person would", m[1])
+			use := pl.usedAfter(strings.TrimPrefix(m[1], "./"), b.EndLine)
+			if use == 0 {
+				return "", Decision{} // nothing runs on it: an example of the file
+			}
+			return m[1], because(KindWriteFile, "file content: its first line says to save it as %s, which line %d uses, so it is written there, as a person would", m[1], use)
 		}
 		// A first line that is only a file's name ("// index.js"), for a
 		// file the repository lacks, no earlier command made and a later
@@ -60,7 +64,11 @@ func (pl *planner) namedFile(b readme.Block) (string, Decision) {
 	if len(names) != 1 || (readme.IsShellLang(b.Lang) && rcFileRe.MatchString(names[0])) {
 		return "", Decision{}
 	}
-	return names[0], because(KindWriteFile, "file content: the text before the block says to put it in %s, so it is written there, as a person would", names[0])
+	use := pl.usedAfter(strings.TrimPrefix(names[0], "./"), b.EndLine)
+	if use == 0 {
+		return "", Decision{} // nothing runs on it: an example of the file
+	}
+	return names[0], because(KindWriteFile, "file content: the text before the block says to put it in %s, which line %d uses, so it is written there, as a person would", names[0], use)
 }
 
 // shownFile returns the repository file a block shows, by a first line
@@ -288,6 +296,4 @@ var (
 	positionalRe = lazyre.New(`(^|[^\\$\w])\$(\{[@*1-9]\}|[@*1-9])`)
 	// quotedSingleRe is a single-quoted string: awk '{print $1}' is awk's.
 	quotedSingleRe = lazyre.New(`'[^']*'`)
-	// localURLRe is a URL of this machine.
-	localURLRe = lazyre.New(`(?i)^(https?|wss?)://(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(:\d+)?|^(localhost|127\.0\.0\.1):\d+`)
 )

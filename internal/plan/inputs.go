@@ -45,21 +45,46 @@ func (pl *planner) missingArchive(cmds []simple) string {
 	return ""
 }
 
-// localURL returns the URL of a server on this machine that an HTTP client
-// talks to, "" for none.
+// localURL returns the URL or host of a server on this machine that a
+// client talks to (curl localhost:8080, ssh -p 23231 localhost, git clone
+// ssh://localhost:23231/repo, psql -h localhost), "" for none.
 func localURL(cmds []simple) string {
 	for _, s := range cmds {
-		if !httpClients[path.Base(s.name())] {
-			continue
-		}
-		for _, a := range s.args() {
-			if m := localURLRe.FindString(a); m != "" {
-				return m
+		name, args := path.Base(s.name()), s.args()
+		switch {
+		case httpClients[name], name == "git" && len(args) > 0 && (args[0] == "clone" || args[0] == "push" || args[0] == "pull" || args[0] == "fetch" || args[0] == "remote"):
+			for _, a := range args {
+				if m := localURLRe.FindString(a); m != "" {
+					return m
+				}
+				if u, ok := strings.CutPrefix(a, "ssh://"); ok && localURLRe.MatchString("ssh://"+u[strings.IndexByte(u, '@')+1:]) {
+					return a // ssh://git@localhost:23231/repo
+				}
+			}
+		case dbClients[name] || name == "ssh":
+			for i, a := range args {
+				if i > 0 && (args[i-1] == "-h" || args[i-1] == "--host") && localHostRe.MatchString(a) {
+					return a
+				}
+				if host := a[strings.IndexByte(a, '@')+1:]; name == "ssh" && !strings.HasPrefix(a, "-") && localHostRe.MatchString(host) {
+					return a
+				}
 			}
 		}
 	}
 	return ""
 }
+
+var (
+	// localURLRe is a URL of this machine.
+	localURLRe = lazyre.New(`(?i)^(https?|wss?|ssh)://(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(:\d+)?|^(localhost|127\.0\.0\.1):\d+`)
+)
+
+// localHostRe is this machine, as a client names it.
+var localHostRe = lazyre.New(`(?i)^(localhost|127\.0\.0\.1|0\.0\.0\.0|::1|\[::1\])$`)
+
+// dbClients are database clients whose -h names the server.
+var dbClients = toSet(`psql mysql mariadb redis-cli valkey-cli mongosh mongo clickhouse-client cqlsh`)
 
 // inLineData reports an argument that the command line itself gives as
 // data: `echo '{"foo":"bar"}' | json foo` reads the key foo of the JSON it
@@ -326,4 +351,15 @@ func missingInput(pl *planner, x *cmd) (Entry, bool) {
 		return pl.skip(x, because(KindMissingInput, "needs a server at %s, and no earlier command starts one", u))
 	}
 	return pass()
+}
+
+// changesDir reports a command that changes the session's directory: the
+// lines after it in its block run there.
+func changesDir(text string) bool {
+	for _, s := range simples(lex(text)) {
+		if s.name() == "cd" || s.name() == "pushd" {
+			return true
+		}
+	}
+	return false
 }

@@ -90,13 +90,19 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 			tools = append(tools, npmTool(p))
 		}
 		return tools, false, true
-	case "pip", "pip3", "pipx", "uv", "python", "python3":
+	case "pip", "pip3", "pipx", "uv", "python", "python3", "easy_install":
 		rest := args
 		if name == "python" || name == "python3" {
+			if len(args) >= 2 && args[0] == "setup.py" && (args[1] == "install" || args[1] == "develop") {
+				return repo.Names, true, true // python setup.py install: the project from the checkout
+			}
 			if len(args) < 3 || args[0] != "-m" || (args[1] != "pip" && args[1] != "pipx") {
 				return nil, false, false
 			}
 			rest = args[2:]
+		}
+		if name == "easy_install" {
+			rest = append([]string{"install"}, args...)
 		}
 		if name == "uv" {
 			if len(rest) >= 2 && (rest[0] == "tool" || rest[0] == "pip") {
@@ -117,6 +123,8 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 			case strings.HasPrefix(a, "-"):
 			case a == "." || strings.HasPrefix(a, ".[") || strings.HasPrefix(a, "./"):
 				return repo.Names, true, true
+			case strings.HasPrefix(a, "git+") && repo.isClone(strings.TrimPrefix(a, "git+")):
+				tools = append(tools, repo.Names...) // the project from its repository
 			default:
 				tools = append(tools, pyTool(a))
 			}
@@ -361,8 +369,39 @@ func (pl *planner) runsOwnInstaller(cmds []simple) bool {
 		f := strings.TrimPrefix(s.name(), "./")
 		if n := path.Base(s.name()); (n == "bash" || n == "sh") && len(s.args()) > 0 {
 			f = strings.TrimPrefix(s.args()[0], "./")
+		} else if !strings.Contains(strings.ToLower(f), "install") {
+			continue // the downloaded program itself, run: not an installer
 		}
 		if u := pl.seen.downloads[f]; u != "" && pl.urlNamesRepo(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// downloadsProject reports a download of the project's program from a URL
+// that names the project into a file named as the project (wget -O
+// speedtest-cli https://raw.githubusercontent.com/sivel/speedtest-cli/…).
+func (pl *planner) downloadsProject(cmds []simple) bool {
+	for _, s := range cmds {
+		n := path.Base(s.name())
+		if n != "curl" && n != "wget" {
+			continue
+		}
+		url, file := "", ""
+		args := s.args()
+		for i, a := range args {
+			switch {
+			case urlRe.MatchString(a):
+				url = a
+			case (a == "-o" || a == "--output" || a == "-Lo" || n == "wget" && (a == "-O" || a == "--output-document")) && i+1 < len(args):
+				file = args[i+1]
+			}
+		}
+		for _, o := range s.outputs {
+			file = o
+		}
+		if url != "" && file != "" && pl.repo.is(path.Base(file)) && pl.urlNamesRepo(url) {
 			return true
 		}
 	}

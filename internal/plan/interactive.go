@@ -343,3 +343,51 @@ func runsUntilStopped(pl *planner, x *cmd) (Entry, bool) {
 	}
 	return pass()
 }
+
+// serverRule skips a command that starts a server or a watcher in the
+// foreground: it never ends by itself, and what would talk to it is a
+// person. The block's background hint runs it in the background instead.
+func serverRule(pl *planner, x *cmd) (Entry, bool) {
+	if x.b.Hints.Background {
+		return pass()
+	}
+	if what := server(x.cmds); what != "" {
+		return pl.skip(x, because(KindServer, "starts a server (%s), which runs until it is stopped (add the background hint to run it in the background)", what))
+	}
+	if pl.readme.server != "" {
+		for i, s := range x.cmds {
+			if pl.repo.is(path.Base(s.name())) && !s.onlyInfo() && !s.piped && !s.redirected && (i == 0 || !x.cmds[i-1].piped) {
+				return pl.skip(x, because(KindServer, "runs %s, which the README presents as a server (%q): it runs until it is stopped (add the background hint to run it in the background)", s.name(), pl.readme.server))
+			}
+		}
+	}
+	return pass()
+}
+
+// serverIntroRe is a README opening that presents the project as a server,
+// a proxy or a tunnel: "A simple HTTP server", "a self-hostable Git server".
+var serverIntroRe = lazyre.New(`(?i)\b(http|https|web|file|files|static|git|ssh|tcp|udp|api|mock|dev(elopment)?|reverse|socks5?|dns|smtp|mail|proxy|caching|application|app|media|streaming|websocket)\s+(file\s+)?(server|proxy|tunnel)s?\b|\bself-hostable\b|\b(tunnel|proxy) (server|client)\b`)
+
+// presentsServer is the phrase of a README's opening that presents the
+// project as a server, "" for none.
+func presentsServer(src []byte) string {
+	intro := plainText(introText(src))
+	if m := serverIntroRe.FindString(intro); m != "" {
+		return m
+	}
+	return ""
+}
+
+// completionRule skips setting up shell completion: an optional
+// convenience (`tool completion bash > …`, `source <(tool completions)`).
+func completionRule(pl *planner, x *cmd) (Entry, bool) {
+	for _, s := range x.cmds {
+		for _, w := range s.values() {
+			if w == "completion" || w == "completions" || strings.HasPrefix(w, "--completion") || strings.HasPrefix(w, "--generate-completion") ||
+				strings.Contains(w, "bash_completion") || strings.Contains(w, "bash-completion") {
+				return pl.skip(x, because(KindOptional, "sets up shell completion: an optional convenience, not part of trying the README"))
+			}
+		}
+	}
+	return pass()
+}

@@ -107,7 +107,10 @@ func placeholder(ws []word) (string, bool) {
 	}
 	for _, a := range assignments(cmds) {
 		_, v, _ := strings.Cut(a, "=")
-		if yourRe.MatchString(a) || xxxRe.MatchString(a) || angleRe.MatchString(a) || pathToRe.MatchString(strings.Trim(v, `"'`)) {
+		v = strings.Trim(v, `"'`)
+		if yourRe.MatchString(a) || xxxRe.MatchString(a) || angleRe.MatchString(a) || pathToRe.MatchString(v) ||
+			capsRe.MatchString(v) && len(v) >= 4 && !capsWords[v] {
+			// GOOSE_DRIVER=DRIVER: the value names what to put there.
 			return a, false
 		}
 	}
@@ -252,9 +255,18 @@ func exampleProgram(pl *planner, x *cmd) (Entry, bool) {
 	return pass()
 }
 
+// fillInRe is a comment that asks the reader to put their own value in
+// the command: "# replace with the path to your dotfiles".
+var fillInRe = lazyre.New(`(?i)\b(replace|substitute|fill in|adjust|change)\b[^.]{0,40}\b(with|by|to|for)\b|\b(path|name|url|address|id) (to|of) your\b|\byour own\b`)
+
 // placeholderRule skips a command with a value to fill in, usage syntax,
 // a key press, or a made-up example argument.
 func placeholderRule(pl *planner, x *cmd) (Entry, bool) {
+	for _, c := range []string{trailingComment(firstLineOf(x.c.text)), x.c.comment} {
+		if fillInRe.MatchString(c) {
+			return pl.skip(x, because(KindPlaceholder, "a value to fill in: the comment says so (%q)", strings.TrimLeft(c, "# ")))
+		}
+	}
 	ph, synopsis := rawPlaceholder(x.c.text)
 	if ph == "" {
 		ph, synopsis = placeholder(x.ws)

@@ -217,6 +217,11 @@ type readmeFacts struct {
 	// one installs the project from the checkout.
 	installs    map[string]bool
 	selfInstall bool
+	// server is the phrase of the README's opening that presents the
+	// project as a server ("" for none); cluster says it presents it as a
+	// tool for Kubernetes.
+	server  string
+	cluster bool
 }
 
 // session is what the commands that run so far did, in README order.
@@ -247,6 +252,8 @@ func learnReadme(src []byte, doc *readme.Doc, repo Repo) readmeFacts {
 	f.tui, f.uiCue = f.tui || keys, cue
 	f.goCode, f.debTools = readmeLibraryAndDebian(doc, repo)
 	f.installs, f.selfInstall = readmeInstalls(doc, repo)
+	f.server = presentsServer(src)
+	f.cluster = clusterIntroRe.MatchString(introText(src))
 	return f
 }
 

@@ -152,3 +152,6 @@ func firstNonBlank(ls []readme.Line) string {
 	}
 	return ""
 }
+
+// completionRe is a section about shell completion.
+var completionRe = lazyre.New(`(?i)\b(auto-?)?complet(e|ion|ions)\b|\btab[- ]complet`)

@@ -39,6 +39,13 @@ func remoteClient(cmds []simple) string {
 	for _, s := range cmds {
 		switch path.Base(s.name()) {
 		case "nc", "netcat", "ncat", "telnet":
+		case "ssh", "mosh", "sftp":
+			// ssh to any host but this machine: keys and a host key to
+			// accept that nobody has (this machine: see localURL).
+			if host := sshHost(s.args()); host != "" && !localHostRe.MatchString(host) {
+				return host
+			}
+			continue
 		default:
 			continue
 		}
@@ -176,6 +183,14 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 	if len(args) < 2 {
 		return "", false
 	}
+	if name == "git" && args[0] == "submodule" && args[1] == "add" {
+		for _, a := range args[2:] {
+			if !strings.HasPrefix(a, "-") && repo.isClone(a) {
+				return a, true // added to the reader's repository as a submodule
+			}
+		}
+		return "", false
+	}
 	sub := args[0]
 	var cands []string
 	switch name {
@@ -224,4 +239,19 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// sshHost is the host an ssh command names, "" for none.
+func sshHost(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			if len(a) == 2 && strings.Contains("bcDEeFIiJLlmOoPpQRSWw", a[1:]) {
+				i++ // an option with a value
+			}
+			continue
+		}
+		return a[strings.IndexByte(a, '@')+1:]
+	}
+	return ""
 }
