@@ -205,6 +205,9 @@ func installRule(pl *planner, x *cmd) (Entry, bool) {
 		}
 	}
 	tools, selfInstall := pl.installedBy(x)
+	if e, ok := pl.installOnce(x, tools, selfInstall); ok {
+		return e, true
+	}
 	if len(tools) == 0 {
 		return pass()
 	}
@@ -281,6 +284,88 @@ func checksOut(text string) bool {
 		if args := s.args(); s.name() == "git" && len(args) > 1 && (args[0] == "checkout" || args[0] == "switch") && args[1] != "-b" && args[1] != "-c" {
 			return true
 		}
+	}
+	return false
+}
+
+// installOnce skips a second way of installing or building the project: a
+// person installs it once, the first way that fits Linux, and the other
+// sections (from source, a .deb, a lighter build) are alternatives. Steps
+// of one section (build, then install) are one way.
+func (pl *planner) installOnce(x *cmd, tools []string, selfInstall bool) (Entry, bool) {
+	project := selfInstall
+	for _, t := range tools {
+		project = project || pl.repo.is(t)
+	}
+	build := ""
+	if isInstallSection(x.b.Headings) {
+		for _, s := range x.cmds {
+			if buildsProject(s) && build == "" {
+				build = buildKey(s)
+			}
+		}
+	}
+	if !project && build == "" {
+		return Entry{}, false
+	}
+	section := strings.Join(x.b.Headings, "\x00")
+	first := pl.seen.projectLine
+	switch {
+	case first == 0:
+		pl.seen.projectLine, pl.seen.projectSection, pl.seen.projectBuild = x.c.line, section, build
+		return Entry{}, false
+	case build != "" && build == pl.seen.projectBuild && !project:
+		// The same build again, with other options: a variant of it.
+		e, _ := pl.skip(x, because(KindAlternative, "alternative: another build of the project (line %d builds it with %s already)", first, build).with(causeAlternative))
+		return e, true
+	case section == pl.seen.projectSection:
+		return Entry{}, false // the steps of one way
+	case selfInstall && pl.seen.projectBuild != "" && !pl.seen.projectInstalled:
+		// Installing what the build made, from the checkout: the build's
+		// next step.
+		pl.seen.projectInstalled = true
+		return Entry{}, false
+	}
+	e, _ := pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs or builds the project", pl.file, first).with(causeAlternative))
+	return e, true
+}
+
+// buildKey names a build command by the step it is (cmake configures,
+// cmake --build builds): the same key twice is the same build again.
+func buildKey(s simple) string {
+	name := path.Base(s.name())
+	if name == "make" || name == "gmake" {
+		return name
+	}
+	for _, a := range s.args() {
+		if !strings.HasPrefix(a, "-") || a == "--build" || a == "--install" {
+			return name + " " + a
+		}
+	}
+	return name
+}
+
+// buildsProject reports a command that builds the project in its
+// checkout (not its tests): make, go build, cargo build, cmake, …
+func buildsProject(s simple) bool {
+	name, args := path.Base(s.name()), s.args()
+	sub := ""
+	if len(args) > 0 {
+		sub = args[0]
+	}
+	switch name {
+	case "make", "gmake":
+		return sub == "" || sub == "all" || sub == "build" || sub == "release" || strings.HasPrefix(sub, "-j") || strings.Contains(sub, "=")
+	case "go", "cargo", "dotnet", "swift", "zig", "stack", "cabal", "dune", "mix", "sbt", "lein":
+		return sub == "build"
+	case "cmake", "meson", "ninja", "configure", "autoreconf", "bootstrap.sh", "autogen.sh":
+		return true
+	case "npm", "pnpm", "yarn":
+		return sub == "run" && len(args) > 1 && args[1] == "build" || sub == "build"
+	case "mvn", "mvnw", "gradle", "gradlew":
+		return slices.ContainsFunc(args, func(a string) bool {
+			return a == "package" || a == "install" || a == "build" || a == "assemble" || a == "installDist"
+		})
 	}
 	return false
 }

@@ -50,6 +50,7 @@ var commandRules = []commandRule{
 	{"needs-account", needsAccountRule},
 	{"uninstalls", uninstallsRule},
 	{"interactive", interactiveRule},
+	{"reads-stdin", stdinRule},
 	{"other-shell", otherShellRule},
 	{"example-program", exampleProgram},
 	{"runs-until-stopped", runsUntilStopped},

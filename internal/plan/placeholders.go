@@ -133,6 +133,9 @@ var (
 	angleRe  = lazyre.New(`<[A-Za-z.][^<>]*>`)
 	yourRe   = lazyre.New(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
 	xxxRe    = lazyre.New(`(?i)x{5,}|\*{3,}|\.\.\.\.+`)
+	// slugPlaceholderRe is an owner/name that stands for the reader's:
+	// user/repo, owner/repo, your-org/your-repo.
+	slugPlaceholderRe = lazyre.New(`(?i)^(github\.com/|gitlab\.com/)?(user|username|owner|org|organization|you|your-?\w*|me|my-?\w*|someone|somebody|account|name)/(repo|repository|project|name|your-?\w*|my-?\w*)(#\S*)?$`)
 	pathToRe = lazyre.New(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/some/|^/(home|Users)/[^/$]+/`)
 	// numberedRe is a numbered stand-in: command1, cmd2, file1, arg1.
 	numberedRe = lazyre.New(`^(command|cmd|arg|argument|file|dir|folder|task|script|program|host|server)[-_]?\d$`)
@@ -163,7 +166,7 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 		return angleRe.FindString(bare), i > 0 && looksLikeSynopsis(s)
 	case bracketRe.MatchString(bare) && i > 0:
 		return bare, true
-	case yourRe.MatchString(t), xxxRe.MatchString(t), pathToRe.MatchString(t):
+	case yourRe.MatchString(t), xxxRe.MatchString(t), pathToRe.MatchString(t), i > 0 && slugPlaceholderRe.MatchString(t):
 		return t, false
 	case templateRe.MatchString(bare):
 		return bare, false // quoted, {{ … }} is a template the command reads (--format '{{.Name}}')

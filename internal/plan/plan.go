@@ -237,6 +237,12 @@ type session struct {
 	cwd         string            // the session's directory relative to the checkout, cwdUnknown when unknown
 	serverUp    bool              // a command that runs started a server (in the background)
 	selfInstall bool              // a command that runs installs the project from the checkout
+	// projectLine is the line of the first command that installs or
+	// builds the project, projectSection the headings of its section.
+	projectLine      int
+	projectSection   string
+	projectBuild     string // the build program of a first way that builds in the checkout
+	projectInstalled bool   // what that build made was installed from the checkout
 }
 
 func newSession() session {

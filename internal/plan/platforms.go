@@ -27,7 +27,7 @@ var platformWords = []platformWord{
 	{lazyre.New(`(?i)\bslackware\b`), "Slackware", false},
 	{lazyre.New(`(?i)\b(free|open|net|dragonfly)\s*bsd\b|\bbsd\b`), "BSD", false},
 	{lazyre.New(`(?i)\b(android|termux)\b`), "Android", false},
-	{lazyre.New(`(?i)\b(mac\s*os(\s*x)?|os\s*x|osx|macintosh|darwin|apple\s*silicon|mac)\b`), "macOS", false},
+	{lazyre.New(`(?i)\b(mac\s*os(\s*x)?|os\s*x|osx|macintosh|darwin|apple\s*silicon|macs?|universal2)\b`), "macOS", false},
 	// Homebrew and Snap run on Linux too: they name a platform in a
 	// heading ("Homebrew", "Snap notes") or in "installed with Homebrew",
 	// not in any sentence that mentions them.

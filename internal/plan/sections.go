@@ -54,11 +54,23 @@ func isInstallSection(hs []string) bool { return section(hs, installSectionRe) !
 // "Installing and Updating"), "" for none.
 func upgradeHeading(hs []string) string {
 	for i := len(hs) - 1; i >= 0; i-- {
-		if i == len(hs)-1 && upgradeRe.MatchString(hs[i]) || i > 0 && upgradeRe.MatchString(hs[i]) && !installSectionRe.MatchString(hs[i]) {
+		if (i == len(hs)-1 || i > 0 && !installSectionRe.MatchString(hs[i])) && upgradeRe.MatchString(hs[i]) && aboutUpgrading(hs[i]) {
 			return hs[i]
 		}
 	}
 	return ""
+}
+
+// upgradeObjectRe is what a heading about upgrading upgrades: the
+// installed copy, a version, to the latest.
+var upgradeObjectRe = lazyre.New(`(?i)\b(install(ation|ed)?|version|versions|release|latest|it|self|binary|cli)\b`)
+
+// aboutUpgrading reports a heading about upgrading the installed project
+// ("Upgrading", "Updating nvm", "Upgrade to the latest version"), not one
+// about updating something of the reader's ("Updating requirements").
+func aboutUpgrading(h string) bool {
+	words := strings.Fields(plainText(h))
+	return len(words) <= 1 || upgradeObjectRe.MatchString(h)
 }
 
 // blockCue returns the innermost heading or the last sentence before the
