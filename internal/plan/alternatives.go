@@ -118,6 +118,9 @@ func buildStep(s simple) bool {
 	}
 	switch name {
 	case "npm", "pnpm", "yarn":
+		if slices.Contains(args, "-g") || slices.Contains(args, "--global") || sub == "global" {
+			return false // a global install is an install, not a step of one
+		}
 		return sub == "" || sub == "install" || sub == "i" || sub == "ci" || sub == "run" && len(args) > 1 && args[1] == "build"
 	case "make", "cmake", "meson", "ninja", "configure", "autoreconf", "bootstrap", "autogen.sh":
 		return !slices.Contains(args, "install")

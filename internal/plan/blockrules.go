@@ -43,8 +43,8 @@ var contextRules = []blockRule{
 		return because(KindMaintenance, "benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", h), h != "", false
 	}},
 	{"completion-section", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
-		h := innermost(b.Headings)
-		return because(KindOptional, "shell completion (section %q): an optional convenience, not part of trying the README", h), completionRe.MatchString(h), false
+		h := section(b.Headings, completionRe)
+		return because(KindOptional, "shell completion (section %q): an optional convenience, not part of trying the README", h), h != "", false
 	}},
 	{"troubleshooting-section", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
 		h := innermost(b.Headings)

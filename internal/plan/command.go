@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"path"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/readme"
@@ -117,6 +118,14 @@ func pass() (Entry, bool) { return Entry{}, false }
 func (pl *planner) runRule(x *cmd, base Decision) Entry {
 	pl.remember(x.ws)
 	pl.define(x.c.text)
+	for _, s := range x.cmds {
+		switch n := path.Base(s.name()); {
+		case n == "cmake" || n == "configure" || n == "meson" || n == "autogen.sh" || n == "bootstrap" || n == "bootstrap.sh" || n == "qmake" || n == "build.sh":
+			pl.seen.configured = true
+		case buildsProject(s) || n == "make" || n == "cargo" || n == "go" || n == "gradle" || n == "gradlew" || n == "mvn" || n == "mvnw":
+			pl.seen.built = true
+		}
+	}
 	pl.noteDownloads(x.cmds)
 	pl.follow(x.cmds)
 	e := pl.entry(x.b, x.c, base)

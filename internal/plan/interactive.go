@@ -366,12 +366,18 @@ func serverRule(pl *planner, x *cmd) (Entry, bool) {
 
 // serverIntroRe is a README opening that presents the project as a server,
 // a proxy or a tunnel: "A simple HTTP server", "a self-hostable Git server".
-var serverIntroRe = lazyre.New(`(?i)\b(http|https|web|file|files|static|git|ssh|tcp|udp|api|mock|dev(elopment)?|reverse|socks5?|dns|smtp|mail|proxy|caching|application|app|media|streaming|websocket)\s+(file\s+)?(server|proxy|tunnel)s?\b|\bself-hostable\b|\b(tunnel|proxy) (server|client)\b`)
+var serverIntroRe = lazyre.New(`(?i)\b(http|https|web|file|files|static|git|ssh|tcp|udp|api|mock|dev(elopment)?|reverse|socks5?|dns|smtp|mail|proxy|caching|application|app|media|streaming|websocket)\s+(file\s+)?(server|proxy|tunnel)s?\b|\bself-hostable\b|\b(tunnel|proxy) (server|client)\b|\bserv(e|es|ing)\s+(files|directories|dirs|static|content|folders)\b`)
+
+// htmlAltRe is an image's alt text.
+var htmlAltRe = lazyre.New(`alt="([^"]*)"`)
 
 // presentsServer is the phrase of a README's opening that presents the
 // project as a server, "" for none.
 func presentsServer(src []byte) string {
 	intro := plainText(introText(src))
+	if i := strings.Index(intro, "<"); i >= 0 && strings.Contains(intro, "alt=") {
+		intro = htmlAltRe.ReplaceAllString(intro, " $1 ") // a logo's alt text often says what the project is
+	}
 	if m := serverIntroRe.FindString(intro); m != "" {
 		return m
 	}
@@ -428,7 +434,7 @@ func readsStdin(text string, cmds []simple) string {
 			pos++
 		}
 	}
-	if pos > n || s.onlyInfo() {
+	if pos > n || s.onlyInfo() || n == 1 && (slices.Contains(s.args(), "-n") || slices.Contains(s.args(), "--null-input")) {
 		return "" // it names a file
 	}
 	if (s.name() == "python" || s.name() == "python3" || s.name() == "node") && pos == 0 {

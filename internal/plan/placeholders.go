@@ -130,13 +130,13 @@ func assignments(cmds []simple) []string {
 }
 
 var (
-	angleRe  = lazyre.New(`<[A-Za-z.][^<>]*>`)
-	yourRe   = lazyre.New(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
-	xxxRe    = lazyre.New(`(?i)x{5,}|\*{3,}|\.\.\.\.+`)
+	angleRe = lazyre.New(`<[A-Za-z.][^<>]*>`)
+	yourRe  = lazyre.New(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
+	xxxRe   = lazyre.New(`(?i)x{5,}|\*{3,}|\.\.\.\.+`)
 	// slugPlaceholderRe is an owner/name that stands for the reader's:
 	// user/repo, owner/repo, your-org/your-repo.
 	slugPlaceholderRe = lazyre.New(`(?i)^(github\.com/|gitlab\.com/)?(user|username|owner|org|organization|you|your-?\w*|me|my-?\w*|someone|somebody|account|name)/(repo|repository|project|name|your-?\w*|my-?\w*)(#\S*)?$`)
-	pathToRe = lazyre.New(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/some/|^/(home|Users)/[^/$]+/`)
+	pathToRe          = lazyre.New(`(^|/)path/to(/|$)|(^|/)some/path(/|$)|^some[_-]|^/path/|^/some/|^/(home|Users)/[^/$]+(/|$)`)
 	// numberedRe is a numbered stand-in: command1, cmd2, file1, arg1.
 	numberedRe = lazyre.New(`^(command|cmd|arg|argument|file|dir|folder|task|script|program|host|server)[-_]?\d$`)
 	bracketRe  = lazyre.New(`^\[[^\[\]\s]*\|[^\[\]\s]*\]$|^\[-{0,2}[A-Za-z][\w-]*(\.\.\.)?\]$|^\[\.\.\.\]$`)

@@ -239,6 +239,8 @@ type session struct {
 	selfInstall bool              // a command that runs installs the project from the checkout
 	// projectLine is the line of the first command that installs or
 	// builds the project, projectSection the headings of its section.
+	configured       bool // a command that runs generated a Makefile (./configure, cmake)
+	built            bool // a command that runs built something (make, cargo build, …)
 	projectLine      int
 	projectSection   string
 	projectBuild     string // the build program of a first way that builds in the checkout

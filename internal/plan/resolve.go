@@ -61,9 +61,12 @@ func (pl *planner) resolvePath(name string) resolution {
 	clean := strings.TrimPrefix(name, "./")
 	first := strings.SplitN(clean, "/", 2)[0]
 	switch {
-	case pl.inRepo(clean), generatedRe.MatchString(clean), generatedRe.MatchString(first),
-		pl.seen.mentioned[clean], pl.seen.mentioned[first], pl.seen.cloneDirs[first]:
+	case pl.inRepo(clean), pl.seen.mentioned[clean], pl.seen.mentioned[first], pl.seen.cloneDirs[first]:
 		return resolvedRepo
+	case generatedRe.MatchString(clean) || generatedRe.MatchString(first):
+		if pl.seen.built || pl.seen.configured || !pl.repo.FilesKnown() || first == "configure" {
+			return resolvedRepo // what a build made
+		}
 	case pl.installedTool(path.Base(clean)):
 		return resolvedInstalled
 	}
