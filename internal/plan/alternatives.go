@@ -301,18 +301,24 @@ func (pl *planner) installOnce(x *cmd, tools []string, selfInstall bool) (Entry,
 		project = project || pl.repo.is(t)
 	}
 	build := ""
-	if isInstallSection(x.b.Headings) {
-		for _, s := range x.cmds {
-			if buildsProject(s) && build == "" {
-				build = buildKey(s)
-			}
+	for _, s := range x.cmds {
+		if buildsProject(s) && build == "" {
+			build = buildKey(s)
 		}
+	}
+	first := pl.seen.projectLine
+	if build != "" && first > 0 && build == pl.seen.projectBuild && !project {
+		// The same build again, with other options: a variant of it.
+		e, _ := pl.skip(x, because(KindAlternative, "alternative: another build of the project (line %d builds it with %s already)", first, build).with(causeAlternative))
+		return e, true
+	}
+	if !isInstallSection(x.b.Headings) {
+		build = ""
 	}
 	if !project && build == "" {
 		return Entry{}, false
 	}
 	section := strings.Join(x.b.Headings, "\x00")
-	first := pl.seen.projectLine
 	switch {
 	case first == 0:
 		pl.seen.projectLine, pl.seen.projectSection, pl.seen.projectBuild = x.c.line, section, build
@@ -361,7 +367,7 @@ func buildsProject(s simple) bool {
 		return sub == "" || sub == "all" || sub == "build" || sub == "release" || strings.HasPrefix(sub, "-j") || strings.Contains(sub, "=")
 	case "go", "cargo", "dotnet", "swift", "zig", "stack", "cabal", "dune", "mix", "sbt", "lein":
 		return sub == "build"
-	case "cmake", "meson", "ninja", "configure", "autoreconf", "bootstrap.sh", "autogen.sh":
+	case "cmake", "meson", "ninja", "configure", "autoreconf", "bootstrap.sh", "autogen.sh", "configure.py", "bootstrap.py", "build.py", "build.sh", "bazel", "bazelisk", "scons", "premake5", "xmake":
 		return true
 	case "npm", "pnpm", "yarn":
 		return sub == "run" && len(args) > 1 && args[1] == "build" || sub == "build"

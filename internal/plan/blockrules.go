@@ -88,6 +88,20 @@ var contextRules = []blockRule{
 	{"settings-reference", func(pl *planner, b readme.Block, cands []candidate) (Decision, bool, bool) {
 		return because(KindOptional, "only sets shell variables that no command reads (not exported, so no program sees them): a reference of settings and their values, not steps"), b.Mode != readme.ModeConsole && pl.settingsReference(b, cands), false
 	}},
+	{"documentation-build", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
+		h := section(b.Headings, docsBuildRe)
+		if h == "" {
+			h = blockCue(b, docsBuildRe)
+		}
+		return because(KindOptional, "builds the project's documentation (%q): not part of trying the README", h), h != "", false
+	}},
+	{"hardware", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
+		cue := blockCue(b, hardwareRe)
+		if cue == "" {
+			cue = section(b.Headings, hardwareRe)
+		}
+		return because(KindOtherPlatform, "needs hardware the sandbox does not have (%q): a GPU, an accelerator or a device", cue), cue != "", false
+	}},
 	{"another-machine", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
 		cue := blockCue(b, otherMachineRe)
 		return because(KindRemote, "runs on another machine (%q): the sandbox is one machine", cue), cue != "", false

@@ -119,6 +119,13 @@ func (pl *planner) runRule(x *cmd, base Decision) Entry {
 	pl.remember(x.ws)
 	pl.define(x.c.text)
 	for _, s := range x.cmds {
+		// A script of the repository that runs (./models/download.sh) may
+		// make files beside it.
+		if n := strings.TrimPrefix(s.name(), "./"); strings.Contains(n, "/") && pl.inRepo(n) {
+			pl.seen.mentioned[strings.SplitN(n, "/", 2)[0]] = true
+		}
+	}
+	for _, s := range x.cmds {
 		switch n := path.Base(s.name()); {
 		case n == "cmake" || n == "configure" || n == "meson" || n == "autogen.sh" || n == "bootstrap" || n == "bootstrap.sh" || n == "qmake" || n == "build.sh":
 			pl.seen.configured = true

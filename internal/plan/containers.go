@@ -194,6 +194,13 @@ func containerRule(pl *planner, x *cmd) (Entry, bool) {
 	if t := usesContainers(x.cmds); t != "" {
 		return pl.skip(x, because(KindContainer, "needs %s: the sandbox has no container engine", t))
 	}
+	if pl.readme.device != "" {
+		for _, s := range x.cmds {
+			if pl.repo.is(path.Base(s.name())) && !s.onlyInfo() {
+				return pl.skip(x, because(KindOtherPlatform, "runs %s, which the README presents as a tool for hardware the sandbox does not have (%q)", s.name(), pl.readme.device))
+			}
+		}
+	}
 	if pl.readme.cluster {
 		for _, s := range x.cmds {
 			if pl.repo.is(path.Base(s.name())) && !s.onlyInfo() {

@@ -73,6 +73,7 @@ const (
 	causeClone                           // a clone of this repository
 	causeOtherPlatform                   // a command for another platform
 	causeGitPush                         // publishes with git push
+	causeNamedByText                     // a file the README's text names, written for a later line
 )
 
 // with is the decision with the cause added.

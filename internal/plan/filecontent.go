@@ -39,7 +39,7 @@ func (pl *planner) namedFile(b readme.Block) (string, Decision) {
 			if use == 0 {
 				return "", Decision{} // nothing runs on it: an example of the file
 			}
-			return m[1], because(KindWriteFile, "file content: its first line says to save it as %s, which line %d uses, so it is written there, as a person would", m[1], use)
+			return m[1], because(KindWriteFile, "file content: its first line says to save it as %s, which line %d uses, so it is written there, as a person would", m[1], use).with(causeNamedByText)
 		}
 		// A first line that is only a file's name ("// index.js"), for a
 		// file the repository lacks, no earlier command made and a later
@@ -68,7 +68,7 @@ func (pl *planner) namedFile(b readme.Block) (string, Decision) {
 	if use == 0 {
 		return "", Decision{} // nothing runs on it: an example of the file
 	}
-	return names[0], because(KindWriteFile, "file content: the text before the block says to put it in %s, which line %d uses, so it is written there, as a person would", names[0], use)
+	return names[0], because(KindWriteFile, "file content: the text before the block says to put it in %s, which line %d uses, so it is written there, as a person would", names[0], use).with(causeNamedByText)
 }
 
 // shownFile returns the repository file a block shows, by a first line
@@ -297,3 +297,35 @@ var (
 	// quotedSingleRe is a single-quoted string: awk '{print $1}' is awk's.
 	quotedSingleRe = lazyre.New(`'[^']*'`)
 )
+
+// writesForNothing skips a file the plan would write because a later line
+// uses it, when every line that uses it is skipped: nothing would read it.
+func writesForNothing(p *Plan) {
+	for i := range p.Entries {
+		e := &p.Entries[i]
+		if e.Kind != KindWriteFile || e.Step.WriteFile == "" || e.cause&causeNamedByText == 0 {
+			continue
+		}
+		f := strings.TrimPrefix(e.Step.WriteFile, "./")
+		used := false
+		for _, u := range p.Entries {
+			if u.Run && u.Line > e.Line && u.Kind != KindWriteFile && commandUses(u.command(), f) {
+				used = true
+				break
+			}
+		}
+		if !used {
+			e.setDecision(because(KindFileContent, "file content for %s: every line that uses it is skipped, so nothing would read it", f))
+		}
+	}
+}
+
+// commandUses reports a command that names a file as one of its words.
+func commandUses(text, file string) bool {
+	for _, w := range lex(text) {
+		if w.op == "" && (strings.TrimPrefix(w.text, "./") == file || path.Base(w.text) == path.Base(file)) {
+			return true
+		}
+	}
+	return false
+}

@@ -130,11 +130,32 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 			}
 		}
 		return tools, false, true
-	case "gem":
+	case "gem", "luarocks", "cpanm", "opam", "raco", "nimble":
+		if sub != "install" && !(name == "cpanm" && sub != "") {
+			return nil, false, false
+		}
+		from := 1
+		if name == "cpanm" && sub != "install" {
+			from = 0
+		}
+		var out []string
+		for _, p := range pkgs(from, map[string]bool{"-v": true, "--version": true}) {
+			out = append(out, strings.ToLower(strings.ReplaceAll(path.Base(p), "::", "-")))
+		}
+		return out, false, true
+	case "dotnet":
+		if len(args) >= 3 && args[0] == "tool" && args[1] == "install" {
+			return pkgs(2, map[string]bool{"--version": true}), false, true
+		}
+		return nil, false, false
+	case "cabal", "stack":
 		if sub != "install" {
 			return nil, false, false
 		}
-		return pkgs(1, map[string]bool{"-v": true, "--version": true}), false, true
+		if len(pkgs(1, nil)) == 0 {
+			return repo.Names, true, true
+		}
+		return pkgs(1, nil), false, true
 	case "make":
 		if slices.Contains(args, "install") {
 			return repo.Names, true, true

@@ -115,7 +115,7 @@ func follows(cmds []simple) string {
 
 // serverRe matches commands that start a server or a watcher and do not
 // return: `npm start`, `python -m http.server`, `hugo server`.
-var serverRe = lazyre.New(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|uvicorn|gunicorn|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start))\b|^(npx )?[a-z][\w.-]*-server(\s|$)`)
+var serverRe = lazyre.New(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|php artisan serve|symfony (serve|server:start)|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|fastapi (dev|run)|streamlit run|uvicorn|gunicorn|hypercorn|daphne|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon|vite|next (dev|start)|nuxt dev|astro dev|parcel)|vite|next (dev|start)|ng serve|webpack (serve|-dev-server)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start)|mix phx\.server|iex -S mix phx\.server|dotnet (run|watch)|redis-server|valkey-server|memcached|nginx|caddy (run|file-server|reverse-proxy))\b|^(npx )?[a-z][\w.-]*-server(\s|$)`)
 
 // server names a command that starts a server and keeps running, "" for
 // others. A `-d` (detached) compose is not one.

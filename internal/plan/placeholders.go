@@ -133,6 +133,9 @@ var (
 	angleRe = lazyre.New(`<[A-Za-z.][^<>]*>`)
 	yourRe  = lazyre.New(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
 	xxxRe   = lazyre.New(`(?i)x{5,}|\*{3,}|\.\.\.\.+`)
+	// namePlaceholderRe is a hyphenated stand-in: package-name, app-name,
+	// my-package, another-package.
+	namePlaceholderRe = lazyre.New(`(?i)^@?(my|your|another|some|example|sample|foo)?[-_]?(package|app|application|project|file|user|repo|module|service|bucket|cluster|branch|image|container|host|server|db|database|table|key|tag|team|org|plugin|component|library|lib)[-_](name|id)(\.\w+)?$|^@?(my|your|another|some)[-_](package|app|application|project|module|service|plugin|component|library|lib|repo|file)s?$|^@my/`)
 	// slugPlaceholderRe is an owner/name that stands for the reader's:
 	// user/repo, owner/repo, your-org/your-repo.
 	slugPlaceholderRe = lazyre.New(`(?i)^(github\.com/|gitlab\.com/)?(user|username|owner|org|organization|you|your-?\w*|me|my-?\w*|someone|somebody|account|name)/(repo|repository|project|name|your-?\w*|my-?\w*)(#\S*)?$`)
@@ -166,7 +169,8 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 		return angleRe.FindString(bare), i > 0 && looksLikeSynopsis(s)
 	case bracketRe.MatchString(bare) && i > 0:
 		return bare, true
-	case yourRe.MatchString(t), xxxRe.MatchString(t), pathToRe.MatchString(t), i > 0 && slugPlaceholderRe.MatchString(t):
+	case yourRe.MatchString(t), xxxRe.MatchString(t), pathToRe.MatchString(t), i > 0 && slugPlaceholderRe.MatchString(t),
+		i > 0 && namePlaceholderRe.MatchString(path.Base(strings.TrimSuffix(t, "/"))):
 		return t, false
 	case templateRe.MatchString(bare):
 		return bare, false // quoted, {{ … }} is a template the command reads (--format '{{.Name}}')

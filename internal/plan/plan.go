@@ -187,6 +187,7 @@ func Make(src []byte, o Options) *Plan {
 			p.Entries = append(p.Entries, g...)
 		}
 	}
+	writesForNothing(p)
 	skipDefinitionsOnly(p)
 	return p
 }
@@ -222,6 +223,7 @@ type readmeFacts struct {
 	// tool for Kubernetes.
 	server  string
 	cluster bool
+	device  string // the hardware the opening says the project works with ("Android devices")
 }
 
 // session is what the commands that run so far did, in README order.
@@ -261,7 +263,9 @@ func learnReadme(src []byte, doc *readme.Doc, repo Repo) readmeFacts {
 	f.goCode, f.debTools = readmeLibraryAndDebian(doc, repo)
 	f.installs, f.selfInstall = readmeInstalls(doc, repo)
 	f.server = presentsServer(src)
-	f.cluster = clusterIntroRe.MatchString(introText(src))
+	intro := introText(src)
+	f.cluster = clusterIntroRe.MatchString(intro)
+	f.device = hardwareRe.FindString(plainText(intro))
 	return f
 }
 

@@ -27,7 +27,7 @@ var platformWords = []platformWord{
 	{lazyre.New(`(?i)\bslackware\b`), "Slackware", false},
 	{lazyre.New(`(?i)\b(free|open|net|dragonfly)\s*bsd\b|\bbsd\b`), "BSD", false},
 	{lazyre.New(`(?i)\b(android|termux)\b`), "Android", false},
-	{lazyre.New(`(?i)\b(mac\s*os(\s*x)?|os\s*x|osx|macintosh|darwin|apple\s*silicon|macs?|universal2)\b`), "macOS", false},
+	{lazyre.New(`(?i)\b(mac\s*os(\s*x)?|os\s*x|osx|macintosh|darwin|apple\s*silicon|macs?|universal2|xcode|ios|ipados|watchos|tvos)\b`), "macOS", false},
 	// Homebrew and Snap run on Linux too: they name a platform in a
 	// heading ("Homebrew", "Snap notes") or in "installed with Homebrew",
 	// not in any sentence that mentions them.
@@ -215,6 +215,7 @@ func commandPlatform(s simple, raw string) string {
 var platformPaths = map[string]string{
 	"/etc/yum.repos.d": "Fedora/RHEL (yum repository)", "/etc/zypp/": "openSUSE (zypper repository)",
 	"/etc/pacman.conf": "Arch Linux (pacman)", "/etc/pacman.d/": "Arch Linux (pacman)", "/etc/apk/": "Alpine Linux (apk)",
+	"/opt/homebrew/": "macOS (Homebrew on Apple Silicon)", "/Applications/": "macOS", "/Library/": "macOS", "~/Library/": "macOS",
 }
 
 // snapVerbs are snap's subcommands that need snapd (`snap connect` after

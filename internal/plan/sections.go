@@ -167,3 +167,11 @@ func firstNonBlank(ls []readme.Line) string {
 
 // completionRe is a section about shell completion.
 var completionRe = lazyre.New(`(?i)\b(auto-?)?complet(e|ion|ions)\b|\btab[- ]complet`)
+
+// hardwareRe names hardware a sandbox (and a hosted runner) does not have:
+// GPUs and their toolkits, accelerators, devices.
+var hardwareRe = lazyre.New(`(?i)\b(android\s+devices?|gpus?|cuda|nvidia|rocm|hip|vulkan|metal|core\s*ml|opencl|npu|tpu|ascend|cann|fpga|sycl|oneapi|openvino|microphone|webcam|camera|bluetooth|arduino|raspberry\s*pi|esp32|usb\s+device|android\s+device)\b`)
+
+// docsBuildRe is a section or sentence about building the project's own
+// documentation.
+var docsBuildRe = lazyre.New(`(?i)\b(build(ing)?|generat(e|ing)|mak(e|ing)|render(ing)?)\s+(the\s+)?(api\s+)?(docs|documentation|manual|man\s*pages?|website|site)\b`)

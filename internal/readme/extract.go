@@ -499,8 +499,22 @@ func CutPrompt(line string) (string, bool) { return cutMatch(line, "$%❯▶›�
 
 var rootPromptRe = regexp.MustCompile(`^\s*(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s*)?#\s+`)
 
-// cutRootPrompt returns the command after a `#` root prompt.
-func cutRootPrompt(line string) (string, bool) { return cutMatch(line, "#", rootPromptRe) }
+// cutRootPrompt returns the command after a `#` root prompt. What follows
+// `# ` must look like a command a root session runs (a lower-case program
+// name, a path, an assignment); "# For AMD64" or "# Alpine Linux" is a
+// comment.
+func cutRootPrompt(line string) (string, bool) {
+	cmd, ok := cutMatch(line, "#", rootPromptRe)
+	if !ok || !rootCommandRe.MatchString(cmd) {
+		return "", false
+	}
+	return cmd, true
+}
+
+// rootCommandRe is the start of a command after a root prompt: a program
+// name in lower case followed by an argument or nothing, a path, an
+// assignment, a subshell or test.
+var rootCommandRe = regexp.MustCompile(`^(?:[a-z0-9][\w.+-]*(?:\s+[-./$~"'\w]|\s*$)|[./~$]|\w+=|\[|\()`)
 
 // cutMatch returns what follows re's match in line. Every match holds one
 // of chars: most lines hold none, and are answered without re.
