@@ -221,7 +221,9 @@ func installRule(pl *planner, x *cmd) (Entry, bool) {
 	}
 	prev, all := 0, true
 	for _, t := range tools {
-		if l := pl.seen.installed[t]; l > 0 && !(selfInstall && pl.seen.cloned[t]) {
+		// (An install earlier in the same block is a step of the same
+		// way: download, then move into the PATH.)
+		if l := pl.seen.installed[t]; l > 0 && l < x.b.Line && !(selfInstall && pl.seen.cloned[t]) {
 			// (The project's own installer after its clone is the clone's
 			// next step, not an alternative to it.)
 			prev = l
@@ -307,26 +309,19 @@ func (pl *planner) installOnce(x *cmd, tools []string, selfInstall bool) (Entry,
 		}
 	}
 	first := pl.seen.projectLine
-	if build != "" && first > 0 && build == pl.seen.projectBuild && !project {
+	switch {
+	case build != "" && first > 0 && build == pl.seen.projectBuild && !project && x.c.text != pl.seen.projectBuildText:
 		// The same build again, with other options: a variant of it.
 		e, _ := pl.skip(x, because(KindAlternative, "alternative: another build of the project (line %d builds it with %s already)", first, build).with(causeAlternative))
 		return e, true
-	}
-	if !isInstallSection(x.b.Headings) {
-		build = ""
-	}
-	if !project && build == "" {
+	case first == 0 && (project || build != ""):
+		pl.seen.projectLine, pl.seen.projectSection, pl.seen.projectBuild, pl.seen.projectBuildText = x.c.line, strings.Join(x.b.Headings, "\x00"), build, x.c.text
+		return Entry{}, false
+	case !project && (build == "" || !isInstallSection(x.b.Headings)):
 		return Entry{}, false
 	}
 	section := strings.Join(x.b.Headings, "\x00")
 	switch {
-	case first == 0:
-		pl.seen.projectLine, pl.seen.projectSection, pl.seen.projectBuild = x.c.line, section, build
-		return Entry{}, false
-	case build != "" && build == pl.seen.projectBuild && !project:
-		// The same build again, with other options: a variant of it.
-		e, _ := pl.skip(x, because(KindAlternative, "alternative: another build of the project (line %d builds it with %s already)", first, build).with(causeAlternative))
-		return e, true
 	case section == pl.seen.projectSection:
 		return Entry{}, false // the steps of one way
 	case selfInstall && pl.seen.projectBuild != "" && !pl.seen.projectInstalled:

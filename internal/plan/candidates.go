@@ -136,7 +136,8 @@ func (pl *planner) projectLines(b readme.Block) []candidate {
 		}
 		if cmd, ok := readme.CutPrompt(l.Text); ok {
 			prompted = true
-			if cmd = strings.TrimSpace(cmd); own(cmd) {
+			// A session the author labelled text: its prompted commands.
+			if cmd = strings.TrimSpace(cmd); shapeOf(cmd) == shapeCommand && pl.commandResolves(Entry{Command: cmd}) {
 				out = append(out, candidate{text: cmd, line: l.Line, endLine: l.Line, shape: shapeCommand})
 			}
 		}

@@ -59,6 +59,7 @@ var commandRules = []commandRule{
 	{"completion", completionRule},
 	{"container", containerRule},
 	{"placeholder", placeholderRule},
+	{"unset-variable", unsetVariable},
 	{"missing-input", missingInput},
 	{"unknown-program", unknownProgram},
 	{"install", installRule},
@@ -103,9 +104,15 @@ func (pl *planner) runHinted(b readme.Block, c candidate, base Decision) Entry {
 }
 
 // skip is the entry that skips the command; what it would have installed
-// is noted, so that a later "not found" can name it.
+// is noted, so that a later "not found" can name it, and the variables it
+// would have set are noted as not set.
 func (pl *planner) skip(x *cmd, d Decision) (Entry, bool) {
 	pl.noteInstalls(x.c, d.Reason)
+	for _, a := range assignments(x.cmds) {
+		if name, _, ok := strings.Cut(a, "="); ok && pl.seen.unset[name] == 0 {
+			pl.seen.unset[name] = x.c.line
+		}
+	}
 	return pl.entry(x.b, x.c, d), true
 }
 
@@ -118,10 +125,19 @@ func pass() (Entry, bool) { return Entry{}, false }
 func (pl *planner) runRule(x *cmd, base Decision) Entry {
 	pl.remember(x.ws)
 	pl.define(x.c.text)
+	for _, a := range assignments(x.cmds) {
+		if name, _, ok := strings.Cut(a, "="); ok {
+			delete(pl.seen.unset, name)
+		}
+	}
 	for _, s := range x.cmds {
 		// A script of the repository that runs (./models/download.sh) may
 		// make files beside it.
-		if n := strings.TrimPrefix(s.name(), "./"); strings.Contains(n, "/") && pl.inRepo(n) {
+		n := s.name()
+		if b := path.Base(n); (b == "sh" || b == "bash") && len(s.args()) > 0 {
+			n = s.args()[0]
+		}
+		if n = strings.TrimPrefix(n, "./"); strings.Contains(n, "/") && pl.inRepo(n) {
 			pl.seen.mentioned[strings.SplitN(n, "/", 2)[0]] = true
 		}
 	}

@@ -264,7 +264,7 @@ func exampleProgram(pl *planner, x *cmd) (Entry, bool) {
 
 // fillInRe is a comment that asks the reader to put their own value in
 // the command: "# replace with the path to your dotfiles".
-var fillInRe = lazyre.New(`(?i)\b(replace|substitute|fill in|adjust|change)\b[^.]{0,40}\b(with|by|to|for)\b|\b(path|name|url|address|id) (to|of) your\b|\byour own\b`)
+var fillInRe = lazyre.New(`(?i)\b(replace|substitute|fill in|adjust|change)\b[^.]{0,40}\b(with|by|to|for)\b|\b(path|name|url|address|id) (to|of) your\b|\byour own\b|\bset (this|it) to\b`)
 
 // placeholderRule skips a command with a value to fill in, usage syntax,
 // a key press, or a made-up example argument.
@@ -289,6 +289,24 @@ func placeholderRule(pl *planner, x *cmd) (Entry, bool) {
 	}
 	if a := pl.exampleArg(x.head); a != "" && !x.funcDef && !inLineData(x.c.text, a) {
 		return pl.skip(x, because(KindPlaceholder, "example argument %s: an illustration, not a value for this run", a))
+	}
+	return pass()
+}
+
+// varUseRe is a use of a shell variable: $NAME, ${NAME}, ${NAME:?}.
+var varUseRe = lazyre.New(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// unsetVariable skips a command that uses a variable only a skipped line
+// sets (`KUBESEAL_VERSION='' # set this to …` skipped, then a download of
+// v${KUBESEAL_VERSION:?}).
+func unsetVariable(pl *planner, x *cmd) (Entry, bool) {
+	if len(pl.seen.unset) == 0 {
+		return pass()
+	}
+	for _, m := range varUseRe.FindAllStringSubmatch(quotedSingleRe.ReplaceAllString(x.c.text, "''"), -1) {
+		if l := pl.seen.unset[m[1]]; l > 0 {
+			return pl.skip(x, because(KindPlaceholder, "uses $%s, which only line %d sets, and that line is not run", m[1], l))
+		}
 	}
 	return pass()
 }

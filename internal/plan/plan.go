@@ -235,23 +235,25 @@ type session struct {
 	images      map[string]bool   // Docker images of this project built by a skipped command
 	mentioned   map[string]bool   // words of the commands that run so far
 	defined     map[string]bool   // functions and aliases the commands that run so far define
+	unset       map[string]int    // variables only skipped lines set, by the line of the first
 	downloads   map[string]string // file -> the URL a command that runs downloaded it from
 	cwd         string            // the session's directory relative to the checkout, cwdUnknown when unknown
 	serverUp    bool              // a command that runs started a server (in the background)
 	selfInstall bool              // a command that runs installs the project from the checkout
+	configured  bool              // a command that runs generated a Makefile (./configure, cmake)
+	built       bool              // a command that runs built something (make, cargo build, …)
 	// projectLine is the line of the first command that installs or
 	// builds the project, projectSection the headings of its section.
-	configured       bool // a command that runs generated a Makefile (./configure, cmake)
-	built            bool // a command that runs built something (make, cargo build, …)
 	projectLine      int
 	projectSection   string
 	projectBuild     string // the build program of a first way that builds in the checkout
+	projectBuildText string // and its command
 	projectInstalled bool   // what that build made was installed from the checkout
 }
 
 func newSession() session {
 	return session{installed: map[string]int{}, cloned: map[string]bool{}, cloneDirs: map[string]bool{}, notMade: map[string]int{},
-		images: map[string]bool{}, mentioned: map[string]bool{}, defined: map[string]bool{}, downloads: map[string]string{}}
+		images: map[string]bool{}, mentioned: map[string]bool{}, defined: map[string]bool{}, unset: map[string]int{}, downloads: map[string]string{}}
 }
 
 // learnReadme learns what the plan needs to know of the whole README.
