@@ -219,11 +219,12 @@ func installRule(pl *planner, x *cmd) (Entry, bool) {
 	if th := section(x.b.Headings, troubleRe); th != "" {
 		return pl.skip(x, because(KindOptional, "installs a fix from a troubleshooting section (%q): only when that problem occurs", th))
 	}
+	// A move into a bin directory of what the same block downloaded is
+	// the download's next step, not another way.
+	moves := len(binInstalls(x.cmds)) == len(tools)
 	prev, all := 0, true
 	for _, t := range tools {
-		// (An install earlier in the same block is a step of the same
-		// way: download, then move into the PATH.)
-		if l := pl.seen.installed[t]; l > 0 && l < x.b.Line && !(selfInstall && pl.seen.cloned[t]) {
+		if l := pl.seen.installed[t]; l > 0 && !(moves && l >= x.b.Line) && !(selfInstall && pl.seen.cloned[t]) {
 			// (The project's own installer after its clone is the clone's
 			// next step, not an alternative to it.)
 			prev = l

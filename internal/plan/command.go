@@ -145,7 +145,7 @@ func (pl *planner) runRule(x *cmd, base Decision) Entry {
 		switch n := path.Base(s.name()); {
 		case n == "cmake" || n == "configure" || n == "meson" || n == "autogen.sh" || n == "bootstrap" || n == "bootstrap.sh" || n == "qmake" || n == "build.sh":
 			pl.seen.configured = true
-		case buildsProject(s) || n == "make" || n == "cargo" || n == "go" || n == "gradle" || n == "gradlew" || n == "mvn" || n == "mvnw":
+		case buildsProject(s):
 			pl.seen.built = true
 		}
 	}

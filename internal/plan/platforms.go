@@ -39,7 +39,10 @@ var platformWords = []platformWord{
 	// A "Docker" section or comment is the way to run it in a container:
 	// the sandbox has no Docker.
 	{lazyre.New(`(?i)^\W*(docker|podman)\b.{0,30}$`), "Docker (the sandbox has none)", false},
-	{lazyre.New(`(?i)\b(linux|gnu/linux|gnu|debian|ubuntu|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
+	// Processor architectures: the sandbox and GitHub's hosted runners are
+	// x86-64.
+	{lazyre.New(`(?i)\b(arm64|aarch64|armv[5-8]\w*|armhf|armel|ppc64(le)?|powerpc|s390x|riscv(64)?|loongarch64|mips(64)?(el)?)\b`), "another processor architecture", false},
+	{lazyre.New(`(?i)\b(linux|gnu/linux|gnu|debian|ubuntu|x86[_-]64|amd64|x64|mint|pop!?_os|raspbian|raspberry\s*pi\s*os|unix|unix-like|posix)\b`), "Linux", true},
 }
 
 type platformWord struct {

@@ -236,8 +236,84 @@ func repoFrom(slug, dirName string, gitConfig []byte, files []string, manifests 
 			r.add(&r.Names, name)
 		}
 	}
+	for name, b := range manifests {
+		r.add(&r.Names, manifestPrograms(name, b)...)
+	}
+	// Programs by the layout Go and script repositories use: cmd/NAME/,
+	// bin/NAME.
+	for _, f := range files {
+		if dir, rest, ok := strings.Cut(f, "/"); ok && (dir == "cmd" || dir == "bin") && rest != "" {
+			prog, _, _ := strings.Cut(rest, "/")
+			if dir == "bin" && strings.Contains(rest, "/") {
+				continue
+			}
+			r.add(&r.Names, strings.TrimSuffix(prog, path.Ext(prog)))
+		}
+	}
 	r.Manifests = manifests
 	return r
+}
+
+var (
+	// gemspecExecRe finds a gemspec's executables: spec.executables =
+	// ["rougify"], s.executables = %w(a b).
+	gemspecExecRe = lazyre.New(`executables\s*=\s*(?:\[([^\]]*)\]|%w[\(\[{]([^\)\]}]*)[\)\]}])`)
+	// consoleScriptRe is a setuptools console script: "name = pkg.mod:fn".
+	consoleScriptRe = lazyre.New(`['"]?([A-Za-z][\w.-]*)\s*=\s*[\w.]+:\w+`)
+	// cabalExecRe is a Cabal executable stanza.
+	cabalExecRe = lazyre.New(`(?mi)^executable\s+([\w-]+)`)
+	// nimbleBinRe is a Nimble package's programs: bin = @["x", "y"].
+	nimbleBinRe  = lazyre.New(`bin\s*=\s*@\[([^\]]*)\]`)
+	quotedWordRe = lazyre.New(`["']([\w.-]+)["']`)
+)
+
+// manifestPrograms are the programs a manifest says the project installs.
+func manifestPrograms(name string, b []byte) []string {
+	var out []string
+	switch {
+	case strings.HasSuffix(name, ".gemspec"):
+		for _, m := range gemspecExecRe.FindAllSubmatch(b, -1) {
+			if len(m[1]) > 0 {
+				for _, q := range quotedWordRe.FindAllSubmatch(m[1], -1) {
+					out = append(out, string(q[1]))
+				}
+			}
+			out = append(out, strings.Fields(string(m[2]))...)
+		}
+	case name == "setup.py" || name == "setup.cfg":
+		if i := bytes.Index(b, []byte("console_scripts")); i >= 0 {
+			for _, m := range consoleScriptRe.FindAllSubmatch(b[i:min(len(b), i+4000)], -1) {
+				out = append(out, string(m[1]))
+			}
+		}
+	case name == "composer.json":
+		var cj struct {
+			Bin json.RawMessage `json:"bin"`
+		}
+		if json.Unmarshal(b, &cj) == nil {
+			var bins []string
+			if json.Unmarshal(cj.Bin, &bins) != nil {
+				var one string
+				if json.Unmarshal(cj.Bin, &one) == nil {
+					bins = []string{one}
+				}
+			}
+			for _, bin := range bins {
+				out = append(out, path.Base(bin))
+			}
+		}
+	case strings.HasSuffix(name, ".cabal"):
+		for _, m := range cabalExecRe.FindAllSubmatch(b, -1) {
+			out = append(out, string(m[1]))
+		}
+	case strings.HasSuffix(name, ".nimble"):
+		if m := nimbleBinRe.FindSubmatch(b); m != nil {
+			for _, q := range quotedWordRe.FindAllSubmatch(m[1], -1) {
+				out = append(out, string(q[1]))
+			}
+		}
+	}
+	return out
 }
 
 var (

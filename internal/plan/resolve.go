@@ -120,6 +120,26 @@ chromium chromedriver google-chrome firefox geckodriver xvfb-run
 pipx poetry uv virtualenv tox nox pytest black flake8 mypy ruff pre-commit
 mix iex elixir erl rebar3 ghc ghci cabal stack opam dune ocaml zig nim nimble crystal shards dart flutter
 lein clojure clj lua luajit luarocks cpanm cpan raco racket elm gleam rustup rustc cargo go gofmt node npm npx
+goreleaser golangci-lint gopls staticcheck gotestsum air templ buf protoc grpcurl mockgen swag wire sqlc migrate
+busted luacheck stylua perl prove plackup carton rubocop rspec rails jekyll bundle-audit solargraph
+phpstan psalm phpcs phpcbf php-cs-fixer artisan symfony wp drush pest
+tsc ts-node tsx esbuild webpack rollup vite parcel babel eslint prettier jest vitest mocha ava nyc c8 lerna nx turbo
+nodemon pm2 forever serve http-server live-server json-server create-react-app vue ng nest next nuxt astro svelte-kit
+black isort flake8 pylint mypy pyright ruff bandit pytest coverage tox nox hatch pdm pipenv poetry twine sphinx-build
+mkdocs jupyter ipython streamlit gunicorn uvicorn celery alembic django-admin flask fastapi
+cargo-binstall cargo-watch cargo-make cargo-nextest wasm-pack trunk maturin
+mvnw gradlew sbt mill scala-cli coursier cs jbang kotlinc groovy jshell
+dotnet-format nuget msbuild swift-format swiftlint swiftformat xcodebuild
+dart flutter pub fvm
+stack cabal hlint ormolu fourmolu ghcup opam dune utop ocamlfind esy
+mix hex rebar3 erlc escript elixirc iex
+terraform tofu terragrunt packer vault consul nomad kubectl helm kustomize skaffold
+gh hub glab git-lfs pre-commit commitizen semantic-release changeset release-it
+hugo zola eleventy docusaurus hexo gatsby
+sqlite3 duckdb psql mysql redis-cli mongosh
+curl wget http https xh curlie httpie jq yq fx gron dasel xsv csvkit mlr
+ffmpeg ffprobe convert magick pandoc graphviz dot gnuplot
+shfmt shellcheck bats hadolint actionlint yamllint markdownlint
 `)
 
 // unknownProgram skips a line whose program does not resolve: output or
