@@ -3,6 +3,7 @@ module github.com/readme2demo/readme2demo
 go 1.26.0
 
 require (
+	github.com/MakeNowJust/heredoc/v2 v2.0.1
 	github.com/aymanbagabas/go-udiff v0.4.0
 	github.com/containerd/errdefs v1.0.0
 	github.com/distribution/reference v0.6.0
