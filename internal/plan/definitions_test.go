@@ -1,9 +1,9 @@
 package plan
 
 import (
-	"strings"
 	"testing"
 
+	here "github.com/MakeNowJust/heredoc/v2"
 	"gotest.tools/v3/assert"
 )
 
@@ -36,24 +36,55 @@ func TestIsDefinition(t *testing.T) {
 
 // A README whose only commands to run define something tests nothing: the
 // plan runs nothing and says why; one command that uses them keeps them.
-func TestDefinitionsOnlyRunNothing(t *testing.T) {
-	md := "# fff\n\n## Shell integration\n\n```sh\nf() {\n    fff \"$@\"\n    cd \"$(cat \"${XDG_CACHE_HOME:=${HOME}/.cache}/fff/.fff_d\")\"\n}\n```\n\n" +
-		"```sh\nexport FFF_HIDDEN=1\nalias ff=fff\n```\n"
-	p := Make([]byte(md), Options{})
-	assert.Check(t, len(p.Run()) == 0, "%+v", p.Entries)
-	for _, e := range p.Entries {
-		if e.Command != "" {
-			assert.Check(t, e.Reason == definitionsOnlyReason || e.Reason != "", "%+v", e)
-		}
-	}
-	why := p.NothingToRun()
-	assert.Check(t, why != "", "an empty plan says why")
-	assert.Check(t, strings.Contains(why, "test nothing") || strings.Contains(why, "optional settings"), why)
+var definitionCases = []planCase{
+	{
+		name: "only definitions run nothing",
+		readme: here.Doc(`
+			# fff
 
-	withUse := md + "\n```sh\necho \"$FFF_HIDDEN\"\n```\n"
-	p = Make([]byte(withUse), Options{})
-	assert.Check(t, len(p.Run()) > 0, "%+v", p.Entries)
-	for _, e := range p.Entries {
-		assert.Check(t, e.Reason != definitionsOnlyReason, "%+v", e)
-	}
+			~~~sh
+			function ff { fff "$@"; }
+			~~~
+
+			~~~sh
+			export FFF_HIDDEN=1
+			alias ff=fff
+			~~~
+		`),
+		repo: slugRepo("dylanaraps/fff"),
+		want: here.Doc(`
+			4 skip nothing-tested function ff { fff "$@"; }
+			8 skip nothing-tested export FFF_HIDDEN=1
+			9 skip nothing-tested alias ff=fff
+		`),
+	},
+	{
+		name: "a command that uses the definitions keeps them",
+		readme: here.Doc(`
+			# fff
+
+			~~~sh
+			export FFF_HIDDEN=1
+			alias ff=fff
+			~~~
+
+			~~~sh
+			echo "$FFF_HIDDEN"
+			~~~
+		`),
+		repo: slugRepo("dylanaraps/fff"),
+		want: here.Doc(`
+			4 probe command export FFF_HIDDEN=1
+			5 probe command alias ff=fff
+			9 probe command echo "$FFF_HIDDEN"
+		`),
+	},
+}
+
+func TestDefinitionsOnly(t *testing.T) { testPlans(t, definitionCases) }
+
+// An empty plan of definitions says why: the reason is the feature.
+func TestDefinitionsOnlyReason(t *testing.T) {
+	p := Make([]byte(definitionCases[0].readme), Options{Repo: definitionCases[0].repo})
+	assert.Equal(t, p.NothingToRun(), "nothing to run: none of the 2 code blocks of README.md has a command to run on Linux (line 4: "+definitionsOnlyReason+"; line 8: "+definitionsOnlyReason+")")
 }

@@ -58,3 +58,27 @@ func TestRepoFromDirReadsNothingOutside(t *testing.T) {
 	assert.Check(t, is.Len(r.Packages, 0))
 	assert.Check(t, is.Len(r.Modules, 0))
 }
+
+// A crate's [[bin]] targets are the names its programs go by.
+func TestCargoBinNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "dua-cli")
+	writeFiles(t, dir, map[string]string{
+		"Cargo.toml": "[package]\nname = \"dua-cli\"\n\n[[bin]]\nname = \"dua\"\npath = \"src/main.rs\"\n\n[dependencies]\nname = \"not-this\"\n",
+	})
+	r := RepoFromDir(dir, "")
+	assert.Check(t, r.is("dua"), "%v", r.Names)
+	assert.Check(t, r.is("dua-cli"), "%v", r.Names)
+	assert.Check(t, !r.is("not-this"), "%v", r.Names)
+}
+
+// A pyproject's scripts are the names its programs go by.
+func TestPyprojectScriptNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rich-cli")
+	writeFiles(t, dir, map[string]string{
+		"pyproject.toml": "[project]\nname = \"rich-cli\"\n\n[project.scripts]\nrich = \"rich_cli.__main__:run\"\n\n[tool.poetry.scripts]\n\"rich-x\" = \"x:main\"\n\n[project.urls]\nhome = \"https://example.org\"\n",
+	})
+	r := RepoFromDir(dir, "")
+	assert.Check(t, r.is("rich"), "%v", r.Names)
+	assert.Check(t, r.is("rich-x"), "%v", r.Names)
+	assert.Check(t, !r.is("home"), "%v", r.Names)
+}

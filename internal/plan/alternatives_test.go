@@ -1,0 +1,257 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	here "github.com/MakeNowJust/heredoc/v2"
+	"gotest.tools/v3/assert"
+)
+
+// Install once: of several ways to install or build the project, the
+// first that fits Linux (or a later recipe for Debian) runs; the others,
+// and the steps that only build toward them, are alternatives.
+var alternativeCases = []planCase{
+	{
+		name:  "a Debian recipe after a generic install",
+		wrong: "line 13 installs vhs a second time (with ffmpeg) after line 6 installed it: by the guide the first Linux install wins and the Debian recipe is an alternative (at most its ffmpeg is needed); the rule the comments still describe, a later Debian recipe winning (laterDebianInstall, readmeFacts.debTools), is never called",
+		readme: here.Doc(`
+			# vhs
+
+			Or, just install it with ` + "`go`" + `:
+
+			~~~sh
+			go install github.com/charmbracelet/vhs@latest
+			~~~
+
+			- Debian / Ubuntu
+
+			~~~sh
+			sudo mkdir -p /etc/apt/keyrings
+			sudo apt update && sudo apt install vhs ffmpeg
+			~~~
+
+			- Fedora / RHEL
+
+			~~~sh
+			echo '[charm]' | sudo tee /etc/yum.repos.d/charm.repo
+			~~~
+		`),
+		repo: slugRepo("charmbracelet/vhs"),
+		want: here.Doc(`
+			6 probe command go install github.com/charmbracelet/vhs@latest
+			12 probe command sudo mkdir -p /etc/apt/keyrings
+			13 probe command sudo apt update && sudo apt install vhs ffmpeg
+			19 skip other-platform echo '[charm]' | sudo tee /etc/yum.repos.d/charm.repo
+		`),
+	},
+	{
+		name: "a manual install from a clone after a global install, and npx of the installed package",
+		readme: here.Doc(`
+			# live-server
+
+			## Installation
+
+			    npm install -g live-server
+
+			**Manual way**
+
+			    git clone https://github.com/tapio/live-server
+			    cd live-server
+			    npm install
+			    npm install -g
+
+			~~~sh
+			npx live-server --version
+			~~~
+		`),
+		repo: slugRepo("tapio/live-server"),
+		want: here.Doc(`
+			5 probe command npm install -g live-server
+			9 skip clone-of-self git clone https://github.com/tapio/live-server
+			10 skip clone-of-self cd live-server
+			11 skip prepares npm install
+			12 skip alternative npm install -g
+			15 skip alternative npx live-server --version
+		`),
+	},
+	{
+		name: "apt steps after a skipped package source",
+		readme: here.Doc(`
+			# Bash-Snippets
+
+			## Installing
+
+			~~~bash
+			sudo add-apt-repository ppa:x/bash-snippets
+			sudo apt update
+			sudo apt install bash-snippets
+			~~~
+		`),
+		repo: repoWith("alexanderepstein/Bash-Snippets", "install.sh"),
+		want: here.Doc(`
+			6 skip other-platform sudo add-apt-repository ppa:x/bash-snippets
+			7 skip other-platform sudo apt update
+			8 skip other-platform sudo apt install bash-snippets
+		`),
+	},
+	{
+		name: "an index update goes with the alternative install after it",
+		readme: here.Doc(`
+			# pastel
+
+			~~~bash
+			wget https://example.org/pastel_0.12.0_amd64.deb
+			sudo dpkg -i pastel_0.12.0_amd64.deb
+			~~~
+
+			Alternatively:
+
+			~~~bash
+			sudo apt update
+			sudo apt install pastel
+			~~~
+
+			~~~
+			sudo apt-get update
+			make install
+			~~~
+		`),
+		repo: repoWith("sharkdp/pastel", "Makefile"),
+		want: here.Doc(`
+			4 probe command wget https://example.org/pastel_0.12.0_amd64.deb
+			5 probe command sudo dpkg -i pastel_0.12.0_amd64.deb
+			11 skip prepares sudo apt update
+			12 skip alternative sudo apt install pastel
+			16 probe command sudo apt-get update
+			17 skip alternative make install
+		`),
+	},
+	{
+		name: "a second section that builds the project is an alternative",
+		readme: here.Doc(`
+			# tool
+
+			## Install
+
+			~~~sh
+			go install github.com/acme/tool@latest
+			~~~
+
+			## Building from source
+
+			~~~sh
+			make
+			sudo make install
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile"),
+		want: here.Doc(`
+			6 step command go install github.com/acme/tool@latest
+			12 skip alternative make
+			13 skip alternative sudo make install
+		`),
+	},
+	{
+		name:  "the same build again with other options is a variant, the identical build is not",
+		wrong: "line 6, the first build, runs: only the variant at line 7 is an alternative (withSkippedGoal takes the build before a skipped variant as a step that prepares it)",
+		readme: here.Doc(`
+			# tool
+
+			## Build
+
+			~~~sh
+			make
+			make DEBUG=1
+			~~~
+
+			## Test
+
+			~~~sh
+			make
+			make test
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile"),
+		want: here.Doc(`
+			6 skip prepares make
+			7 skip alternative make DEBUG=1
+			13 probe command make
+			14 probe command make test
+		`),
+	},
+	{
+		name: "installing what the build made is the build's next step",
+		readme: here.Doc(`
+			# tool
+
+			## Build
+
+			~~~sh
+			./configure
+			make
+			~~~
+
+			## Install
+
+			~~~sh
+			sudo make install
+			~~~
+		`),
+		repo: repoWith("acme/tool", "configure"),
+		want: here.Doc(`
+			6 step command ./configure
+			7 step command make
+			13 step command sudo make install
+		`),
+	},
+	{
+		name: "npm, yarn and pnpm of the same tool are alternatives",
+		readme: here.Doc(`
+			~~~sh
+			npm install -g tool
+			yarn global add tool
+			pnpm add -g tool
+			~~~
+		`),
+		want: here.Doc(`
+			2 probe command npm install -g tool
+			3 skip alternative yarn global add tool
+			4 skip alternative pnpm add -g tool
+		`),
+	},
+	{
+		name: "another platform's package manager bootstrapped in the block",
+		readme: here.Doc(`
+			# cjson
+
+			~~~
+			git clone https://github.com/Microsoft/vcpkg.git
+			cd vcpkg
+			./bootstrap-vcpkg.sh
+			./vcpkg integrate install
+			vcpkg install cjson
+			~~~
+		`),
+		repo: slugRepo("DaveGamble/cJSON"),
+		want: here.Doc(`
+			4 skip prepares git clone https://github.com/Microsoft/vcpkg.git
+			5 skip prepares cd vcpkg
+			6 skip prepares ./bootstrap-vcpkg.sh
+			7 skip other-platform ./vcpkg integrate install
+			8 skip other-platform vcpkg install cjson
+		`),
+	},
+}
+
+func TestAlternatives(t *testing.T) { testPlans(t, alternativeCases) }
+
+// A Debian recipe's apt chain runs with -y after each apt verb that asks.
+func TestDebianRecipeExec(t *testing.T) {
+	p := Make([]byte(alternativeCases[0].readme), Options{Repo: alternativeCases[0].repo})
+	for _, e := range p.Entries {
+		if e.Line == 13 {
+			assert.Check(t, strings.Contains(e.Exec("/workspace"), "sudo apt install -y vhs ffmpeg"), e.Exec("/workspace"))
+		}
+	}
+}

@@ -1,0 +1,356 @@
+package plan
+
+import (
+	"testing"
+
+	here "github.com/MakeNowJust/heredoc/v2"
+)
+
+// What a command needs that nothing made: a file, a directory, an
+// archive, a manifest, a server on this machine. Files are looked up in
+// the directory the session is in.
+var inputCases = []planCase{
+	{
+		name: "files the repository lacks and no earlier command makes",
+		rule: "missing-input",
+		readme: here.Doc(`
+			# lib
+
+			~~~console
+			$ cd examples
+			$ ./math_test.sh
+			$ ./missing_test.sh
+			$ test-script.sh -- testOne
+			~~~
+
+			~~~sh
+			dotenv run -f .env.local -- node hello.js
+			CONFIG=./.env.local node hello.js
+			~~~
+
+			~~~sh
+			clib install clibs/ms clibs/commander
+			~~~
+
+			~~~sh
+			curl -LO https://example.org/dist/lib-1.3.4.tar.gz && tar -xf lib-1.3.4.tar.gz && cd lib-1.3.4 && ./configure
+			~~~
+		`),
+		repo: repoWith("acme/lib", "examples/math.inc", "examples/math_test.sh", "hello.js"),
+		opts: Options{Programs: programsWith("clib", "dotenv")},
+		want: here.Doc(`
+			4 probe command cd examples
+			5 probe command ./math_test.sh
+			6 skip missing-input ./missing_test.sh
+			7 skip missing-input test-script.sh -- testOne
+			11 skip missing-input dotenv run -f .env.local -- node hello.js
+			12 skip missing-input CONFIG=./.env.local node hello.js
+			16 probe command clib install clibs/ms clibs/commander
+			20 probe command curl -LO https://example.org/dist/lib-1.3.4.tar.gz && tar -xf lib-1.3.4.tar.gz && cd lib-1.3.4 && ./configure
+		`),
+	},
+	{
+		name: "an owner/name argument is a repository, not a file",
+		readme: here.Doc(`
+			# eget
+
+			~~~
+			eget zyedidia/micro --tag nightly
+			eget --system darwin/amd64 sharkdp/fd
+			eget docs/missing.md
+			eget src/nothing
+			~~~
+		`),
+		repo: repoWith("zyedidia/eget", "src/main.go", "docs/guide.md"),
+		want: here.Doc(`
+			4 probe command eget zyedidia/micro --tag nightly
+			5 probe command eget --system darwin/amd64 sharkdp/fd
+			6 skip missing-input eget docs/missing.md
+			7 skip missing-input eget src/nothing
+		`),
+	},
+	{
+		name:  "a file an earlier command made",
+		wrong: "line 4 runs: jq's first argument is its filter (.a), not a file with the extension .a (missingFile does not know which arguments of a stdin filter are files)",
+		readme: here.Doc(`
+			~~~sh
+			echo '{"name": "x", "a": 1}' > data.json
+			jq .name data.json
+			jq .a data.json
+			tool --output report.html data.json
+			mkdir out && cp data.json out/copy.json
+			~~~
+		`),
+		repo: repoWith("acme/tool"),
+		want: here.Doc(`
+			2 probe command echo '{"name": "x", "a": 1}' > data.json
+			3 probe command jq .name data.json
+			4 skip missing-input jq .a data.json
+			5 probe command tool --output report.html data.json
+			6 probe command mkdir out && cp data.json out/copy.json
+		`),
+	},
+	{
+		name: "an archive no earlier command downloads, and the move of its program",
+		readme: here.Doc(`
+			# gron
+
+			Download a release, then:
+
+			~~~
+			▶ tar xzf gron-linux-amd64-0.1.5.tgz
+			▶ sudo mv gron /usr/local/bin/
+			~~~
+
+			Or with go:
+
+			~~~
+			▶ go install github.com/tomnomnom/gron@latest
+			~~~
+
+			~~~sh
+			curl -LO https://x.org/tool-1.0.tgz && tar xzf tool-1.0.tgz
+			~~~
+		`),
+		repo: repoWith("tomnomnom/gron", "testdata/two.json"),
+		want: here.Doc(`
+			6 skip missing-input tar xzf gron-linux-amd64-0.1.5.tgz
+			7 skip missing-input sudo mv gron /usr/local/bin/
+			13 probe command go install github.com/tomnomnom/gron@latest
+			17 probe command curl -LO https://x.org/tool-1.0.tgz && tar xzf tool-1.0.tgz
+		`),
+	},
+	{
+		name:  "a file an earlier command of its line downloads",
+		wrong: "the .deb the chain's wget downloads is there for its dpkg: the line runs (missingFile looks at the chain's earlier words only for a cd)",
+		readme: here.Doc(`
+			~~~sh
+			wget https://example.org/tool_1.0_amd64.deb && sudo dpkg -i tool_1.0_amd64.deb
+			~~~
+		`),
+		repo: repoWith("acme/tool"),
+		want: here.Doc(`
+			2 skip missing-input wget https://example.org/tool_1.0_amd64.deb && sudo dpkg -i tool_1.0_amd64.deb
+		`),
+	},
+	{
+		name: "build and task programs need their manifest",
+		readme: here.Doc(`
+			~~~sh
+			make
+			make test
+			make nothing
+			npm run build
+			npm run deploy
+			npm start
+			cargo build
+			cargo new demo
+			make -C docs
+			~~~
+		`),
+		repo: archiveRepo(`
+			slug acme/tool
+			file README.md
+			file LICENSE
+			file Makefile
+			file package.json
+			file docs/Makefile
+			-- Makefile --
+			all: tool
+			test:
+				go test ./...
+			-- package.json --
+			{"name": "tool", "scripts": {"build": "tsc"}}
+		`),
+		want: here.Doc(`
+			2 probe command make
+			3 probe command make test
+			4 skip missing-input make nothing
+			5 probe command npm run build
+			6 skip missing-input npm run deploy
+			7 skip server npm start
+			8 skip missing-input cargo build
+			9 probe command cargo new demo
+			10 probe command make -C docs
+		`),
+	},
+	{
+		name: "a Makefile that configure writes",
+		readme: here.Doc(`
+			~~~sh
+			autoreconf -i
+			./configure
+			make
+			~~~
+		`),
+		repo: repoWith("acme/tool", "configure.ac"),
+		want: here.Doc(`
+			2 probe command autoreconf -i
+			3 probe command ./configure
+			4 probe command make
+		`),
+	},
+	{
+		name: "a directory of the checkout the session enters",
+		readme: here.Doc(`
+			~~~sh
+			cd docs
+			make
+			ls guide.md
+			cd ..
+			ls docs/guide.md
+			~~~
+		`),
+		repo: repoWith("acme/tool", "docs/Makefile", "docs/guide.md"),
+		want: here.Doc(`
+			2 probe command cd docs
+			3 probe command make
+			4 probe command ls guide.md
+			5 probe command cd ..
+			6 probe command ls docs/guide.md
+		`),
+	},
+	{
+		name: "the cwd hint: paths are relative to its directory",
+		readme: here.Doc(`
+			<!-- readme2demo: cwd=examples -->
+			~~~sh
+			./demo.sh
+			cat input.txt
+			~~~
+
+			~~~sh
+			cat input.txt
+			~~~
+		`),
+		repo: repoWith("acme/tool", "examples/demo.sh", "examples/input.txt"),
+		want: here.Doc(`
+			3 probe command ./demo.sh
+			4 probe command cat input.txt
+			8 probe command cat input.txt
+		`),
+	},
+	{
+		name: "a skipped cd takes its block's rest with it",
+		readme: here.Doc(`
+			~~~sh
+			cd my-example
+			make
+			ls
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile"),
+		want: here.Doc(`
+			2 skip missing-input cd my-example
+			3 skip missing-input make
+			4 skip missing-input ls
+		`),
+	},
+	{
+		name: "a system file of the reader's machine",
+		readme: here.Doc(`
+			~~~sh
+			tool --config /etc/tool/tool.conf
+			cat /etc/os-release
+			~~~
+		`),
+		repo: repoWith("acme/tool"),
+		want: here.Doc(`
+			2 skip missing-input tool --config /etc/tool/tool.conf
+			3 probe command cat /etc/os-release
+		`),
+	},
+	{
+		name: "the commands a runner program runs",
+		readme: here.Doc(`
+			~~~sh
+			hyperfine 'make -j4' 'cat missing.txt'
+			bash -c 'cat README.md'
+			bash -c 'cat missing.txt'
+			~~~
+		`),
+		repo: repoWith("acme/tool"),
+		want: here.Doc(`
+			2 skip missing-input hyperfine 'make -j4' 'cat missing.txt'
+			3 probe command bash -c 'cat README.md'
+			4 skip missing-input bash -c 'cat missing.txt'
+		`),
+	},
+	{
+		name: "a client of a server on this machine that nothing started",
+		readme: here.Doc(`
+			# wrk
+
+			~~~
+			wrk -t12 -c400 -d30s http://127.0.0.1:8080/index.html
+			~~~
+
+			~~~sh
+			npx json-server db.json
+			curl http://localhost:3000/posts/1
+			psql -h localhost -c 'select 1'
+			ssh -p 23231 localhost
+			git clone ssh://git@localhost:23231/repo
+			~~~
+		`),
+		repo: repoWith("wg/wrk", "db.json"),
+		want: here.Doc(`
+			4 skip missing-input wrk -t12 -c400 -d30s http://127.0.0.1:8080/index.html
+			8 skip server npx json-server db.json
+			9 skip missing-input curl http://localhost:3000/posts/1
+			10 skip missing-input psql -h localhost -c 'select 1'
+			11 skip missing-input ssh -p 23231 localhost
+			12 skip missing-input git clone ssh://git@localhost:23231/repo
+		`),
+	},
+	{
+		name: "a client of a server the background hint started",
+		readme: here.Doc(`
+			<!-- readme2demo: background ready="curl -sf localhost:3000" -->
+			~~~sh
+			npx json-server db.json
+			~~~
+
+			~~~sh
+			curl http://localhost:3000/posts/1
+			~~~
+		`),
+		repo: repoWith("acme/tool", "db.json"),
+		want: here.Doc(`
+			3 probe command npx json-server db.json
+			7 probe command curl http://localhost:3000/posts/1
+		`),
+	},
+	{
+		name: "a value the line gives as data is no file",
+		readme: here.Doc(`
+			# json
+
+			~~~
+			$ echo '{"foo":"bar"}' | json foo
+			$ echo '{"fred":{"age":42}}' | json fred.age
+			$ json -f lib/missing.json
+			~~~
+		`),
+		repo: repoWith("trentm/json", "lib/json.js"),
+		want: here.Doc(`
+			4 probe command echo '{"foo":"bar"}' | json foo
+			5 probe command echo '{"fred":{"age":42}}' | json fred.age
+			6 skip missing-input json -f lib/missing.json
+		`),
+	},
+}
+
+func TestInputs(t *testing.T) { testPlans(t, inputCases) }
+
+// programsWith is the default sandbox's programs and some more.
+func programsWith(names ...string) map[string]bool {
+	m := map[string]bool{}
+	for k := range DefaultPrograms() {
+		m[k] = true
+	}
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}

@@ -1,0 +1,329 @@
+package plan
+
+import (
+	"testing"
+
+	here "github.com/MakeNowJust/heredoc/v2"
+	"gotest.tools/v3/assert"
+)
+
+// Installs: of several commands that install a tool, the first that fits
+// Linux runs; what each command installs (package managers, the
+// project's installer, a download into a bin directory, a manifest's
+// programs).
+var installCases = []planCase{
+	{
+		name: "the first install that fits Linux runs, the later ones are alternatives",
+		rule: "install",
+		readme: here.Doc(`
+			# tool
+
+			## Install
+
+			~~~sh
+			brew install tool
+			sudo apt-get install -y tool
+			go install example.org/x/cmd/tool@latest
+			npm install -g tool
+			cargo install tool
+			pipx install tool
+			~~~
+		`),
+		want: here.Doc(`
+			6 skip other-platform brew install tool
+			7 step command sudo apt-get install -y tool
+			8 skip alternative go install example.org/x/cmd/tool@latest
+			9 skip alternative npm install -g tool
+			10 skip alternative cargo install tool
+			11 skip alternative pipx install tool
+		`),
+	},
+	{
+		name: "Linux installers of this project and of others are kept",
+		readme: here.Doc(`
+			~~~sh
+			curl -fsSL https://raw.githubusercontent.com/acme/tool/main/install.sh | sh
+			apt install jq
+			sudo apt-get update
+			make install
+			pip install tool-extra
+			curl https://sh.rustup.rs -sSf | sh
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			2 probe command curl -fsSL https://raw.githubusercontent.com/acme/tool/main/install.sh | sh
+			3 probe command apt install jq
+			4 probe command sudo apt-get update
+			5 skip alternative make install
+			6 probe command pip install tool-extra
+			7 probe command curl https://sh.rustup.rs -sSf | sh
+		`),
+	},
+	{
+		name: "an installer on a host named after the project",
+		readme: here.Doc(`
+			# croc
+
+			~~~bash
+			curl https://getcroc.com | bash
+			~~~
+
+			### On Debian
+
+			~~~bash
+			sudo apt install croc
+			~~~
+		`),
+		repo: slugRepo("schollz/croc"),
+		want: here.Doc(`
+			4 probe command curl https://getcroc.com | bash
+			10 skip alternative sudo apt install croc
+		`),
+	},
+	{
+		name: "an installer downloaded from a URL that names the project, then run",
+		readme: here.Doc(`
+			# eget
+
+			~~~
+			curl -o eget.sh https://zyedidia.github.io/eget.sh
+			bash eget.sh
+			~~~
+
+			Or alternatively:
+
+			~~~
+			curl https://zyedidia.github.io/eget.sh | sh
+			~~~
+
+			~~~
+			wget https://example.org/other.sh
+			sh other.sh
+			~~~
+		`),
+		repo: slugRepo("zyedidia/eget"),
+		want: here.Doc(`
+			4 probe command curl -o eget.sh https://zyedidia.github.io/eget.sh
+			5 probe command bash eget.sh
+			11 skip alternative curl https://zyedidia.github.io/eget.sh | sh
+			15 probe command wget https://example.org/other.sh
+			16 probe command sh other.sh
+		`),
+	},
+	{
+		name:  "a download into a bin directory, and a later install",
+		wrong: "line 11 is an alternative (line 4 installs hr): the heading \"Complete install\" is not about shell completion (completionRe matches the word complete)",
+		readme: here.Doc(`
+			# hr
+
+			~~~sh
+			curl https://example.org/hr > ~/bin/hr
+			chmod +x ~/bin/hr
+			~~~
+
+			## Complete install
+
+			~~~sh
+			sudo make install
+			~~~
+		`),
+		repo: slugRepo("LuRsT/hr"),
+		want: here.Doc(`
+			4 probe command curl https://example.org/hr > ~/bin/hr
+			5 probe command chmod +x ~/bin/hr
+			11 skip optional sudo make install
+		`),
+	},
+	{
+		name: "the project's installer named install-NAME piped to a shell, and the same again",
+		readme: here.Doc(`
+			# xq
+
+			~~~
+			curl -sSL https://bit.ly/install-xq | sudo bash
+			~~~
+
+			~~~
+			curl -sSL https://bit.ly/install-xq | INSTALL_DIR=$(pwd) bash
+			~~~
+
+			~~~
+			apt-get install xq
+			~~~
+		`),
+		repo: slugRepo("sibprogrammer/xq"),
+		want: here.Doc(`
+			4 probe command curl -sSL https://bit.ly/install-xq | sudo bash
+			8 skip alternative curl -sSL https://bit.ly/install-xq | INSTALL_DIR=$(pwd) bash
+			12 skip alternative apt-get install xq
+		`),
+	},
+	{
+		name: "a download then a move into the PATH is one install",
+		readme: here.Doc(`
+			# yq
+
+			~~~sh
+			wget https://github.com/mikefarah/yq/releases/latest/download/yq_linux_amd64 -O yq
+			sudo mv yq /usr/local/bin/yq
+			~~~
+		`),
+		repo: slugRepo("mikefarah/yq"),
+		want: here.Doc(`
+			4 probe command wget https://github.com/mikefarah/yq/releases/latest/download/yq_linux_amd64 -O yq
+			5 probe command sudo mv yq /usr/local/bin/yq
+		`),
+	},
+	{
+		name: "a download named as the project from a URL that names it",
+		readme: here.Doc(`
+			# speedtest-cli
+
+			~~~sh
+			wget -O speedtest-cli https://raw.githubusercontent.com/sivel/speedtest-cli/master/speedtest.py
+			chmod +x speedtest-cli
+			~~~
+
+			~~~sh
+			pip install speedtest-cli
+			~~~
+		`),
+		repo: slugRepo("sivel/speedtest-cli"),
+		want: here.Doc(`
+			4 probe command wget -O speedtest-cli https://raw.githubusercontent.com/sivel/speedtest-cli/master/speedtest.py
+			5 probe command chmod +x speedtest-cli
+			9 skip alternative pip install speedtest-cli
+		`),
+	},
+	{
+		name: "cargo +toolchain install",
+		readme: here.Doc(`
+			~~~
+			cargo install pastel
+			~~~
+
+			~~~
+			cargo +nightly install pastel
+			~~~
+		`),
+		repo: slugRepo("sharkdp/pastel"),
+		want: here.Doc(`
+			2 probe command cargo install pastel
+			6 skip alternative cargo +nightly install pastel
+		`),
+	},
+	{
+		name: "an install in a troubleshooting section is a fix",
+		readme: here.Doc(`
+			# croc
+
+			~~~sh
+			croc send notes.txt
+			~~~
+
+			## FAQ
+
+			### What if it breaks?
+
+			~~~sh
+			npm install -g croc-fixer
+			croc --help
+			~~~
+		`),
+		repo: repoWith("schollz/croc", "notes.txt"),
+		want: here.Doc(`
+			4 probe command croc send notes.txt
+			12 skip optional npm install -g croc-fixer
+			13 probe command croc --help
+		`),
+	},
+	{
+		name: "setup.py, easy_install and pip of this repository install the project",
+		readme: here.Doc(`
+			~~~sh
+			pip install git+https://github.com/acme/tool
+			~~~
+
+			~~~sh
+			python setup.py install
+			~~~
+
+			~~~sh
+			easy_install tool
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			2 probe command pip install git+https://github.com/acme/tool
+			6 skip alternative python setup.py install
+			10 skip alternative easy_install tool
+		`),
+	},
+}
+
+func TestInstalls(t *testing.T) { testPlans(t, installCases) }
+
+// Installs the README gives only as inline code in its text are recorded,
+// skipped, with their line; inline code that installs nothing, another
+// platform's install and the code blocks' own commands are not.
+func TestProseInstalls(t *testing.T) {
+	md := here.Doc(`
+		# sd
+
+		Install through cargo with ` + "`cargo install sd`" + `, or ` + "`brew install sd`" + `.
+
+		Run ` + "`sd --help`" + ` for more.
+
+		~~~sh
+		npm install -g tldr
+		sd before after file.txt
+		~~~
+	`)
+	p := Make([]byte(md), Options{Repo: slugRepo("chmln/sd")})
+	assert.DeepEqual(t, p.Installs, []Install{
+		{Tool: "tldr", Line: 8, Command: "npm install -g tldr"},
+		{Tool: "sd", Line: 3, Command: "cargo install sd", Skipped: "written in the README's text, not in a code block: the markdown engine runs only code blocks"},
+	})
+}
+
+// What a command installs: the tools, and whether it is the project from
+// its checkout.
+func TestInstallsOf(t *testing.T) {
+	repo := slugRepo("acme/tool")
+	tests := []struct {
+		cmd   string
+		tools []string
+		self  bool
+		ok    bool
+	}{
+		{"go install github.com/charmbracelet/glow/v2@latest", []string{"glow"}, false, true},
+		{"go install ./...", []string{"tool"}, true, true},
+		{"go build", nil, false, false},
+		{"cargo install --path .", []string{"tool"}, true, true},
+		{"cargo install ripgrep --version 14", []string{"ripgrep"}, false, true},
+		{"npm install -g @scope/pkg@2", []string{"pkg"}, false, true},
+		{"npm install -g", []string{"tool"}, true, true},
+		{"npm install", nil, false, false},
+		{"pip install 'httpie[socks]>=3'", []string{"httpie"}, false, true},
+		{"pip install -e '.[dev]'", []string{"tool"}, true, true},
+		{"python3 -m pip install -r requirements.txt black", []string{"black"}, false, true},
+		{"uv tool install ruff", []string{"ruff"}, false, true},
+		{"sudo apt-get install -y ripgrep=14.1", []string{"ripgrep"}, false, true},
+		{"sudo dpkg -i ripgrep_14.1.1-1_amd64.deb", []string{"ripgrep"}, false, true},
+		{"make install", []string{"tool"}, true, true},
+		{"cmake --install build", []string{"tool"}, true, true},
+		{"~/.fzf/install", []string{"tool"}, true, true},
+		{"gem install rouge", []string{"rouge"}, false, true},
+		{"cpanm App::Ack", []string{"app-ack"}, false, true},
+		{"dotnet tool install -g dotnet-ef", []string{"dotnet-ef"}, false, true},
+		{"winget install Acme.Tool", []string{"tool"}, false, true},
+		{"sudo pacman -S tool", []string{"tool"}, false, true},
+	}
+	for _, tc := range tests {
+		ss := simples(lex(tc.cmd))
+		tools, self, ok := installs(ss[len(ss)-1], repo)
+		assert.Check(t, ok == tc.ok && self == tc.self, "%q: self %v ok %v", tc.cmd, self, ok)
+		assert.DeepEqual(t, tools, tc.tools)
+	}
+}

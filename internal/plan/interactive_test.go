@@ -1,0 +1,425 @@
+package plan
+
+import (
+	"testing"
+
+	here "github.com/MakeNowJust/heredoc/v2"
+	"gotest.tools/v3/assert"
+)
+
+// What needs a person at a terminal, and what never ends by itself.
+var interactiveCases = []planCase{
+	{
+		name:  "programs that need a terminal",
+		wrong: "line 13 runs: tmux new -d starts a detached session, with no terminal (interactive() returns early for tmux new, before the -d its first loop allows)",
+		rule:  "interactive",
+		readme: here.Doc(`
+			~~~sh
+			vim notes.txt
+			less README.md
+			git log | fzf
+			git log | fzf --filter fix
+			fd -e md -x nvim
+			python3
+			python3 -c 'print(1)'
+			ssh example.org
+			ssh example.org uptime
+			htop
+			tmux new -s work
+			tmux new -d -s work
+			hx # in a separate pane
+			tmux capture-pane -p | gum format
+			$EDITOR notes.txt
+			vim --version
+			~~~
+		`),
+		repo: repoWith("acme/tool", "notes.txt"),
+		want: here.Doc(`
+			2 skip interactive vim notes.txt
+			3 skip interactive less README.md
+			4 skip interactive git log | fzf
+			5 probe command git log | fzf --filter fix
+			6 skip interactive fd -e md -x nvim
+			7 skip interactive python3
+			8 probe command python3 -c 'print(1)'
+			9 skip remote ssh example.org
+			10 skip remote ssh example.org uptime
+			11 skip interactive htop
+			12 skip interactive tmux new -s work
+			13 skip interactive tmux new -d -s work
+			14 skip interactive hx # in a separate pane
+			15 skip interactive tmux capture-pane -p | gum format
+			16 skip interactive $EDITOR notes.txt
+			17 probe command vim --version
+		`),
+	},
+	{
+		name: "the text presents the project's program as interactive",
+		readme: here.Doc(`
+			# gum
+
+			## Input
+
+			Prompt for input with a simple command.
+
+			~~~bash
+			gum input > answer.txt
+			gum --version
+			echo done
+			~~~
+
+			### Interactive
+
+			~~~bash
+			git gum
+			~~~
+
+			### Non-interactive
+
+			~~~bash
+			gum style hello
+			~~~
+
+			Use ` + "`tab`" + ` to select, ` + "`enter`" + ` to confirm.
+
+			~~~bash
+			cat list.txt | gum filter
+			CARD=$(gum choose a b)
+			~~~
+		`),
+		repo: repoNamed("charmbracelet/gum", "git-gum"),
+		want: here.Doc(`
+			8 skip interactive gum input > answer.txt
+			9 probe command gum --version
+			10 probe command echo done
+			16 skip interactive git gum
+			22 probe command gum style hello
+			28 skip interactive cat list.txt | gum filter
+			29 skip interactive CARD=$(gum choose a b)
+		`),
+	},
+	{
+		name: "a program the README says is interactive by default",
+		readme: here.Doc(`
+			# gdu
+
+			~~~
+			  -n, --non-interactive   Do not run in interactive mode
+			~~~
+
+			    gdu
+			    gdu -n /
+			    gdu -npc /
+			    gdu / > out.txt
+			    gdu -o- / | gzip -c > r.gz
+			    gdu --interactive / | tee out.txt
+			    gdu --version
+		`),
+		repo: slugRepo("dundee/gdu"),
+		want: here.Doc(`
+			4 skip text (no command)
+			7 skip interactive gdu
+			8 probe command gdu -n /
+			9 probe command gdu -npc /
+			10 probe command gdu / > out.txt
+			11 probe command gdu -o- / | gzip -c > r.gz
+			12 skip interactive gdu --interactive / | tee out.txt
+			13 probe command gdu --version
+		`),
+	},
+	{
+		name: "a README with a section of key bindings",
+		readme: here.Doc(`
+			# dive
+
+			A tool for exploring a Docker image.
+
+			~~~sh
+			dive nginx:latest
+			dive --version
+			dive img | tee out.txt
+			~~~
+
+			## KeyBindings
+
+			Ctrl+C: exit
+		`),
+		repo: slugRepo("wagoodman/dive"),
+		want: here.Doc(`
+			6 skip interactive dive nginx:latest
+			7 probe command dive --version
+			8 probe command dive img | tee out.txt
+		`),
+	},
+	{
+		name: "a README whose opening presents the program as interactive",
+		readme: here.Doc(`
+			# jid
+
+			You can drill down JSON interactively.
+
+			## Usage
+
+			~~~
+			echo '{"a":1}' | jid
+			jid
+			jid -version
+			jid -q . out.json
+			ps ux | jid -g x | xargs kill
+			jid < in.json > out.txt
+			jid -q . in.json | cat
+			~~~
+		`),
+		repo: repoWith("simeji/jid", "in.json", "out.json"),
+		want: here.Doc(`
+			8 skip interactive echo '{"a":1}' | jid
+			9 skip interactive jid
+			10 probe command jid -version
+			11 probe command jid -q . out.json
+			12 skip interactive ps ux | jid -g x | xargs kill
+			13 skip interactive jid < in.json > out.txt
+			14 probe command jid -q . in.json | cat
+		`),
+	},
+	{
+		name: "an interactive terminal, or one mode's keys, present no UI",
+		readme: here.Doc(`
+			# bat
+
+			When bat detects a non-interactive terminal it acts like cat. Decorations show on an interactive terminal.
+
+			Examples:
+
+			~~~sh
+			bat README.md
+			echo x | bat
+			~~~
+
+			### Keys
+
+			q: quit
+		`),
+		repo: slugRepo("sharkdp/bat"),
+		want: here.Doc(`
+			8 probe command bat README.md
+			9 probe command echo x | bat
+		`),
+	},
+	{
+		name: "a filter given no input",
+		rule: "reads-stdin",
+		readme: here.Doc(`
+			~~~sh
+			jq '.name'
+			jq '.name' package.json
+			jq -n '1 + 1'
+			echo '{}' | jq .
+			grep -r TODO
+			sort
+			cat -
+			~~~
+		`),
+		repo: repoWith("acme/tool", "package.json"),
+		want: here.Doc(`
+			2 skip interactive jq '.name'
+			3 probe command jq '.name' package.json
+			4 probe command jq -n '1 + 1'
+			5 probe command echo '{}' | jq .
+			6 probe command grep -r TODO
+			7 skip interactive sort
+			8 skip interactive cat -
+		`),
+	},
+	{
+		name: "programs that do not end",
+		rule: "runs-until-stopped",
+		readme: here.Doc(`
+			~~~sh
+			tail -f log.txt
+			journalctl -u tool --follow
+			docker logs -f tool
+			yes
+			yes 'y' > answers.txt
+			yes | ./install.sh
+			yes 'line' | head -c 8M > big.txt
+			tail -n 5 log.txt
+			~~~
+		`),
+		repo: repoWith("acme/tool", "log.txt", "install.sh"),
+		want: here.Doc(`
+			2 skip server tail -f log.txt
+			3 skip server journalctl -u tool --follow
+			4 skip server docker logs -f tool
+			5 skip server yes
+			6 skip server yes 'y' > answers.txt
+			7 probe command yes | ./install.sh
+			8 probe command yes 'line' | head -c 8M > big.txt
+			9 probe command tail -n 5 log.txt
+		`),
+	},
+	{
+		name: "servers and watchers",
+		rule: "server",
+		readme: here.Doc(`
+			~~~sh
+			npm start
+			python3 -m http.server 8000
+			npx json-server db.json
+			vhs serve
+			hugo server -D
+			docker compose up -d
+			tool serve --help
+			~~~
+		`),
+		repo: repoWith("acme/tool", "package.json", "db.json"),
+		want: here.Doc(`
+			2 skip server npm start
+			3 skip server python3 -m http.server 8000
+			4 skip server npx json-server db.json
+			5 skip server vhs serve
+			6 skip server hugo server -D
+			7 skip container docker compose up -d
+			8 probe command tool serve --help
+		`),
+	},
+	{
+		name: "the background hint runs a server",
+		readme: here.Doc(`
+			<!-- readme2demo: background -->
+			~~~sh
+			npm start
+			~~~
+		`),
+		repo: repoWith("acme/tool", "package.json", "server.js"),
+		want: here.Doc(`
+			3 probe command npm start
+		`),
+	},
+	{
+		name: "a project the README presents as a server",
+		readme: here.Doc(`
+			# serve
+
+			A simple HTTP server for static files.
+
+			## Usage
+
+			~~~sh
+			serve --version
+			serve ./public
+			serve ./public > log.txt
+			~~~
+		`),
+		repo: repoWith("acme/serve", "public/index.html"),
+		want: here.Doc(`
+			8 probe command serve --version
+			9 skip server serve ./public
+			10 skip server serve ./public > log.txt
+		`),
+	},
+	{
+		name: "setting up shell completion",
+		rule: "completion",
+		readme: here.Doc(`
+			~~~sh
+			tool completion bash > ~/.local/share/bash-completion/completions/tool
+			source <(tool completions)
+			sudo cp contrib/tool.bash /etc/bash_completion.d/
+			tool --version
+			~~~
+		`),
+		repo: repoWith("acme/tool", "contrib/tool.bash"),
+		want: here.Doc(`
+			2 skip optional tool completion bash > ~/.local/share/bash-completion/completions/tool
+			3 skip optional source <(tool completions)
+			4 skip optional sudo cp contrib/tool.bash /etc/bash_completion.d/
+			5 probe command tool --version
+		`),
+	},
+}
+
+func TestInteractive(t *testing.T) { testPlans(t, interactiveCases) }
+
+// Each documented spelling of the option that turns the program's
+// interactive mode off is found, with its short form; and a README that
+// says the program is interactive by default is told apart from one that
+// only uses the word.
+func TestInteractiveDefault(t *testing.T) {
+	tests := []struct {
+		name, src string
+		flags     []string
+		ok        bool
+	}{
+		{"--non-interactive", "Options:\n  -n, --non-interactive  no UI\n", []string{"-n", "--non-interactive"}, true},
+		{"--noninteractive", "Pass --noninteractive in scripts.\n", []string{"--noninteractive"}, true},
+		{"--no-interactive", "  -y, --no-interactive\n", []string{"-y", "--no-interactive"}, true},
+		{"-noninteractive", "Run it with -noninteractive.\n", []string{"-noninteractive"}, true},
+		{"interactive (default)", "Modes: interactive (default), batch.\n", nil, true},
+		{"interactive mode by default", "It starts in Interactive mode by default.\n", nil, true},
+		{"defaults to interactive", "# x\n\nThe tool defaults to the interactive\nview.\n", nil, true},
+		{"the word alone", "An interactive tutorial.\nBy default it prints.\n", nil, false},
+		{"no word", "Prints files.\n", nil, false},
+		{"a longer word", "noninteractive by default\n", nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			flags, ok := interactiveDefault([]byte(tc.src))
+			assert.DeepEqual(t, flags, tc.flags)
+			assert.Equal(t, ok, tc.ok)
+		})
+	}
+}
+
+// A section of key bindings is found under any heading of one or two #s
+// that names them, in any case, and not under others.
+func TestKeyBindingsSection(t *testing.T) {
+	tests := []struct {
+		src  string
+		keys bool
+	}{
+		{"# x\n\n## Key bindings\n\nq: quit\n", true},
+		{"## keymaps\n", true},
+		{"# x\n#  KEYBOARD SHORTCUTS  \n", true},
+		{"# x\n## Key-binding\n", true},
+		{"# x\n##\n\nkey maps\n", true},  // white space runs over lines
+		{"# x\n## \u212aeymaps\n", true}, // the Kelvin sign is a k in any case
+		{"# x\n### Key bindings\n", false},
+		{"# x\n## Keys\n", false},
+		{"# x\nKey bindings\n", false},
+		{"# x\n## Key bindings and more\n", false},
+	}
+	for _, tc := range tests {
+		keys, _ := presentsTUI([]byte(tc.src))
+		assert.Equal(t, keys, tc.keys, "%q", tc.src)
+	}
+}
+
+// The opening's phrase that presents the program as working
+// interactively, of each kind, and none when it speaks of a mode.
+func TestIntroCue(t *testing.T) {
+	tests := []struct{ src, cue string }{
+		{"# x\n\nAn interactive tool to clean disks.\n", "interactive"},
+		{"# x\n\nA text user interface for git.\n", "text user interface"},
+		{"# x\n\nA TUI for docker.\n", "TUI"},
+		{"# x\n\nA [terminal UI](https://example.org/k) for k8s.\n", "terminal UI"},
+		{"# x\n\nIt has an interactive mode.\n", ""},
+		{"# x\n\nA fast grep.\n", ""},
+	}
+	for _, tc := range tests {
+		_, cue := presentsTUI([]byte(tc.src))
+		assert.Equal(t, cue, tc.cue, "%q", tc.src)
+	}
+}
+
+// The opening's phrase that presents the project as a server.
+func TestServerIntro(t *testing.T) {
+	tests := []struct{ src, phrase string }{
+		{"# x\n\nA simple HTTP server.\n", "HTTP server"},
+		{"# x\n\nA self-hostable Git server.\n", "self-hostable"},
+		{"# x\n\n<img alt=\"a reverse proxy\" src=\"logo.png\">\n", "reverse proxy"},
+		{"# x\n\nA client for the server.\n", ""},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, presentsServer([]byte(tc.src)), tc.phrase, "%q", tc.src)
+	}
+}

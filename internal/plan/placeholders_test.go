@@ -1,0 +1,186 @@
+package plan
+
+import (
+	"testing"
+
+	here "github.com/MakeNowJust/heredoc/v2"
+)
+
+// Values the reader must fill in, usage syntax, key presses and made-up
+// example names.
+var placeholderCases = []planCase{
+	{
+		name:  "values to fill in and usage syntax",
+		wrong: "line 11 runs: ls|sort|uniq is a pipeline written without spaces (shapeOf takes the whole of it for its first word and calls the line output, so the allKnown exception in rawPlaceholder is never reached)",
+		rule:  "placeholder",
+		readme: here.Doc(`
+			# tool
+
+			~~~sh
+			tool [options] <file>
+			tool --token <your-token>
+			export API_KEY=YOUR_API_KEY
+			tool --theme [dark|light]
+			make DRIVER
+			tool run path/to/file.txt
+			tool --target greatest|newest|minor
+			ls|sort|uniq
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			4 skip synopsis tool [options] <file>
+			5 skip placeholder tool --token <your-token>
+			6 skip placeholder export API_KEY=YOUR_API_KEY
+			7 skip synopsis tool --theme [dark|light]
+			8 skip placeholder make DRIVER
+			9 skip placeholder tool run path/to/file.txt
+			10 skip synopsis tool --target greatest|newest|minor
+			11 skip output ls|sort|uniq
+		`),
+	},
+	{
+		name:  "stand-ins the first rules missed",
+		wrong: "line 13 is a placeholder: user/repo in a clone URL is the reader's repository (slugPlaceholderRe is matched against the whole URL, so only a bare user/repo argument is one)",
+		readme: here.Doc(`
+			# x
+
+			~~~sh
+			concurrently 'command1 arg' 'command2 arg'
+			CROC_SECRET=*** croc
+			duf /home /some/file
+			curl /users/123
+			curl {APP}/users
+			curl -H 'Accept: x' https://api.github.com/users
+			echo '{{ Bold "x" }}' | gum format -t template
+			go list -f '{{.ImportPath}}' ./...
+			x --registry https://api.mydomain/registry.json
+			git clone https://github.com/user/repo
+			npm install my-package
+			x send --to john.doe@example.com
+			~~~
+		`),
+		repo: slugRepo("acme/x"),
+		want: here.Doc(`
+			4 skip placeholder concurrently 'command1 arg' 'command2 arg'
+			5 skip placeholder CROC_SECRET=*** croc
+			6 skip placeholder duf /home /some/file
+			7 skip placeholder curl /users/123
+			8 skip placeholder curl {APP}/users
+			9 probe command curl -H 'Accept: x' https://api.github.com/users
+			10 probe command echo '{{ Bold "x" }}' | gum format -t template
+			11 probe command go list -f '{{.ImportPath}}' ./...
+			12 skip placeholder x --registry https://api.mydomain/registry.json
+			13 probe command git clone https://github.com/user/repo
+			14 skip placeholder npm install my-package
+			15 skip placeholder x send --to john.doe@example.com
+		`),
+	},
+	{
+		name:  "a placeholder with a quoted word inside its angle brackets",
+		wrong: "the line is skipped as a placeholder: <your \"name\"> is a value to fill in, but the lexer reads its < as a redirection, so no rule sees it, and the line runs (the unknown program after the pipe is not looked at either)",
+		readme: here.Doc(`
+			~~~sh
+			echo "x" | tool --name <your "name">
+			~~~
+		`),
+		want: here.Doc(`
+			2 probe command echo "x" | tool --name <your "name">
+		`),
+	},
+	{
+		name: "a comment that asks for the reader's value",
+		readme: here.Doc(`
+			~~~sh
+			# replace with the path to your dotfiles
+			ln -s ~/dotfiles/.vimrc ~/.vimrc
+			tool --dir ~/notes # set this to your notes directory
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			3 skip placeholder ln -s ~/dotfiles/.vimrc ~/.vimrc
+			4 skip placeholder tool --dir ~/notes # set this to your notes directory
+		`),
+	},
+	{
+		name: "a key press",
+		readme: here.Doc(`
+			~~~sh
+			tool **<TAB>
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			2 skip text tool **<TAB>
+		`),
+	},
+	{
+		name:  "example arguments, and the project's own made real",
+		wrong: "line 9 runs: the line makes foo before it uses it (exampleArg looks only at what earlier lines made)",
+		readme: here.Doc(`
+			# git-open
+
+			~~~sh
+			$ git open someremote somebranch
+			$ git open --print
+			$ git checkout -b somebranch
+			$ tool somedir
+			$ cheat foo/bar # file is named "bar", in "foo"
+			$ mkdir foo && ls foo
+			$ mkdir bar
+			$ ls bar
+			~~~
+		`),
+		repo: slugRepo("paulirish/git-open"),
+		opts: Options{Programs: programsWith("tool", "cheat")},
+		want: here.Doc(`
+			4 skip placeholder git open someremote somebranch
+			5 probe command git open --print
+			6 probe command git checkout -b somebranch
+			7 skip placeholder tool somedir
+			8 skip placeholder cheat foo/bar # file is named "bar", in "foo"
+			9 skip placeholder mkdir foo && ls foo
+			10 probe command mkdir bar
+			11 probe command ls bar
+		`),
+	},
+	{
+		name: "the name of the reader's own program",
+		rule: "example-program",
+		readme: here.Doc(`
+			~~~sh
+			foo greet person
+			my-cli --help
+			~~~
+		`),
+		repo: slugRepo("acme/x"),
+		want: here.Doc(`
+			2 skip placeholder foo greet person
+			3 skip placeholder my-cli --help
+		`),
+	},
+	{
+		name: "a variable only a skipped line sets",
+		rule: "unset-variable",
+		readme: here.Doc(`
+			~~~sh
+			KUBESEAL_VERSION='' # set this to the version you want
+			curl -LO "https://example.org/kubeseal-${KUBESEAL_VERSION:?}.tar.gz"
+			VERSION=1.2.3
+			curl -LO "https://example.org/tool-$VERSION.tar.gz"
+			awk '{print $KUBESEAL_VERSION}' notes.txt
+			~~~
+		`),
+		repo: repoWith("acme/tool", "notes.txt"),
+		want: here.Doc(`
+			2 skip placeholder KUBESEAL_VERSION='' # set this to the version you want
+			3 skip placeholder curl -LO "https://example.org/kubeseal-${KUBESEAL_VERSION:?}.tar.gz"
+			4 probe command VERSION=1.2.3
+			5 probe command curl -LO "https://example.org/tool-$VERSION.tar.gz"
+			6 probe command awk '{print $KUBESEAL_VERSION}' notes.txt
+		`),
+	},
+}
+
+func TestPlaceholders(t *testing.T) { testPlans(t, placeholderCases) }

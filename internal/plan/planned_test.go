@@ -1,0 +1,149 @@
+package plan
+
+import (
+	"testing"
+
+	here "github.com/MakeNowJust/heredoc/v2"
+)
+
+// A line that runs is a step when the README clearly means it to be run
+// (a shell block under an install, build or getting-started heading whose
+// every command resolves; the run hint; a file the README names; set-up;
+// the clone linked), else a probe.
+var plannedCases = []planCase{
+	{
+		name: "a shell block of a section a new user follows",
+		readme: here.Doc(`
+			# tool
+
+			## Getting started
+
+			~~~sh
+			make
+			./tool --version
+			~~~
+
+			## Quick start
+
+			~~~console
+			$ make test
+			~~~
+
+			## Requirements
+
+			    sudo apt install build-essential
+
+			## Usage
+
+			~~~sh
+			./tool run
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile", "tool"),
+		want: here.Doc(`
+			6 step command make
+			7 step command ./tool --version
+			13 step command make test
+			18 probe command sudo apt install build-essential
+			23 probe command ./tool run
+		`),
+	},
+	{
+		name: "a skipped line leaves the others steps",
+		readme: here.Doc(`
+			## Installation
+
+			~~~sh
+			brew install tool
+			make
+			Then run it.
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile"),
+		want: here.Doc(`
+			4 skip other-platform brew install tool
+			5 step command make
+			6 skip output Then run it.
+		`),
+	},
+	{
+		name: "the run hint makes every command a step",
+		readme: here.Doc(`
+			## Usage
+
+			<!-- readme2demo: run -->
+			~~~sh
+			frobnicate --all
+			brew install tool
+			~~~
+		`),
+		want: here.Doc(`
+			5 step command frobnicate --all
+			6 step command brew install tool
+		`),
+	},
+	{
+		name: "what the README names runs as a step anywhere",
+		readme: here.Doc(`
+			## Usage
+
+			Add this to your ` + "`~/.bashrc`" + `:
+
+			~~~sh
+			export PATH="$HOME/.tool/bin:$PATH"
+			~~~
+
+			~~~sh
+			git clone https://github.com/acme/tool ~/.tool
+			~~~
+
+			<!-- readme2demo: file=notes.txt -->
+			~~~text
+			hello
+			~~~
+
+			~~~sh
+			cat notes.txt
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			6 step shell-setup export PATH="$HOME/.tool/bin:$PATH"
+			10 step link-clone git clone https://github.com/acme/tool ~/.tool
+			15 step write-file cat > notes.txt <<'README2DEMO_EOF'
+			19 probe command cat notes.txt
+		`),
+	},
+	{
+		name: "a section heading in a README's other words",
+		readme: here.Doc(`
+			## Building from source
+
+			~~~sh
+			cmake -B build
+			cmake --build build
+			~~~
+
+			## Set up
+
+			~~~sh
+			mkdir -p ~/.config/tool
+			~~~
+
+			## Examples
+
+			~~~sh
+			ls
+			~~~
+		`),
+		repo: repoWith("acme/tool", "CMakeLists.txt"),
+		want: here.Doc(`
+			4 step command cmake -B build
+			5 step command cmake --build build
+			11 step command mkdir -p ~/.config/tool
+			17 probe command ls
+		`),
+	},
+}
+
+func TestPlanned(t *testing.T) { testPlans(t, plannedCases) }

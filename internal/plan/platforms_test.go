@@ -1,0 +1,272 @@
+package plan
+
+import (
+	"testing"
+
+	here "github.com/MakeNowJust/heredoc/v2"
+)
+
+// Other platforms are skipped: by tool, by syntax, by the comment on the
+// command's line or above it; other shells too. (The section and the
+// sentence before a block: blockrules_test.go.)
+var platformCases = []planCase{
+	{
+		name:  "other platforms' package managers and syntax",
+		rule:  "other-platform-tool",
+		wrong: "line 20, a Windows path, is other-platform, not output (its capital first letter makes it text before any rule sees it)",
+		readme: here.Doc(`
+			# tool
+
+			~~~sh
+			brew install tool
+			sudo port install tool
+			choco install tool
+			scoop install tool
+			winget install Acme.Tool
+			sudo pacman -S tool
+			sudo dnf install tool
+			sudo yum install tool
+			sudo zypper install tool
+			sudo snap install tool
+			mise use -g tool@latest
+			0install add tool https://example.org/tool.xml
+			Set-ExecutionPolicy RemoteSigned -Scope CurrentUser
+			iwr -useb get.example.org | iex
+			sudo apk add tool
+			nix-env -iA nixpkgs.tool
+			C:\tools\tool.exe --version
+			$env:PATH += ";C:\tools"
+			sudo add-apt-repository ppa:acme/tool
+			~~~
+		`),
+		want: here.Doc(`
+			4 skip other-platform brew install tool
+			5 skip other-platform sudo port install tool
+			6 skip other-platform choco install tool
+			7 skip other-platform scoop install tool
+			8 skip other-platform winget install Acme.Tool
+			9 skip other-platform sudo pacman -S tool
+			10 skip other-platform sudo dnf install tool
+			11 skip other-platform sudo yum install tool
+			12 skip other-platform sudo zypper install tool
+			13 skip other-platform sudo snap install tool
+			14 skip other-platform mise use -g tool@latest
+			15 skip other-platform 0install add tool https://example.org/tool.xml
+			16 skip other-platform Set-ExecutionPolicy RemoteSigned -Scope CurrentUser
+			17 skip other-platform iwr -useb get.example.org | iex
+			18 skip other-platform sudo apk add tool
+			19 skip other-platform nix-env -iA nixpkgs.tool
+			20 skip output C:\tools\tool.exe --version
+			21 skip other-platform $env:PATH += ";C:\tools"
+			22 skip other-platform sudo add-apt-repository ppa:acme/tool
+		`),
+	},
+	{
+		name: "ordinary words that are also platform tools",
+		readme: here.Doc(`
+			~~~sh
+			echo snap
+			port=8080 ./run.sh
+			~~~
+		`),
+		repo: repoWith("acme/tool", "run.sh"),
+		want: here.Doc(`
+			2 probe command echo snap
+			3 probe command port=8080 ./run.sh
+		`),
+	},
+	{
+		name: "snap's other subcommands need snapd too; x-cmd is not in the sandbox",
+		readme: here.Doc(`
+			# dive
+
+			~~~sh
+			sudo snap connect dive:docker-executables docker:docker-executables
+			x env use dive
+			~~~
+		`),
+		repo: slugRepo("wagoodman/dive"),
+		want: here.Doc(`
+			4 skip other-platform sudo snap connect dive:docker-executables docker:docker-executables
+			5 skip other-platform x env use dive
+		`),
+	},
+	{
+		name: "macOS-only commands and paths",
+		readme: here.Doc(`
+			~~~sh
+			open https://example.org
+			defaults write com.acme.tool Key -bool true
+			pbcopy < notes.txt
+			cp tool /opt/homebrew/bin/
+			~~~
+		`),
+		want: here.Doc(`
+			2 skip other-platform open https://example.org
+			3 skip other-platform defaults write com.acme.tool Key -bool true
+			4 skip other-platform pbcopy < notes.txt
+			5 skip other-platform cp tool /opt/homebrew/bin/
+		`),
+	},
+	{
+		name: "the platform hint says a block of brew is for Linux",
+		rule: "platform-hint",
+		readme: here.Doc(`
+			<!-- readme2demo: platform=linux -->
+			~~~sh
+			brew install other-tool
+			~~~
+
+			<!-- readme2demo: platform=macos -->
+			~~~sh
+			echo hi
+			~~~
+
+			<!-- readme2demo: platform=windows run -->
+			~~~sh
+			echo hi
+			~~~
+		`),
+		want: here.Doc(`
+			3 probe command brew install other-tool
+			8 skip other-platform echo hi
+			13 skip other-platform echo hi
+		`),
+	},
+	{
+		name: "the comment on the command's line names the platform",
+		rule: "platform-comment",
+		readme: here.Doc(`
+			# ncu
+
+			~~~sh
+			ncu '/^(?!react-).*$/' # mac/linux
+			ncu "/^(?!react-).*$/" # windows
+			~~~
+		`),
+		repo: slugRepo("raineorshine/ncu"),
+		want: here.Doc(`
+			4 probe command ncu '/^(?!react-).*$/' # mac/linux
+			5 skip other-platform ncu "/^(?!react-).*$/" # windows
+		`),
+	},
+	{
+		name: "the comment above the command names the platform or the shell",
+		rule: "comment-above",
+		readme: here.Doc(`
+			~~~sh
+			# Arch Linux
+			makepkg -si
+			# Debian/Ubuntu
+			sudo apt install libtool-dev
+			# For zsh
+			echo 'eval "$(tool init)"' >> ~/.profile
+			# bash or zsh
+			echo 'eval "$(tool init)"' >> ~/.bashrc
+			~~~
+		`),
+		want: here.Doc(`
+			3 skip other-platform makepkg -si
+			5 probe command sudo apt install libtool-dev
+			7 skip other-shell echo 'eval "$(tool init)"' >> ~/.profile
+			9 probe command echo 'eval "$(tool init)"' >> ~/.bashrc
+		`),
+	},
+	{
+		name: "completions and set-up for other shells",
+		rule: "other-shell",
+		readme: here.Doc(`
+			~~~sh
+			tool completions zsh > _tool
+			echo 'eval "$(tool init)"' >> ~/.zshrc
+			/bin/ksh test.sh
+			fish -c 'tool --version'
+			echo zsh
+			~~~
+		`),
+		repo: repoWith("acme/tool", "test.sh"),
+		want: here.Doc(`
+			2 skip other-shell tool completions zsh > _tool
+			3 skip other-shell echo 'eval "$(tool init)"' >> ~/.zshrc
+			4 skip other-shell /bin/ksh test.sh
+			5 skip other-shell fish -c 'tool --version'
+			6 probe command echo zsh
+		`),
+	},
+	{
+		name:  "a shell the README installs is run with it",
+		wrong: "apt install zsh installs a program, it is not set-up for zsh: both lines run (otherShellRule's exception for a shell an earlier line installs is unreachable for apt installs, since forShell skips the install first)",
+		readme: here.Doc(`
+			~~~sh
+			sudo apt install zsh
+			zsh -c 'echo hi'
+			~~~
+		`),
+		want: here.Doc(`
+			2 skip other-shell sudo apt install zsh
+			3 skip other-shell zsh -c 'echo hi'
+		`),
+	},
+	{
+		name: "languages of other shells",
+		readme: here.Doc(`
+			~~~fish
+			set -x PATH $PATH ~/bin
+			~~~
+
+			~~~powershell
+			iwr get.example.org | iex
+			~~~
+
+			~~~cmd
+			set PATH=%PATH%;C:\tools
+			~~~
+
+			<!-- readme2demo: platform=linux -->
+			~~~nushell
+			$env.PATH = ($env.PATH | append ~/bin)
+			~~~
+
+			<!-- readme2demo: run -->
+			~~~fish
+			echo run with bash
+			~~~
+		`),
+		want: here.Doc(`
+			2 skip other-shell (no command)
+			6 skip other-platform (no command)
+			10 skip other-platform (no command)
+			15 skip other-shell (no command)
+			20 step command echo run with bash
+		`),
+	},
+}
+
+func TestPlatforms(t *testing.T) { testPlans(t, platformCases) }
+
+// The platforms a text names: Linux and Debian fit, alone or beside
+// others; a text naming only others names the first.
+func TestTextPlatform(t *testing.T) {
+	tests := []struct {
+		text, name string
+		fits       bool
+	}{
+		{"macOS", "macOS", false},
+		{"On Windows, run:", "Windows", false},
+		{"Arch Linux", "Arch Linux", false},
+		{"Debian/Ubuntu", "", true},
+		{"macOS or Linux", "", true},
+		{"Fedora, CentOS", "Fedora/RHEL", false},
+		{"Homebrew", "macOS (Homebrew)", false},
+		{"Install with Homebrew on any platform, or with the script", "", false},
+		{"*nix systems", "", true},
+		{"ARM64 builds", "another processor architecture", false},
+		{"nothing about platforms", "", false},
+	}
+	for _, tc := range tests {
+		name, fits, _ := textPlatform(tc.text)
+		if name != tc.name || fits != tc.fits {
+			t.Errorf("textPlatform(%q) = %q, %v; want %q, %v", tc.text, name, fits, tc.name, tc.fits)
+		}
+	}
+}

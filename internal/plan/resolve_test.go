@@ -1,0 +1,187 @@
+package plan
+
+import (
+	"testing"
+
+	here "github.com/MakeNowJust/heredoc/v2"
+)
+
+// A line is a command when its program resolves as a shell would find
+// it: a builtin, a program of the sandbox or of GitHub's runners, a file
+// of the repository, the project's own program, or one an earlier line
+// installs or defines.
+var resolveCases = []planCase{
+	{
+		name: "a program that resolves nowhere",
+		rule: "unknown-program",
+		readme: here.Doc(`
+			~~~sh
+			frobnicate --all
+			ls
+			~~~
+
+			~~~console
+			$ frobnicate --all
+			~~~
+
+			<!-- readme2demo: run -->
+			~~~sh
+			frobnicate --all
+			~~~
+		`),
+		repo: repoWith("acme/tool"),
+		want: here.Doc(`
+			2 skip text frobnicate --all
+			3 probe command ls
+			7 skip missing-input frobnicate --all
+			12 step command frobnicate --all
+		`),
+	},
+	{
+		name: "programs of the image, the runners, the project and the repository",
+		readme: here.Doc(`
+			~~~sh
+			git --version
+			terraform version
+			widget --help
+			wjs --help
+			./scripts/build.sh
+			bin/widget-admin --help
+			~~~
+		`),
+		repo: archiveRepo(`
+			slug acme/widget
+			file README.md
+			file LICENSE
+			file scripts/build.sh
+			file bin/widget-admin
+			file cmd/widget/main.go
+			file package.json
+			-- package.json --
+			{"name": "@acme/widget-js", "bin": {"wjs": "bin/wjs.js"}}
+		`),
+		want: here.Doc(`
+			2 probe command git --version
+			3 probe command terraform version
+			4 probe command widget --help
+			5 probe command wjs --help
+			6 probe command ./scripts/build.sh
+			7 probe command bin/widget-admin --help
+		`),
+	},
+	{
+		name: "a program an earlier line installs, under its package's name or another",
+		readme: here.Doc(`
+			~~~sh
+			sudo apt install ripgrep fd-find
+			rg --version
+			fdfind --version
+			pipx install black-cli
+			black-cli --version
+			~~~
+		`),
+		repo: repoWith("acme/tool"),
+		want: here.Doc(`
+			2 probe command sudo apt install ripgrep fd-find
+			3 probe command rg --version
+			4 probe command fdfind --version
+			5 probe command pipx install black-cli
+			6 probe command black-cli --version
+		`),
+	},
+	{
+		name:  "a program named unlike the package an earlier line installs",
+		wrong: "hello runs: the reader has just installed hello-cli, and the plan cannot know what a package of another project puts on the PATH (a probe would do)",
+		readme: here.Doc(`
+			~~~console
+			$ pip install hello-cli
+			$ hello --name world
+			~~~
+		`),
+		repo: repoWith("acme/tool"),
+		want: here.Doc(`
+			2 probe command pip install hello-cli
+			3 skip missing-input hello --name world
+		`),
+	},
+	{
+		name: "the image's program list is an option",
+		readme: here.Doc(`
+			~~~sh
+			frobnicate --all
+			~~~
+		`),
+		repo: repoWith("acme/tool"),
+		opts: Options{Programs: programsWith("frobnicate")},
+		want: here.Doc(`
+			2 probe command frobnicate --all
+		`),
+	},
+	{
+		name: "a program the project installs from its checkout",
+		readme: here.Doc(`
+			~~~sh
+			make install
+			tool-admin --help
+			other --help
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile", "cmd/tool-admin/main.go"),
+		want: here.Doc(`
+			2 probe command make install
+			3 probe command tool-admin --help
+			4 skip text other --help
+		`),
+	},
+	{
+		name: "a path a build makes",
+		readme: here.Doc(`
+			~~~sh
+			./target/release/tool --help
+			cargo build --release
+			./target/release/tool --help
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Cargo.toml"),
+		want: here.Doc(`
+			2 skip text ./target/release/tool --help
+			3 probe command cargo build --release
+			4 probe command ./target/release/tool --help
+		`),
+	},
+	{
+		name:  "a function the README defines",
+		wrong: "lines 2 and 5 run: a function definition (name() { with a space before the brace, as most READMEs write it) is not a program to resolve; the lexer splits it into greet and {, so funcDefRe never sees greet()",
+		readme: here.Doc(`
+			~~~sh
+			greet() {
+			  echo "hello $1"
+			}
+			greet world
+			alias ll='ls -l'
+			ll
+			~~~
+		`),
+		want: here.Doc(`
+			2 skip text greet() {
+			5 skip text greet world
+			6 probe command alias ll='ls -l'
+			7 probe command ll
+		`),
+	},
+	{
+		name:  "a path of a repository whose files are not known",
+		wrong: "the line runs (as a probe): with no listing of the repository, the plan cannot say ./server is not there (resolvePath calls inRepo, which is false for an unknown listing, where missingFile passes)",
+		readme: here.Doc(`
+			<!-- readme2demo: background -->
+			~~~sh
+			./server --port 8080
+			~~~
+		`),
+		want: here.Doc(`
+			3 skip text ./server --port 8080
+		`),
+	},
+}
+
+func TestResolve(t *testing.T) { testPlans(t, resolveCases) }
