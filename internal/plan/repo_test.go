@@ -82,3 +82,29 @@ func TestPyprojectScriptNames(t *testing.T) {
 	assert.Check(t, r.is("rich-x"), "%v", r.Names)
 	assert.Check(t, !r.is("home"), "%v", r.Names)
 }
+
+// The programs other manifests say the project installs, and the cmd/
+// and bin/ layouts, read from a repository archive.
+func TestManifestPrograms(t *testing.T) {
+	r := archiveRepo(`
+		slug acme/widget
+		dir widget
+		file cmd/widgetd/main.go
+		file bin/widget-admin
+		file bin/lib/helper.sh
+		-- widget.gemspec --
+		spec.executables = ["rougify", "rouge-x"]
+		-- setup.py --
+		setup(entry_points={"console_scripts": ["widget-py = widget.cli:main"]})
+		-- composer.json --
+		{"bin": ["bin/widget-php"]}
+		-- widget.cabal --
+		executable widget-hs
+		-- widget.nimble --
+		bin = @["widget_nim"]
+	`)
+	for _, n := range []string{"widget", "widgetd", "widget-admin", "rougify", "rouge-x", "widget-py", "widget-php", "widget-hs", "widget_nim"} {
+		assert.Check(t, r.is(n), "name %s in %v", n, r.Names)
+	}
+	assert.Check(t, !r.is("lib") && !r.is("helper"), "%v", r.Names)
+}
