@@ -63,6 +63,8 @@ func localURL(cmds []simple) string {
 					return a // ssh://git@localhost:23231/repo
 				}
 			}
+		case dbClients[name] && !slices.Contains(args, "-h") && !slices.Contains(args, "--host") && !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "://") }):
+			return name + " (its default server on this machine)"
 		case dbClients[name] || name == "ssh":
 			for i, a := range args {
 				if i > 0 && (args[i-1] == "-h" || args[i-1] == "--host") && localHostRe.MatchString(a) {

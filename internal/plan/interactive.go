@@ -66,7 +66,7 @@ func interactive(cmds []simple) string {
 		if len(args) == 0 || args[0] == "new" || args[0] == "new-session" || args[0] == "attach" || args[0] == "a" {
 			return name
 		}
-	case "python", "python3", "node", "irb", "ghci", "iex", "julia", "lua", "deno", "bun", "R", "php", "sqlite3", "psql", "mysql", "redis-cli", "mongo", "mongosh", "clj", "sbt", "erl", "ocaml", "racket", "scala":
+	case "python", "python3", "node", "irb", "ghci", "iex", "julia", "lua", "deno", "bun", "R", "php", "sqlite3", "psql", "mysql", "redis-cli", "valkey-cli", "keydb-cli", "mongo", "mongosh", "clj", "sbt", "erl", "ocaml", "racket", "scala", "utop", "pry", "ipython", "bpython":
 		if len(args) == 0 || (name == "deno" || name == "bun") && args[0] == "repl" || (name == "php" && args[0] == "-a") || (name == "python" || name == "python3") && len(args) == 1 && args[0] == "-i" {
 			return name + " (a REPL)"
 		}
@@ -131,6 +131,12 @@ func server(cmds []simple) string {
 	}
 	if m := serverRe.FindString(s.line()); m != "" {
 		return m
+	}
+	if n := path.Base(s.name()); n != s.name() {
+		// ./src/valkey-server, build/bin/caddy run: the program by its name.
+		if m := serverRe.FindString(n + strings.TrimPrefix(s.line(), s.name())); m != "" {
+			return m
+		}
 	}
 	// `tool serve`, `tool server`: a program's subcommand that serves.
 	if args := s.args(); len(args) > 0 && (args[0] == "serve" || args[0] == "server") && !shellWords[s.name()] {

@@ -297,7 +297,7 @@ func placeholderRule(pl *planner, x *cmd) (Entry, bool) {
 var varUseRe = lazyre.New(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
 
 // unsetVariable skips a command that uses a variable only a skipped line
-// sets (`KUBESEAL_VERSION='' # set this to …` skipped, then a download of
+// sets (`KUBESEAL_VERSION=” # set this to …` skipped, then a download of
 // v${KUBESEAL_VERSION:?}).
 func unsetVariable(pl *planner, x *cmd) (Entry, bool) {
 	if len(pl.seen.unset) == 0 {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"path"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -16,18 +17,21 @@ import (
 // new user takes before anything else: installing, building, getting
 // started. (Examples of use run as probes: which of them a person would
 // try depends on knowledge the plan does not have.)
-var stepSectionRe = lazyre.New(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up|getting\s+started|get\s+started|quick\s*-?\s*start|build(ing)?|from\s+source|compil(e|ing|ation)|requirements|prerequisites|dependencies|download(ing)?)\b`)
+var stepSectionRe = lazyre.New(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up|getting\s+started|get\s+started|quick\s*-?\s*start|build(ing)?|from\s+source|compil(e|ing|ation)|download(ing)?)\b|^\W*(requirements|prerequisites|dependencies)\W*$`)
 
-// markPlanned marks each run entry of a block as a step or a probe.
+// markPlanned marks each run entry of a block as a step or a probe. A step
+// is what the README clearly means to be run and what a failure of would
+// mean the README is wrong: the block's run hint, a file the README names,
+// set-up it asks for, and, in an install or set-up section, the commands
+// that install, build or prepare (a package install, a build, a download,
+// a clone linked to the checkout) when every command of the block
+// resolves. Everything else the plan runs on a guess: a probe.
 func (pl *planner) markPlanned(b readme.Block, es []Entry) {
-	sure := b.Hints.Run
-	if !sure && (readme.IsShellLang(b.Lang) || b.Mode == readme.ModeConsole) && section(b.Headings, stepSectionRe) != "" {
-		// A shell block in a section a new user follows, every command
-		// of which resolves.
-		sure = true
+	section := section(b.Headings, stepSectionRe) != "" && (readme.IsShellLang(b.Lang) || b.Mode == readme.ModeConsole)
+	if section {
 		for _, e := range es {
 			if e.Command != "" && e.Kind == KindCommand && !pl.commandResolves(e) {
-				sure = false
+				section = false
 			}
 		}
 	}
@@ -39,12 +43,27 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 		switch {
 		case e.Kind != KindCommand, b.Hints.Run:
 			e.Planned = PlannedStep // a file the README names, set-up, the clone linked, the run hint
-		case sure && pl.commandResolves(*e):
+		case section && pl.prepares(*e):
 			e.Planned = PlannedStep
 		default:
 			e.Planned = PlannedProbe
 		}
 	}
+}
+
+// prepares reports a command that installs, builds or fetches: what a
+// new user does before using the project.
+func (pl *planner) prepares(e Entry) bool {
+	for _, s := range simples(lex(e.command())) {
+		if _, _, ok := installs(s, pl.repo); ok || buildsProject(s) || buildStep(s) || pkgIndexUpdate(s) {
+			return true
+		}
+		switch path.Base(s.name()) {
+		case "curl", "wget", "tar", "unzip", "chmod", "mv", "cp", "ln", "mkdir", "install", "dpkg", "cd", "export", "source", ".":
+			return true
+		}
+	}
+	return false
 }
 
 // commandResolves reports that the program of an entry's command resolves.
