@@ -92,7 +92,7 @@ var blockRuleCases = []planCase{
 		want: here.Doc(`
 			6 step command make
 			15 skip maintenance sudo apt update
-			23 step command echo 'x==2' >> requirements.txt
+			23 probe command echo 'x==2' >> requirements.txt
 		`),
 	},
 	{
@@ -636,7 +636,7 @@ var blockRuleCases = []planCase{
 		want: here.Doc(`
 			4 skip other-shell echo 'source ~/.tool.zsh' >> ~/.profile
 			12 skip other-shell tool init | source
-			18 step command eval "$(tool init)"
+			18 probe command eval "$(tool init)"
 		`),
 	},
 	{

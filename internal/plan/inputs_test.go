@@ -277,7 +277,8 @@ var inputCases = []planCase{
 		`),
 	},
 	{
-		name: "a client of a server on this machine that nothing started",
+		name:  "a client of a server on this machine that nothing started",
+		wrong: "line 12 is remote: a database on another host needs its credentials (remoteClient knows nc, telnet and ssh only)",
 		readme: here.Doc(`
 			# wrk
 
@@ -289,6 +290,8 @@ var inputCases = []planCase{
 			npx json-server db.json
 			curl http://localhost:3000/posts/1
 			psql -h localhost -c 'select 1'
+			psql -c 'select 1'
+			psql postgres://db.example.org/app -c 'select 1'
 			ssh -p 23231 localhost
 			git clone ssh://git@localhost:23231/repo
 			~~~
@@ -299,8 +302,10 @@ var inputCases = []planCase{
 			8 skip server npx json-server db.json
 			9 skip missing-input curl http://localhost:3000/posts/1
 			10 skip missing-input psql -h localhost -c 'select 1'
-			11 skip missing-input ssh -p 23231 localhost
-			12 skip missing-input git clone ssh://git@localhost:23231/repo
+			11 skip missing-input psql -c 'select 1'
+			12 probe command psql postgres://db.example.org/app -c 'select 1'
+			13 skip missing-input ssh -p 23231 localhost
+			14 skip missing-input git clone ssh://git@localhost:23231/repo
 		`),
 	},
 	{

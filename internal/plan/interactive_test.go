@@ -11,7 +11,7 @@ import (
 var interactiveCases = []planCase{
 	{
 		name:  "programs that need a terminal",
-		wrong: "line 13 runs: tmux new -d starts a detached session, with no terminal (interactive() returns early for tmux new, before the -d its first loop allows)",
+		wrong: "line 14 runs: tmux new -d starts a detached session, with no terminal (interactive() returns early for tmux new, before the -d its first loop allows)",
 		rule:  "interactive",
 		readme: here.Doc(`
 			~~~sh
@@ -22,6 +22,7 @@ var interactiveCases = []planCase{
 			fd -e md -x nvim
 			python3
 			python3 -c 'print(1)'
+			valkey-cli
 			ssh example.org
 			ssh example.org uptime
 			htop
@@ -42,15 +43,16 @@ var interactiveCases = []planCase{
 			6 skip interactive fd -e md -x nvim
 			7 skip interactive python3
 			8 probe command python3 -c 'print(1)'
-			9 skip remote ssh example.org
-			10 skip remote ssh example.org uptime
-			11 skip interactive htop
-			12 skip interactive tmux new -s work
-			13 skip interactive tmux new -d -s work
-			14 skip interactive hx # in a separate pane
-			15 skip interactive tmux capture-pane -p | gum format
-			16 skip interactive $EDITOR notes.txt
-			17 probe command vim --version
+			9 skip interactive valkey-cli
+			10 skip remote ssh example.org
+			11 skip remote ssh example.org uptime
+			12 skip interactive htop
+			13 skip interactive tmux new -s work
+			14 skip interactive tmux new -d -s work
+			15 skip interactive hx # in a separate pane
+			16 skip interactive tmux capture-pane -p | gum format
+			17 skip interactive $EDITOR notes.txt
+			18 probe command vim --version
 		`),
 	},
 	{
@@ -267,6 +269,7 @@ var interactiveCases = []planCase{
 			npx json-server db.json
 			vhs serve
 			hugo server -D
+			./src/valkey-server --port 7000
 			docker compose up -d
 			tool serve --help
 			~~~
@@ -278,8 +281,9 @@ var interactiveCases = []planCase{
 			4 skip server npx json-server db.json
 			5 skip server vhs serve
 			6 skip server hugo server -D
-			7 skip container docker compose up -d
-			8 probe command tool serve --help
+			7 skip server ./src/valkey-server --port 7000
+			8 skip container docker compose up -d
+			9 probe command tool serve --help
 		`),
 	},
 	{

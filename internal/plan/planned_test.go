@@ -7,9 +7,11 @@ import (
 )
 
 // A line that runs is a step when the README clearly means it to be run
-// (a shell block under an install, build or getting-started heading whose
-// every command resolves; the run hint; a file the README names; set-up;
-// the clone linked), else a probe.
+// and its failure would mean the README is wrong: in a shell block under
+// an install, build or getting-started heading whose every command
+// resolves, the commands that install, build or prepare; whatever the run
+// hint runs; a file the README names; set-up it asks for; the clone
+// linked. Everything else that runs is a probe.
 var plannedCases = []planCase{
 	{
 		name: "a shell block of a section a new user follows",
@@ -42,7 +44,7 @@ var plannedCases = []planCase{
 		repo: repoWith("acme/tool", "Makefile", "tool"),
 		want: here.Doc(`
 			6 step command make
-			7 step command ./tool --version
+			7 probe command ./tool --version
 			13 step command make test
 			18 probe command sudo apt install build-essential
 			23 probe command ./tool run
