@@ -362,7 +362,7 @@ func leftOut(cmd string) string {
 	case redact.ContainsMarker(cmd):
 		return "redaction altered this command (it held a secret), so it cannot run as recorded"
 	case termtext.HasControl(cmd):
-		return "the command holds terminal control characters (shown as ^[, ^M, <U+…>)"
+		return "the command holds terminal control characters (shown as ^[, ^M, ‹U+…›)"
 	}
 	return ""
 }

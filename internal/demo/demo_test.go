@@ -285,7 +285,7 @@ func TestDemoIsTerminalSafe(t *testing.T) {
 		}
 	}
 	scr := screen(events)
-	assert.Check(t, strings.Contains(scr, "echo typed ^[]0;t^G <U+202E>"), scr)
+	assert.Check(t, strings.Contains(scr, "echo typed ^[]0;t^G ‹U+202E›"), scr)
 	assert.Check(t, strings.Contains(scr, "hiddene"), "bare CR shown as a terminal would: %s", scr)
 	assert.Check(t, strings.Contains(cast.String(), `\u001b[32mgreen\u001b[0m`), "colours kept")
 	sh := script.String()
