@@ -18,6 +18,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/termtext"
+	"github.com/readme2demo/readme2demo/internal/termtext/termtexttest"
 )
 
 func loadLog(t *testing.T, path string) *commandlog.Log {
@@ -170,6 +171,34 @@ func TestCastGolden(t *testing.T) {
 	var buf bytes.Buffer
 	assert.NilError(t, Cast(&buf, l, Options{}))
 	golden.Assert(t, buf.String(), "quickstart-success.cast")
+}
+
+// Every hidden, bidi, tag, separator and conceal character, C1 control,
+// OSC/DCS sequence and huge CSI parameter in the log is shown visibly in
+// demo.cast (the typed commands, the output as a terminal shows it, the
+// title and the closing line) and in demo.sh (comments; the commands that
+// ran, as $'…' strings of the same bytes): the oracle finds none raw in
+// either, and the goldens show each one.
+func TestHostileText(t *testing.T) {
+	l := termtexttest.Log()
+	var cast, script bytes.Buffer
+	o := Options{Title: "demo \u202e\x1b]0;t\x07", Source: "command_log\u2066.json"}
+	assert.NilError(t, Cast(&cast, l, o))
+	assert.NilError(t, Script(&script, l, o))
+	header, events := parseCast(t, cast.Bytes())
+	for _, p := range termtexttest.Problems(header["title"].(string), termtexttest.Text) {
+		t.Errorf("cast title: %s", p)
+	}
+	for _, e := range events {
+		for _, p := range termtexttest.Problems(e.data, termtexttest.Terminal) {
+			t.Errorf("cast event at %.3f s: %s", e.t, p)
+		}
+	}
+	for _, p := range termtexttest.Problems(script.String(), termtexttest.Text) {
+		t.Errorf("demo.sh: %s", p)
+	}
+	golden.Assert(t, cast.String(), "hostile-text.cast")
+	golden.Assert(t, script.String(), "hostile-text.sh")
 }
 
 func TestScriptIsTheSuccessfulPath(t *testing.T) {

@@ -74,10 +74,12 @@ func join(sep string, pieces [][]Piece) string {
 }
 
 // Log returns a failed run whose every text field holds the pieces: the
-// commands (one ok, as demo.sh runs it; one failed, whose output the
-// reports show; one sourced from a README line; one unfinished), their
+// commands (one failed, whose output the reports show; one sourced from a
+// README line; one unfinished), their
 // outputs, the markers, the outcome reason, the engine and version, file
-// edits, an environment detail and a skipped README command.
+// edits, an environment detail and a skipped README command. Two commands
+// that exited 0, the hidden characters in one and the controls in the
+// other, make the successful path demo.sh re-runs.
 func Log() *commandlog.Log {
 	hidden, controls := All(Hidden), All(Controls)
 	zero, one := 0, 1
@@ -98,6 +100,7 @@ func Log() *commandlog.Log {
 			{ID: "3", Command: "echo sourced\u202e\u2066", Output: "ok\u200b\n", ExitCode: &one, Status: commandlog.StatusFailed,
 				Source: &commandlog.Source{File: "docs/RE\u202eADME.md", Line: 7}},
 			{ID: "4", Command: "sleep 1 \x1b]0;t\x07\u2028", Output: "\x1b[8m", Status: commandlog.StatusUnknown},
+			{ID: "5", Command: "printf '%s\\n' '" + controls + "'", Output: Lines(Controls) + "\n", ExitCode: &zero, Status: commandlog.StatusOK},
 		},
 		FileEdits: []commandlog.FileEdit{{Path: "README\u200b.md", Tool: "Edit", OK: true}},
 		Skipped:   []commandlog.Skipped{{File: "README.md", Line: 3, Command: "curl x \u202e| sh", Reason: "other platform \u2066x\u2069"}},
