@@ -364,9 +364,10 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	return nil
 }
 
-// oneLine keeps a header value on its comment line, control characters
-// drawn visibly.
-func oneLine(s string) string { return termtext.Visible(strings.Join(strings.Fields(s), " ")) }
+// oneLine keeps a header value on its comment line, control and hidden
+// characters drawn visibly (before the blanks are folded, so that a line
+// separator is shown, not folded).
+func oneLine(s string) string { return strings.Join(strings.Fields(termtext.Visible(s)), " ") }
 
 // comment writes cmd as comment lines, every control and hidden character
 // drawn visibly.
