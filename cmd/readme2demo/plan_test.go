@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
 
 	"github.com/readme2demo/readme2demo/internal/exitcode"
+	"github.com/readme2demo/readme2demo/internal/termtext/termtexttest"
 )
 
 func TestPlanVerb(t *testing.T) {
@@ -55,6 +57,24 @@ func TestPlanVerb(t *testing.T) {
 	code, out, _ = runCLI(t, "plan", "--order", "install-first", dir)
 	assert.Equal(t, code, exitcode.OK)
 	assert.Assert(t, strings.Contains(out, "order install-first"), out)
+}
+
+// plan's text form quotes README lines to a terminal: every hidden, bidi,
+// tag, separator and conceal character and every escape sequence of a
+// README command is drawn visibly (golden), none passed on.
+func TestPlanTextShowsHostileCommandsVisibly(t *testing.T) {
+	dir := t.TempDir()
+	readme := "# tool\n\n```sh\n" +
+		"echo " + termtexttest.All(termtexttest.Hidden) + "\n" +
+		"echo " + termtexttest.All(termtexttest.Controls) + "\n" +
+		"make # \u202e\u2066\n```\n"
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644))
+	code, out, errOut := runCLI(t, "plan", dir)
+	assert.Equal(t, code, exitcode.OK, errOut)
+	for _, p := range termtexttest.Problems(out, termtexttest.Text) {
+		t.Error(p)
+	}
+	golden.Assert(t, out, "hostile-plan.txt")
 }
 
 func TestPlanVerbErrors(t *testing.T) {
