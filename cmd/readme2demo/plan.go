@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"path"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/repofs"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // planOptions are the plan verb's flags.
@@ -86,7 +88,10 @@ func runPlan(o planOptions, repo string, e env) int {
 	}
 	name := path.Clean(filepath.ToSlash(o.readme))
 	p := plan.Make(src, plan.Options{File: name, Repo: plan.RepoFromDir(repo, e.getenv("GITHUB_REPOSITORY")), Order: o.order})
-	write := plan.WriteText
+	// The text form quotes README lines to a terminal: control and hidden
+	// characters are drawn visibly (the JSON form escapes what JSON
+	// escapes; it is data, not for reading).
+	write := func(w io.Writer, p *plan.Plan) error { return plan.WriteText(termtext.NewWriter(w), p) }
 	if o.format == "json" {
 		write = plan.WriteJSON
 	}

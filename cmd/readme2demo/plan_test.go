@@ -8,8 +8,10 @@ import (
 
 	"github.com/MakeNowJust/heredoc/v2"
 	"gotest.tools/v3/assert"
+	"gotest.tools/v3/golden"
 
 	"github.com/readme2demo/readme2demo/internal/exitcode"
+	"github.com/readme2demo/readme2demo/internal/termtext/termtexttest"
 )
 
 // planREADME is a README with a step, skipped commands of three kinds and
@@ -330,6 +332,24 @@ func TestPlanVerbHintsInTheREADMEsFormat(t *testing.T) {
 		          `+fence+`sh block
 		          to make it a step (with every command of its block): .. readme2demo: run above its code block (whose first line is 6)
 	`), "got:\n%s", out)
+}
+
+// plan's text form quotes README lines to a terminal: every hidden, bidi,
+// tag, separator and conceal character and every escape sequence of a
+// README command is drawn visibly (golden), none passed on.
+func TestPlanTextShowsHostileCommandsVisibly(t *testing.T) {
+	dir := t.TempDir()
+	readme := "# tool\n\n```sh\n" +
+		"echo " + termtexttest.All(termtexttest.Hidden) + "\n" +
+		"echo " + termtexttest.All(termtexttest.Controls) + "\n" +
+		"make # \u202e\u2066\n```\n"
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644))
+	code, out, errOut := runCLI(t, "plan", dir)
+	assert.Equal(t, code, exitcode.OK, errOut)
+	for _, p := range termtexttest.Problems(out, termtexttest.Text) {
+		t.Error(p)
+	}
+	golden.Assert(t, out, "hostile-plan.txt")
 }
 
 func TestPlanVerbErrors(t *testing.T) {

@@ -15,12 +15,14 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/golden"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghapi/fakegithub"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/termtext/termtexttest"
 )
 
 // Canary secrets in the real shapes; they must never leave the process
@@ -232,6 +234,43 @@ func TestAnnotationsForFailedCommands(t *testing.T) {
 	assert.Check(t, !strings.Contains(r.stdout, "git clone"), "an ok command was annotated")
 	// README links in the comment point at the PR head in the sub-directory.
 	assert.Check(t, is.Contains(h.gh.Comments("acme", "demo", 7)[0].Body, "https://github.com/acme/demo/blob/4f2a9c1d0b7e6a5f4e3d2c1b0a9f8e7d6c5b4a39/docs/README.md#L18"))
+}
+
+// The Action's surfaces — annotations and notices in the job log, the job
+// summary, the PR comment, and the same messages on stderr outside Actions
+// — show every hidden, bidi, tag, separator and conceal character, C1
+// control, OSC/DCS sequence and huge CSI parameter of a log visibly: the
+// oracle finds none raw, and the log lines are kept as a golden.
+func TestHostileTextOnEverySurface(t *testing.T) {
+	for _, actions := range []bool{true, false} {
+		h := newHarness(t, "event_pull_request.json")
+		h.env["INPUT_FAIL_ON"] = "failed"
+		if !actions {
+			delete(h.env, "GITHUB_ACTIONS")
+		}
+		h.mutate = func(l *commandlog.Log) { *l = *termtexttest.Log() }
+		r := h.run()
+		var log []string
+		for _, line := range strings.Split(r.stdout+r.stderr, "\n") {
+			if !strings.HasPrefix(line, "::add-mask::") && !strings.HasPrefix(line, "readme2demo: output ") && !strings.HasPrefix(line, "## readme2demo") {
+				log = append(log, line)
+			}
+		}
+		for _, p := range termtexttest.Problems(strings.Join(log, "\n"), termtexttest.Text) {
+			t.Errorf("log (actions %v): %s", actions, p)
+		}
+		if actions {
+			for _, p := range termtexttest.Problems(r.summary, termtexttest.Markdown) {
+				t.Errorf("summary: %s", p)
+			}
+			for _, p := range termtexttest.Problems(h.gh.Comments("acme", "demo", 7)[0].Body, termtexttest.Markdown) {
+				t.Errorf("comment: %s", p)
+			}
+			golden.Assert(t, strings.Join(log, "\n"), "hostile-text-log.txt")
+		} else {
+			golden.Assert(t, r.stderr, "hostile-text-stderr.txt")
+		}
+	}
 }
 
 func TestExitPolicy(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -266,7 +267,9 @@ func (s *step) annotate(l *commandlog.Log, cfg config) {
 		msg := fmt.Sprintf("README command %s: %s", exit, oneLine(s.red.String(c.Command), 300))
 		fields := map[string]string{"title": "readme2demo - command failed"}
 		if c.Source != nil {
-			fields["file"] = repoPath(s.getenv("GITHUB_WORKSPACE"), cfg.WorkDir, c.Source.File)
+			// Drawn visibly too: a path holding a hidden character then
+			// names no file, and the annotation stands without one.
+			fields["file"] = termtext.Visible(repoPath(s.getenv("GITHUB_WORKSPACE"), cfg.WorkDir, c.Source.File))
 			fields["line"] = strconv.Itoa(c.Source.Line)
 		}
 		if s.actions {
@@ -291,10 +294,17 @@ func repoPath(workspace, workDir, file string) string {
 	return filepath.ToSlash(filepath.Clean(p))
 }
 
+// oneLine folds s onto one line of at most n bytes (and "…"), control and
+// hidden characters drawn visibly first (termtext.Visible), cut on a
+// character boundary.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(termtext.Visible(s)), " ")
 	if len(s) > n {
-		s = s[:n] + "…"
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }

@@ -294,7 +294,10 @@ func groupLines(lines []string, max int) []string {
 
 // Script writes demo.sh: the successful path of the run (the commands that
 // exited 0, in the order they ran) for one bash session, with `set -e` and
-// a header saying where it came from.
+// a header saying where it came from. A command that holds control or
+// hidden characters runs as `eval $'…'` (termtext.Bash), its bytes exactly
+// as recorded, after a comment that shows it; one that redaction altered,
+// or that holds a NUL, is shown in a comment and not run.
 func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	if l == nil {
 		return fmt.Errorf("write demo script: no command log")
@@ -330,14 +333,26 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 		if c.Source != nil {
 			fmt.Fprintf(&b, "# %s line %d\n", oneLine(c.Source.File), c.Source.Line)
 		}
-		cmd := strings.TrimRight(strings.ReplaceAll(c.Command, "\r\n", "\n"), "\n")
-		switch why := leftOut(cmd); {
-		case why != "":
+		// As recorded, CRs included (bash -c ran them as part of the
+		// words); only trailing line feeds go.
+		cmd := strings.TrimRight(c.Command, "\n")
+		quoted, quotable := termtext.Bash(cmd)
+		switch {
+		case redact.ContainsMarker(cmd) || !quotable:
 			// Shown, commented out, never run.
-			fmt.Fprintf(&b, "# left out: %s:\n", why)
-			for _, line := range strings.Split(termtext.Visible(cmd), "\n") {
-				b.WriteString("#   " + line + "\n")
+			why := "redaction altered this command (it held a secret), so it cannot run as recorded"
+			if !quotable {
+				why = "the command holds a NUL byte, which no bash command can hold"
 			}
+			fmt.Fprintf(&b, "# left out: %s:\n", why)
+			comment(&b, cmd)
+		case termtext.HasControl(cmd):
+			// Run as it ran, byte for byte, written so that a reader (and
+			// cat) sees every character: eval of a $'…' string.
+			b.WriteString("# this command holds characters that do not show or that act on a terminal\n")
+			b.WriteString("# (shown as ‹U+…›, ^[, …); it runs byte for byte as recorded:\n")
+			comment(&b, cmd)
+			b.WriteString("eval " + quoted + "\n")
 		default:
 			b.WriteString(cmd)
 			b.WriteString("\n")
@@ -349,20 +364,15 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	return nil
 }
 
-// oneLine keeps a header value on its comment line, control characters
-// drawn visibly.
-func oneLine(s string) string { return termtext.Visible(strings.Join(strings.Fields(s), " ")) }
+// oneLine keeps a header value on its comment line, control and hidden
+// characters drawn visibly (before the blanks are folded, so that a line
+// separator is shown, not folded).
+func oneLine(s string) string { return strings.Join(strings.Fields(termtext.Visible(s)), " ") }
 
-// leftOut says why a command of the successful path is not written to
-// demo.sh as a command: redaction altered it (it would run something else),
-// or it holds terminal control characters (cat demo.sh would run them on
-// the reader's terminal).
-func leftOut(cmd string) string {
-	switch {
-	case redact.ContainsMarker(cmd):
-		return "redaction altered this command (it held a secret), so it cannot run as recorded"
-	case termtext.HasControl(cmd):
-		return "the command holds terminal control characters (shown as ^[, ^M, <U+…>)"
+// comment writes cmd as comment lines, every control and hidden character
+// drawn visibly.
+func comment(b *strings.Builder, cmd string) {
+	for _, line := range strings.Split(termtext.Visible(cmd), "\n") {
+		b.WriteString("#   " + line + "\n")
 	}
-	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/termtext"
+	"github.com/readme2demo/readme2demo/internal/termtext/termtexttest"
 )
 
 func loadLog(t *testing.T, path string) *commandlog.Log {
@@ -170,6 +173,34 @@ func TestCastGolden(t *testing.T) {
 	golden.Assert(t, buf.String(), "quickstart-success.cast")
 }
 
+// Every hidden, bidi, tag, separator and conceal character, C1 control,
+// OSC/DCS sequence and huge CSI parameter in the log is shown visibly in
+// demo.cast (the typed commands, the output as a terminal shows it, the
+// title and the closing line) and in demo.sh (comments; the commands that
+// ran, as $'…' strings of the same bytes): the oracle finds none raw in
+// either, and the goldens show each one.
+func TestHostileText(t *testing.T) {
+	l := termtexttest.Log()
+	var cast, script bytes.Buffer
+	o := Options{Title: "demo \u202e\x1b]0;t\x07", Source: "command_log\u2066.json"}
+	assert.NilError(t, Cast(&cast, l, o))
+	assert.NilError(t, Script(&script, l, o))
+	header, events := parseCast(t, cast.Bytes())
+	for _, p := range termtexttest.Problems(header["title"].(string), termtexttest.Text) {
+		t.Errorf("cast title: %s", p)
+	}
+	for _, e := range events {
+		for _, p := range termtexttest.Problems(e.data, termtexttest.Terminal) {
+			t.Errorf("cast event at %.3f s: %s", e.t, p)
+		}
+	}
+	for _, p := range termtexttest.Problems(script.String(), termtexttest.Text) {
+		t.Errorf("demo.sh: %s", p)
+	}
+	golden.Assert(t, cast.String(), "hostile-text.cast")
+	golden.Assert(t, script.String(), "hostile-text.sh")
+}
+
 func TestScriptIsTheSuccessfulPath(t *testing.T) {
 	l := loadLog(t, filepath.Join("..", "..", "testdata", "golden", "claude-code", "edge-mixed-2.1.json"))
 	var buf bytes.Buffer
@@ -257,9 +288,9 @@ func TestDemoLeavesTheCallersLogAlone(t *testing.T) {
 
 // Hostile command text and output never reach the player's terminal as
 // control sequences: the typed command is drawn visibly, output keeps only
-// colours, and demo.sh leaves such commands out (commented), as it does
-// commands redaction altered; README commands that need no change stay
-// exactly as written.
+// colours, and demo.sh writes such commands as eval $'…' after a comment
+// that shows them, and leaves out commands redaction altered; README
+// commands that need no change stay exactly as written.
 func TestDemoIsTerminalSafe(t *testing.T) {
 	zero := 0
 	ok := func(cmd, out string) commandlog.Command {
@@ -285,7 +316,7 @@ func TestDemoIsTerminalSafe(t *testing.T) {
 		}
 	}
 	scr := screen(events)
-	assert.Check(t, strings.Contains(scr, "echo typed ^[]0;t^G <U+202E>"), scr)
+	assert.Check(t, strings.Contains(scr, "echo typed ^[]0;t^G ‹U+202E›"), scr)
 	assert.Check(t, strings.Contains(scr, "hiddene"), "bare CR shown as a terminal would: %s", scr)
 	assert.Check(t, strings.Contains(cast.String(), `\u001b[32mgreen\u001b[0m`), "colours kept")
 	sh := script.String()
@@ -293,7 +324,56 @@ func TestDemoIsTerminalSafe(t *testing.T) {
 		assert.Check(t, c == '\n' || c == '\t' || c >= 0x20 && c != 0x7f && !(c >= 0x80 && c <= 0x9f) && c != 0x202e, "control %U in demo.sh", c)
 	}
 	assert.Check(t, strings.Contains(sh, "\necho gpgkey=https://packages.example.com/key.gpg\n"), sh)
-	assert.Check(t, strings.Contains(sh, "# left out: the command holds terminal control characters"), sh)
+	assert.Check(t, strings.Contains(sh, "#   echo typed ^[]0;t^G ‹U+202E›\neval $'echo typed \\x1b]0;t\\x07 \\xe2\\x80\\xae'\n"), sh)
 	assert.Check(t, strings.Contains(sh, "# left out: redaction altered this command"), sh)
 	assert.Check(t, !strings.Contains(sh, "\ncurl -H"), "a redacted command runs in demo.sh: %s", sh)
+}
+
+// demo.sh runs exactly the bytes that ran: commands holding hidden and
+// control characters (in quotes, unquoted, in a heredoc) do the same under
+// `bash demo.sh` as under `bash -c` with the recorded text, in the C locale
+// and in a UTF-8 one.
+func TestScriptRerunsTheSameBytes(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	zero := 0
+	cmds := []string{
+		"printf '%s\\n' 'quoted \u202eevil\u202c \u200b\u2060\ufeff \U000e0041' >> out",
+		"printf '%s\\n' \"double \u2066\u2069 \u3164 $((1+1)) \x1b[8mconceal\x1b[0m\" >> out",
+		"echo unquoted\u200btoken \u2028sep >> out",
+		"cat >> out <<'EOF'\nheredoc \u202e\u2029 line\r\nEOF",
+		"x=$'\\u202e'; printf '%s|%s\\n' \"$x\" 'it'\\''s' >> out",
+	}
+	l := &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess}
+	for i, c := range cmds {
+		l.Commands = append(l.Commands, commandlog.Command{ID: fmt.Sprint(i), Command: c, ExitCode: &zero, Status: commandlog.StatusOK})
+	}
+	var script bytes.Buffer
+	assert.NilError(t, Script(&script, l, Options{}))
+	for _, locale := range []string{"C", "C.UTF-8"} {
+		env := append(os.Environ(), "LC_ALL="+locale)
+		want, got := t.TempDir(), t.TempDir()
+		for _, c := range cmds {
+			cmd := exec.Command(bash, "-c", c)
+			cmd.Dir, cmd.Env = want, env
+			out, err := cmd.CombinedOutput()
+			assert.NilError(t, err, "%s", out)
+		}
+		assert.NilError(t, os.WriteFile(filepath.Join(got, "demo.sh"), script.Bytes(), 0o755))
+		cmd := exec.Command(bash, "demo.sh")
+		cmd.Dir, cmd.Env = got, env
+		out, err := cmd.CombinedOutput()
+		assert.NilError(t, err, "%s\n%s", out, script.String())
+		w, err := os.ReadFile(filepath.Join(want, "out"))
+		assert.NilError(t, err)
+		g, err := os.ReadFile(filepath.Join(got, "out"))
+		assert.NilError(t, err)
+		assert.Check(t, bytes.Equal(g, w), "LC_ALL=%s: demo.sh wrote %q, the commands %q", locale, g, w)
+		assert.Check(t, bytes.Contains(w, []byte("\u202eevil")) && bytes.Contains(w, []byte("\U000e0041")), "%q", w)
+	}
+	for _, c := range script.String() {
+		assert.Check(t, c == '\n' || c == '\t' || c >= 0x20 && c != 0x7f && !termtext.Hidden(c), "demo.sh holds %U", c)
+	}
 }

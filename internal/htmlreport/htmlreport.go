@@ -6,7 +6,9 @@
 // page.
 //
 // Rendering is pure: Render writes the page to a writer and touches nothing
-// else. The page is built with html/template, so every string from the log,
+// else. Every string from the log is first made visible by internal/termtext
+// (control and hidden characters drawn as ^[ and ‹U+202E›; outputs as a
+// terminal shows them). The page is built with html/template, so every string from the log,
 // the agent or the diff lands as text in its context; the outputs and the
 // cast events travel as JSON inside <script type="application/json">, where
 // html/template escapes "<" so "</script>" cannot end the element, and the
@@ -39,6 +41,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/demo"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/report"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // FileName is the name the report is written under.
@@ -121,7 +124,9 @@ func Render(w io.Writer, l *commandlog.Log, o Options) error {
 	}
 	red := redactor(o)
 	l = redact.CopyFunc(l, red, valuesRedactor(o))
+	visible(l)
 	o.ReadmeDiff, o.Readme, o.Source, o.Title = red(o.ReadmeDiff), red(o.Readme), red(o.Source), red(o.Title)
+	o.ReadmeDiff, o.Readme, o.Source, o.Title = termtext.Visible(o.ReadmeDiff), termtext.Visible(o.Readme), termtext.Visible(o.Source), termtext.Visible(o.Title)
 	p, err := build(l, o)
 	if err != nil {
 		return err
@@ -366,6 +371,20 @@ func outcome(l *commandlog.Log) string {
 func verdict(l *commandlog.Log) string {
 	_, v, _ := strings.Cut(report.Verdict(l), " ")
 	return v
+}
+
+// visible makes every string of l (a copy) safe to show on the page, in
+// place: command outputs as a terminal shows them, colours kept for the
+// player (termtext.Output), everything else with its control and hidden
+// characters drawn visibly (termtext.Visible). No raw C0 or C1 control,
+// and no hidden character, reaches the page, as text or as a JSON escape.
+func visible(l *commandlog.Log) {
+	commandlog.MapStrings(l, func(f commandlog.Field, s string) string {
+		if f.Name == "output" {
+			return termtext.Output(s)
+		}
+		return termtext.Visible(s)
+	})
 }
 
 // redactor returns the redaction applied to every string on the page: the

@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/termtext/termtexttest"
 )
 
 func loadLog(t testing.TB, path string) *commandlog.Log {
@@ -44,6 +45,23 @@ func TestGolden(t *testing.T) {
 	golden.Assert(t, got, "failed.html")
 	// The same log gives the same page.
 	assert.Equal(t, render(t, l, fixtureOptions(t)), got)
+}
+
+// Every hidden, bidi, tag, separator and conceal character, C1 control,
+// OSC/DCS sequence and huge CSI parameter in the log reaches the page
+// drawn visibly (outputs: as a terminal shows them, colours kept for the
+// player): no raw C0 or C1 control and no hidden character, as text, JSON
+// escape or character reference. The golden is the page without its
+// stylesheet and script.
+func TestHostileText(t *testing.T) {
+	o := fixtureOptions(t)
+	o.ReadmeDiff = "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-run it\n+run it \u202e\x1b]0;t\x07 \u200b\n"
+	o.Title = "title \u2066\x1b[8m"
+	page := render(t, termtexttest.Log(), o)
+	for _, p := range termtexttest.Problems(page, termtexttest.HTML) {
+		t.Error(p)
+	}
+	golden.Assert(t, strings.NewReplacer(pageJS, "/* assets/player.js */", pageCSS, "/* assets/report.css */").Replace(page), "hostile-text.html")
 }
 
 // embedded is what the page's script reads.

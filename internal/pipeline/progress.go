@@ -12,6 +12,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // maxProgressTranscript bounds the transcript kept for progress lines; past
@@ -127,9 +128,11 @@ func statusText(c commandlog.Command) string {
 	return fmt.Sprintf("-> %s", c.Status)
 }
 
-// oneLine shortens s to its first line, at most 160 characters.
+// oneLine shortens s to its first line, at most 160 characters. Control
+// and hidden characters are made visible first, so that trimming takes
+// no separator or filler silently.
 func oneLine(s string) string {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(termtext.Visible(s))
 	more := false
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s, more = s[:i], true

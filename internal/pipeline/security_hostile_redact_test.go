@@ -417,9 +417,12 @@ func TestHostileTokenShapesAreRedacted(t *testing.T) {
 		"digitalocean":    "dop_v1_" + randFrom(t, "0123456789abcdef", 64),
 		"pypi":            "pypi-AgEIcHlwaS5vcmc" + randFrom(t, alnum, 60),
 		"shopify":         "shpat_" + randFrom(t, "0123456789abcdef", 32),
+		"atlassian":       "ATATT3" + randFrom(t, alnum+"_-", 186),
+		"aws session":     "IQoJb3JpZ2luX2Vj" + randFrom(t, alnum+"+/", 400),
 	}
 	awsSecret := randFrom(t, alnum+"/+", 40)
 	password := "Pw-" + randFrom(t, alnum, 14)
+	netrcPassword := "Nr-" + randFrom(t, alnum, 14)
 	// Each command prints its token from a shifted text (every letter and
 	// digit one place on), so the README and the command text never hold
 	// it in any form the oracle decodes.
@@ -431,10 +434,11 @@ func TestHostileTokenShapesAreRedacted(t *testing.T) {
 	}
 	sb.WriteString("printf '%s\\n' '" + shift("aws_secret_access_key = "+awsSecret) + "' '" + shift(`{"SecretAccessKey": "`+awsSecret+`"}`) + "'" + unshift)
 	sb.WriteString("printf 'database:\\n  user: app\\n'; echo '" + shift("  password: "+password) + "'" + unshift)
+	sb.WriteString("echo '" + shift("machine api.example.com login alice password "+netrcPassword) + "'" + unshift)
 	sb.WriteString("```\n")
 	res, out, progress, err := runMarkdown(t, writeRepo(t, sb.String()))
 	assert.NilError(t, err)
-	assert.Check(t, is.Len(res.Log.Commands, len(tokens)+2))
+	assert.Check(t, is.Len(res.Log.Commands, len(tokens)+3))
 	files := readAll(t, out)
 	for name, tok := range tokens {
 		// The random part (the rule's prefix is public), in any encoding:
@@ -448,6 +452,7 @@ func TestHostileTokenShapesAreRedacted(t *testing.T) {
 	for f, b := range files {
 		assert.Check(t, !bytes.Contains(b, []byte(awsSecret[len(awsSecret)-16:])), "%s: the AWS secret key survives", f)
 		assert.Check(t, !bytes.Contains(b, []byte(password[len(password)-10:])), "%s: the YAML password survives", f)
+		assert.Check(t, !bytes.Contains(b, []byte(netrcPassword[len(netrcPassword)-10:])), "%s: the .netrc password survives", f)
 	}
 }
 

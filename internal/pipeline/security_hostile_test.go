@@ -39,9 +39,11 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/htmlreport"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/termtext/termtexttest"
 )
 
 // hostCanary is a distinctive string planted in host files outside the
@@ -294,7 +296,10 @@ func TestHostileGitConfigRunsNothing(t *testing.T) {
 // 5. Terminal control sequences in command output and in the commands
 // themselves never reach a terminal: demo.cast keeps only colour (SGR)
 // sequences, demo.sh and the progress output no escape or control byte at
-// all.
+// all. Hidden characters (zero-width, bidi, tags, separators) and conceal,
+// printed by a command or written in the README, reach no surface raw:
+// report.md, report.html, demo.cast, demo.sh and the progress lines show
+// them as ‹U+…› (issue 31).
 func TestHostileTerminalEscapesAreNeutralised(t *testing.T) {
 	sandboxtest.Docker(t)
 	readme := "# Escapes\n\n```bash\n" +
@@ -307,12 +312,14 @@ func TestHostileTerminalEscapesAreNeutralised(t *testing.T) {
 		`printf 'visible\rhidden-by-cr\n' ; printf 'bell\007 bs\b\b\b del\177 esc\033 vt\013 ff\014 end'` + "\n" +
 		`printf 'move \033[2J\033[H\033[6n\033[?1049h\033[31mred\033[0m\n'` + "\n" +
 		`head -c 3000 /usr/bin/env; echo` + "\n" +
-		"echo typed \x1b]0;title-from-command\x07 \x1b[2J \xc2\x9b31m \x1bc done\n" +
+		`printf 'bidi \342\200\256 zw \342\200\213 tag \363\240\201\201 sep \342\200\250 fill \343\205\244 conceal \033[8mhidden\033[0m\n'` + "\n" +
+		"echo typed\u202e\u2066 zw\u200b\ufeff tag\U000e0041 sep\u2029 done\n" +
+		"echo typed \x1b]0;title-from-command\x07 \x1b[2J \xc2\x9b31m \x1bc done\n" + // the last: its ; makes a command bash cannot find
 		"```\n"
 	repo := writeRepo(t, readme)
 	res, out, progress, err := runMarkdown(t, repo)
 	assert.NilError(t, err)
-	assert.Check(t, is.Len(res.Log.Commands, 10))
+	assert.Check(t, is.Len(res.Log.Commands, 12))
 	files := readAll(t, out)
 
 	// demo.cast: every event's text is safe; the typed command text has no
@@ -332,6 +339,27 @@ func TestHostileTerminalEscapesAreNeutralised(t *testing.T) {
 	// demo.sh and the progress output: no control byte but \n and \t.
 	assert.Check(t, terminalSafe(string(files[pipeline.DemoScriptFile]), false), "demo.sh: %q", files[pipeline.DemoScriptFile])
 	assert.Check(t, terminalSafe(progress, false), "progress: %q", progress)
+
+	// Hidden characters and conceal on every surface (issue 31).
+	for name, surface := range map[string]termtexttest.Surface{pipeline.ReportFile: termtexttest.Markdown,
+		htmlreport.FileName: termtexttest.HTML, pipeline.DemoScriptFile: termtexttest.Text} {
+		for _, p := range termtexttest.Problems(string(files[name]), surface) {
+			t.Errorf("%s: %s", name, p)
+		}
+	}
+	for _, l := range lines[1:] {
+		var ev []any
+		assert.NilError(t, json.Unmarshal([]byte(l), &ev))
+		for _, p := range termtexttest.Problems(ev[2].(string), termtexttest.Terminal) {
+			t.Errorf("%s: %s", pipeline.DemoCastFile, p)
+		}
+	}
+	for _, p := range termtexttest.Problems(progress, termtexttest.Text) {
+		t.Errorf("progress: %s", p)
+	}
+	assert.Check(t, is.Contains(string(cast), "bidi ‹U+202E› zw ‹U+200B› tag ‹U+E0041› sep ‹U+2028› fill ‹U+3164› conceal ‹SGR 8›hidden"))
+	assert.Check(t, is.Contains(string(files[pipeline.ReportFile]), "echo typed‹U+202E›‹U+2066› zw‹U+200B›‹U+FEFF› tag‹U+E0041› sep‹U+2029› done"))
+	assert.Check(t, is.Contains(string(files[pipeline.DemoScriptFile]), `eval $'echo typed\xe2\x80\xae\xe2\x81\xa6 zw\xe2\x80\x8b\xef\xbb\xbf tag\xf3\xa0\x81\x81 sep\xe2\x80\xa9 done'`))
 }
 
 // sgrRe matches a colour (SGR) sequence, the only escape sequence a

@@ -31,7 +31,14 @@ var (
 	awsSTSKeyID  = "ASIA" + "Y5W3U1S9Q7O5M3K1"
 	googleKey    = "AIza" + "SyD-9tSrke72I6e0DVfD7" + "_8bcdEFgHiJkLm"
 	jwtToken     = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkphbmUifQ" + "." + "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
-	pemKey       = "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq98" + strings.Repeat("Qk9vZ3VzS2V5RGF0YQ", 3) + "\nc2VjcmV0a2V5bWF0ZXJpYWw=\n-----END " + "RSA PRIVATE KEY-----"
+	atlassianTok = "ATATT3" + "xFfGF0" + strings.Repeat("K3irG5tKKi-6u-wwaXQF", 8) + "eGwZ-IHR-hQ=" + "C63992E6"
+	atlassianOrg = "ATCTT3" + "xFfGN0" + strings.Repeat("GsZNgOGrQSHSnxiJVi00", 8) + "_RGCBLMSN7Ns=" + "366BFE3A"
+	// STS session tokens: the new (IQoJ…) and the classic (FwoG…) header,
+	// then a fake body.
+	awsSession    = "IQoJb3JpZ2luX2Vj" + "EG0aCWV1LXdlc3QtMiJHMEUCIQC1Mx4VTrF2alA9s8P5HJ" + strings.Repeat("+j9y2XJmAF5ODdZGEui/QMGwIgRd", 12) + "=="
+	awsSessionFw  = "FwoGZXIvYXdz" + "EBQaDKzF9xd3Tb5J7qXYeSKCAR" + strings.Repeat("p4Lq7Wn2/Zk9+Rt3Ym6Hv8Cx1", 14)
+	awsSessionURL = "IQoJb3JpZ2luX2Vj" + "END%2F%2F%2F%2F%2F%2F%2F%2F%2F%2FwEaCXVzLXdlc3QtMiJHMEUCIQDh0Fhz" + strings.Repeat("ANeeUClh8Azpviv%2FJ5LddoJAO7ZCoS0WE4rmgAIgV59g", 4)
+	pemKey        = "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq98" + strings.Repeat("Qk9vZ3VzS2V5RGF0YQ", 3) + "\nc2VjcmV0a2V5bWF0ZXJpYWw=\n-----END " + "RSA PRIVATE KEY-----"
 )
 
 type shapeCase struct {
@@ -88,6 +95,26 @@ func shapeCases() []shapeCase {
 		// jwt
 		{"jwt", "Authorization: " + jwtToken, jwtToken},
 		{"jwt", "eyJhbGciOi only a header; eyJ.eyJ.sig", ""},
+		// atlassian-token
+		{"atlassian-token", "jira token " + atlassianTok + "\n", atlassianTok},
+		{"atlassian-token", `{"api_token":"` + atlassianTok + `"}`, atlassianTok},
+		{"atlassian-token", "org key " + atlassianOrg, atlassianOrg},
+		{"atlassian-token", "ATATT3 ATATT3xFfGF0-short ATCTT3 xATATT3" + strings.Repeat("ab", 60), ""},
+		// aws-session-token
+		{"aws-session-token", awsSession + "\n", awsSession},
+		{"aws-session-token", "aws_session_token = " + awsSession, awsSession},
+		{"aws-session-token", `{"Credentials": {"SessionToken": "` + awsSessionFw + `", "Expiration": "2026-01-01T00:00:00Z"}}`, awsSessionFw},
+		{"aws-session-token", "GET /o.png?X-Amz-Security-Token=" + awsSessionURL + "&X-Amz-Signature=0a1b", awsSessionURL},
+		{"aws-session-token", "IQoJb3JpZ2luX2Vj FwoGZXIvYXdzE AQoDYXdzshort x" + awsSession[:120], ""},
+		// netrc-password
+		{"netrc-password", "machine api.example.com login alice password Xk9p2Lm4Pw8R", "Xk9p2Lm4Pw8R"},
+		{"netrc-password", "$ cat ~/.netrc\nmachine github.com\n  login bob\n  password s3cr3t-P4ss\n", "s3cr3t-P4ss"},
+		{"netrc-password", `{"output":"machine h.example.com\n\tlogin u\n\tpassword Zq8-wX2!k\n"}`, "Zq8-wX2!k"},
+		{"netrc-password", "default login anonymous password hunter2-ftp", "hunter2-ftp"},
+		{"netrc-password", "machine ftp.example.org password Tr0ub4dor-9 login bob", "Tr0ub4dor-9"},
+		{"netrc-password", `machine example.com login u password "quoted pw 7"`, "quoted pw 7"},
+		{"netrc-password", "the default login shell is bash; machine learning password reset; my machine-password x", ""},
+		{"netrc-password", "machine h login u password $NETRC_PW\nmachine h login u password <password>\nmachine example.com login user password changeme", ""},
 		// pem-private-key
 		{"pem-private-key", "cat id_rsa\n" + pemKey + "\ndone", pemKey},
 		{"pem-private-key", "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----", ""},
@@ -195,6 +222,16 @@ func TestEveryRuleHasFixtures(t *testing.T) {
 		names[r.Name] = true
 		assert.Check(t, src[r.Name+"/tp"], "rule %s has no true positive", r.Name)
 		assert.Check(t, src[r.Name+"/fp"], "rule %s has no false positive", r.Name)
+	}
+}
+
+// A value assigned to a secret name is redacted whole however long it is:
+// the generic rule used to stop after 256 characters and publish the rest.
+func TestLongValuesRedactedWhole(t *testing.T) {
+	long := strings.Repeat("Zq9Kx2Lm4Pw8Rt6Y", 40) // 640 characters
+	for _, text := range []string{"api_key = " + long, `{"client_secret": "` + long + `"}`, "password: " + long} {
+		got := New(nil).String(text)
+		assert.Check(t, !strings.Contains(got, long[len(long)-16:]), "the tail of %.20q… survives: %q", text, got)
 	}
 }
 

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -78,8 +79,14 @@ var Rules = []Rule{
 		[]string{"sk_live_", "sk_test_", "sk_prod_", "rk_live_", "rk_test_", "rk_prod_"}, `[sr]k_(?:test|live|prod)_[a-zA-Z0-9]{10,99}`, opt{}),
 	{Name: "aws-access-key-id", Prefixes: []string{"AKIA", "ASIA", "ABIA", "ACCA", "A3T"}, match: matchAWS, Source: gitleaks + "aws.go (aws-access-token)",
 		Doc: "(AKIA|ASIA|ABIA|ACCA|A3T.)<16 [A-Z0-9]> as a whole word"},
+	{Name: "aws-session-token", Prefixes: awsSessionPrefixes, match: matchAWSSession,
+		Source: "trufflehog pkg/detectors/aws/session_keys/sessionkey.go (sessionPat: 100+ base64 characters holding YXdz or Jb3JpZ2luX2Vj); gitleaks aws.go has the ASIA key id only",
+		Doc:    "an STS session token: 100+ characters of base64 (or its URL encoding) starting IQoJb3JpZ2luX2Vj, FwoGZXIvYXdz or AQoDYXdz, as aws sts get-session-token and ~/.aws/credentials print it"},
 	tokenRule("aws-bedrock-key", gitleaks+"aws.go (aws-amazon-bedrock-api-key-long-lived)", "ABSK<109-269 base64>",
 		[]string{"ABSK"}, `ABSK[A-Za-z0-9+/]{109,269}={0,2}`, opt{}),
+	tokenRule("atlassian-token", gitleaks+"atlassian.go (atlassian-api-token: ATATT3[A-Za-z0-9_\\-=]{186}); trufflehog pkg/detectors/atlassian/v2/atlassian.go (ATCTT3xFfG…=<8>)",
+		"ATATT3… API tokens and ATCTT3… organisation keys: the prefix and 100-400 characters of [A-Za-z0-9+/_=-] (192 in all today)",
+		[]string{"ATATT3", "ATCTT3"}, `AT[AC]TT3[A-Za-z0-9+/_=-]{100,400}`, opt{}),
 	{Name: "google-api-key", Prefixes: []string{"AIza"}, match: matchGoogle, Source: gitleaks + "gcp.go (gcp-api-key)",
 		Doc: "AIza<35+ [A-Za-z0-9_-]>"},
 	tokenRule("grafana-token", gitleaks+"grafana.go (grafana-api-key, grafana-cloud-api-token, grafana-service-account-token)", "eyJrIjoi…, glc_…, glsa_…",
@@ -125,6 +132,9 @@ var Rules = []Rule{
 		Doc: "the password of scheme://user:password@host"},
 	{Name: "curl-user", Prefixes: []string{" -u ", " -u=", " --user ", " --user="}, match: matchCurlUser, Source: gitleaks + "curl.go (curl-auth-user)",
 		Doc: "the password of -u/--user user:password (curl, wget…), not placeholders or variables"},
+	{Name: "netrc-password", Prefixes: []string{"machine", "default"}, match: matchNetrc,
+		Source: "noseyparker crates/noseyparker/data/default/builtin/rules/netrc.yml (np.netrc.1: (machine <host>|default) login <user> password <secret>); gitleaks and trufflehog have no netrc rule",
+		Doc:    "the password of a .netrc entry: machine <host> (or default) with login and password tokens in any order, on one line or several"},
 	{Name: "env-secret", Prefixes: envPrefixes, match: matchEnv, Source: "THREATS.md §3 (env-dump heuristics)",
 		Doc: "the 8+ character value of NAME=value when NAME ends in KEY, TOKEN, SECRET, PASSWORD, PASSWD, PASS, PWD, AUTH, APIKEY or CREDENTIALS, any case (env, printenv, /proc/*/environ, .env files, connection strings); never a URL, a path or a variable reference"},
 	{Name: "generic-secret", Prefixes: genericPrefixes, match: matchGeneric, Source: gitleaks + "generic.go (generic-api-key)",
@@ -309,6 +319,119 @@ func matchAWS(s string, p int, prefix string) (int, int, int) {
 		return none(p)
 	}
 	return p, end, end
+}
+
+// awsSessionPrefixes are how STS session tokens start: the base64 of
+// their binary header, which names "aws" or "origin_ec" (trufflehog's
+// checkSessionToken looks for YXdz or Jb3JpZ2luX2Vj in the same tokens).
+var awsSessionPrefixes = []string{"IQoJb3JpZ2luX2Vj", "FwoGZXIvYXdz", "AQoDYXdz", "AQoEYXdz"}
+
+// maxSessionToken bounds an STS session token (about 400 to 1,300
+// characters; URL-encoded, up to three times that).
+const maxSessionToken = 8 << 10
+
+// isSessionChar is the class of a session token: base64, also URL-encoded
+// (%2F, %2B, %3D) as in a presigned URL's X-Amz-Security-Token.
+func isSessionChar(c byte) bool { return isB64Char(c) || c == '%' }
+
+// matchAWSSession redacts a whole session token from its prefix: trufflehog
+// takes 100 or more characters of base64 (sessionPat).
+func matchAWSSession(s string, p int, prefix string) (int, int, int) {
+	if !wordStart(s, p) {
+		return none(p)
+	}
+	end := run(s, p, isSessionChar, maxSessionToken)
+	if end-p < 100 {
+		return 0, 0, end
+	}
+	return p, end, end
+}
+
+// netrcKeywords are the tokens of a .netrc entry that take a value.
+var netrcKeywords = []string{"login", "password", "account", "port"}
+
+// matchNetrc redacts the password of a .netrc entry ("machine HOST" or
+// "default", then keyword-value pairs separated by blanks or line breaks,
+// raw or JSON-escaped). Like noseyparker's rule it wants a login in the
+// entry, so prose such as "the default password is …" is left alone.
+func matchNetrc(s string, p int, prefix string) (int, int, int) {
+	if !wordStart(s, p) {
+		return none(p)
+	}
+	i := p + len(prefix)
+	if prefix == "machine" {
+		host := netrcBlank(s, i)
+		if host == i {
+			return none(p)
+		}
+		if i = netrcValue(s, host); i == host {
+			return none(p)
+		}
+	}
+	login := false
+	pwStart, pwEnd := 0, 0
+	for range 8 {
+		kw := netrcBlank(s, i)
+		if kw == i {
+			break
+		}
+		kwEnd := run(s, kw, func(c byte) bool { return c >= 'a' && c <= 'z' }, 9)
+		word := s[kw:kwEnd]
+		if !slices.Contains(netrcKeywords, word) {
+			break
+		}
+		v := netrcBlank(s, kwEnd)
+		if v == kwEnd {
+			break
+		}
+		end := netrcValue(s, v)
+		if end == v {
+			break
+		}
+		switch word {
+		case "login":
+			login = true
+		case "password":
+			pwStart, pwEnd = v, end
+		}
+		i = end
+	}
+	if !login || pwEnd == 0 {
+		return none(p)
+	}
+	pw := strings.Trim(s[pwStart:pwEnd], `"`)
+	if len(pw) < 3 || isReference(pw) || isPlaceholder(pw) {
+		return 0, 0, pwEnd
+	}
+	return pwStart, pwEnd, pwEnd
+}
+
+// netrcBlank returns the end of the blanks at i: spaces, tabs and line
+// breaks, also as JSON escapes (\n, \t, \r).
+func netrcBlank(s string, i int) int {
+	for i < len(s) {
+		switch {
+		case s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r':
+			i++
+		case s[i] == '\\' && i+1 < len(s) && strings.IndexByte("ntr", s[i+1]) >= 0:
+			i += 2
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// netrcValue returns the end of the value at i: up to a blank, a JSON
+// escape or a quote (a value in quotes runs to its closing quote).
+func netrcValue(s string, i int) int {
+	if i < len(s) && s[i] == '"' {
+		if j := strings.IndexByte(s[i+1:min(len(s), i+maxTokenLen)], '"'); j > 0 {
+			return i + 1 + j + 1
+		}
+		return i
+	}
+	return run(s, i, func(c byte) bool { return c > ' ' && c != 0x7f && c != '"' && c != '\\' }, maxTokenLen)
 }
 
 func matchGoogle(s string, p int, prefix string) (int, int, int) {
@@ -531,9 +654,11 @@ func matchGeneric(s string, p int, prefix string) (int, int, int) {
 	if i < len(s) && (s[i] == '"' || s[i] == '\'' || s[i] == '`') {
 		i++
 	}
+	// The whole value, however long: a cut one would publish its tail (a
+	// 1,000-character session token after "SessionToken": did).
 	end := run(s, i, func(c byte) bool {
 		return c > ' ' && c < 0x7f && strings.IndexByte("\"'`,;&<>()[]{}\\", c) < 0
-	}, 256)
+	}, maxRuleLen)
 	v := s[i:end]
 	if len(v) < 6 {
 		return 0, 0, hi

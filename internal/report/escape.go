@@ -2,49 +2,22 @@ package report
 
 import (
 	"html"
+	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // Everything in a command log came from the agent or from the commands it
 // ran, so it is untrusted: it may hold markdown that would break the page
 // (a ``` fence, a table pipe, a stray </details>), HTML, image links that
-// fetch attacker URLs when GitHub renders them, @-mentions, or
-// bidirectional-override characters that make text read differently from
-// what it is. The helpers below make such text inert in each context the
-// report uses.
-
-// invisible are the characters stripped from untrusted text: zero-width,
-// byte-order-mark, bidirectional override/isolate controls and the soft
-// hyphen (the set claude-code-action's sanitizer strips).
-func invisible(r rune) bool {
-	switch {
-	case r >= 0x200B && r <= 0x200D, r == 0xFEFF, r == 0x00AD,
-		r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
-}
-
-// clean removes invisible and control characters (except newline and tab)
-// and replaces invalid UTF-8, so every later step sees plain text.
-func clean(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if r == '\r' {
-			return -1
-		}
-		if r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || invisible(r) {
-			return -1
-		}
-		return r
-	}, s)
-}
+// fetch attacker URLs when GitHub renders them, @-mentions, escape
+// sequences, or characters that draw nothing or reorder the text around
+// them so that it reads differently from what it is. internal/termtext
+// makes every piece visible first (termtext.Visible for text, termtext.Plain
+// for command output: a hidden character becomes ‹U+202E›, never nothing);
+// the helpers below then make it inert in each context the report uses.
 
 // oneLine turns s into a single line: newlines and tabs become spaces.
 func oneLine(s string) string {
@@ -82,7 +55,7 @@ var mdEscaper = strings.NewReplacer(
 // cannot be split. It is exported for callers that write their own
 // markdown around report output (for example the Action's notices).
 func Text(s string) string {
-	return mdEscaper.Replace(clean(s))
+	return mdEscaper.Replace(termtext.Visible(s))
 }
 
 // codeSpan renders untrusted text as an inline code span on one line. The
@@ -90,7 +63,7 @@ func Text(s string) string {
 // escaped so the span is safe inside a table cell (GFM removes the
 // backslash inside the span).
 func codeSpan(s string) string {
-	s = oneLine(clean(s))
+	s = oneLine(termtext.Visible(s))
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
@@ -101,18 +74,27 @@ func codeSpan(s string) string {
 
 // htmlText renders untrusted text for an HTML context (a <summary> line).
 func htmlText(s string) string {
-	s = oneLine(clean(s))
+	s = oneLine(termtext.Visible(s))
 	s = html.EscapeString(s)
 	return strings.ReplaceAll(s, "@", "@\u200B")
 }
 
-// codeBlock renders untrusted text as a fenced code block whose fence no
-// line of the text can close.
+// codeBlock renders text made visible (termtext) as a fenced code block
+// whose fence no line of the text can close.
 func codeBlock(lang, s string) string {
-	s = clean(s)
 	fence := strings.Repeat("`", max(3, longestRun(s, '`')+1))
 	s = strings.TrimRight(s, "\n")
 	return fence + lang + "\n" + s + "\n" + fence + "\n"
+}
+
+// pathEscape keeps a repository path usable inside a markdown link target:
+// each segment percent-encoded, so no character of it is shown or acts.
+func pathEscape(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
 }
 
 func longestRun(s string, c byte) int {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
 // Size caps. GitHub rejects a job summary over 1 MiB and a comment over
@@ -327,7 +328,7 @@ func (r *renderer) readmeFix() string {
 			note = "\n_The diff was cut; the full one is in the artifact._\n"
 		}
 		return "<details><summary>Suggested README fix: the edit the agent made to follow it</summary>\n\n" +
-			codeBlock("diff", diff) + note + "\n</details>\n\n"
+			codeBlock("diff", termtext.Visible(diff)) + note + "\n</details>\n\n"
 	}
 	var paths []string
 	seen := map[string]bool{}
@@ -373,11 +374,6 @@ func (r *renderer) sourceCell(c commandlog.Command) string {
 		return codeSpan(label)
 	}
 	return fmt.Sprintf("[%s](%s%s#L%d)", Text(label), r.o.BlobURL, pathEscape(c.Source.File), c.Source.Line)
-}
-
-// pathEscape keeps a repository path usable inside a markdown link target.
-func pathEscape(p string) string {
-	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "\n", "").Replace(p)
 }
 
 // commandTable renders as many rows as fit in budget bytes and reports how
@@ -468,7 +464,7 @@ func (r *renderer) failedOutputs(failed []commandlog.Command, budget int) (strin
 			out = "(no output)"
 		}
 		item := fmt.Sprintf("<details><summary><code>%s</code> — %s%s</summary>\n\n%s\n</details>\n\n",
-			htmlText(clip(r.cmd(c), maxCommandCell)), exit, where, codeBlock("text", out))
+			htmlText(clip(r.cmd(c), maxCommandCell)), exit, where, codeBlock("text", termtext.Plain(out)))
 		if b.Len()+len(item) > budget {
 			break
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/termtext/termtexttest"
 )
 
 func ip(i int) *int                { return &i }
@@ -185,6 +186,25 @@ func TestRenderUnknownIsNeverZero(t *testing.T) {
 
 	l.CostUSD = fp(0) // a real zero (the keyless engine) is shown as zero
 	assert.Check(t, is.Contains(Render(l, Options{}), "$0.0000"))
+}
+
+// Every hidden, bidi, tag, separator and conceal character, C1 control,
+// OSC/DCS sequence and huge CSI parameter in a log's commands, outputs,
+// markers, reasons and paths is shown visibly in the report (the job
+// summary and the PR comment are this render), never passed on: the golden
+// shows each one, the oracle finds none raw, and GitHub's renderer gets
+// nothing that would reach the page as a control or hidden character.
+func TestRenderHostileText(t *testing.T) {
+	l := termtexttest.Log()
+	for _, o := range []Options{opts, {MaxBytes: CommentMaxBytes, Title: "readme2demo (claude-code)"}} {
+		got := Render(l, o)
+		assert.Check(t, is.Len(termtexttest.Problems(got, termtexttest.Markdown), 0), "%s", strings.Join(termtexttest.Problems(got, termtexttest.Markdown), "\n"))
+		assert.Check(t, is.Len(termtexttest.Problems(renderHTML(t, got), termtexttest.HTML), 0))
+		assertBalanced(t, got)
+		if o.BlobURL != "" {
+			golden.Assert(t, got, "hostile-text.md")
+		}
+	}
 }
 
 // Hostile text from the agent or the commands must not escape its box.

@@ -1,40 +1,62 @@
-// Package termtext makes text from a repository under test safe to show
-// in a terminal: the demo recording (demo.cast, played by `asciinema play`
-// in the reader's terminal or by the HTML report's player), the demo
-// script (demo.sh, read with cat) and the progress lines readme2demo
-// prints while it runs.
+// Package termtext is the one sanitiser for text from a repository under
+// test, on every surface readme2demo shows it: the terminal (the demo
+// recording demo.cast, played by `asciinema play` in the reader's terminal
+// or by the HTML report's player; the demo script demo.sh; the progress
+// lines and messages readme2demo prints while it runs), markdown
+// (report.md, the PR comment, the job summary: internal/report) and HTML
+// (report.html: internal/htmlreport).
 //
-// Command output and command text are attacker-controlled: a README can
+// Command output and command text are attacker-controlled. A README can
 // print, or contain, escape sequences that set the window title, write the
 // clipboard (OSC 52), reset the terminal (ESC c), query it so that its
 // answer lands in the reader's input (CSI 6n, DECRQSS), clear the screen
-// or overwrite a line to hide what ran (a bare CR). Two functions cover
-// the two uses:
+// or overwrite a line to hide what ran (a bare CR), or conceal text (SGR
+// 8). It can also hold characters that draw nothing or reorder what is
+// drawn, so that a reader sees something other than what ran ("Trojan
+// Source"): zero-width and other default-ignorable characters (U+200B–
+// U+200D, U+2060, U+FEFF, the Hangul fillers U+3164, …), bidirectional
+// controls (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), tag
+// characters (U+E0000–U+E007F), the line and paragraph separators U+2028
+// and U+2029, and variation selectors beyond the one a character may
+// carry. Such a character is never passed on silently, nor removed: it is
+// shown as a visible escape, ‹U+202E›, so a reader sees that something was
+// there (Hidden says which).
+//
+// Four functions cover the uses:
 //
 //   - Output keeps what a recording of command output needs: text, tabs,
 //     line feeds and colour (SGR, `ESC [ … m`, which only changes how text
-//     is drawn). Every other escape sequence is removed whole: CSI other
-//     than SGR, OSC (terminated by BEL or ST, or not at all: an
-//     unterminated OSC 52 is dropped to the end of its line), DCS, APC,
-//     PM, SOS, ESC c and every other two-byte escape, C1 controls (U+0080–
-//     U+009F, and raw bytes 0x80–0x9F), other C0 controls and DEL. A bare
-//     CR or a backspace is rendered as a terminal would finally show the
-//     line (progress bars become their last state, not a way to hide
-//     text). Invalid UTF-8 becomes U+FFFD; bidirectional controls are shown
-//     as <U+202E>.
+//     is drawn; conceal, SGR 8, is taken out of it and shown as ‹SGR 8›,
+//     and a colour sequence with a parameter over 255 is dropped). Every
+//     other escape sequence is removed whole: CSI other than SGR, OSC
+//     (terminated by BEL or ST, or not at all: an unterminated OSC 52 is
+//     dropped to the end of its line), DCS, APC, PM, SOS, ESC c and every
+//     other two-byte escape, C1 controls (U+0080–U+009F, and raw bytes
+//     0x80–0x9F), other C0 controls and DEL. A bare CR or a backspace is
+//     rendered as a terminal would finally show the line (progress bars
+//     become their last state, not a way to hide text). Invalid UTF-8
+//     becomes U+FFFD; hidden characters are shown as ‹U+…›.
+//   - Plain is Output without colours: command output in markdown and in
+//     text an HTML page shows.
 //   - Visible is for text that must be shown as written but never act:
-//     the typed command, titles, progress lines. Nothing is removed; every
-//     control character is drawn visibly (^[ for ESC, ^M for a bare CR,
-//     ^G, ^?, <U+009B>, <U+202E>), line feeds and tabs kept.
+//     the typed command, titles, progress lines, reasons, file names.
+//     Nothing is removed; every control character is drawn visibly (^[ for
+//     ESC, ^M for a bare CR, ^G, ^?, ‹U+009B›) and every hidden character
+//     as ‹U+…›; line feeds and tabs are kept.
+//   - Bash writes a command as a bash $'…' string that holds the same
+//     bytes, its hidden and control characters as escapes: demo.sh re-runs
+//     exactly what ran and a reader sees what it is.
 //
-// Neither ever returns an ESC except in an SGR sequence (Output), nor a
-// C1 control, nor a C0 control other than \n and \t (FuzzOutput,
-// FuzzVisible).
+// None of Output, Plain and Visible ever returns an ESC except in an SGR
+// sequence (Output), nor a C1 control, nor a C0 control other than \n and
+// \t, nor a hidden character (FuzzOutput, FuzzVisible).
 package termtext
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -53,13 +75,21 @@ func Output(s string) string {
 	var out strings.Builder
 	out.Grow(len(s))
 	var line lineBuf
+	base := false // the last character drawn may carry a variation selector
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == esc:
+			base = false
 			n, keep := escape(s, i)
 			if keep {
-				line.sgr(s[i : i+n])
+				seq, concealed := cleanSGR(s[i : i+n])
+				if seq != "" {
+					line.sgr(seq)
+				}
+				if concealed {
+					line.put(concealMark)
+				}
 			}
 			i += n
 			continue
@@ -79,24 +109,52 @@ func Output(s string) string {
 		case c < 0x20 || c == 0x7f:
 		case c < utf8.RuneSelf:
 			line.put(s[i : i+1])
+			base = true
+			i++
+			continue
 		default:
 			r, n := utf8.DecodeRuneInString(s[i:])
 			switch {
 			case r >= 0x80 && r <= 0x9f:
 				i += c1Sequence(s, i, r)
+				base = false
 				continue
-			case isBidi(r):
-				line.put(fmt.Sprintf("<U+%04X>", r))
+			case shownAsEscape(r, base):
+				line.put(Escape(r))
+				base = false
 			default:
 				line.put(s[i : i+n])
+				base = !isVariationSelector(r)
 			}
 			i += n
 			continue
 		}
+		base = false
 		i++
 	}
 	line.flush(&out)
 	return out.String()
+}
+
+// Plain returns command output as Output renders it, without colours: for
+// markdown and the text of an HTML page.
+func Plain(s string) string {
+	s = Output(s)
+	if strings.IndexByte(s, esc) < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if s[i] == esc {
+			n, _ := escape(s, i)
+			i += n
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
 }
 
 // Visible returns s with every control character drawn visibly (see the
@@ -108,8 +166,10 @@ func Visible(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var out strings.Builder
 	out.Grow(len(s) + 8)
+	base := false
 	for i := 0; i < len(s); {
 		c := s[i]
+		base = base && c >= utf8.RuneSelf
 		switch {
 		case c == '\r' && i+1 < len(s) && s[i+1] == '\n':
 		case c == '\n' || c == '\t':
@@ -121,12 +181,15 @@ func Visible(s string) string {
 			out.WriteString("^?")
 		case c < utf8.RuneSelf:
 			out.WriteByte(c)
+			base = true
 		default:
 			r, n := utf8.DecodeRuneInString(s[i:])
-			if r >= 0x80 && r <= 0x9f || isBidi(r) {
-				fmt.Fprintf(&out, "<U+%04X>", r)
+			if r >= 0x80 && r <= 0x9f || shownAsEscape(r, base) {
+				out.WriteString(Escape(r))
+				base = false
 			} else {
 				out.WriteString(s[i : i+n])
+				base = !isVariationSelector(r)
 			}
 			i += n
 			continue
@@ -136,21 +199,82 @@ func Visible(s string) string {
 	return out.String()
 }
 
+// Bash returns s as a bash ANSI-C quoted string, $'…', that holds exactly
+// its bytes, for a script that must run what ran (demo.sh): printable
+// ASCII and characters drawn as themselves are written as they are (a
+// backslash or a quote escaped), line feeds and tabs too, and every byte of
+// a control character, a hidden character (Hidden, and a variation
+// selector Visible shows) or invalid UTF-8 as \xHH. Bytes rather than
+// \uXXXX: bash turns \u202e into the character only in a UTF-8 locale; in
+// the C locale, a container's default, it writes the six characters
+// "\u202E". ok is false when s holds a NUL, which no bash string can.
+func Bash(s string) (quoted string, ok bool) {
+	if strings.IndexByte(s, 0) >= 0 {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString("$'")
+	hex := func(bs string) {
+		for i := 0; i < len(bs); i++ {
+			fmt.Fprintf(&b, "\\x%02x", bs[i])
+		}
+	}
+	base := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		base = base && c >= utf8.RuneSelf
+		switch {
+		case c == '\\' || c == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+			base = true
+		case c == '\n' || c == '\t':
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			hex(s[i : i+1])
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			base = true
+		default:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 || r >= 0x80 && r <= 0x9f || shownAsEscape(r, base) {
+				hex(s[i : i+n])
+				base = false
+			} else {
+				b.WriteString(s[i : i+n])
+				base = !isVariationSelector(r)
+			}
+			i += n
+			continue
+		}
+		i++
+	}
+	b.WriteByte('\'')
+	return b.String(), true
+}
+
 // HasControl reports whether s holds a character Visible would draw
 // differently: a control character other than \n and \t (a CR of a CRLF
-// included), a C1 control, a bidirectional control or invalid UTF-8.
+// included), a C1 control, a hidden character or invalid UTF-8.
 func HasControl(s string) bool { return !safe(s, false) }
 
 // safe reports whether s needs no change: valid UTF-8 with no control but
-// \n and \t (and, when sgr, colour sequences), no C1 or bidi control.
+// \n and \t (and, when sgr, colour sequences that conceal nothing), no
+// C1 control and no hidden character.
 func safe(s string, sgr bool) bool {
+	base := false
 	for i := 0; i < len(s); {
 		c := s[i]
+		base = base && c >= utf8.RuneSelf
 		switch {
 		case c == '\n' || c == '\t':
 		case c == esc && sgr:
 			n, keep := escape(s, i)
 			if !keep {
+				return false
+			}
+			if seq, concealed := cleanSGR(s[i : i+n]); concealed || seq != s[i:i+n] {
 				return false
 			}
 			i += n
@@ -159,21 +283,140 @@ func safe(s string, sgr bool) bool {
 			return false
 		case c >= utf8.RuneSelf:
 			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 || r >= 0x80 && r <= 0x9f || isBidi(r) {
+			if r == utf8.RuneError && n == 1 || r >= 0x80 && r <= 0x9f || shownAsEscape(r, base) {
 				return false
 			}
+			base = !isVariationSelector(r)
 			i += n
 			continue
+		default:
+			base = true
 		}
 		i++
 	}
 	return true
 }
 
-// isBidi reports the bidirectional formatting characters that reorder
-// how text is displayed ("Trojan Source").
-func isBidi(r rune) bool {
-	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+// Escape is how a hidden character is shown: ‹U+202E›.
+func Escape(r rune) string { return fmt.Sprintf("‹U+%04X›", r) }
+
+// concealMark stands where a colour sequence asked to conceal the text
+// that follows (SGR 8).
+const concealMark = "‹SGR 8›"
+
+// Hidden reports the characters a reader cannot see, or that change how
+// the text around them is shown, whatever comes before them: the Unicode
+// default-ignorable code points (DerivedCoreProperties.txt: soft hyphen,
+// combining grapheme joiner, Hangul and Mongolian fillers, zero-width
+// characters, word joiner and invisible operators, the byte-order mark,
+// tags and the unassigned rest of their block), bidirectional controls,
+// the line and paragraph separators and the interlinear annotation
+// controls. Variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF) are not
+// in it: one after a character is how an emoji or a glyph variant is
+// written, and Visible and Output keep it; any other is shown.
+func Hidden(r rune) bool { return unicode.Is(hidden, r) }
+
+var hidden = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{Lo: 0x00ad, Hi: 0x00ad, Stride: 1}, // soft hyphen
+		{Lo: 0x034f, Hi: 0x034f, Stride: 1}, // combining grapheme joiner
+		{Lo: 0x061c, Hi: 0x061c, Stride: 1}, // Arabic letter mark
+		{Lo: 0x115f, Hi: 0x1160, Stride: 1}, // Hangul choseong and jungseong fillers
+		{Lo: 0x17b4, Hi: 0x17b5, Stride: 1}, // Khmer inherent vowels
+		{Lo: 0x180b, Hi: 0x180f, Stride: 1}, // Mongolian free variation selectors, vowel separator
+		{Lo: 0x200b, Hi: 0x200f, Stride: 1}, // zero width space, non-joiner, joiner; LRM, RLM
+		{Lo: 0x2028, Hi: 0x202e, Stride: 1}, // line and paragraph separators; LRE, RLE, PDF, LRO, RLO
+		{Lo: 0x2060, Hi: 0x206f, Stride: 1}, // word joiner, invisible operators, LRI, RLI, FSI, PDI, deprecated format
+		{Lo: 0x3164, Hi: 0x3164, Stride: 1}, // Hangul filler
+		{Lo: 0xfeff, Hi: 0xfeff, Stride: 1}, // zero width no-break space (BOM)
+		{Lo: 0xffa0, Hi: 0xffa0, Stride: 1}, // halfwidth Hangul filler
+		{Lo: 0xfff0, Hi: 0xfffb, Stride: 1}, // unassigned specials; interlinear annotation controls
+	},
+	R32: []unicode.Range32{
+		{Lo: 0x1bca0, Hi: 0x1bca3, Stride: 1}, // shorthand format controls
+		{Lo: 0x1d173, Hi: 0x1d17a, Stride: 1}, // musical symbol formatting
+		{Lo: 0xe0000, Hi: 0xe00ff, Stride: 1}, // tags (U+E0000–U+E007F) and the unassigned rest
+		{Lo: 0xe01f0, Hi: 0xe0fff, Stride: 1}, // unassigned default-ignorable
+	},
+	LatinOffset: 1,
+}
+
+// isVariationSelector reports U+FE00–U+FE0F and U+E0100–U+E01EF.
+func isVariationSelector(r rune) bool {
+	return r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef
+}
+
+// shownAsEscape reports whether r is drawn as ‹U+…›: a hidden character,
+// or a variation selector that does not follow a character drawn as
+// itself (base).
+func shownAsEscape(r rune, base bool) bool {
+	return Hidden(r) || isVariationSelector(r) && !base
+}
+
+// cleanSGR returns a colour sequence (ESC [ params m) with conceal (SGR 8)
+// taken out, and whether it was there. A parameter over 255 (no colour
+// needs one; terminals have been made to allocate or loop on them) drops
+// the whole sequence. The sequence comes back unchanged when it needs
+// nothing.
+func cleanSGR(seq string) (string, bool) {
+	params := seq[2 : len(seq)-1]
+	if params == "" {
+		return seq, false
+	}
+	fields := strings.Split(params, ";")
+	kept := fields[:0:0]
+	concealed := false
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		for _, sub := range strings.Split(f, ":") {
+			if v, err := strconv.Atoi(cmpOr(sub, "0")); err != nil || v > 255 {
+				return "", false
+			}
+		}
+		main, _, _ := strings.Cut(f, ":")
+		switch v, _ := strconv.Atoi(cmpOr(main, "0")); {
+		case v == 8:
+			concealed = true
+			continue
+		case (v == 38 || v == 48 || v == 58) && !strings.Contains(f, ":"):
+			// An extended colour's arguments are not attributes: 38;5;8
+			// is colour 8, not conceal.
+			n := 0
+			if i+1 < len(fields) {
+				switch fields[i+1] {
+				case "5":
+					n = 2
+				case "2":
+					n = 4
+				}
+			}
+			for j := i + 1; j <= min(i+n, len(fields)-1); j++ {
+				for _, sub := range strings.Split(fields[j], ":") {
+					if v, err := strconv.Atoi(cmpOr(sub, "0")); err != nil || v > 255 {
+						return "", false
+					}
+				}
+			}
+			kept = append(kept, fields[i:min(i+n+1, len(fields))]...)
+			i += n
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if !concealed {
+		return seq, false
+	}
+	if len(kept) == 0 {
+		return "", true
+	}
+	return "\x1b[" + strings.Join(kept, ";") + "m", true
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // escape reads the escape sequence at s[i] (an ESC) and returns its
@@ -341,8 +584,16 @@ func (l *lineBuf) bs() {
 
 func (l *lineBuf) flush(out *strings.Builder) {
 	if l.overlaid {
+		base := false
 		for _, c := range l.cells {
+			// Overwriting can leave a variation selector after a tab:
+			// it no longer belongs to a character.
+			r, _ := utf8.DecodeRuneInString(c)
+			if isVariationSelector(r) && !base {
+				c = Escape(r)
+			}
 			out.WriteString(c)
+			base = c != "\t" && !isVariationSelector(r)
 		}
 	} else {
 		out.WriteString(l.plain.String())
