@@ -23,18 +23,25 @@ import (
 )
 
 // The sample README and the agent's fixes of it: --shout is --loud (line
-// 24), and ./test.sh runs with sh (line 32).
+// 24), and ./test.sh runs with sh (line 32). They are read when a test
+// starts, not at init: this test binary is also the egress proxy.
 var (
-	sampleReadme = mustRead("../../testdata/sample-repo/README.md")
-	fixLoud      = strings.Replace(sampleReadme, "greet.py --shout World", "greet.py --loud World", 1)
-	fixBoth      = strings.Replace(fixLoud, "./test.sh", "sh test.sh", 1)
+	sampleReadme, fixLoud, fixBoth string
+	loadSample                     sync.Once
 )
 
-func mustRead(p string) string {
+func loadSampleReadme(t *testing.T) {
+	loadSample.Do(func() {
+		sampleReadme = mustRead(t, "../../testdata/sample-repo/README.md")
+		fixLoud = strings.Replace(sampleReadme, "greet.py --shout World", "greet.py --loud World", 1)
+		fixBoth = strings.Replace(fixLoud, "./test.sh", "sh test.sh", 1)
+	})
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
 	b, err := os.ReadFile(p)
-	if err != nil {
-		panic(err)
-	}
+	assert.NilError(t, err)
 	return string(b)
 }
 
@@ -56,6 +63,7 @@ type fixHarness struct {
 
 // newFixHarness starts on a pull request event (pr) or a schedule.
 func newFixHarness(t *testing.T, pr bool) *fixHarness {
+	loadSampleReadme(t)
 	h := &fixHarness{harness: newHarness(t, ""), agent: fixBoth, outcome: commandlog.OutcomeSuccess,
 		fixes: []string{"README section Shouting uses --shout, but greet.py only accepts --loud", "test.sh is not executable here: run it with sh"}, verifyStatus: commandlog.StatusOK}
 	ws := h.env["GITHUB_WORKSPACE"]
