@@ -114,8 +114,12 @@ func (r *renderer) fixSection() string {
 		if len(patch) > maxDiffBytes {
 			patch = clip(patch, maxDiffBytes)
 		}
+		if strings.TrimSpace(patch) == "" {
+			fmt.Fprintf(&b, "- Not a suggestion: %s %s: %s.\n\n", codeSpan(clip(p.Path, 200)), lines, Text(clip(r.s(p.Reason), maxReasonBytes)))
+			continue
+		}
 		fmt.Fprintf(&b, "<details><summary>Not a suggestion: %s %s</summary>\n\n%s. Apply it with <code>git apply</code>:\n\n%s\n</details>\n\n",
-			htmlText(clip(p.Path, 200)), lines, Text(clip(sentence(p.Reason), maxReasonBytes)), codeBlock("diff", patch))
+			htmlText(clip(p.Path, 200)), lines, Text(clip(sentence(r.s(p.Reason)), maxReasonBytes)), codeBlock("diff", patch))
 	}
 	if f.ReviewURL == "" && f.PRURL == "" && len(f.Patches) == 0 && strings.TrimSpace(r.o.ReadmeDiff) != "" {
 		b.WriteString(r.readmeDiff())
