@@ -101,6 +101,7 @@ Exit status: 0 success, 1 failed, 2 bad flags or configuration, 3 blocked
 		newDemoCmd(e),
 		newDriftCmd(e),
 		newPinCmd(e),
+		newSuggestCmd(e),
 	)
 	return root
 }

@@ -91,7 +91,9 @@ func runPlan(o planOptions, repo string, e env) int {
 	// The text form quotes README lines to a terminal: control and hidden
 	// characters are drawn visibly (the JSON form escapes what JSON
 	// escapes; it is data, not for reading).
-	write := func(w io.Writer, p *plan.Plan) error { return plan.WriteText(termtext.NewWriter(w), p) }
+	write := func(w io.Writer, p *plan.Plan, o plan.WriteOptions) error {
+		return plan.WriteText(termtext.NewWriter(w), p, o)
+	}
 	if o.format == "json" {
 		write = plan.WriteJSON
 	}

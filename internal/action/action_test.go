@@ -149,7 +149,7 @@ func readOutputs(t *testing.T, path string) map[string]string {
 	return out
 }
 
-var allOutputs = []string{"outcome", "adjusted", "cost-usd", "turns", "duration-ms", "commands", "failed-commands", "command-log", "comment-url"}
+var allOutputs = []string{"outcome", "adjusted", "cost-usd", "turns", "duration-ms", "commands", "failed-commands", "command-log", "comment-url", "fix-url"}
 
 // Acceptance: three runs on one PR post exactly one comment, set every
 // output and keep the summary under 1 MiB.

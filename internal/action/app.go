@@ -18,6 +18,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -152,6 +153,8 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 		RedactValues: s.red.Values,
 	}
 	outputs := outputsFor(log, res.CommandLog)
+	ropts.Fix, outputs["fix-url"] = a.fix(ctx, s, fixJob{cfg: cfg, ev: ev, log: log, res: res, diff: ropts.ReadmeDiff,
+		readme: repoPath(getenv("GITHUB_WORKSPACE"), cfg.WorkDir, cfg.Readme), diffPath: path.Clean(filepath.ToSlash(cfg.Readme))})
 	s.annotate(log, cfg)
 	if s.actions || getenv("GITHUB_STEP_SUMMARY") != "" {
 		s.summary(report.Render(log, ropts))
@@ -223,7 +226,7 @@ func (s *step) skipForFork(cfg config, ee *engines.EngineError) int {
 		"or use the keyless `engine: markdown`. Never switch to `pull_request_target` with a checkout of the PR head: that runs untrusted code with your secrets."
 	s.noticef("readme2demo %s %s", why, how)
 	s.setOutputs(map[string]string{"outcome": "skipped", "adjusted": "false", "cost-usd": "", "turns": "", "duration-ms": "",
-		"commands": "0", "failed-commands": "0", "command-log": "", "comment-url": ""})
+		"commands": "0", "failed-commands": "0", "command-log": "", "comment-url": "", "fix-url": ""})
 	s.summary(fmt.Sprintf("## readme2demo: ⏭️ skipped\n\n%s\n\n%s\n", why, how))
 	return exitcode.OK
 }
@@ -464,8 +467,8 @@ const usageText = `readme2demo Action entry point.
 
 Reads the Action's inputs from INPUT_* variables (engine, readme,
 working-directory, model, max-turns, max-cost-usd, timeout-minutes, image,
-network, comment, fail-on, github-token, artifact-name, output-dir) and the
-engine's credentials from ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN,
+network, comment, fix, fix-branch, fail-on, github-token, artifact-name,
+output-dir) and the engine's credentials from ANTHROPIC_API_KEY, CLAUDE_CODE_OAUTH_TOKEN,
 LLM_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY. Outside GitHub Actions it
 prints the report to stdout and the outputs to stderr.
 

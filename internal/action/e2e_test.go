@@ -87,7 +87,7 @@ func TestActionEndToEndInContainer(t *testing.T) {
 			assert.Check(t, is.Equal(code, exitcode.Failed))
 			outputs := readOutputs(t, env["GITHUB_OUTPUT"])
 			for _, k := range allOutputs {
-				assert.Check(t, outputs[k] != "" || k == "cost-usd" || k == "turns" || k == "duration-ms", "output %s empty: %v", k, outputs)
+				assert.Check(t, outputs[k] != "" || k == "cost-usd" || k == "turns" || k == "duration-ms" || k == "fix-url", "output %s empty: %v", k, outputs)
 			}
 			assert.Check(t, is.Equal(outputs["outcome"], "failed"))
 			assert.Check(t, outputs["failed-commands"] != "0", outputs)

@@ -16,6 +16,9 @@ type event struct {
 	BaseRepo    string
 	HeadIsFork  bool
 	SenderLogin string
+	// DefaultBranch is the repository's default branch ("" when the payload
+	// does not say).
+	DefaultBranch string
 }
 
 type payload struct {
@@ -38,6 +41,9 @@ type payload struct {
 	Sender struct {
 		Login string `json:"login"`
 	} `json:"sender"`
+	Repository struct {
+		DefaultBranch string `json:"default_branch"`
+	} `json:"repository"`
 }
 
 // loadEvent reads GITHUB_EVENT_PATH. A missing path is no event (CLI mode).
@@ -56,6 +62,7 @@ func loadEvent(getenv func(string) string) (event, error) {
 		return ev, fmt.Errorf("decode event payload: %w", err)
 	}
 	ev.SenderLogin = p.Sender.Login
+	ev.DefaultBranch = p.Repository.DefaultBranch
 	if pr := p.PullRequest; pr != nil {
 		ev.PRNumber = pr.Number
 		if ev.PRNumber == 0 {

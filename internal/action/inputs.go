@@ -24,6 +24,16 @@ const (
 	commentNever     = "never"
 )
 
+// Fix modes (input `fix`): what becomes of the agent's README edit.
+const (
+	fixSuggest     = "suggest"      // a review of suggested changes on the pull request
+	fixPullRequest = "pull-request" // a verified fix pull request (schedule, push)
+	fixOff         = "off"
+)
+
+// defaultFixBranch is the branch of the fix pull request.
+const defaultFixBranch = "readme2demo/fix-readme"
+
 // config is the Action's inputs, validated.
 type config struct {
 	Engine       string
@@ -43,6 +53,8 @@ type config struct {
 	Comment      string
 	FailOn       failOn
 	GitHubToken  string
+	Fix          string // a fix* mode; "" means suggest on pull requests, off otherwise
+	FixBranch    string
 	OutDir       string
 	ArtifactName string
 }
@@ -84,6 +96,8 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		Order:        in("order"),
 		Comment:      cmp.Or(in("comment"), commentAlways),
 		GitHubToken:  in("github-token"),
+		Fix:          in("fix"),
+		FixBranch:    cmp.Or(in("fix-branch"), defaultFixBranch),
 		ArtifactName: cmp.Or(in("artifact-name"), "readme2demo"),
 	}
 	c.WorkDir = cmp.Or(in("working-directory"), ".")
@@ -178,10 +192,33 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 	default:
 		bad("comment", "%q is not always, on-failure or never", c.Comment)
 	}
+	switch c.Fix {
+	case "", fixSuggest, fixPullRequest, fixOff:
+	default:
+		bad("fix", "%q is not suggest, pull-request or off", c.Fix)
+	}
+	if !validBranch(c.FixBranch) {
+		bad("fix-branch", "%q is not a branch name", c.FixBranch)
+	}
 	f, err := parseFailOn(cmp.Or(in("fail-on"), defaultFailOn))
 	if err != nil {
 		errs = append(errs, err)
 	}
 	c.FailOn = f
 	return c, errors.Join(errs...)
+}
+
+// validBranch reports whether name is a plain git branch name (git
+// check-ref-format's rules, less its rarer corners).
+func validBranch(name string) bool {
+	if name == "" || strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".lock") ||
+		strings.HasPrefix(name, "-") || strings.Contains(name, "..") || strings.Contains(name, "//") || strings.Contains(name, "@{") {
+		return false
+	}
+	for _, r := range name {
+		if r <= ' ' || r == 0x7f || strings.ContainsRune("~^:?*[\\", r) {
+			return false
+		}
+	}
+	return true
 }

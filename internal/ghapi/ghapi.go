@@ -13,6 +13,13 @@
 //     or moving it with force: the branch belongs to the slot), and opens the
 //     pull request or updates its title and body. A commit whose tree and
 //     parent equal the branch's head is not made again.
+//   - review.go: the review of suggested README changes, one live review per
+//     pull request and key (UpsertReview). A submitted review cannot be
+//     deleted, so a changed one is retired: its comments deleted, its body
+//     pointing at the new one.
+//
+// files.go reads what suggestions are computed from: a pull request's diff of
+// one file (PRFileDiff) and a file at a commit (FileAt).
 //
 // Each body starts with a hidden marker naming its slot (Marker). An upsert
 // searches every page for the marker, edits what it finds and creates only

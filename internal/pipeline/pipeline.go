@@ -82,6 +82,11 @@ type Config struct {
 	Limits       engines.Limits // Timeout 0 means sandbox.DefaultTimeout
 	OutDir       string         // created if missing
 	RunID        string         // "" means a random id
+	// ReadmeText, when set, is the README to follow instead of the file in
+	// RepoDir: it is what the engine reads and what the sandbox's copy of
+	// the repository holds at Readme (the fixed README a verification run
+	// checks). nil reads the file.
+	ReadmeText []byte
 	// PriorLog is an earlier command_log.json, for engines that re-run one
 	// (replay); nil otherwise.
 	PriorLog []byte
@@ -281,6 +286,12 @@ func (r *run) readme(context.Context) error {
 	if err != nil {
 		return err
 	}
+	if r.cfg.ReadmeText != nil {
+		if len(r.cfg.ReadmeText) > MaxReadmeBytes {
+			return &ConfigError{fmt.Sprintf("README %s: the given text is larger than the %s readme2demo reads", r.cfg.Readme, repofs.Size(MaxReadmeBytes))}
+		}
+		readmeText = r.cfg.ReadmeText
+	}
 	r.readmeText = readmeText
 	return nil
 }
@@ -413,12 +424,16 @@ func (r *run) sandbox(ctx context.Context) error {
 	prog.onLog = bud.observe
 	r.bud = bud
 
+	files := []sandbox.File{{Path: engines.PromptContainerPath, Data: []byte(r.promptText)}}
+	if cfg.ReadmeText != nil {
+		files = append(files, sandbox.File{Path: r.readmeInContainer, Data: r.readmeText})
+	}
 	res, runErr := sandbox.Run(ctx, r.d, sandbox.Spec{
 		Image:          cfg.Image,
 		RunID:          r.runID,
 		RepoDir:        cfg.RepoDir,
 		Workdir:        engines.WorkspaceContainerPath,
-		Files:          []sandbox.File{{Path: engines.PromptContainerPath, Data: []byte(r.promptText)}},
+		Files:          files,
 		Command:        netw.command(eng.BuildCommand(cfg.Limits)),
 		Env:            withEnv(netw.env, repoconfig.GitEnv()),
 		Timeout:        cfg.Limits.Timeout,

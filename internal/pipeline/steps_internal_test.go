@@ -80,3 +80,16 @@ func TestRunNamesTheStepOfAConfigurationError(t *testing.T) {
 		})
 	}
 }
+
+// Config.ReadmeText is the README a run follows, in place of the file (a
+// verification run of a fixed README).
+func TestReadmeTextReplacesTheFile(t *testing.T) {
+	repo := t.TempDir()
+	assert.NilError(t, os.WriteFile(repo+"/README.md", []byte("# x\n\n```sh\necho old-step\n```\n"), 0o644))
+	r := &run{cfg: Config{Engine: "markdown", RepoDir: repo, Readme: "README.md", Getenv: func(string) string { return "" },
+		ReadmeText: []byte("# x\n\n```sh\necho fixed-step\n```\n")}}
+	assert.NilError(t, runSteps(context.Background(), r, steps[:3])) // engine, readme, input
+	assert.Check(t, is.Equal(string(r.readmeText), "# x\n\n```sh\necho fixed-step\n```\n"))
+	assert.Check(t, is.Contains(r.promptText, "echo fixed-step"))
+	assert.Check(t, !strings.Contains(r.promptText, "echo old-step"))
+}

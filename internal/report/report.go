@@ -71,11 +71,14 @@ type Options struct {
 	// pipeline already and shape rules never rewrite a README command
 	// (pass the run's (*redact.Redactor).Values).
 	RedactValues func(string) string
+	// Fix, when set, is what became of the README edit (suggestions, a fix
+	// pull request, or why not): shown instead of the whole diff.
+	Fix *Fix
 }
 
 // Render returns the markdown report of l.
 func Render(l *commandlog.Log, o Options) string {
-	r := renderer{log: l, o: o, shapes: redact.New(nil)}
+	r := renderer{log: l, o: o, shapes: newShapes()}
 	if r.o.MaxBytes <= 0 {
 		r.o.MaxBytes = SummaryMaxBytes
 	}
@@ -320,15 +323,11 @@ func (r *renderer) fixes() string {
 // readmeFix shows the README edit the agent made as a suggested fix: the
 // diff when the pipeline captured one, otherwise the list of edited files.
 func (r *renderer) readmeFix() string {
+	if r.o.Fix != nil {
+		return r.fixSection()
+	}
 	if strings.TrimSpace(r.o.ReadmeDiff) != "" {
-		diff := r.s(r.o.ReadmeDiff)
-		note := ""
-		if len(diff) > maxDiffBytes {
-			diff = clip(diff, maxDiffBytes)
-			note = "\n_The diff was cut; the full one is in the artifact._\n"
-		}
-		return "<details><summary>Suggested README fix: the edit the agent made to follow it</summary>\n\n" +
-			codeBlock("diff", termtext.Visible(diff)) + note + "\n</details>\n\n"
+		return r.readmeDiff()
 	}
 	var paths []string
 	seen := map[string]bool{}
@@ -346,6 +345,21 @@ func (r *renderer) readmeFix() string {
 	}
 	return "Files the agent edited while following the README: " + strings.Join(paths, ", ") + ".\n\n"
 }
+
+// readmeDiff is the agent's README edit as a collapsed diff.
+func (r *renderer) readmeDiff() string {
+	diff := r.s(r.o.ReadmeDiff)
+	note := ""
+	if len(diff) > maxDiffBytes {
+		diff = clip(diff, maxDiffBytes)
+		note = "\n_The diff was cut; the full one is in the artifact._\n"
+	}
+	return "<details><summary>Suggested README fix: the edit the agent made to follow it</summary>\n\n" +
+		codeBlock("diff", termtext.Visible(diff)) + note + "\n</details>\n\n"
+}
+
+// newShapes is the redactor of known token shapes every report applies.
+func newShapes() *redact.Redactor { return redact.New(nil) }
 
 func statusCell(s commandlog.Status) string {
 	switch s {

@@ -1,6 +1,7 @@
 // Package fakegithub is an in-memory stand-in for the part of the GitHub
 // REST API that readme2demo uses (issue comments; git data and pull
-// requests, git.go), served by httptest under
+// requests, git.go; pull request files, file contents and reviews,
+// reviews.go), served by httptest under
 // a base path, so tests drive the real go-github client end to end. It
 // paginates with Link headers like GitHub, checks the token, records every
 // request, and can be told to fail requests (403, 5xx, rate limits).
@@ -73,6 +74,7 @@ func New(basePath string) *Server {
 	mux.HandleFunc("POST "+basePath+"repos/{owner}/{repo}/issues/{number}/comments", s.create)
 	mux.HandleFunc("PATCH "+basePath+"repos/{owner}/{repo}/issues/comments/{id}", s.edit)
 	s.routeGit(mux, basePath)
+	s.routeReviews(mux, basePath)
 	s.srv = httptest.NewServer(s.wrap(mux))
 	s.URL = s.srv.URL + basePath
 	return s

@@ -43,6 +43,7 @@ type repoData struct {
 	commits map[string]*Commit
 	refs    map[string]string // "refs/heads/x" → commit sha
 	pulls   []*PullRequest
+	review  *reviewData // reviews.go
 }
 
 func (s *Server) repo(owner, name string) *repoData {
