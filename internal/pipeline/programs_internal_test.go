@@ -6,15 +6,20 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/golden"
 
 	"github.com/readme2demo/readme2demo/engines"
+	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
 )
 
 // readerOf is a sandbox.ReadFile over an image that has only the files of
@@ -117,4 +122,39 @@ func TestTheImageRecordsItsCommandsWhereRunsReadThem(t *testing.T) {
 	df, err := os.ReadFile("../../images/base/Dockerfile")
 	assert.NilError(t, err)
 	assert.Check(t, is.Contains(string(df), "f="+engines.ProgramsContainerPath+";"))
+}
+
+// The default image's command list shipped with readme2demo
+// (internal/plan/programs.txt, plan.DefaultPrograms) is the list the test
+// image recorded, read the way a run reads it. After an image change,
+// scripts/update-programs.sh (this test with -update) rewrites the copy.
+func TestDefaultProgramsAreTheTestImages(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var recorded []byte
+	var programs map[string]bool
+	_, err := sandbox.Run(ctx, cli, sandbox.Spec{
+		Image: img, Command: "true", NetworkMode: "none", Timeout: time.Minute,
+		Prepare: func(_ context.Context, read sandbox.ReadFile) ([]sandbox.File, error) {
+			var err error
+			if recorded, err = read(engines.ProgramsContainerPath, maxProgramsBytes); err != nil {
+				return nil, err
+			}
+			programs, err = imagePrograms(read)
+			return nil, err
+		},
+	})
+	assert.NilError(t, err)
+	assert.Assert(t, recorded != nil, "%s records no command list at %s: build it with scripts/build-test-image.sh", img, engines.ProgramsContainerPath)
+	for _, name := range []string{"bash", "cd", "[", "git", "sudo", "go", "python3", "pip", "node", "npm",
+		"rustc", "cargo", "ruby", "gem", "bundle", "autoreconf", "libtoolize", "cmake", "jq", "claude", "codex", "gemini"} {
+		assert.Check(t, programs[name], "%s is not in the command list of %s", name, img)
+	}
+	shipped, err := filepath.Abs("../plan/programs.txt")
+	assert.NilError(t, err)
+	golden.Assert(t, string(recorded), shipped, "the image's command list changed: run scripts/update-programs.sh")
+	if !golden.FlagUpdate() {
+		assert.Check(t, is.DeepEqual(programs, plan.DefaultPrograms()))
+	}
 }
