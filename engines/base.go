@@ -38,6 +38,10 @@ const (
 	StderrContainerPath = ContainerDir + "/transcript.stderr"
 	// WorkspaceContainerPath is where the repository under test is copied.
 	WorkspaceContainerPath = "/workspace"
+	// ProgramsContainerPath is the image's command list: every command its
+	// user's login shell knows, one a line, recorded when the image was
+	// built (images/base/Dockerfile). Images without it are older or custom.
+	ProgramsContainerPath = "/usr/share/readme2demo/programs.txt"
 )
 
 // Limits bound one agent run.

@@ -90,6 +90,9 @@ type RunInput struct {
 	// Order is the markdown engine's run order (plan.OrderReadme,
 	// plan.OrderInstallFirst); "" takes the README's order hint.
 	Order string
+	// Programs are the commands the sandbox image knows (the list it
+	// recorded at ProgramsContainerPath); nil means the default image's.
+	Programs map[string]bool
 	// Limits are the run's limits.
 	Limits Limits
 }
@@ -107,7 +110,7 @@ func markdownPlan(in RunInput) runPlan {
 	if name == "" {
 		name = "README.md"
 	}
-	p := plan.Make(in.Readme, plan.Options{File: name, Repo: in.Repo, Order: in.Order})
+	p := plan.Make(in.Readme, plan.Options{File: name, Repo: in.Repo, Order: in.Order, Programs: in.Programs})
 	rp := runPlan{Engine: MarkdownName, Origin: name}
 	for _, n := range p.Notes {
 		rp.Notes = append(rp.Notes, runNote{Line: n.Line, Text: n.Text})

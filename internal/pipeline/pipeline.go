@@ -297,7 +297,7 @@ func (r *run) readme(context.Context) error {
 }
 
 func (r *run) input(context.Context) error {
-	promptText, err := input(r.eng, r.cfg, r.readmeText)
+	promptText, err := input(r.eng, r.cfg, r.readmeText, nil)
 	if err != nil {
 		return err
 	}
@@ -423,6 +423,10 @@ func (r *run) sandbox(ctx context.Context) error {
 	ctx, bud := withBudget(ctx, cfg.Limits.MaxCostUSD, prog.printf)
 	prog.onLog = bud.observe
 	r.bud = bud
+	var prepare func(context.Context, sandbox.ReadFile) ([]sandbox.File, error)
+	if _, ok := eng.(engines.InputPreparer); ok {
+		prepare = r.inputFromImage
+	}
 
 	files := []sandbox.File{{Path: engines.PromptContainerPath, Data: []byte(r.promptText)}}
 	if cfg.ReadmeText != nil {
@@ -434,6 +438,7 @@ func (r *run) sandbox(ctx context.Context) error {
 		RepoDir:        cfg.RepoDir,
 		Workdir:        engines.WorkspaceContainerPath,
 		Files:          files,
+		Prepare:        prepare,
 		Command:        netw.command(eng.BuildCommand(cfg.Limits)),
 		Env:            withEnv(netw.env, repoconfig.GitEnv()),
 		Timeout:        cfg.Limits.Timeout,
@@ -573,8 +578,9 @@ type outFile struct {
 }
 
 // input is what the agent gets at PromptContainerPath: the rendered prompt,
-// or what a keyless engine prepares from the README (engines.InputPreparer).
-func input(eng engines.AgentEngine, cfg Config, readmeText []byte) (string, error) {
+// or what a keyless engine prepares from the README (engines.InputPreparer)
+// and the image's command list (nil: the default image's).
+func input(eng engines.AgentEngine, cfg Config, readmeText []byte, programs map[string]bool) (string, error) {
 	// The prompt's path checks apply to every engine.
 	text, err := prompt.Render(cfg.Readme, cfg.Limits)
 	if err != nil {
@@ -589,7 +595,7 @@ func input(eng engines.AgentEngine, cfg Config, readmeText []byte) (string, erro
 	}
 	b, err := prep.PrepareInput(engines.RunInput{
 		ReadmeName: path.Clean(cfg.Readme), Readme: readmeText, CommandLog: cfg.PriorLog, Limits: cfg.Limits,
-		Repo: plan.RepoFromDir(cfg.RepoDir, cfg.Getenv("GITHUB_REPOSITORY")), Order: cfg.Order,
+		Repo: plan.RepoFromDir(cfg.RepoDir, cfg.Getenv("GITHUB_REPOSITORY")), Order: cfg.Order, Programs: programs,
 	})
 	if err != nil {
 		return "", err

@@ -96,6 +96,63 @@ func TestDevProfileRunsWhatADevelopersMachineRuns(t *testing.T) {
 	assert.Check(t, is.Equal(l.Sandbox.Stopped, ""))
 }
 
+// toolchainReadme is what READMEs ask of the toolchains a GitHub-hosted
+// runner has, offline: a Rust crate of edition 2024 (Debian's own rustc,
+// 1.63, cannot build one), Ruby with a gem installed and bundled without
+// sudo, autotools with libtool making a configure script, a cmake build,
+// jq.
+const toolchainReadme = "# a runner's toolchains\n\n```sh\n" +
+	"cargo new --vcs none r2d-rust\n" +
+	"cd r2d-rust\n" +
+	"grep '^edition' Cargo.toml\n" +
+	"cargo build --offline && ./target/debug/r2d-rust\n" +
+	"cd ..\n" +
+	"ruby -e 'puts \"ruby #{RUBY_VERSION}\"'\n" +
+	"bundle --version\n" +
+	"mkdir -p r2d-gem/exe\n" +
+	"cd r2d-gem\n" +
+	"printf '#!/usr/bin/env ruby\\nputs \"hello from a gem\"\\n' > exe/r2d-hello\n" +
+	"printf 'Gem::Specification.new do |s|\\n  s.name = \"r2d-hello\"\\n  s.version = \"0.1.0\"\\n  s.summary = \"r2d\"\\n  s.authors = [\"r2d\"]\\n  s.files = [\"exe/r2d-hello\"]\\n  s.bindir = \"exe\"\\n  s.executables = [\"r2d-hello\"]\\nend\\n' > r2d-hello.gemspec\n" +
+	"gem build r2d-hello.gemspec && gem install --local r2d-hello-0.1.0.gem && r2d-hello\n" +
+	"printf 'source \"https://rubygems.org\"\\ngem \"r2d-hello\"\\n' > Gemfile\n" +
+	"bundle install --local && bundle exec r2d-hello\n" +
+	"cd ..\n" +
+	"mkdir r2d-auto\n" +
+	"cd r2d-auto\n" +
+	"printf 'AC_INIT([r2d], [1.0])\\nAM_INIT_AUTOMAKE([foreign])\\nLT_INIT\\nAC_PROG_CC\\nAC_CONFIG_FILES([Makefile])\\nAC_OUTPUT\\n' > configure.ac\n" +
+	"printf 'lib_LTLIBRARIES = libr2d.la\\nlibr2d_la_SOURCES = r2d.c\\n' > Makefile.am\n" +
+	"echo 'int r2d(void) { return 42; }' > r2d.c\n" +
+	"autoreconf -fi && ls configure Makefile.in ltmain.sh\n" +
+	"cd ..\n" +
+	"mkdir r2d-cmake\n" +
+	"cd r2d-cmake\n" +
+	"printf 'cmake_minimum_required(VERSION 3.16)\\nproject(r2d C)\\nadd_executable(r2d main.c)\\n' > CMakeLists.txt\n" +
+	"printf 'int main(void) { return 0; }\\n' > main.c\n" +
+	"cmake -S . -B build && cmake --build build && ./build/r2d && echo cmake-built\n" +
+	"cd ..\n" +
+	"echo '{\"runner\": \"ubuntu\"}' | jq -r .runner\n" +
+	"```\n"
+
+func TestImageHasTheToolchainsOfAGitHubRunner(t *testing.T) {
+	l := markdownRun(t, toolchainReadme, func(c *pipeline.Config) { c.Network = pipeline.NetworkNone })
+	assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeSuccess), "reason: %s", l.OutcomeReason)
+	for prefix, out := range map[string]string{
+		"grep '^edition'":       `edition = "2024"`,
+		"cargo build --offline": "Hello, world!",
+		"ruby -e":               "ruby 3.",
+		"bundle --version":      "Bundler version 2.",
+		"gem build":             "hello from a gem",
+		"bundle install":        "hello from a gem",
+		"autoreconf -fi":        "ltmain.sh",
+		"cmake -S . -B":         "cmake-built",
+		`echo '{"runner"`:       "ubuntu",
+	} {
+		c := commandByText(t, l, prefix)
+		assert.Check(t, is.Equal(c.Status, commandlog.StatusOK), "%s: %s", prefix, c.Output)
+		assert.Check(t, is.Contains(c.Output, out), "%s", prefix)
+	}
+}
+
 // Under --sandbox strict the same sudo and `make install` fail, with a
 // reason that names the strict profile and how to leave it.
 func TestStrictProfileRefusalsNameTheProfile(t *testing.T) {

@@ -77,6 +77,13 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		}
 	}()
 
+	if s.Prepare != nil {
+		files, err := s.Prepare(ctx, func(p string, limit int64) ([]byte, error) { return readFile(ctx, d, created.ID, p, limit) })
+		if err != nil {
+			return res, fmt.Errorf("prepare run: %w", err)
+		}
+		s.Files = slices.Concat(s.Files, files)
+	}
 	if err := d.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
 		return res, fmt.Errorf("start container: %w", err)
 	}
@@ -427,6 +434,28 @@ func copyOut(d Docker, id, p string, timeout time.Duration, limit int64) ([]byte
 	data, err := readTarFile(rc, limit)
 	if err != nil {
 		return data, fmt.Errorf("copy %s out of container: %w", p, err)
+	}
+	return data, nil
+}
+
+// readFile reads one file of a container for Spec.Prepare: nil and no
+// error when the path does not exist; an error when it is not a regular
+// file.
+func readFile(ctx context.Context, d Docker, id, p string, limit int64) ([]byte, error) {
+	rc, st, err := d.CopyFromContainer(ctx, id, p)
+	if cerrdefs.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	defer rc.Close()
+	if !st.Mode.IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file (%s)", p, st.Mode.Type())
+	}
+	data, err := readTarFile(rc, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
 	return data, nil
 }

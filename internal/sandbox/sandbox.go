@@ -116,6 +116,11 @@ type Resources struct {
 	TmpSize string
 }
 
+// ReadFile returns the content of the file at path in the container, at
+// most limit bytes (a larger file is an error wrapping ErrTooLarge); a path
+// the image does not have gives nil and no error.
+type ReadFile func(path string, limit int64) ([]byte, error)
+
 // File is a file copied into the container before the command runs.
 type File struct {
 	Path string // absolute path in the container, in one of the writable dirs
@@ -130,6 +135,13 @@ type Spec struct {
 	RepoDir string // host directory copied into Workdir ("" copies nothing)
 	Workdir string // "" means DefaultWorkdir
 	Files   []File
+	// Prepare, when set, is called once the container is created, before
+	// it starts and before anything is copied in, with a reader of the
+	// image's files: the moment to derive input from the image the run
+	// really uses (its command list) without a container of its own. The
+	// Files it returns are copied in after Files, replacing any of the same
+	// path. An error ends the run before the command starts.
+	Prepare func(ctx context.Context, read ReadFile) ([]File, error)
 	// Command runs as `bash -lc Command` in Workdir.
 	Command string
 	// Env is added to the exec's environment only: never to the container's
