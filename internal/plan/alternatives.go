@@ -14,98 +14,15 @@ import (
 // a later recipe for Debian; the others, and the steps that only build
 // toward them, are alternatives.
 
-// debianRe names this platform's own distributions specifically (not
-// "Linux" in general).
-var debianRe = lazyre.New(`(?i)\b(debian|ubuntu|apt|apt-get|\.deb)\b`)
-
-// readmeLibraryAndDebian learns what the plan needs to know of the whole README before
-// it reads it in order: whether it shows Go code (then `go get` of the
-// module is for the reader's project), and which tools a section written
-// for Debian or Ubuntu installs with more than a bare `apt install tool`
-// (that recipe wins over an earlier generic install of the same tool, as a
-// person on Debian would choose it).
-func readmeLibraryAndDebian(doc *readme.Doc, repo Repo) (goCode bool, debTools map[string]int) {
-	debTools = map[string]int{}
+// readmeShowsGo reports a README that shows Go code: then `go get` of
+// the module is for the reader's own project (a library).
+func readmeShowsGo(doc *readme.Doc) bool {
 	for _, b := range doc.Blocks {
 		if b.Lang == "go" || b.Lang == "golang" {
-			goCode = true
-		}
-		if !b.Shell || !debianBlock(b) {
-			continue
-		}
-		found := map[string]int{}
-		steps, pkgs := 0, 0
-		for _, l := range b.Lines {
-			t, ok := readme.CutPrompt(l.Text)
-			if !ok {
-				t = l.Text
-			}
-			if strings.HasPrefix(strings.TrimSpace(t), "#") || strings.TrimSpace(t) == "" {
-				continue
-			}
-			for _, s := range simples(lex(t)) {
-				steps++
-				ts, _, ok := installs(s, repo)
-				if url, _, isClone := clone(s); isClone && repo.isClone(url) {
-					ts, ok = repo.Names, true
-				}
-				if ok {
-					for _, tool := range ts {
-						pkgs++
-						if found[tool] == 0 {
-							found[tool] = l.Line
-						}
-					}
-				}
-			}
-		}
-		// A bare `apt install tool` is the same install as a generic one;
-		// the Debian recipe wins when it does more: adds the package
-		// source, installs what the tool needs.
-		if steps < 2 && pkgs < 2 {
-			continue
-		}
-		for tool, l := range found {
-			if debTools[tool] == 0 {
-				debTools[tool] = l
-			}
-		}
-	}
-	return goCode, debTools
-}
-
-// debianBlock reports a block written for Debian or Ubuntu: the sentence
-// right before it, its first comment, or its innermost heading names them
-// (and no other platform).
-func debianBlock(b readme.Block) bool {
-	texts := []string{lastSentence(b.Before), innermost(b.Headings)}
-	if first := firstNonBlank(b.Lines); strings.HasPrefix(first, "#") && !strings.HasPrefix(first, "#!") {
-		texts = append([]string{first}, texts...)
-	}
-	for _, t := range texts {
-		t = proseOnly(t)
-		if t == "" || len(t) > 200 {
-			continue
-		}
-		if _, fits, named := textPlatform(t); named {
-			return fits && debianRe.MatchString(t) && platformCount(t) == 1
+			return true
 		}
 	}
 	return false
-}
-
-// laterDebianInstall returns the README line after line of the Debian or
-// Ubuntu section that installs all of tools, 0 when there is none.
-func (pl *planner) laterDebianInstall(tools []string, line int) int {
-	last := 0
-	for _, t := range tools {
-		l := pl.readme.debTools[t]
-		if l <= line {
-			return 0
-		}
-		last = max(last, l)
-	}
-	return last
 }
 
 // buildStep reports a step of a build from source: what a manual install

@@ -286,13 +286,14 @@ func TestEvalTestHalf(t *testing.T) {
 	s, _ := evaluate(t, test)
 	t.Logf("test half: %s", s)
 	assert.Assert(t, s.readmes >= evalMinReadmes, "test half READMEs went missing: %d", s.readmes)
-	assert.Assert(t, s.precision() >= evalFloor && s.recall() >= evalFloor, "test half: %s", s)
+	assert.Assert(t, s.precision() >= evalPrecisionFloor && s.recall() >= evalRecallFloor, "test half: %s", s)
 }
 
-// The test half's guards: its size, and the floor under precision and
-// recall (the measured values of the last change, rounded down; the goal is
-// 90 %).
+// The test half's guards: its size, and the floors under precision and
+// recall: the values measured at the last change of the rules, rounded
+// down (docs/engines/markdown.md keeps their history). The goal is 90 %.
 const (
-	evalMinReadmes = 0
-	evalFloor      = 0.0
+	evalMinReadmes     = 159
+	evalPrecisionFloor = 48.0
+	evalRecallFloor    = 80.0
 )

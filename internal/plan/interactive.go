@@ -381,6 +381,9 @@ var htmlAltRe = lazyre.New(`alt="([^"]*)"`)
 // project as a server, "" for none.
 func presentsServer(src []byte) string {
 	intro := plainText(introText(src))
+	if low := strings.ToLower(intro); !strings.Contains(low, "serv") && !strings.Contains(low, "prox") && !strings.Contains(low, "tunnel") && !strings.Contains(low, "host") {
+		return "" // every match holds one of these; most openings hold none
+	}
 	if i := strings.Index(intro, "<"); i >= 0 && strings.Contains(intro, "alt=") {
 		intro = htmlAltRe.ReplaceAllString(intro, " $1 ") // a logo's alt text often says what the project is
 	}

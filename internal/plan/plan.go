@@ -206,13 +206,12 @@ type planner struct {
 // readmeFacts is what the plan learns of the whole README before it reads
 // it in order.
 type readmeFacts struct {
-	uses     map[string][]int // words of the README's shell lines, by line
-	lines    []readme.Line    // the lines of every code block, in README order
-	tui      bool             // the README says its program is interactive by default
-	tuiOff   []string         // the options that make it non-interactive
-	uiCue    string           // the phrase of the README's opening that presents its program as interactive
-	goCode   bool             // the README shows Go code: a library, whose go get is for the reader's project
-	debTools map[string]int   // tool -> README line of its install in a section for Debian or Ubuntu
+	uses   map[string][]int // words of the README's shell lines, by line
+	lines  []readme.Line    // the lines of every code block, in README order
+	tui    bool             // the README says its program is interactive by default
+	tuiOff []string         // the options that make it non-interactive
+	uiCue  string           // the phrase of the README's opening that presents its program as interactive
+	goCode bool             // the README shows Go code: a library, whose go get is for the reader's project
 	// installs are the tools some command of the README installs, in any
 	// section (install-first order may run it first); selfInstall says
 	// one installs the project from the checkout.
@@ -262,7 +261,7 @@ func learnReadme(src []byte, doc *readme.Doc, repo Repo) readmeFacts {
 	f.tuiOff, f.tui = interactiveDefault(src)
 	keys, cue := presentsTUI(src)
 	f.tui, f.uiCue = f.tui || keys, cue
-	f.goCode, f.debTools = readmeLibraryAndDebian(doc, repo)
+	f.goCode = readmeShowsGo(doc)
 	f.installs, f.selfInstall = readmeInstalls(doc, repo)
 	f.server = presentsServer(src)
 	intro := introText(src)
