@@ -76,7 +76,8 @@ func (pl *planner) decide(b readme.Block, c candidate, base Decision) Entry {
 	if strings.Contains(c.text, "\n") && compoundRe.MatchString(c.text) {
 		x.head = simples(lex(firstLineOf(c.text)))
 	}
-	x.funcDef = len(x.head) > 0 && (x.head[0].name() == "function" || funcDefRe.MatchString(x.head[0].name()))
+	x.funcDef = len(x.head) > 0 && (x.head[0].name() == "function" || funcDefRe.MatchString(x.head[0].name())) ||
+		definesFuncRe.MatchString(strings.TrimSpace(firstLineOf(c.text)))
 	for _, r := range commandRules {
 		if e, ok := r.decide(pl, x); ok {
 			return e

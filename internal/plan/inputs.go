@@ -208,7 +208,15 @@ func (pl *planner) missingFile(cmds []simple) string {
 		if len(args) > 0 && createVerbs[args[0]] {
 			continue // `jbang init hello.java`: it makes what it names
 		}
+		scripts := stdinFilters[path.Base(name)] // jq's filter, sed's script: not files
 		for i, a := range args {
+			if !strings.HasPrefix(a, "-") && scripts > 0 {
+				scripts--
+				continue
+			}
+			if madeEarlier(path.Base(a)) {
+				continue // an earlier command of the line downloaded or made it
+			}
 			if opt, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(opt, "--") && !outputOptRe.MatchString(opt) {
 				a = v // --find=src/Utils.hs
 			}

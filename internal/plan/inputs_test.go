@@ -70,8 +70,7 @@ var inputCases = []planCase{
 		`),
 	},
 	{
-		name:  "a file an earlier command made",
-		wrong: "line 4 runs: jq's first argument is its filter (.a), not a file with the extension .a (missingFile does not know which arguments of a stdin filter are files)",
+		name: "a file an earlier command made",
 		readme: here.Doc(`
 			~~~sh
 			echo '{"name": "x", "a": 1}' > data.json
@@ -85,7 +84,7 @@ var inputCases = []planCase{
 		want: here.Doc(`
 			2 probe command echo '{"name": "x", "a": 1}' > data.json
 			3 probe command jq .name data.json
-			4 skip missing-input jq .a data.json
+			4 probe command jq .a data.json
 			5 probe command tool --output report.html data.json
 			6 probe command mkdir out && cp data.json out/copy.json
 		`),
@@ -121,8 +120,7 @@ var inputCases = []planCase{
 		`),
 	},
 	{
-		name:  "a file an earlier command of its line downloads",
-		wrong: "the .deb the chain's wget downloads is there for its dpkg: the line runs (missingFile looks at the chain's earlier words only for a cd)",
+		name: "a file an earlier command of its line downloads",
 		readme: here.Doc(`
 			~~~sh
 			wget https://example.org/tool_1.0_amd64.deb && sudo dpkg -i tool_1.0_amd64.deb
@@ -130,7 +128,7 @@ var inputCases = []planCase{
 		`),
 		repo: repoWith("acme/tool"),
 		want: here.Doc(`
-			2 skip missing-input wget https://example.org/tool_1.0_amd64.deb && sudo dpkg -i tool_1.0_amd64.deb
+			2 probe command wget https://example.org/tool_1.0_amd64.deb && sudo dpkg -i tool_1.0_amd64.deb
 		`),
 	},
 	{

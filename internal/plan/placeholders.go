@@ -231,10 +231,14 @@ var makesNames = toSet(`echo printf export mkdir touch cd pushd cat tee cp mv ln
 // exampleArg returns an argument that is a metasyntactic word (foo, bar,
 // ~/foo, foo/) that no earlier command made real, "" when there is none.
 func (pl *planner) exampleArg(cmds []simple) string {
+	made := map[string]bool{} // what the line's earlier commands name (mkdir foo && ls foo)
 	for _, s := range cmds {
 		// `git open x` runs the project git-open: its arguments are its own.
 		gitOwn := s.name() == "git" && len(s.argv) > 1 && pl.repo.is("git-"+s.argv[1].text)
 		if (makesNames[s.name()] || shellWords[s.name()]) && !gitOwn {
+			for _, a := range s.args() {
+				made[path.Base(strings.TrimSuffix(a, "/"))] = true
+			}
 			continue
 		}
 		for _, w := range s.argv[min(1, len(s.argv)):] {
@@ -242,7 +246,7 @@ func (pl *planner) exampleArg(cmds []simple) string {
 				continue // quoted: data; absolute: a real place (/tmp/foo)
 			}
 			a := path.Base(strings.TrimSuffix(w.text, "/"))
-			if (metasyntactic[a] || someNounRe.MatchString(a)) && !pl.seen.mentioned[a] && !pl.seen.mentioned[strings.TrimPrefix(w.text, "~/")] {
+			if (metasyntactic[a] || someNounRe.MatchString(a)) && !made[a] && !pl.seen.mentioned[a] && !pl.seen.mentioned[strings.TrimPrefix(w.text, "~/")] {
 				return w.text
 			}
 		}

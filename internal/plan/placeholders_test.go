@@ -116,8 +116,7 @@ var placeholderCases = []planCase{
 		`),
 	},
 	{
-		name:  "example arguments, and the project's own made real",
-		wrong: "line 9 runs: the line makes foo before it uses it (exampleArg looks only at what earlier lines made)",
+		name: "example arguments, and the project's own made real",
 		readme: here.Doc(`
 			# git-open
 
@@ -140,7 +139,7 @@ var placeholderCases = []planCase{
 			6 probe command git checkout -b somebranch
 			7 skip placeholder tool somedir
 			8 skip placeholder cheat foo/bar # file is named "bar", in "foo"
-			9 skip placeholder mkdir foo && ls foo
+			9 probe command mkdir foo && ls foo
 			10 probe command mkdir bar
 			11 probe command ls bar
 		`),

@@ -58,6 +58,9 @@ func (pl *planner) resolvePath(name string) resolution {
 		}
 		return resolvedRepo // a place the README set up, or a system path: the shell will say
 	}
+	if !pl.repo.FilesKnown() {
+		return resolvedRepo // nothing known of the checkout: the shell will say
+	}
 	clean := strings.TrimPrefix(name, "./")
 	first := strings.SplitN(clean, "/", 2)[0]
 	switch {
@@ -84,6 +87,13 @@ func (pl *planner) installedTool(name string) bool {
 	for pkg := range pl.readme.installs {
 		if debianBinaries[pkg] != "" && strings.Contains(" "+debianBinaries[pkg]+" ", " "+name+" ") {
 			return true
+		}
+		// A package named for its program with a word beside it:
+		// hello-cli, python-hello, hello.py install hello.
+		for _, sep := range []string{"-", "_", "."} {
+			if strings.HasPrefix(pkg, name+sep) || strings.HasSuffix(pkg, sep+name) {
+				return true
+			}
 		}
 	}
 	return false

@@ -90,8 +90,7 @@ var resolveCases = []planCase{
 		`),
 	},
 	{
-		name:  "a program named unlike the package an earlier line installs",
-		wrong: "hello runs: the reader has just installed hello-cli, and the plan cannot know what a package of another project puts on the PATH (a probe would do)",
+		name: "a program named unlike the package an earlier line installs",
 		readme: here.Doc(`
 			~~~console
 			$ pip install hello-cli
@@ -101,7 +100,7 @@ var resolveCases = []planCase{
 		repo: repoWith("acme/tool"),
 		want: here.Doc(`
 			2 probe command pip install hello-cli
-			3 skip missing-input hello --name world
+			3 probe command hello --name world
 		`),
 	},
 	{
@@ -150,8 +149,7 @@ var resolveCases = []planCase{
 		`),
 	},
 	{
-		name:  "a function the README defines",
-		wrong: "lines 2 and 5 run: a function definition (name() { with a space before the brace, as most READMEs write it) is not a program to resolve; the lexer splits it into greet and {, so funcDefRe never sees greet()",
+		name: "a function the README defines",
 		readme: here.Doc(`
 			~~~sh
 			greet() {
@@ -163,15 +161,14 @@ var resolveCases = []planCase{
 			~~~
 		`),
 		want: here.Doc(`
-			2 skip text greet() {
-			5 skip text greet world
+			2 probe command greet() {
+			5 probe command greet world
 			6 probe command alias ll='ls -l'
 			7 probe command ll
 		`),
 	},
 	{
-		name:  "a path of a repository whose files are not known",
-		wrong: "the line runs (as a probe): with no listing of the repository, the plan cannot say ./server is not there (resolvePath calls inRepo, which is false for an unknown listing, where missingFile passes)",
+		name: "a path of a repository whose files are not known",
 		readme: here.Doc(`
 			<!-- readme2demo: background -->
 			~~~sh
@@ -179,7 +176,7 @@ var resolveCases = []planCase{
 			~~~
 		`),
 		want: here.Doc(`
-			3 skip text ./server --port 8080
+			3 probe command ./server --port 8080
 		`),
 	},
 }
