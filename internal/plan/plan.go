@@ -97,12 +97,27 @@ type Entry struct {
 	// Language is the block's language as written in lower case, "" for an
 	// unlabelled or indented block.
 	Language string `json:"language"`
+	// Planned says, for an entry that runs, whether the README clearly
+	// means it to be run (a step: its failure fails the run) or the plan
+	// runs it on a guess (a probe: its failure is reported, never the
+	// verdict); "" for an entry that does not run, and for a plan that
+	// does not say (a step).
+	Planned Planned `json:"planned,omitempty"`
 
 	// EndLine is the last README line of the command.
 	EndLine int `json:"-"`
 	// Step says how to run a run entry.
 	Step Step `json:"-"`
 }
+
+// Planned is how sure the plan is that a run entry is meant to be run.
+type Planned string
+
+// The two ways an entry runs.
+const (
+	PlannedStep  Planned = "step"
+	PlannedProbe Planned = "probe"
+)
 
 // Step is how the runner runs one entry.
 type Step struct {
