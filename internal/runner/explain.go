@@ -20,23 +20,67 @@ import (
 // path that was run.
 var notFoundRe = lazyre.New(`(?m)^bash: (?:line \d+: )?([^\s:]+): (?:command not found|No such file or directory)$`)
 
-// notFound explains an exit code 127: which command was missing and, when
-// a later README line installs it, which line; ran holds the README lines
-// whose commands already ran and passed.
-func notFound(c *commandlog.Command, line int, installs []Install, ran map[int]bool) string {
+// Missing is a program a command could not find (exit 127, bash's "command
+// not found"), and what the README's install lines say about it.
+type Missing struct {
+	Program string // as bash named it
+	// Install is the README line that installs it (nil when none does);
+	// How says how that line stands.
+	Install *Install
+	How     Installed
+	line    int // the command's README line
+}
+
+// Installed is how the README line that installs a missing program
+// stands.
+type Installed int
+
+// The ways a missing program is installed.
+const (
+	NotInstalled   Installed = iota // no README line installs it
+	InstalledFirst                  // a line that installs it ran before and passed
+	InstalledLater                  // a line the plan runs installs it, later in the README
+	InstallSkipped                  // a line would install it, but the plan skips it
+)
+
+func (m *Missing) String() string {
+	base := baseName(m.Program)
+	out := fmt.Sprintf(" (%s: command not found)", m.Program)
+	switch in := m.Install; m.How {
+	case InstalledFirst:
+		// It ran first (install-first order, or earlier in the README)
+		// and passed, yet the program is not there.
+		return out + fmt.Sprintf("; line %d (%s) ran before it and passed, but did not put %s on the PATH (the package may install it under another name)", in.Line, quoteCommand(in.Command), base)
+	case InstalledLater:
+		return out + fmt.Sprintf("; line %d installs it (%s), later in the README: move that step before line %d, or run with --order install-first", in.Line, quoteCommand(in.Command), m.line)
+	case InstallSkipped:
+		return out + fmt.Sprintf("; line %d would install it, but the plan skips it (%s)", in.Line, in.Skipped)
+	}
+	return out
+}
+
+// baseName is the last element of a slash-separated path.
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// notFound finds the program an exit code 127 did not find and, when a
+// README line installs it, which line; line is the command's README line,
+// ran holds the README lines whose commands already ran and passed. nil
+// when the command did not fail that way.
+func notFound(c *commandlog.Command, line int, installs []Install, ran map[int]bool) *Missing {
 	if c.ExitCode == nil || *c.ExitCode != 127 {
-		return ""
+		return nil
 	}
 	m := notFoundRe.FindStringSubmatch(c.Output)
 	if m == nil {
-		return ""
+		return nil
 	}
-	missing := m[1]
-	base := missing
-	if i := strings.LastIndexByte(base, '/'); i >= 0 {
-		base = base[i+1:]
-	}
-	out := fmt.Sprintf(" (%s: command not found)", missing)
+	miss := &Missing{Program: m[1], line: line}
+	base := baseName(miss.Program)
 	// A later line that the plan runs is the advice to give; a skipped one
 	// only when no line that runs installs it.
 	ordered := slices.Clone(installs)
@@ -45,22 +89,20 @@ func notFound(c *commandlog.Command, line int, installs []Install, ran map[int]b
 		if !strings.EqualFold(in.Tool, base) || in.Line == line {
 			continue
 		}
-		if ran[in.Line] && in.Skipped == "" {
-			// It ran first (install-first order, or earlier in the README)
-			// and passed, yet the program is not there.
-			return out + fmt.Sprintf("; line %d (%s) ran before it and passed, but did not put %s on the PATH (the package may install it under another name)", in.Line, quoteCommand(in.Command), base)
+		switch {
+		case ran[in.Line] && in.Skipped == "":
+			miss.How = InstalledFirst
+		case in.Skipped != "":
+			miss.How = InstallSkipped
+		case in.Line > line:
+			miss.How = InstalledLater
+		default:
+			continue
 		}
-		if in.Line > line {
-			if in.Skipped != "" {
-				return out + fmt.Sprintf("; line %d would install it, but the plan skips it (%s)", in.Line, in.Skipped)
-			}
-			return out + fmt.Sprintf("; line %d installs it (%s), later in the README: move that step before line %d, or run with --order install-first", in.Line, quoteCommand(in.Command), line)
-		}
-		if in.Skipped != "" {
-			return out + fmt.Sprintf("; line %d would install it, but the plan skips it (%s)", in.Line, in.Skipped)
-		}
+		miss.Install = &in
+		return miss
 	}
-	return out
+	return miss
 }
 
 // networkRe finds the messages of tools that could not reach a host:

@@ -111,10 +111,12 @@ type Failure struct {
 	// Background: it is a background block (KindUnfinished); Hints: its
 	// block takes readme2demo hints.
 	Background, Hints bool
-	// Notes explain an exit code (KindExit, KindNetwork): the program not
-	// found and where it is installed, a redirection that could not be
-	// opened, the host that could not be reached.
-	Notes string
+	// Missing is the program a command did not find (exit 127), nil when
+	// it did not fail that way; Notes explain an exit code further (KindExit,
+	// KindNetwork): a redirection that could not be opened, the host that
+	// could not be reached.
+	Missing *Missing
+	Notes   string
 	// Output is a setup hint's command's output (KindSetup).
 	Output string
 	// Detail goes after everything else: the output's diff (KindOutput).
@@ -161,7 +163,19 @@ func (f *Failure) String() string {
 		}
 		return fmt.Sprintf("%s: the setup hint's command %s %s, so the block did not run%s", f.Where, quoteCommand(f.Command), what, out)
 	}
-	return fmt.Sprintf("%s: %s exited with %s%s", f.Where, q, exitText(f.ExitCode), f.Notes)
+	missing := ""
+	if f.Missing != nil {
+		missing = f.Missing.String()
+	}
+	return fmt.Sprintf("%s: %s exited with %s%s%s", f.Where, q, exitText(f.ExitCode), missing, f.Notes)
+}
+
+// ProseMayHelp reports whether understanding the README's prose could
+// have made the command work: it needed a program that no line the plan
+// ran installs (a prerequisite written in words, or in a line the plan
+// skipped). Other failures are the README's, or the sandbox's.
+func (f *Failure) ProseMayHelp() bool {
+	return f.Kind == KindExit && f.Missing != nil && (f.Missing.How == NotInstalled || f.Missing.How == InstallSkipped)
 }
 
 // verdict says why a command failed the run — it failed without being
@@ -202,7 +216,7 @@ func (p *Parser) verdict(c *commandlog.Command, cmd *command) *Failure {
 		return nil
 	default:
 		net := networkNote(c.Output, c.Command, c.ExitCode)
-		f.Kind, f.Notes = KindExit, notFound(c, cmd.line, p.installs, p.ran)+redirectNote(c)+net
+		f.Kind, f.Missing, f.Notes = KindExit, notFound(c, cmd.line, p.installs, p.ran), redirectNote(c)+net
 		if net != "" {
 			f.Kind = KindNetwork // an AI engine cannot reach the host either
 		}
