@@ -186,6 +186,13 @@ func (b *logBuilder) setSource(id string, src *commandlog.Source) {
 	}
 }
 
+// setPlanned records how the plan ran an open command.
+func (b *logBuilder) setPlanned(id string, p commandlog.Planned) {
+	if s := b.cmds.lookup(id); s != nil {
+		s.item.Planned = p
+	}
+}
+
 // setOutput replaces the output of an open command (output that arrived
 // after its result); false when no such command is open.
 func (b *logBuilder) setOutput(id, output string, omitted int64) bool {

@@ -80,7 +80,13 @@ func parseRunnerTranscript(engine string, r io.Reader, sink Sink) (*commandlog.L
 	if v.AgentText != "" {
 		b.agentText(v.AgentText)
 	}
-	return b.done(b.finish(v.Reason(func(k runner.Kind) string { return runnerAdvice(engine, k) })))
+	l := b.finish(v.Reason(func(k runner.Kind) string { return runnerAdvice(engine, k) }))
+	if v.Blocked() {
+		// Nothing could be checked: the runner's verdict, as an agent's
+		// BLOCKED would be (without a marker: the runner writes none).
+		l.Outcome = commandlog.OutcomeBlocked
+	}
+	return b.done(l)
 }
 
 // runnerAdvice is the advice added to a failure of a keyless engine, by
@@ -106,11 +112,12 @@ type runnerLog struct{ b *logBuilder }
 func (l runnerLog) Unknown()           { l.b.unknownEvent() }
 func (l runnerLog) Has(id string) bool { return l.b.hasCommand(id) }
 
-func (l runnerLog) Command(id, command string, src *commandlog.Source) {
+func (l runnerLog) Command(id, command string, src *commandlog.Source, planned commandlog.Planned) {
 	l.b.command(id, command, "")
 	if src != nil {
 		l.b.setSource(id, src)
 	}
+	l.b.setPlanned(id, planned)
 }
 
 func (l runnerLog) Result(id string, r runner.Result) bool {

@@ -27,10 +27,14 @@ package engines
 //  3. ParseTranscript (pure) turns the transcript into the command log
 //     (format and drift tolerance: internal/runner).
 //
-// Outcome: success when every command passed, failed otherwise, with
+// Outcome: success when every step passed, failed otherwise, with
 // outcome_reason naming the first failing README line and how many planned
 // commands were not reached; a README with nothing to run fails with a
-// reason that starts "nothing to run" and lists its code blocks.
+// reason that starts "nothing to run" and lists its code blocks. A probe (a
+// command the plan runs on a guess, plan.PlannedProbe) runs with
+// continue-on-error: its failure is logged (planned: "probe") and decides
+// nothing, except that a run whose commands were all probes, all failing,
+// checked nothing and is blocked.
 //
 // Runner behaviour worth knowing (docs/engines/markdown.md has the user
 // view): stdin is /dev/null; the run stops at the first failing command
@@ -43,6 +47,7 @@ package engines
 import (
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/runner"
 )
@@ -134,6 +139,7 @@ func markdownPlan(in RunInput) runner.Plan {
 			Timeout: timeout, AllowFailure: s.ContinueOnError,
 			Background: s.Background, Ready: s.Ready, Expect: s.Expect, ExpectLine: s.ExpectLine,
 			ExpectExit: s.Exit, Cwd: s.Cwd, LeaveCwd: s.LeaveCwd, Setup: s.Setup, SetupLine: s.SetupLine,
+			Planned: commandlog.Planned(e.Planned),
 		})
 	}
 	for _, in := range p.Installs {

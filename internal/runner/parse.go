@@ -17,8 +17,9 @@ type Log interface {
 	Unknown()
 	// Has reports whether a command with this id was opened.
 	Has(id string) bool
-	// Command opens a command.
-	Command(id, command string, src *commandlog.Source)
+	// Command opens a command; planned is "" when the transcript does not
+	// say.
+	Command(id, command string, src *commandlog.Source, planned commandlog.Planned)
 	// Result ends an open command; false when none has this id.
 	Result(id string, r Result) bool
 	// Output replaces an open command's output; false when none has this
@@ -65,11 +66,15 @@ type Parser struct {
 	first    *Failure
 	setup    *Failure // the first setup hint's command that failed
 	commands int
-	planned  int
-	script   string
-	nothing  string
-	summary  *summaryV1
-	errText  string
+	// steps counts the commands sealed that were not probes; probes those
+	// that were, by whether they passed.
+	steps                      int
+	probesPassed, probesFailed int
+	planned                    int
+	script                     string
+	nothing                    string
+	summary                    *summaryV1
+	errText                    string
 }
 
 // command is a command as its start and end records describe it.
@@ -159,7 +164,7 @@ func (p *Parser) started(r *Start) {
 		src = &commandlog.Source{File: r.File, Line: r.Line}
 		c.where, c.line = fmt.Sprintf("%s line %d", r.File, r.Line), r.Line
 	}
-	p.log.Command(r.ID, r.Command, src)
+	p.log.Command(r.ID, r.Command, src, r.Planned)
 	p.commands++
 	p.open[r.ID] = c
 }
@@ -212,8 +217,22 @@ func (p *Parser) Sealed(c *commandlog.Command) {
 	if c.Status == commandlog.StatusOK && slices.ContainsFunc(p.installs, func(in Install) bool { return in.Line == cmd.line }) {
 		p.ran[cmd.line] = true
 	}
+	f := p.verdict(c, cmd)
+	if cmd.start.Planned == commandlog.PlannedProbe {
+		switch {
+		case c.Status == commandlog.StatusOK && f == nil:
+			p.probesPassed++
+		case c.Status != commandlog.StatusOK || f != nil:
+			p.probesFailed++
+		}
+		if f != nil && !f.Kind.endsTheRun() {
+			return // a probe's failure is reported, never the run's verdict
+		}
+	} else {
+		p.steps++
+	}
 	if p.first == nil {
-		p.first = p.verdict(c, cmd)
+		p.first = f
 	}
 }
 
@@ -247,6 +266,10 @@ func (p *Parser) Verdict() Verdict {
 		v.End = EndEmpty
 	case p.summary == nil:
 		v.End = EndKilled
+	case strings.HasPrefix(strings.TrimSpace(text), "SUCCESS") && p.steps == 0 && p.probesPassed == 0 && p.probesFailed > 0:
+		// Nothing the README clearly means to be run was checked, and
+		// every guess failed: not a success, not the README's failure.
+		v.End, v.Probes, v.AgentText = EndNoStep, p.probesFailed, ""
 	case strings.HasPrefix(strings.TrimSpace(text), "SUCCESS"):
 		v.End = EndPassed
 	case p.summary.Text == nil:

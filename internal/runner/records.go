@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
 
 // The records of the transcript. Go writes the records of what was
@@ -98,6 +100,9 @@ type Start struct {
 	// ExpectExit is the exit code the README says the command returns
 	// (exit hint), nil for 0; runner 1 wrote it in End (expected_exit).
 	ExpectExit *int `json:"expect_exit,omitempty"`
+	// Planned is step or probe (a command run on a guess, which may fail
+	// without failing the run); runner 1 did not say.
+	Planned commandlog.Planned `json:"planned,omitempty"`
 }
 
 // SetupStart is printed as a setup hint's command begins, before the

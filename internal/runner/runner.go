@@ -27,7 +27,7 @@
 //	install           {tool, line, command, skipped}          a README command that installs a tool
 //	setup_start       {id, step, command, file, line}         a setup hint's command begins
 //	start             {id, command, file, line, timeout_s, allow_failure, background, ready,
-//	                   expect, expect_line, expect_exit}      a command begins
+//	                   expect, expect_line, expect_exit, planned}  a command begins
 //	end               {id, exit_code, duration_ms, timed_out, shell_exited, runaway,
 //	                   output_mismatch, output_lost, output_omitted, output_head_b64,
 //	                   output_tail_b64}                       a command (or setup) ended
@@ -67,6 +67,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/shell"
 )
 
@@ -120,6 +121,18 @@ type Step struct {
 	// Setup runs, unseen unless it fails, before the step.
 	Setup     string
 	SetupLine int
+	// Planned is how sure the plan is that the README means the command
+	// to be run: a probe (run on a guess) may fail without stopping the
+	// run or failing it; "" is a step.
+	Planned commandlog.Planned
+}
+
+// planned is s.Planned, "" read as a step.
+func (s Step) planned() commandlog.Planned {
+	if s.Planned == commandlog.PlannedProbe {
+		return commandlog.PlannedProbe
+	}
+	return commandlog.PlannedStep
 }
 
 // Paths are the paths the runner uses; tests run it outside a container
@@ -166,10 +179,11 @@ func (f facts) String() string {
 }
 
 // passing is what the runner must see of the step's command to go on, ""
-// when the run goes on whatever happens; the parser's verdict holds a
-// command to the same facts (its Start carries them).
+// when the run goes on whatever happens (continue-on-error, a probe); the
+// parser's verdict holds a command to the same facts (its Start carries
+// them).
 func (s Step) passing() string {
-	if s.AllowFailure {
+	if s.AllowFailure || s.planned() == commandlog.PlannedProbe {
 		return ""
 	}
 	want := 0
@@ -294,6 +308,7 @@ func renderStep(b *strings.Builder, id string, s Step) {
 	start := Start{
 		Type: TypeStart, ID: id, Command: s.Command, File: s.File, Line: s.Line,
 		TimeoutS: int64(s.Timeout.Seconds()), AllowFailure: s.AllowFailure, Background: s.Background, Ready: s.Ready,
+		Planned: s.planned(),
 	}
 	v := stepVars{ID: id, Where: where, Exec: exec, Cwd: s.Cwd, Pass: s.passing()}
 	if s.Expect != nil {

@@ -25,6 +25,8 @@ type Verdict struct {
 	// AgentText is what the log scans for markers, as an agent's own
 	// words: "SUCCESS" when the run passed.
 	AgentText string
+	// Probes counts the probes that failed (EndNoStep).
+	Probes int
 }
 
 // Ending is how a transcript without a failing command ends.
@@ -38,7 +40,12 @@ const (
 	EndEmpty                      // the transcript is empty
 	EndKilled                     // the runner never wrote its summary
 	EndSaidFailed                 // runner 1's summary said FAILED for a reason the records do not show
+	EndNoStep                     // no step ran, and every probe failed: nothing could be checked
 )
+
+// Blocked reports a verdict that is neither the README's success nor its
+// failure: nothing could be checked (the log's outcome is blocked).
+func (v Verdict) Blocked() bool { return v.Failure == nil && v.End == EndNoStep }
 
 // Reason is the outcome reason of the verdict ("" when the run passed);
 // advice is what to add to a command's failure of each kind ("" for
@@ -64,6 +71,13 @@ func (v Verdict) Reason(advice func(Kind) string) string {
 		return "the run ended without the runner's summary (it was killed)"
 	case EndPassed:
 		return ""
+	case EndNoStep:
+		what := fmt.Sprintf("the %d commands it ran on a guess (probes) all failed", v.Probes)
+		if v.Probes == 1 {
+			what = "the 1 command it ran on a guess (a probe) failed"
+		}
+		return "no step of the README was checked: the plan found no command the README clearly means to be run, and " + what +
+			"; if one of them is a step, add <!-- readme2demo: run --> above its block"
 	}
 	return v.Text
 }
@@ -92,6 +106,13 @@ const (
 	KindExpectedExit Kind = "expected-exit" // its exit code differs from the README's (exit hint)
 	KindSetup        Kind = "setup"         // a setup hint's command failed, so its block did not run
 )
+
+// endsTheRun reports the failures after which nothing more ran, whatever
+// the command was planned as (a probe too): it never finished, or it
+// ended the runner's shell.
+func (k Kind) endsTheRun() bool {
+	return k == KindUnfinished || k == KindShellExit || k == KindShellEnded
+}
 
 // Failure is a command that failed the run, and what is known about it;
 // String says it in English.
