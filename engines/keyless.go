@@ -121,7 +121,11 @@ func (l runnerLog) Command(id, command string, src *commandlog.Source, planned c
 }
 
 func (l runnerLog) Result(id string, r runner.Result) bool {
-	return l.b.result(id, cmdResult{Output: r.Output, Omitted: r.Omitted, ExitCode: r.ExitCode, Failed: r.Failed, DurationMS: r.DurationMS})
+	if !l.b.result(id, cmdResult{Output: r.Output, Omitted: r.Omitted, ExitCode: r.ExitCode, Failed: r.Failed, DurationMS: r.DurationMS}) {
+		return false
+	}
+	l.b.setEnvironment(id, r.Environment)
+	return true
 }
 
 func (l runnerLog) Output(id, output string, omitted int64) bool {

@@ -147,6 +147,15 @@ func Classify(c Command, s Signals) (Cause, bool) {
 	return Cause{}, false
 }
 
+// EndOfInput is the cause of a command that failed after it read its
+// standard input and got end of file, which the keyless runner sees even
+// when the command printed no question (bash's read and select, a program
+// that waits for input).
+func EndOfInput() Cause {
+	return Cause{StdinEOF, "it waited for input on standard input and got end of file: there is no terminal in the sandbox (as in CI), nobody types; " +
+		"give the input in the command (`yes |`, `printf 'y\n' |`, a flag such as `-y` or `--non-interactive`), or skip the block with <!-- readme2demo: skip -->"}
+}
+
 // Reached returns the process limit for a command that finished, even
 // with exit 0, while processes it started could not be: its output shows
 // refused forks and the run reached the limit (a fork bomb that fizzled out

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/envcause"
 	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
 
@@ -40,6 +41,9 @@ type Result struct {
 	ExitCode   *int
 	Failed     bool // it timed out
 	DurationMS *int64
+	// Environment is the sandbox's part in a failure that the runner saw
+	// itself (the command read its empty standard input); nil otherwise.
+	Environment *commandlog.Environment
 }
 
 // Options change how a transcript is judged.
@@ -193,6 +197,10 @@ func (p *Parser) ended(r *endV1) {
 	}
 	if r.DurationMS != nil && *r.DurationMS >= 0 {
 		res.DurationMS = r.DurationMS
+	}
+	if r.StdinRead && r.ExitCode != nil && *r.ExitCode != 0 && !r.TimedOut {
+		cause := envcause.EndOfInput()
+		res.Environment = &commandlog.Environment{Kind: string(cause.Kind), Detail: cause.Detail}
 	}
 	p.log.Result(r.ID, res)
 }

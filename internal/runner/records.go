@@ -119,9 +119,15 @@ type SetupStart struct {
 // End is written by the runner when a command (or a setup hint's
 // command) ended: what it observed, nothing it concluded.
 type End struct {
-	Type     Type   `json:"type"`
-	ID       string `json:"id"`
-	ExitCode *int   `json:"exit_code"`
+	Type Type   `json:"type"`
+	ID   string `json:"id"`
+	// ExitCode is the command's exit status as set -o pipefail gives it:
+	// the rightmost program of its last pipeline that failed, a program
+	// before the last that SIGPIPE ended (141) excepted.
+	ExitCode *int `json:"exit_code"`
+	// PipeStatus are the exit statuses of the programs of the command's
+	// last pipeline, when it had more than one; empty otherwise.
+	PipeStatus []int `json:"pipe_status"`
 	// DurationMS is how long the command ran, in milliseconds.
 	DurationMS *int64 `json:"duration_ms"`
 	// TimedOut: the command's timeout (or a background block's readiness
@@ -136,6 +142,9 @@ type End struct {
 	// OutputMismatch: the output differs from Start.Expect (compared line
 	// by line, trailing white space ignored, "..." matching any lines).
 	OutputMismatch bool `json:"output_mismatch"`
+	// StdinRead: the command read its standard input (an empty file, so
+	// it got end of file); a command that asked a question does.
+	StdinRead bool `json:"stdin_read"`
 	// OutputLost says why the output could not be captured in full; "" when
 	// it was.
 	OutputLost string `json:"output_lost"`

@@ -28,9 +28,9 @@
 //	setup_start       {id, step, command, file, line}         a setup hint's command begins
 //	start             {id, command, file, line, timeout_s, allow_failure, background, ready,
 //	                   expect, expect_line, expect_exit, planned}  a command begins
-//	end               {id, exit_code, duration_ms, timed_out, shell_exited, runaway,
-//	                   output_mismatch, output_lost, output_omitted, output_head_b64,
-//	                   output_tail_b64}                       a command (or setup) ended
+//	end               {id, exit_code, pipe_status, duration_ms, timed_out, shell_exited,
+//	                   runaway, output_mismatch, stdin_read, output_lost, output_omitted,
+//	                   output_head_b64, output_tail_b64}      a command (or setup) ended
 //	background_output {id, output_omitted, output_head_b64, output_tail_b64}  the output of
 //	                  a background command, when it was stopped at the end of the run
 //	stop              {id}                                    the run stopped after this command
@@ -339,7 +339,10 @@ func renderStep(b *strings.Builder, id string, s Step) {
 // evalStep is the script that evaluates the step's command into its
 // output, in its cwd when it has one, and ends the command with its status.
 func evalStep(cwd bool) string {
-	eval := `{ eval "${__r2d_step[exec]}"; } </dev/null >>"$__r2d_out" 2>&1 || __r2d_rc=$?`
+	// The command, then (in the same eval, so that PIPESTATUS is still
+	// its last pipeline's; after a blank line, which a trailing backslash
+	// cannot join to the command) its exit statuses for __r2d_status.
+	eval := `{ eval "${__r2d_step[exec]}"$'\n\n''__r2d_ps="$? ${PIPESTATUS[*]}"'; } <"$__r2d_stdin" >>"$__r2d_out" 2>&1 || __r2d_rc=$?`
 	if cwd {
 		eval = `if __r2d_enter >>"$__r2d_out" 2>&1; then ` + eval + "; else __r2d_rc=1; fi"
 	}

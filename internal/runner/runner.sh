@@ -80,6 +80,10 @@ __r2d_t1=
 __r2d_ms=
 __r2d_out=
 __r2d_lost=
+__r2d_ps=
+__r2d_pipes=
+__r2d_stdin=/dev/null
+__r2d_read=false
 __r2d_prevwd=
 __r2d_snapshot=
 __r2d_found=
@@ -376,11 +380,69 @@ __r2d_checkroom() {
 	__r2d_lost="the disk holding the output was full, so the output may be cut short"
 }
 
+# __r2d_input: sets __r2d_stdin to the next command's standard input: an
+# empty file (end of file at once, as /dev/null) whose access time tells
+# whether the command read it. Its modification time is now, its access
+# time 1970 until something reads it (which sets it to now, on any mount
+# but noatime); /dev/null when no such file can be made. Forks only to make
+# the file.
+__r2d_input() {
+	local f="$__r2d_work/stdin"
+	__r2d_read=false
+	if [ -f "$f" ] && { builtin : >|"$f"; } 2>/dev/null; then
+		__r2d_stdin=$f
+	elif { builtin : >|"$f"; } 2>/dev/null && command -p touch -a -d @0 "$f" 2>/dev/null; then
+		__r2d_stdin=$f
+	else
+		__r2d_stdin=/dev/null
+	fi
+}
+
+# __r2d_was_read: sets __r2d_read to true when the command read its
+# standard input (and got end of file), and makes the file unread again.
+__r2d_was_read() {
+	if [ "$__r2d_stdin" != /dev/null ] && [ -f "$__r2d_stdin" ] && ! [ -N "$__r2d_stdin" ]; then
+		__r2d_read=true
+		command -p touch -a -d @0 "$__r2d_stdin" 2>/dev/null
+	fi
+}
+
+# __r2d_status RC: sets __r2d_rc to the command's exit status, and
+# __r2d_pipes to the exit statuses of its last pipeline when it had more
+# than one program ("" otherwise), from RC and what the generated code
+# captured in __r2d_ps ("$? ${PIPESTATUS[*]}" after the command). As with
+# set -o pipefail, a pipeline fails when one of its programs does (the
+# rightmost that failed), except a program before the last that SIGPIPE
+# ended (141): the reader stopped reading, as `| head` does.
+__r2d_status() {
+	__r2d_rc=$1
+	__r2d_pipes=
+	[ -n "$__r2d_ps" ] || return 0
+	local -a st
+	local i n
+	# shellcheck disable=SC2206 # the statuses are numbers
+	st=($__r2d_ps)
+	__r2d_rc=${st[0]}
+	n=$((${#st[@]} - 1))
+	[ "$n" -gt 1 ] || return 0
+	__r2d_pipes="${st[*]:1}"
+	[ "$__r2d_rc" = 0 ] && [ "${st[n]}" = 0 ] || return 0
+	for ((i = n - 1; i >= 1; i--)); do
+		if [ "${st[i]}" != 0 ] && [ "${st[i]}" != 141 ]; then
+			__r2d_rc=${st[i]}
+			return 0
+		fi
+	done
+}
+
 # __r2d_begin: before the command of the step in __r2d_step.
 __r2d_begin() {
 	__r2d_save
 	__r2d_cur=${__r2d_step[id]}
 	__r2d_runaway=0
+	__r2d_ps=
+	__r2d_pipes=
+	__r2d_input
 	__r2d_emit "${__r2d_step[record]}"
 	builtin printf '[readme2demo] %s $ %s\n' "${__r2d_step[where]}" "${__r2d_step[exec]%%$'\n'*}"
 	[ -e "$__r2d_work/reserve" ] || __r2d_reserve
@@ -472,7 +534,7 @@ __r2d_record_end() {
 		mismatch=true
 	fi
 	__r2d_json "$__r2d_lost"
-	__r2d_emit "{\"type\":\"end\",\"id\":\"$__r2d_cur\",\"exit_code\":$1,\"duration_ms\":$dur,\"timed_out\":$3,\"shell_exited\":$4,\"runaway\":${__r2d_runaway:-0},\"output_mismatch\":$mismatch,\"output_lost\":\"$__r2d_j\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
+	__r2d_emit "{\"type\":\"end\",\"id\":\"$__r2d_cur\",\"exit_code\":$1,\"pipe_status\":[${__r2d_pipes// /,}],\"duration_ms\":$dur,\"timed_out\":$3,\"shell_exited\":$4,\"runaway\":${__r2d_runaway:-0},\"output_mismatch\":$mismatch,\"stdin_read\":$__r2d_read,\"output_lost\":\"$__r2d_j\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
 	builtin printf '[readme2demo] %s -> exit %s (%s ms)\n' "${__r2d_step[where]}" "$1" "$dur"
 	facts="exit=$1 timed_out=$3 runaway=${__r2d_runaway:-0} output_mismatch=$mismatch"
 	if [ "$4" = true ] || { [ -n "${__r2d_step[pass]}" ] && [ "$facts" != "${__r2d_step[pass]}" ]; }; then
@@ -482,11 +544,14 @@ __r2d_record_end() {
 
 # __r2d_end RC: after a foreground command.
 __r2d_end() {
-	local rc=$1 timed=false
+	local rc timed=false
 	__r2d_clock
 	__r2d_t1=$__r2d_ms
 	__r2d_save
 	__r2d_stop_watchdog
+	__r2d_status "$1"
+	rc=$__r2d_rc
+	__r2d_was_read
 	__r2d_runaway=0
 	if [ -e "$__r2d_work/timedout" ]; then
 		timed=true

@@ -138,6 +138,9 @@ type Failure struct {
 	// could not be reached.
 	Missing *Missing
 	Notes   string
+	// PipeStatus are the exit statuses of the programs of its last
+	// pipeline, when it had more than one (KindExit, KindNetwork).
+	PipeStatus []int
 	// Output is a setup hint's command's output (KindSetup).
 	Output string
 	// Detail goes after everything else: the output's diff (KindOutput).
@@ -184,11 +187,14 @@ func (f *Failure) String() string {
 		}
 		return fmt.Sprintf("%s: the setup hint's command %s %s, so the block did not run%s", f.Where, quoteCommand(f.Command), what, out)
 	}
-	missing := ""
+	missing, pipe := "", ""
 	if f.Missing != nil {
 		missing = f.Missing.String()
 	}
-	return fmt.Sprintf("%s: %s exited with %s%s%s", f.Where, q, exitText(f.ExitCode), missing, f.Notes)
+	if len(f.PipeStatus) > 1 {
+		pipe = fmt.Sprintf("; the exit statuses of its pipeline were %s (a pipeline fails when one of its programs does)", strings.Trim(fmt.Sprint(f.PipeStatus), "[]"))
+	}
+	return fmt.Sprintf("%s: %s exited with %s%s%s%s", f.Where, q, exitText(f.ExitCode), missing, pipe, f.Notes)
 }
 
 // ProseMayHelp reports whether understanding the README's prose could
@@ -237,7 +243,7 @@ func (p *Parser) verdict(c *commandlog.Command, cmd *command) *Failure {
 		return nil
 	default:
 		net := networkNote(c.Output, c.Command, c.ExitCode)
-		f.Kind, f.Missing, f.Notes = KindExit, notFound(c, cmd.line, p.installs, p.ran), redirectNote(c)+net
+		f.Kind, f.Missing, f.Notes, f.PipeStatus = KindExit, notFound(c, cmd.line, p.installs, p.ran), redirectNote(c)+net, end.PipeStatus
 		if net != "" {
 			f.Kind = KindNetwork // an AI engine cannot reach the host either
 		}
