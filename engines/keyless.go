@@ -80,7 +80,7 @@ func parseRunnerTranscript(engine string, r io.Reader, sink Sink) (*commandlog.L
 	if v.AgentText != "" {
 		b.agentText(v.AgentText)
 	}
-	l := b.finish(v.Reason(func(k runner.Kind) string { return runnerAdvice(engine, k) }))
+	l := b.finish(v.Reason(func(f *runner.Failure) string { return runnerAdvice(engine, f) }))
 	if v.Blocked() {
 		// Nothing could be checked: the runner's verdict, as an agent's
 		// BLOCKED would be (without a marker: the runner writes none).
@@ -90,21 +90,20 @@ func parseRunnerTranscript(engine string, r io.Reader, sink Sink) (*commandlog.L
 }
 
 // runnerAdvice is the advice added to a failure of a keyless engine, by
-// engine and by the kind of failure; "" when no advice helps.
-func runnerAdvice(engine string, kind runner.Kind) string {
+// engine and by what failed; "" when no advice helps. An AI engine is
+// advised only where understanding the README's prose could help: a
+// program that no line the plan ran installs (a prerequisite written in
+// words, or in a line the plan skipped); the replay engine's commands
+// worked once, so a command that fails now says the repository changed.
+func runnerAdvice(engine string, f *runner.Failure) string {
 	switch {
-	case engine == ReplayName:
+	case engine == ReplayName && (f.Kind == runner.KindExit || f.Kind == runner.KindShellExit):
 		return "the replay engine re-runs an earlier run's successful commands; when the repository changed since, re-record the log with an AI engine"
-	case kind != runner.KindExit && kind != runner.KindShellExit && kind != runner.KindUnfinished:
+	case engine == ReplayName, !f.ProseMayHelp():
 		return ""
 	}
-	return fmt.Sprintf("the %s engine runs only what the README's code blocks say; if this step needs prose understanding (a value to fill in, a file to edit, an unwritten prerequisite), try an AI engine such as --engine %s", engine, ClaudeCodeName)
+	return fmt.Sprintf("the %s engine runs only what the README's code blocks say; if the README gives this prerequisite in words, try an AI engine such as --engine %s", engine, ClaudeCodeName)
 }
-
-// RunnerAdvice is the advice the keyless engine adds to the reason of a
-// failed command (kind "exit"): the pipeline takes it out again when the
-// sandbox, not the README, made the command fail.
-func RunnerAdvice(engine string) string { return runnerAdvice(engine, runner.KindExit) }
 
 // runnerLog is the log builder as the runner's parser writes to it.
 type runnerLog struct{ b *logBuilder }

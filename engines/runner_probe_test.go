@@ -57,7 +57,7 @@ func TestProbesRunOnAGuess(t *testing.T) {
 		"8 false => 1 failed step",
 	})
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
-	assert.Equal(t, l.OutcomeReason, "README.md line 8: `false` exited with 1; 1 of 5 planned commands was not reached; "+runnerAdvice(MarkdownName, runner.KindExit))
+	assert.Equal(t, l.OutcomeReason, "README.md line 8: `false` exited with 1; 1 of 5 planned commands was not reached")
 }
 
 // A run of probes only is a success when one of them passed, and blocked

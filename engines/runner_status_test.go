@@ -7,7 +7,6 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/envcause"
-	"github.com/readme2demo/readme2demo/internal/runner"
 )
 
 // envSummary is cmdSummary with each command's environment kind.
@@ -37,7 +36,7 @@ func TestPipelineStatusCoversEveryProgram(t *testing.T) {
 	})
 	assert.Equal(t, l.OutcomeReason, "README.md line 9: `r2d-nosuch-tool | cat` exited with 127 (r2d-nosuch-tool: command not found); "+
 		"the exit statuses of its pipeline were 127 0 (a pipeline fails when one of its programs does); 1 of 5 planned commands was not reached; "+
-		runnerAdvice(MarkdownName, runner.KindExit))
+		"the markdown engine runs only what the README's code blocks say; if the README gives this prerequisite in words, try an AI engine such as --engine claude-code")
 }
 
 // A command that waited on standard input and got end of file is the

@@ -176,8 +176,12 @@ func Verdict(l *commandlog.Log) string {
 		return "⚠️ The README works, with adjustments"
 	case l.Outcome == commandlog.OutcomeSuccess:
 		return "✅ The README works"
-	case l.Outcome == commandlog.OutcomeBlocked:
+	case l.Outcome == commandlog.OutcomeBlocked && slices.ContainsFunc(l.Markers, func(m commandlog.Marker) bool { return m.Kind == commandlog.MarkerBlocked }):
 		return "⛔ Blocked: the agent could not proceed"
+	case l.Outcome == commandlog.OutcomeBlocked:
+		// Blocked without an agent's BLOCKED line: the keyless runner met
+		// a limit of the sandbox, or could check no step.
+		return "⛔ Blocked: the README could not be checked here"
 	default:
 		return "❌ The README did not work"
 	}

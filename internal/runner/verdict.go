@@ -48,15 +48,14 @@ const (
 func (v Verdict) Blocked() bool { return v.Failure == nil && v.End == EndNoStep }
 
 // Reason is the outcome reason of the verdict ("" when the run passed);
-// advice is what to add to a command's failure of each kind ("" for
-// none).
-func (v Verdict) Reason(advice func(Kind) string) string {
+// advice is what to add to a command's failure ("" for none).
+func (v Verdict) Reason(advice func(*Failure) string) string {
 	if f := v.Failure; f != nil {
 		r := f.String()
 		if v.NotReached > 0 {
 			r += "; " + notReached(v.NotReached, v.Planned)
 		}
-		if a := advice(f.Kind); a != "" {
+		if a := advice(f); a != "" {
 			r += "; " + a
 		}
 		if f.Detail != "" {
