@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/envcause"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
@@ -164,6 +166,36 @@ func TestLimitsEndTheRunWithTheirNames(t *testing.T) {
 				assert.Check(t, is.Equal(l.Sandbox.Stopped, ""))
 			}
 			assert.Check(t, time.Since(start) < 4*time.Minute, "the limit took %v to end the run", time.Since(start))
+		})
+	}
+}
+
+// In the real sandbox (dev and strict: the runner's directory is on the
+// container's layer or a tmpfs), a command that waited for input and got
+// end of file is stdin-eof and blocks the run, not the README; a pipeline
+// whose first program was not found fails.
+func TestKeylessQuestionsAndPipelinesInSandbox(t *testing.T) {
+	readme := "# questions\n\n<!-- readme2demo: continue-on-error -->\n```sh\nr2d-no-such-tool --list | sort\nyes | head -n 1\n```\n\n" +
+		"```sh\nread -r -p 'Your name? ' name\necho \"hello $name\"\n```\n"
+	for _, profile := range []string{sandbox.ProfileDev, sandbox.ProfileStrict} {
+		t.Run(profile, func(t *testing.T) {
+			l := markdownRun(t, readme, func(c *pipeline.Config) { c.Sandbox = profile })
+			var got []string
+			for _, c := range l.Commands {
+				kind := ""
+				if c.Environment != nil {
+					kind = " " + c.Environment.Kind
+				}
+				got = append(got, fmt.Sprintf("%s => %s%s", c.Command, c.Status, kind))
+			}
+			assert.Check(t, is.DeepEqual(got, []string{
+				"r2d-no-such-tool --list | sort => failed",
+				"yes | head -n 1 => ok",
+				"read -r -p 'Your name? ' name => failed stdin-eof",
+			}))
+			assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeBlocked))
+			assert.Check(t, is.Equal(l.OutcomeReason, `README.md line 10 ("read -r -p 'Your name? ' name") failed because of the sandbox, not the README (stdin-eof): `+
+				envcause.EndOfInput().Detail))
 		})
 	}
 }
