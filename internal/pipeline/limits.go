@@ -176,7 +176,8 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 // blocked, not failed, when its deciding command (the last: the runner
 // stops at the first failing step) failed because of the sandbox, when the
 // run's time limit ended it, or when no step of the README passed and a
-// command failed because of the sandbox. The reason then names the limit,
+// command failed because of the sandbox. A run that failed on the README's
+// account and met a limit on the way stays failed, the limit added. The reason then names the limit,
 // not the README (nor the runner's advice for a README failure).
 func keylessLimits(l *commandlog.Log, res *sandbox.Result, first int) {
 	last := len(l.Commands) - 1
@@ -185,6 +186,11 @@ func keylessLimits(l *commandlog.Log, res *sandbox.Result, first int) {
 		l.Outcome, l.OutcomeReason = commandlog.OutcomeBlocked, named(l, last)
 	case res.TimedOut:
 		l.Outcome, l.Adjusted = commandlog.OutcomeBlocked, false // the reason says so (explain)
+	case l.Outcome == commandlog.OutcomeFailed && first >= 0:
+		// It failed on the README's account (processes left running,
+		// other output than the README shows) and met a limit on the
+		// way: the limit is named too.
+		l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named(l, first)
 	case l.Outcome != commandlog.OutcomeFailed && first >= 0 && !slices.ContainsFunc(l.Commands, stepPassed):
 		l.Outcome, l.Adjusted = commandlog.OutcomeBlocked, false
 		l.OutcomeReason = "no step of the README could be checked in the sandbox: " + named(l, first)

@@ -106,6 +106,18 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 			res: result(nil), outcome: commandlog.OutcomeSuccess, reason: "",
 		},
 		{
+			name: "a fork bomb's runaway processes fail the run; the process limit it met is added",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed,
+				OutcomeReason: "README.md line 4: `:(){ :|:& };:` left 737 processes running when it ended (a fork bomb?); they were killed; 1 of 2 planned commands was not reached",
+				Commands: []commandlog.Command{{ID: "1", Command: ":(){ :|:& };:", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(4),
+					Output: "bash: fork: retry: Resource temporarily unavailable\n"}}},
+			res: result(func(r *sandbox.Result) { r.Usage.PidsHit = 2 }), outcome: commandlog.OutcomeFailed,
+			reason: "README.md line 4: `:(){ :|:& };:` left 737 processes running when it ended (a fork bomb?); they were killed; 1 of 2 planned commands was not reached; " +
+				`sandbox limit: README.md line 4 (":(){ :|:& };:") passed only because the sandbox stopped what it started, not the README (pids): ` +
+				"processes it started could not start: the sandbox's process limit (4096 processes and threads) was reached (a fork bomb, or a build that starts very many); " +
+				"raise it with --pids (Action input `pids`) if the README really needs more",
+		},
+		{
 			name: "a README failure stays failed, its reason kept",
 			log: failedAt(commandlog.Command{Command: "python3 greet.py --shout World", ExitCode: ip(2), Status: commandlog.StatusFailed,
 				Output: "greet.py: error: unrecognized arguments: --shout\n"},
