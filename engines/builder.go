@@ -186,6 +186,21 @@ func (b *logBuilder) setSource(id string, src *commandlog.Source) {
 	}
 }
 
+// setEnvironment records the sandbox's part in an open command's failure.
+func (b *logBuilder) setEnvironment(id string, e *commandlog.Environment) {
+	if s := b.cmds.lookup(id); s != nil && e != nil {
+		s.item.Environment = e
+		b.cmds.resize(s, commandSize(&s.item))
+	}
+}
+
+// setPlanned records how the plan ran an open command.
+func (b *logBuilder) setPlanned(id string, p commandlog.Planned) {
+	if s := b.cmds.lookup(id); s != nil {
+		s.item.Planned = p
+	}
+}
+
 // setOutput replaces the output of an open command (output that arrived
 // after its result); false when no such command is open.
 func (b *logBuilder) setOutput(id, output string, omitted int64) bool {

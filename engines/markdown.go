@@ -15,7 +15,7 @@ package engines
 //  1. The pipeline sees that the engine implements InputPreparer and calls
 //     PrepareInput with the README's name and bytes instead of rendering the
 //     AI prompt. PrepareInput plans the README (internal/plan) and returns a
-//     self-contained bash script, the "runner" (runner.go, runner.sh), with
+//     self-contained bash script, the "runner" (internal/runner), with
 //     the plan embedded: each command, its README line, its timeout, whether
 //     a failure stops the run, background + readiness check, expected exit
 //     code and output, and the skipped commands with their reasons.
@@ -25,12 +25,16 @@ package engines
 //     TranscriptContainerPath and its own stderr to StderrContainerPath, and
 //     prints one progress line per command on stdout.
 //  3. ParseTranscript (pure) turns the transcript into the command log
-//     (format and drift tolerance: runner.go).
+//     (format and drift tolerance: internal/runner).
 //
-// Outcome: success when every command passed, failed otherwise, with
+// Outcome: success when every step passed, failed otherwise, with
 // outcome_reason naming the first failing README line and how many planned
 // commands were not reached; a README with nothing to run fails with a
-// reason that starts "nothing to run" and lists its code blocks.
+// reason that starts "nothing to run" and lists its code blocks. A probe (a
+// command the plan runs on a guess, plan.PlannedProbe) runs with
+// continue-on-error: its failure is logged (planned: "probe") and decides
+// nothing, except that a run whose commands were all probes, all failing,
+// checked nothing and is blocked.
 //
 // Runner behaviour worth knowing (docs/engines/markdown.md has the user
 // view): stdin is /dev/null; the run stops at the first failing command
@@ -43,7 +47,9 @@ package engines
 import (
 	"time"
 
+	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/plan"
+	"github.com/readme2demo/readme2demo/internal/runner"
 )
 
 var _ AgentEngine = (*markdownEngine)(nil)
@@ -101,24 +107,24 @@ type markdownEngine struct{ keyless }
 
 // PrepareInput turns the README into the runner script.
 func (e *markdownEngine) PrepareInput(in RunInput) ([]byte, error) {
-	return renderRunner(markdownPlan(in), canonicalRunnerPaths()), nil
+	return runner.Render(markdownPlan(in), canonicalRunnerPaths()), nil
 }
 
 // markdownPlan turns the README's plan (internal/plan) into the runner's.
-func markdownPlan(in RunInput) runPlan {
+func markdownPlan(in RunInput) runner.Plan {
 	name := in.ReadmeName
 	if name == "" {
 		name = "README.md"
 	}
 	p := plan.Make(in.Readme, plan.Options{File: name, Repo: in.Repo, Order: in.Order, Programs: in.Programs})
-	rp := runPlan{Engine: MarkdownName, Origin: name}
+	rp := runner.Plan{Engine: MarkdownName, Origin: name}
 	for _, n := range p.Notes {
-		rp.Notes = append(rp.Notes, runNote{Line: n.Line, Text: n.Text})
+		rp.Notes = append(rp.Notes, runner.Note{Line: n.Line, Text: n.Text})
 	}
 	for _, e := range p.Entries {
 		if !e.Run {
 			if e.Command != "" {
-				rp.Skipped = append(rp.Skipped, runSkip{File: e.File, Line: e.Line, Command: e.Command, Reason: e.Reason})
+				rp.Skipped = append(rp.Skipped, runner.Skip{File: e.File, Line: e.Line, Command: e.Command, Reason: e.Reason})
 			}
 			continue
 		}
@@ -131,18 +137,19 @@ func markdownPlan(in RunInput) runPlan {
 		default:
 			timeout = DefaultCommandTimeout
 		}
-		rp.Steps = append(rp.Steps, runStep{
+		rp.Steps = append(rp.Steps, runner.Step{
 			Command: e.Command, Exec: e.Exec(WorkspaceContainerPath), File: e.File, Line: e.Line,
 			Timeout: timeout, AllowFailure: s.ContinueOnError,
 			Background: s.Background, Ready: s.Ready, Expect: s.Expect, ExpectLine: s.ExpectLine,
 			ExpectExit: s.Exit, Cwd: s.Cwd, LeaveCwd: s.LeaveCwd, Setup: s.Setup, SetupLine: s.SetupLine,
+			Planned: commandlog.Planned(e.Planned),
 		})
 	}
 	for _, in := range p.Installs {
-		rp.Installs = append(rp.Installs, runInstall{Tool: in.Tool, Line: in.Line, Command: in.Command, Skipped: in.Skipped})
+		rp.Installs = append(rp.Installs, runner.Install{Tool: in.Tool, Line: in.Line, Command: in.Command, Skipped: in.Skipped})
 	}
 	if len(rp.Steps) == 0 {
-		rp.EmptyReason = p.NothingToRun()
+		rp.NothingToRun = p.NothingToRun()
 	}
 	return rp
 }

@@ -17,7 +17,7 @@ package engines
 // Input and transcript: the pipeline calls PrepareInput (see InputPreparer)
 // with RunInput.CommandLog set to the earlier log; the result is the same
 // runner script as the markdown engine's, and the transcript is the same
-// runner JSONL (format and drift tolerance: see markdown.go). Every replayed
+// runner JSONL (format and drift tolerance: internal/runner). Every replayed
 // command has the default timeout (DefaultCommandTimeout) and a failure
 // stops the run.
 
@@ -30,6 +30,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/runner"
 	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
@@ -57,7 +58,7 @@ func (e *replayEngine) PrepareInput(in RunInput) ([]byte, error) {
 	if len(plan.Steps) == 0 {
 		return nil, &EngineError{Engine: e.Name(), Reason: fmt.Sprintf("the command log to replay (engine %s) has no successful command", old.Engine)}
 	}
-	return renderRunner(plan, canonicalRunnerPaths()), nil
+	return runner.Render(plan, canonicalRunnerPaths()), nil
 }
 
 // refuseRedacted refuses a log whose successful path holds a command that
@@ -90,22 +91,22 @@ func refuseRedacted(old *commandlog.Log) error {
 }
 
 // replayPlan picks the successful path of a log.
-func replayPlan(old *commandlog.Log) runPlan {
-	plan := runPlan{Engine: ReplayName, Origin: fmt.Sprintf("command_log.json of a %s run (outcome %s)", old.Engine, old.Outcome)}
+func replayPlan(old *commandlog.Log) runner.Plan {
+	plan := runner.Plan{Engine: ReplayName, Origin: fmt.Sprintf("command_log.json of a %s run (outcome %s)", old.Engine, old.Outcome)}
 	dropped := 0
 	for _, c := range old.Commands {
 		if c.Status != commandlog.StatusOK || strings.TrimSpace(c.Command) == "" {
 			dropped++
 			continue
 		}
-		s := runStep{Command: c.Command, Timeout: DefaultCommandTimeout}
+		s := runner.Step{Command: c.Command, Timeout: DefaultCommandTimeout}
 		if c.Source != nil {
 			s.File, s.Line = c.Source.File, c.Source.Line
 		}
 		plan.Steps = append(plan.Steps, s)
 	}
 	if dropped > 0 {
-		plan.Notes = append(plan.Notes, runNote{Text: fmt.Sprintf("replay: %d failed or unfinished command(s) of the original run left out", dropped)})
+		plan.Notes = append(plan.Notes, runner.Note{Text: fmt.Sprintf("replay: %d failed or unfinished command(s) of the original run left out", dropped)})
 	}
 	edited := map[string]bool{}
 	for _, ed := range old.FileEdits {
@@ -114,7 +115,7 @@ func replayPlan(old *commandlog.Log) runPlan {
 		}
 	}
 	if len(edited) > 0 {
-		plan.Notes = append(plan.Notes, runNote{Text: "replay: file edits of the original run are not replayed: " + strings.Join(slices.Sorted(maps.Keys(edited)), ", ")})
+		plan.Notes = append(plan.Notes, runner.Note{Text: "replay: file edits of the original run are not replayed: " + strings.Join(slices.Sorted(maps.Keys(edited)), ", ")})
 	}
 	return plan
 }

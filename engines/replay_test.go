@@ -11,6 +11,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/runner"
 )
 
 // aiLog parses the Claude Code transcript of an AI run with the real
@@ -96,7 +97,7 @@ func TestReplayPrepareInput(t *testing.T) {
 	assert.NilError(t, commandlog.Encode(&good, aiLog(t)))
 	in, err := p.PrepareInput(RunInput{CommandLog: good.Bytes()})
 	assert.NilError(t, err)
-	assert.Equal(t, strings.SplitN(string(in), "\n", 3)[1], runnerMagic)
+	assert.Equal(t, strings.SplitN(string(in), "\n", 3)[1], runner.Magic)
 	assert.Assert(t, strings.Contains(string(in), "chmod +x build.sh"))
 	assert.Assert(t, !strings.Contains(string(in), `"command":"./build.sh"`), "the failed attempt is not replayed")
 

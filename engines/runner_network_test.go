@@ -1,7 +1,6 @@
 package engines
 
 import (
-	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -9,43 +8,32 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 )
 
-// Resolver failures of pip (Python), cargo and the Go command name the
-// network, with the host where the message gives one.
-func TestNetworkNoteMoreTools(t *testing.T) {
-	for out, want := range map[string]string{
-		"WARNING: Retrying (Retry(total=0)) after connection broken by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f>: Failed to establish a new connection: [Errno -2] Name or service not known')': /simple/icdiff/\nERROR: No matching distribution found for icdiff\n": "could not reach the network",
-		"pip._vendor.urllib3.exceptions.MaxRetryError: HTTPSConnectionPool(host='pypi.org', port=443): Max retries exceeded with url: /simple/x/\n":                                                                                                                                                              "could not reach pypi.org",
-		"error: failed to resolve address for index.crates.io: Name or service not known\n":                                                                                                                                                                                                                      "could not reach index.crates.io",
-		"go: downloading x: dial tcp: lookup proxy.example.org on 10.0.0.2:53: no such host\n":                                                                                                                                                                                                                   "could not reach proxy.example.org",
-	} {
-		got := networkNote(out, "pip install icdiff", nil)
-		assert.Assert(t, strings.Contains(got, want), "%q: %q", out, got)
-	}
-}
-
-// A command that failed because a host could not be reached is not sent
-// to an AI engine: it could not reach the host either.
-func TestNetworkFailureGivesNoAIAdvice(t *testing.T) {
+// An AI engine is advised only where understanding the README's prose
+// could help: a program that no line the plan ran installs. Not after a
+// network failure (an AI engine cannot reach the host either), nor after a
+// command that failed as written, nor when a later line installs the
+// program (the reason says to move it).
+func TestAIAdviceOnlyWhereProseMayHelp(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, runnerHint(MarkdownName, "network"), "")
-	md := "```sh\nsh -c 'echo \"Failed to establish a new connection: [Errno -2] Name or service not known\" >&2; exit 1'\n```\n"
-	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
-	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
-	assert.Assert(t, strings.Contains(l.OutcomeReason, "could not reach the network"), l.OutcomeReason)
-	assert.Assert(t, !strings.Contains(l.OutcomeReason, "try an AI engine"), l.OutcomeReason)
-
-	md = "```sh\nsh -c 'echo \"cc: error: no input files\" >&2; exit 2'\n```\n"
-	l, _ = runLocal(t, MarkdownName, readmePlan(md), nil)
-	assert.Assert(t, strings.Contains(l.OutcomeReason, "try an AI engine"), l.OutcomeReason)
-}
-
-// A resolver message without a host is followed by one with it (wget), or
-// the command names the one host it downloads from.
-func TestNetworkNoteFindsTheHost(t *testing.T) {
-	out := "Resolving github.com (github.com)... failed: Name or service not known.\nwget: unable to resolve host address ‘github.com’\n"
-	assert.Assert(t, strings.Contains(networkNote(out, "wget https://github.com/x/y.deb", nil), "could not reach github.com"))
-	pip := "Failed to establish a new connection: [Errno -2] Name or service not known\n"
-	assert.Assert(t, strings.Contains(networkNote(pip, "pip install x", nil), "could not reach the network"))
-	assert.Assert(t, strings.Contains(networkNote(pip, "curl -sSL https://get.example.org/i.sh | sh", nil), "could not reach get.example.org"))
-	assert.Assert(t, strings.Contains(networkNote(pip, "curl https://a.example.org/x https://b.example.org/y", nil), "could not reach the network"))
+	const advice = "; the markdown engine runs only what the README's code blocks say; if the README gives this prerequisite in words, try an AI engine such as --engine claude-code"
+	for _, tt := range []struct{ md, reason string }{
+		{"```sh\nsh -c 'echo \"Failed to establish a new connection: [Errno -2] Name or service not known\" >&2; exit 1'\n```\n",
+			"README.md line 2: `sh -c 'echo \"Failed to establish a new connection: [Errno -2] Name or service not known\" >&2; exit 1'` exited with 1; " +
+				"it could not reach the network (check that the sandbox can reach the hosts the README downloads from)"},
+		{"```sh\nsh -c 'echo \"cc: error: no input files\" >&2; exit 2'\n```\n",
+			"README.md line 2: `sh -c 'echo \"cc: error: no input files\" >&2; exit 2'` exited with 2"},
+		{"# r2dtool\n\nFirst install r2d-unwritten-tool.\n\n```sh\nr2d-unwritten-tool --version\n```\n",
+			"README.md line 6: `r2d-unwritten-tool --version` exited with 127 (r2d-unwritten-tool: command not found)" + advice},
+		{"# r2dtool\n\nInstall it with `cargo install r2d-prose-tool`.\n\n```sh\nr2d-prose-tool --version\n```\n",
+			"README.md line 6: `r2d-prose-tool --version` exited with 127 (r2d-prose-tool: command not found); " +
+				"line 3 would install it, but the plan skips it (written in the README's text, not in a code block: the markdown engine runs only code blocks)" + advice},
+		{"```sh\nr2d-later-tool --version\n```\n\n```sh\ngo install example.com/x/cmd/r2d-later-tool@latest\n```\n",
+			"README.md line 2: `r2d-later-tool --version` exited with 127 (r2d-later-tool: command not found); " +
+				"line 6 installs it (`go install example.com/x/cmd/r2d-later-tool@latest`), later in the README: move that step before line 2, or run with --order install-first; " +
+				"1 of 2 planned commands was not reached"},
+	} {
+		l, _ := runLocal(t, MarkdownName, readmeOrder2(tt.md), nil)
+		assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+		assert.Equal(t, l.OutcomeReason, tt.reason)
+	}
 }

@@ -36,7 +36,7 @@ func TestRunnerStreamsVerdictInOrder(t *testing.T) {
 		// the network note (without the advice to try an AI engine), the
 		// later install of a missing program, or the earlier one that ran.
 		{name: "late network failure", fail: n - 2, code: 6, output: "curl: (6) Could not resolve host: example.org\n",
-			reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 6; it could not reach example.org", n-2, n-2), lacks: RunnerAdvice(MarkdownName)},
+			reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 6; it could not reach example.org", n-2, n-2), lacks: "AI engine"},
 		{name: "not found, installed later", fail: n - 1, code: 127, output: "bash: line 1: frob: command not found\n",
 			reason: fmt.Sprintf("README.md line %d: `echo %d` exited with 127 (frob: command not found); line %d installs it (`apt-get install -y frob`)", n-1, n-1, n)},
 		{name: "not found, installed before", fail: n - 1, code: 127, output: "bash: line 1: frob: command not found\n", install: 2,

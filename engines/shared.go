@@ -9,6 +9,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/jsonv"
+	"github.com/readme2demo/readme2demo/internal/shell"
 )
 
 // Output truncation: every engine keeps the head and the tail of a long
@@ -227,15 +228,8 @@ func parseWorkers() int {
 	return min(n-1, 3)
 }
 
-// ShellQuote quotes s for a POSIX shell.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@,+%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// ShellQuote quotes s for a POSIX shell (see shell.Quote).
+func ShellQuote(s string) string { return shell.Quote(s) }
 
 // idText is an id written as a string or as an integer.
 func idText(v *jsonv.Value) string {

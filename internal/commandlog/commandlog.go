@@ -158,7 +158,22 @@ type Command struct {
 	// Environment is set when the command ran into a sandbox limit
 	// (optional addition to schema v1).
 	Environment *Environment `json:"environment,omitempty"`
+	// Planned says how the keyless markdown engine's plan ran the command
+	// (optional addition to schema v1): a step, which the README clearly
+	// means to be run and whose failure fails the run, or a probe, run on
+	// a guess, whose failure is reported and never decides the outcome.
+	// Empty when the engine does not say.
+	Planned Planned `json:"planned,omitempty"`
 }
+
+// Planned is how sure a plan was that a command is meant to be run.
+type Planned string
+
+// The two ways a planned command runs.
+const (
+	PlannedStep  Planned = "step"
+	PlannedProbe Planned = "probe"
+)
 
 // Source locates a command in a file of the repository.
 type Source struct {
@@ -504,6 +519,11 @@ func (v *Validator) Command(c *Command) {
 	}
 	if c.Environment != nil && c.Environment.Kind == "" {
 		v.add("commands[%d] (%s): environment needs a kind", i, c.ID)
+	}
+	switch c.Planned {
+	case "", PlannedStep, PlannedProbe:
+	default:
+		v.add("commands[%d] (%s): planned %q is not step or probe", i, c.ID, c.Planned)
 	}
 }
 

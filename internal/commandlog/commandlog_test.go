@@ -72,6 +72,8 @@ func TestValidate(t *testing.T) {
 		{"stats", func(l *Log) { l.ParseStats = ParseStats{Lines: 1, Malformed: 2} }, "parse_stats"},
 		{"environment kind", func(l *Log) { l.Commands[0].Environment = &Environment{Detail: "x"} }, "environment needs a kind"},
 		{"environment", func(l *Log) { l.Commands[0].Environment = &Environment{Kind: "oom", Detail: "x"} }, ""},
+		{"planned", func(l *Log) { l.Commands[0].Planned = PlannedProbe }, ""},
+		{"planned value", func(l *Log) { l.Commands[0].Planned = "guess" }, `commands[0] (a): planned "guess" is not step or probe`},
 		{"sandbox", func(l *Log) { l.Sandbox = &Sandbox{Profile: "strict", Disk: 1, Memory: 1, CPU: 1, Pids: 1} }, ""},
 		{"sandbox profile", func(l *Log) { l.Sandbox = &Sandbox{Disk: 1} }, "sandbox needs a profile"},
 		{"sandbox negative", func(l *Log) { l.Sandbox = &Sandbox{Profile: "dev", Memory: -1} }, "sandbox needs"},
@@ -99,6 +101,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 		peak := int64(123)
 		v.Sandbox = &Sandbox{Profile: "dev", Disk: 10 << 30, Memory: 4 << 30, CPU: 2, Pids: 2048, DiskPeak: &peak}
 		v.Commands[0].Environment = &Environment{Kind: "stdin-eof", Detail: "asked a question"}
+		v.Commands[0].Planned = PlannedStep
 		return v
 	}
 	assert.NilError(t, Encode(&buf, withSandbox()))
@@ -107,7 +110,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 	assert.DeepEqual(t, l, func() *Log { v := withSandbox(); v.Normalize(); return v }())
 	buf.Reset()
 	assert.NilError(t, Encode(&buf, valid()))
-	assert.Assert(t, !strings.Contains(buf.String(), "sandbox") && !strings.Contains(buf.String(), "environment"),
+	assert.Assert(t, !strings.Contains(buf.String(), "sandbox") && !strings.Contains(buf.String(), "environment") && !strings.Contains(buf.String(), "planned"),
 		"a log without them must not grow the optional fields: %s", buf.String())
 	_, err = Decode(strings.NewReader(`{"schema_version":1}`))
 	assert.Assert(t, errors.Is(err, ErrInvalid))
@@ -123,7 +126,7 @@ func TestEncodeMatchesMarshalIndent(t *testing.T) {
 	l := &Log{SchemaVersion: 1, Engine: "e", AgentVersion: &ver, Outcome: OutcomeBlocked, OutcomeReason: "no db",
 		Markers: []Marker{{Kind: MarkerFix, Text: "a \"quoted\" <tag>"}, {Kind: MarkerBlocked, Text: "no db"}},
 		Commands: []Command{{ID: "1", Command: "ls", Output: "x\ny", ExitCode: ip(0), Status: StatusOK, DurationMS: &d, Source: &Source{File: "README.md", Line: 3}}, {ID: "2", Command: "false", Status: StatusFailed, ParentID: "p",
-			Environment: &Environment{Kind: "disk-full", Detail: "the disk cap <10 GiB> was reached: raise --disk"}}},
+			Environment: &Environment{Kind: "disk-full", Detail: "the disk cap <10 GiB> was reached: raise --disk"}, Planned: PlannedProbe}},
 		FileEdits: []FileEdit{{Path: "README.md", Tool: "Edit", OK: true}},
 		CostUSD:   &c, Turns: &turns, DurationMS: &d, ParseStats: ParseStats{Lines: 4, Malformed: 1, UnknownEvents: 2},
 		Sandbox:      &Sandbox{Profile: "dev", Image: "img", Network: "open", Disk: 10 << 30, Memory: 4 << 30, CPU: 1.5, Pids: 2048, DiskPeak: &d, Stopped: "disk", Reached: []string{"disk", "memory"}},

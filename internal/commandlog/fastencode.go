@@ -72,6 +72,10 @@ func AppendCommand(b []byte, c *Command) []byte {
 		b = appendString(b, c.Environment.Detail)
 		b = append(b, "\n      }"...)
 	}
+	if c.Planned != "" {
+		b = append(b, ",\n      \"planned\": "...)
+		b = appendString(b, string(c.Planned))
+	}
 	return append(b, "\n    }"...)
 }
 

@@ -33,7 +33,8 @@ const (
 	DiskFull      Kind = "disk-full"       // the disk cap, a full tmpfs, or the host's disk
 	OOM           Kind = "oom"             // the memory limit: the OOM killer ended the command
 	Pids          Kind = "pids"            // the process limit: fork failed
-	CPUTime       Kind = "cpu-time"        // the run's time limit ended the command
+	CPUTime       Kind = "cpu-time"        // the run's time limit ended the agent's command
+	RunTimeout    Kind = "run-timeout"     // the run's time limit (wall clock) ended the keyless runner's command
 	NetworkDenied Kind = "network-denied"  // the network policy refused a host
 	StdinEOF      Kind = "stdin-eof"       // the command asked a question and read end of file
 	Profile       Kind = "sandbox-profile" // the strict profile refused (sudo, read-only root)
@@ -90,6 +91,10 @@ type Signals struct {
 	Timeout  time.Duration
 	// Denied are the hosts the egress proxy refused (allowlist).
 	Denied []string
+	// Keyless says that readme2demo's own runner ran the commands (the
+	// keyless engines), not an agent: the run's time limit is named for
+	// what it is there (RunTimeout).
+	Keyless bool
 }
 
 // Cause is a sandbox limit that explains a failed command.
@@ -120,6 +125,9 @@ func Classify(c Command, s Signals) (Cause, bool) {
 	case pidsExhausted(c, s):
 		return Cause{Pids, fmt.Sprintf("it could not start a process: the sandbox's process limit (%d processes and threads) was reached (a fork bomb, or a build that starts very many); %s",
 			s.Pids, raise("--pids", "pids"))}, true
+	case c.Last && c.Unknown && s.TimedOut && s.Keyless:
+		return Cause{RunTimeout, fmt.Sprintf("the run's time limit (%s, wall clock, for the whole README) ended it while it ran; "+
+			"raise it with --timeout (Action input `timeout-minutes`), or bound the command with <!-- readme2demo: timeout=… --> if it should not take that long", s.Timeout)}, true
 	case c.Last && c.Unknown && s.TimedOut:
 		return Cause{CPUTime, fmt.Sprintf("the run's time limit (%s) ended it; raise it with --timeout (Action input `timeout-minutes`)", s.Timeout)}, true
 	case noSpace.MatchString(out):
@@ -145,6 +153,15 @@ func Classify(c Command, s Signals) (Cause, bool) {
 			"make the command non-interactive (`-y`, `--yes`, `yes |`, a `--non-interactive` flag), or let an AI engine (e.g. --engine claude-code) answer it"}, true
 	}
 	return Cause{}, false
+}
+
+// EndOfInput is the cause of a command that failed after it read its
+// standard input and got end of file, which the keyless runner sees even
+// when the command printed no question (bash's read and select, a program
+// that waits for input).
+func EndOfInput() Cause {
+	return Cause{StdinEOF, "it waited for input on standard input and got end of file: there is no terminal in the sandbox (as in CI), nobody types; " +
+		"give the input in the command (`yes |`, `printf 'y\n' |`, a flag such as `-y` or `--non-interactive`), or skip the block with <!-- readme2demo: skip -->"}
 }
 
 // Reached returns the process limit for a command that finished, even

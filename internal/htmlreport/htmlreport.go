@@ -30,6 +30,7 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"fmt"
+	"html"
 	"html/template"
 	"io"
 	"os"
@@ -150,6 +151,10 @@ type page struct {
 	Sandbox                                 string // report.SandboxLine, "" when the log does not say
 	Blocked, Fixes, Edited                  []string
 	Skipped                                 []skippedRow
+	Probes                                  string     // report.ProbesCell: the probes counted, "" when none ran
+	FailedProbes                            []probeRow // the probes that failed, each with the hint that makes it a step
+	ProbesIntro                             string
+	ProbeFailed                             template.HTML // report.ProbeFailed with the run hint as code
 	Diff                                    []diffLine
 	DiffCut                                 bool
 	Commands                                []row
@@ -166,6 +171,9 @@ type diffLine struct{ Class, Text string }
 
 // skippedRow is one README command the run did not test.
 type skippedRow struct{ Where, Command, Reason string }
+
+// probeRow is one command the run ran on a guess that failed.
+type probeRow struct{ Where, Command, Exit string }
 
 // row is one command in the timeline.
 type row struct {
@@ -237,6 +245,14 @@ func build(l *commandlog.Log, o Options) (*page, error) {
 	}
 	for _, sk := range l.Skipped {
 		p.Skipped = append(p.Skipped, skippedRow{Where: fmt.Sprintf("%s:%d", sk.File, sk.Line), Command: sk.Command, Reason: sk.Reason})
+	}
+	p.Probes, p.ProbesIntro = report.ProbesCell(l.Commands), report.ProbesIntro
+	p.ProbeFailed = template.HTML(fmt.Sprintf(html.EscapeString(report.ProbeFailed), "<code>"+html.EscapeString(report.RunHint)+"</code>"))
+	for _, c := range l.Commands {
+		if c.Planned == commandlog.PlannedProbe && c.Status != commandlog.StatusOK {
+			r := commandRow(0, c)
+			p.FailedProbes = append(p.FailedProbes, probeRow{Where: r.Src, Command: r.Summary, Exit: r.Exit})
+		}
 	}
 	p.Commands = make([]row, len(l.Commands))
 	for i, c := range l.Commands {

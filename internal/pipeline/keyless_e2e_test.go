@@ -77,8 +77,7 @@ func TestMarkdownEngineInSandbox(t *testing.T) {
 	assert.Check(t, is.Equal(log.Commands[1].Output, "Hello, Ada!\nHello, Grace!\n"))
 	assert.Check(t, is.Contains(log.Commands[2].Output, "unrecognized arguments: --shout"))
 	assert.Check(t, is.Equal(log.Outcome, commandlog.OutcomeFailed))
-	assert.Check(t, strings.HasPrefix(log.OutcomeReason, "README.md line 24: `python3 greet.py --shout World` exited with 2"), log.OutcomeReason)
-	assert.Check(t, is.Contains(log.OutcomeReason, "try an AI engine"))
+	assert.Check(t, is.Equal(log.OutcomeReason, "README.md line 24: `python3 greet.py --shout World` exited with 2; 1 of 4 planned commands was not reached"))
 	assert.Check(t, is.Equal(len(log.Markers), 0))
 	assert.Assert(t, log.CostUSD != nil && *log.CostUSD == 0, "a keyless run costs nothing")
 

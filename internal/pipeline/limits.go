@@ -3,13 +3,13 @@ package pipeline
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docker/go-units"
 
-	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/envcause"
 	"github.com/readme2demo/readme2demo/internal/redact"
@@ -77,10 +77,12 @@ func signals(res *sandbox.Result, network string, timeout time.Duration, denied 
 // nameLimits marks every command that ran into a sandbox limit
 // (commands[].environment) and, when such a command decided the run, says
 // so in outcome_reason instead of blaming the README. keyless engines stop
-// at the first failing command, so their last command decides the run; an
-// AI agent may have worked around a limit, so for them the limits are added
-// to the reason rather than replacing it.
+// at the first failing step, so their last command decides the run, which
+// a limit then blocks (keylessLimits); an AI agent may have worked around a
+// limit, so for them the limits are added to the reason rather than
+// replacing it.
 func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, keyless bool, red *redact.Redactor) {
+	sig.Keyless = keyless
 	last := len(l.Commands) - 1
 	first := -1   // the first command marked
 	reached := -1 // the first that passed only because the process limit stopped its children
@@ -99,10 +101,14 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		} else {
 			cause, ok = envcause.Classify(ec, sig)
 		}
-		if !ok {
+		switch {
+		case ok:
+			c.Environment = &commandlog.Environment{Kind: string(cause.Kind), Detail: red.String(cause.Detail)}
+		case c.Environment == nil || c.Status == commandlog.StatusOK:
 			continue
 		}
-		c.Environment = &commandlog.Environment{Kind: string(cause.Kind), Detail: red.String(cause.Detail)}
+		// (Marked, or marked by the engine itself: the keyless runner sees
+		// a command read its empty standard input.)
 		if first < 0 {
 			first = i
 		}
@@ -137,6 +143,13 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 	case res.TimedOut && res.Usage.PidsHit > 0 && first < 0:
 		l.OutcomeReason += fmt.Sprintf("; the process limit (%d) was reached during the run%s, which can leave nothing able to start",
 			res.Limits.PidsLimit, lastRan(l))
+	}
+	if keyless {
+		keylessLimits(l, res, first)
+		return
+	}
+	switch {
+	case res.TimedOut && res.Usage.PidsHit > 0 && first < 0:
 		return
 	case l.Outcome == commandlog.OutcomeSuccess:
 		return
@@ -148,23 +161,10 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		}
 		return
 	}
-	if res.TimedOut && first == last && l.Commands[last].Environment.Kind == string(envcause.CPUTime) && !keyless {
+	if res.TimedOut && first == last && l.Commands[last].Environment.Kind == string(envcause.CPUTime) {
 		return // the reason already says the run timed out, and what to change
 	}
 	switch {
-	case keyless && l.Commands[last].Environment != nil && l.Commands[last].Status != commandlog.StatusOK:
-		// The command the keyless run stopped at. A reason that blames the
-		// README and suggests an AI engine is wrong: replaced. A more
-		// specific one (a timeout, processes left running) is kept, and
-		// the limit added.
-		// (The runner gives a failure it can tell came from the network no
-		// advice; the policy that refused it says more: replaced too.)
-		if advice := engines.RunnerAdvice(l.Engine); l.OutcomeReason == "" || strings.Contains(l.OutcomeReason, advice) ||
-			l.Commands[last].Environment.Kind == string(envcause.NetworkDenied) {
-			l.OutcomeReason = named(l, last)
-		} else {
-			l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named(l, last)
-		}
 	case l.OutcomeReason == "":
 		l.OutcomeReason = named(l, first)
 	default:
@@ -172,12 +172,45 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 	}
 }
 
+// keylessLimits decides a keyless run that met a sandbox limit: it is
+// blocked, not failed, when its deciding command (the last: the runner
+// stops at the first failing step) failed because of the sandbox, when the
+// run's time limit ended it, or when no step of the README passed and a
+// command failed because of the sandbox. A run that failed on the README's
+// account and met a limit on the way stays failed, the limit added. The reason then names the limit,
+// not the README (nor the runner's advice for a README failure).
+func keylessLimits(l *commandlog.Log, res *sandbox.Result, first int) {
+	last := len(l.Commands) - 1
+	switch {
+	case l.Outcome == commandlog.OutcomeFailed && last >= 0 && l.Commands[last].Status != commandlog.StatusOK && l.Commands[last].Environment != nil:
+		l.Outcome, l.OutcomeReason = commandlog.OutcomeBlocked, named(l, last)
+	case res.TimedOut:
+		l.Outcome, l.Adjusted = commandlog.OutcomeBlocked, false // the reason says so (explain)
+	case l.Outcome == commandlog.OutcomeFailed && first >= 0:
+		// It failed on the README's account (processes left running,
+		// other output than the README shows) and met a limit on the
+		// way: the limit is named too.
+		l.OutcomeReason = strings.TrimRight(l.OutcomeReason, ". ") + "; sandbox limit: " + named(l, first)
+	case l.Outcome != commandlog.OutcomeFailed && first >= 0 && !slices.ContainsFunc(l.Commands, stepPassed):
+		l.Outcome, l.Adjusted = commandlog.OutcomeBlocked, false
+		l.OutcomeReason = "no step of the README could be checked in the sandbox: " + named(l, first)
+	}
+}
+
+// stepPassed reports a command that is not a probe and passed.
+func stepPassed(c commandlog.Command) bool {
+	return c.Planned != commandlog.PlannedProbe && c.Status == commandlog.StatusOK
+}
+
 // named says that command i ran into a sandbox limit, and which.
 func named(l *commandlog.Log, i int) string {
 	c := l.Commands[i]
 	verb := "failed because of the sandbox"
-	if c.Status == commandlog.StatusOK {
+	switch c.Status {
+	case commandlog.StatusOK:
 		verb = "passed only because the sandbox stopped what it started"
+	case commandlog.StatusUnknown:
+		verb = "did not finish because of the sandbox"
 	}
 	return fmt.Sprintf("%s %s, not the README (%s): %s", describe(c, i), verb, c.Environment.Kind, c.Environment.Detail)
 }

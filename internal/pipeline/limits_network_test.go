@@ -23,6 +23,7 @@ func TestKeylessNetworkFailureNamedByPolicy(t *testing.T) {
 	res := result(nil)
 	nameLimits(l, res, signals(res, NetworkNone, time.Minute, nil), true, redact.New(nil))
 	assert.Equal(t, l.Commands[0].Environment.Kind, "network-denied")
+	assert.Equal(t, l.Outcome, commandlog.OutcomeBlocked)
 	assert.Assert(t, strings.Contains(l.OutcomeReason, "failed because of the sandbox, not the README (network-denied)"), l.OutcomeReason)
 	assert.Assert(t, strings.Contains(l.OutcomeReason, "--network none"), l.OutcomeReason)
 	assert.Assert(t, !strings.Contains(l.OutcomeReason, "sandbox limit:"), l.OutcomeReason)

@@ -8,16 +8,12 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
 func ip(n int) *int { return &n }
-
-// aiHint is the keyless engine's advice, as it ends a reason.
-var aiHint = engines.RunnerAdvice("markdown")
 
 func result(edit func(r *sandbox.Result)) *sandbox.Result {
 	r := &sandbox.Result{Profile: sandbox.ProfileDev, Limits: sandbox.Resources{Disk: 1 << 30, Memory: 4 << 30, NanoCPUs: 2e9, PidsLimit: 4096},
@@ -32,7 +28,7 @@ func TestNameLimits(t *testing.T) {
 	src := func(line int) *commandlog.Source { return &commandlog.Source{File: "README.md", Line: line} }
 	markdownFailed := func(c commandlog.Command) *commandlog.Log {
 		return &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed,
-			OutcomeReason: "README.md line 7: " + c.Command + " exited with 1; " + aiHint,
+			OutcomeReason: "README.md line 7: " + c.Command + " exited with 1",
 			Commands:      []commandlog.Command{{ID: "1", Command: "echo hi", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(3)}, c}}
 	}
 	tests := []struct {
@@ -52,7 +48,7 @@ func TestNameLimits(t *testing.T) {
 			log: markdownFailed(commandlog.Command{ID: "2", Command: "sudo apt-get install -y jq", ExitCode: ip(1), Status: commandlog.StatusFailed, Source: src(7),
 				Output: "sudo: The \"no new privileges\" flag is set, which prevents sudo from running as root.\n"}),
 			res:     result(func(r *sandbox.Result) { r.Profile = sandbox.ProfileStrict }),
-			keyless: true, outcome: commandlog.OutcomeFailed,
+			keyless: true, outcome: commandlog.OutcomeBlocked,
 			reason:    []string{"README.md line 7", "failed because of the sandbox, not the README (sandbox-profile)", "strict profile", "--sandbox dev"},
 			notReason: []string{"AI engine"},
 			env:       map[int]string{1: "sandbox-profile"},
@@ -62,13 +58,13 @@ func TestNameLimits(t *testing.T) {
 			log: markdownFailed(commandlog.Command{ID: "2", Command: "make install", ExitCode: ip(2), Status: commandlog.StatusFailed, Source: src(7),
 				Output: "install: cannot create regular file '/usr/local/bin/hello': Read-only file system\nmake: *** [Makefile:4: install] Error 1\n"}),
 			res:     result(func(r *sandbox.Result) { r.Profile = sandbox.ProfileStrict }),
-			keyless: true, outcome: commandlog.OutcomeFailed,
+			keyless: true, outcome: commandlog.OutcomeBlocked,
 			reason: []string{"strict profile's root file system is read-only"}, notReason: []string{"AI engine"},
 			env: map[int]string{1: "sandbox-profile"},
 		},
 		{
 			name: "the disk cap stopped the run",
-			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: "README.md line 4: x did not finish; " + aiHint,
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: "README.md line 4: x did not finish",
 				Commands: []commandlog.Command{{ID: "1", Command: "head -c 5G /dev/zero > big", Status: commandlog.StatusUnknown, Source: src(4)}}},
 			res:     result(func(r *sandbox.Result) { r.Stopped = sandbox.StoppedDisk; r.Usage.DiskPeak = 1100 << 20 }),
 			keyless: true, outcome: commandlog.OutcomeFailed,
@@ -86,7 +82,7 @@ func TestNameLimits(t *testing.T) {
 		},
 		{
 			name: "a fork bomb: the process limit stopped the run",
-			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: "x; " + aiHint,
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: "x",
 				Commands: []commandlog.Command{{ID: "1", Command: ":(){ :|:& };:", Status: commandlog.StatusUnknown, Source: src(4)}}},
 			res:     result(func(r *sandbox.Result) { r.Stopped = sandbox.StoppedPids; r.Usage.PidsHit = 30 }),
 			keyless: true, outcome: commandlog.OutcomeFailed,
@@ -124,7 +120,7 @@ func TestNameLimits(t *testing.T) {
 			log: markdownFailed(commandlog.Command{ID: "2", Command: "python3 -c 'b = bytearray(8 << 30)'", ExitCode: ip(137), Status: commandlog.StatusFailed, Source: src(7),
 				Output: "bash: line 1:   7 Killed                  python3 -c 'b = bytearray(8 << 30)'\n"}),
 			res:     result(func(r *sandbox.Result) { r.Usage.OOMKills = 1 }),
-			keyless: true, outcome: commandlog.OutcomeFailed,
+			keyless: true, outcome: commandlog.OutcomeBlocked,
 			reason: []string{"(oom)", "4GiB of memory", "--memory"}, notReason: []string{"AI engine"},
 			env: map[int]string{1: "oom"},
 		},
@@ -133,26 +129,26 @@ func TestNameLimits(t *testing.T) {
 			log: markdownFailed(commandlog.Command{ID: "2", Command: "npm install left-pad", ExitCode: ip(1), Status: commandlog.StatusFailed, Source: src(7),
 				Output: "npm ERR! 403 403 Forbidden - GET https://registry.npmjs.org/left-pad\n"}),
 			res: result(nil), keyless: true, network: NetworkAllowlist, denied: []string{"registry.npmjs.org:443"},
-			outcome: commandlog.OutcomeFailed, reason: []string{"network allowlist refused registry.npmjs.org:443", "--allow-host"},
+			outcome: commandlog.OutcomeBlocked, reason: []string{"network allowlist refused registry.npmjs.org:443", "--allow-host"},
 			env: map[int]string{1: "network-denied"},
 		},
 		{
-			name: "a keyless timeout keeps its reason; the limit is added",
+			name: "a keyless command's own timeout with the process limit reached: blocked, the limit named",
 			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed,
 				OutcomeReason: "README.md line 23: `:(){ :|: ; };:` timed out after 10s (raise it with <!-- readme2demo: timeout=… -->)",
 				Commands: []commandlog.Command{{ID: "1", Command: ":(){ :|: ; };:", ExitCode: ip(124), Status: commandlog.StatusFailed, Source: src(23),
 					Output: "bash: fork: retry: Resource temporarily unavailable\n"}}},
 			res:     result(func(r *sandbox.Result) { r.Usage.PidsHit = 3 }),
-			keyless: true, outcome: commandlog.OutcomeFailed,
-			reason: []string{"README.md line 23: `:(){ :|: ; };:` timed out after 10s", "; sandbox limit: README.md line 23", "(pids)"},
+			keyless: true, outcome: commandlog.OutcomeBlocked,
+			reason: []string{"README.md line 23 (\":(){ :|: ; };:\") failed because of the sandbox, not the README (pids)"},
 			env:    map[int]string{0: "pids"},
 		},
 		{
-			name: "a README failure keeps the engine's reason and its advice",
+			name: "a README failure keeps the engine's reason",
 			log: markdownFailed(commandlog.Command{ID: "2", Command: "make", ExitCode: ip(2), Status: commandlog.StatusFailed, Source: src(7),
 				Output: "make: *** No targets specified and no makefile found.  Stop.\n"}),
 			res: result(nil), keyless: true, outcome: commandlog.OutcomeFailed,
-			reason: []string{"exited with 1", aiHint}, env: map[int]string{},
+			reason: []string{"README.md line 7: make exited with 1"}, env: map[int]string{},
 		},
 		{
 			name: "an AI engine's reason is kept and the limit added",
@@ -173,7 +169,7 @@ func TestNameLimits(t *testing.T) {
 			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: "timed out after 1m0s: the agent was stopped",
 				Commands: []commandlog.Command{{ID: "1", Command: "./spawn-many", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(4)}}},
 			res:     result(func(r *sandbox.Result) { r.TimedOut = true; r.Usage.PidsHit = 4 }),
-			keyless: true, outcome: commandlog.OutcomeFailed, reason: []string{"timed out after 1m0s", "process limit (4096) was reached during the run after README.md line 4"},
+			keyless: true, outcome: commandlog.OutcomeBlocked, reason: []string{"timed out after 1m0s", "process limit (4096) was reached during the run after README.md line 4"},
 			env: map[int]string{},
 		},
 		{

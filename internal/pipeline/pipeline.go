@@ -483,7 +483,8 @@ func (r *run) parse(context.Context) error {
 	}
 	r.session = mergeSession(eng, log, res.Collected, cfg.Progress)
 	r.notUnderstood = checkUnderstood(eng, log, res.Transcript)
-	explain(log, res, cfg.Limits.Timeout)
+	_, keyless := eng.(engines.InputPreparer)
+	explain(log, res, cfg.Limits.Timeout, keyless)
 	if r.notUnderstood != nil {
 		fmt.Fprintf(cfg.Progress, "error: %v\n", r.notUnderstood)
 	}
@@ -493,7 +494,6 @@ func (r *run) parse(context.Context) error {
 	if policy == "" {
 		policy = networkOf(netw.mode)
 	}
-	_, keyless := eng.(engines.InputPreparer)
 	nameLimits(log, res, signals(res, policy, r.timeout, netw.deniedHosts()), keyless, red)
 	log.Sandbox = sandboxRecord(cfg.Image, policy, res)
 	log.RepoFindings = repoFindings(res.RepoConfig)
@@ -675,12 +675,16 @@ func withEnv(env, extra map[string]string) map[string]string {
 }
 
 // explain says why a run ended when the transcript cannot: the timeout, a
-// cancellation, an agent that died before writing anything.
-func explain(l *commandlog.Log, res *sandbox.Result, timeout time.Duration) {
+// cancellation, an agent that died before writing anything. keyless says
+// that the keyless runner ran the commands, not an agent.
+func explain(l *commandlog.Log, res *sandbox.Result, timeout time.Duration, keyless bool) {
 	if timeout <= 0 {
 		timeout = sandbox.DefaultTimeout
 	}
 	switch {
+	case res.TimedOut && keyless:
+		l.OutcomeReason = fmt.Sprintf("the run's time limit (%s, wall clock, for the whole README) ended the run%s; raise it with --timeout (Action input `timeout-minutes`) if the README needs longer",
+			timeout, lastRan(l))
 	case res.TimedOut:
 		l.OutcomeReason = fmt.Sprintf("timed out after %s: the agent was stopped; raise the limit with --timeout (Action input `timeout-minutes`) if the README needs longer", timeout)
 	case res.Canceled:

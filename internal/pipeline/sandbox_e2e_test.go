@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/envcause"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
@@ -160,7 +162,7 @@ func TestStrictProfileRefusalsNameTheProfile(t *testing.T) {
 		"printf 'install:\\n\\tinstall -m 755 hello.sh /usr/local/bin/r2d-hello\\n' > Makefile\n" +
 		"printf '#!/bin/sh\\necho hi\\n' > hello.sh\nmake install\n```\n"
 	l := markdownRun(t, readme, func(c *pipeline.Config) { c.Sandbox = sandbox.ProfileStrict })
-	assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeFailed))
+	assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeBlocked), "the sandbox's limit, not the README's failure")
 	for _, prefix := range []string{"sudo apt-get", "make install"} {
 		c := commandByText(t, l, prefix)
 		assert.Check(t, is.Equal(c.Status, commandlog.StatusFailed), "%s: %s", prefix, c.Output)
@@ -181,19 +183,23 @@ func TestLimitsEndTheRunWithTheirNames(t *testing.T) {
 		kind        string
 		reason      []string
 		stopped     string
+		// outcomes: failed when the sandbox stopped the run, or the bomb
+		// fizzled out against the limit (the README misbehaved); blocked
+		// when the deciding command failed because of the limit.
+		outcomes []commandlog.Outcome
 	}{
 		{"fork bomb", ":(){ :|:& };:\necho never", sandbox.Resources{PidsLimit: 1024}, "pids",
-			[]string{"process limit (1024 processes and threads)", "--pids"}, "pids"},
+			[]string{"process limit (1024 processes and threads)", "--pids"}, "pids", []commandlog.Outcome{commandlog.OutcomeFailed, commandlog.OutcomeBlocked}},
 		{"8 GiB allocation", "python3 -c 'b = bytearray(8 << 30)'", sandbox.Resources{Memory: 1 << 30}, "oom",
-			[]string{"(oom)", "1GiB of memory", "--memory"}, ""},
+			[]string{"(oom)", "1GiB of memory", "--memory"}, "", []commandlog.Outcome{commandlog.OutcomeBlocked}},
 		{"a fork loop that never stops", "while :; do sleep 600 & done", sandbox.Resources{PidsLimit: 512}, "pids",
-			[]string{"process limit (512 processes and threads)", "--pids"}, "pids"},
+			[]string{"process limit (512 processes and threads)", "--pids"}, "pids", []commandlog.Outcome{commandlog.OutcomeFailed, commandlog.OutcomeBlocked}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
 			l := markdownRun(t, "# limits\n\n```sh\n"+tc.block+"\n```\n", func(c *pipeline.Config) { c.Resources = tc.resources })
-			assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeFailed))
+			assert.Check(t, is.Contains(tc.outcomes, l.Outcome), "reason: %s", l.OutcomeReason)
 			for _, w := range tc.reason {
 				assert.Check(t, is.Contains(l.OutcomeReason, w))
 			}
@@ -217,6 +223,36 @@ func TestLimitsEndTheRunWithTheirNames(t *testing.T) {
 				assert.Check(t, is.Equal(l.Sandbox.Stopped, ""))
 			}
 			assert.Check(t, time.Since(start) < 4*time.Minute, "the limit took %v to end the run", time.Since(start))
+		})
+	}
+}
+
+// In the real sandbox (dev and strict: the runner's directory is on the
+// container's layer or a tmpfs), a command that waited for input and got
+// end of file is stdin-eof and blocks the run, not the README; a pipeline
+// whose first program was not found fails.
+func TestKeylessQuestionsAndPipelinesInSandbox(t *testing.T) {
+	readme := "# questions\n\n<!-- readme2demo: continue-on-error -->\n```sh\nr2d-no-such-tool --list | sort\nyes | head -n 1\n```\n\n" +
+		"```sh\nread -r -p 'Your name? ' name\necho \"hello $name\"\n```\n"
+	for _, profile := range []string{sandbox.ProfileDev, sandbox.ProfileStrict} {
+		t.Run(profile, func(t *testing.T) {
+			l := markdownRun(t, readme, func(c *pipeline.Config) { c.Sandbox = profile })
+			var got []string
+			for _, c := range l.Commands {
+				kind := ""
+				if c.Environment != nil {
+					kind = " " + c.Environment.Kind
+				}
+				got = append(got, fmt.Sprintf("%s => %s%s", c.Command, c.Status, kind))
+			}
+			assert.Check(t, is.DeepEqual(got, []string{
+				"r2d-no-such-tool --list | sort => failed",
+				"yes | head -n 1 => ok",
+				"read -r -p 'Your name? ' name => failed stdin-eof",
+			}))
+			assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeBlocked))
+			assert.Check(t, is.Equal(l.OutcomeReason, `README.md line 10 ("read -r -p 'Your name? ' name") failed because of the sandbox, not the README (stdin-eof): `+
+				envcause.EndOfInput().Detail))
 		})
 	}
 }

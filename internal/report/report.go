@@ -149,6 +149,10 @@ func (r *renderer) render() string {
 		table, shownRows = r.commandTable(len(table)+rest, true)
 	}
 	out += table + outputs
+	if _, failed := ProbeCounts(l.Commands); failed > 0 {
+		probes, _ := r.probeList(max(0, budget-len(out)-300))
+		out += probes
+	}
 	if len(l.Skipped) > 0 {
 		skipped, _ := r.skippedList(max(0, budget-len(out)-300))
 		out += skipped
@@ -180,8 +184,12 @@ func Verdict(l *commandlog.Log) string {
 		return "⚠️ The README works, with adjustments"
 	case l.Outcome == commandlog.OutcomeSuccess:
 		return "✅ The README works"
-	case l.Outcome == commandlog.OutcomeBlocked:
+	case l.Outcome == commandlog.OutcomeBlocked && slices.ContainsFunc(l.Markers, func(m commandlog.Marker) bool { return m.Kind == commandlog.MarkerBlocked }):
 		return "⛔ Blocked: the agent could not proceed"
+	case l.Outcome == commandlog.OutcomeBlocked:
+		// Blocked without an agent's BLOCKED line: the keyless runner met
+		// a limit of the sandbox, or could check no step.
+		return "⛔ Blocked: the README could not be checked here"
 	default:
 		return "❌ The README did not work"
 	}
@@ -226,6 +234,7 @@ func (r *renderer) metrics() string {
 	if unknown > 0 {
 		cmds += fmt.Sprintf(" · %d unknown", unknown)
 	}
+	cmds += ProbesCell(l.Commands)
 	if len(l.Skipped) > 0 {
 		cmds += fmt.Sprintf(" · %d not tested", len(l.Skipped))
 	}
@@ -269,6 +278,47 @@ func Counts(cmds []commandlog.Command) (ok, failed, unknown int) {
 	}
 	return ok, failed, unknown
 }
+
+// RunHint is the README hint that makes the keyless plan run a block as
+// steps.
+const RunHint = "<!-- readme2demo: run -->"
+
+// ProbeCounts returns how many of cmds ran on a guess (probes) and passed,
+// and how many failed (or did not finish).
+func ProbeCounts(cmds []commandlog.Command) (passed, failed int) {
+	for _, c := range cmds {
+		switch {
+		case c.Planned != commandlog.PlannedProbe:
+		case c.Status == commandlog.StatusOK:
+			passed++
+		default:
+			failed++
+		}
+	}
+	return passed, failed
+}
+
+// ProbesCell is what the reports add to the command counts for the probes:
+// " · 3 probes: 1 passed, 2 failed", "" when none ran.
+func ProbesCell(cmds []commandlog.Command) string {
+	passed, failed := ProbeCounts(cmds)
+	switch n := passed + failed; n {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf(" · 1 probe: %d passed, %d failed", passed, failed)
+	default:
+		return fmt.Sprintf(" · %d probes: %d passed, %d failed", n, passed, failed)
+	}
+}
+
+// ProbesIntro and ProbeFailed are what the reports say of the probes that
+// failed: ProbeFailed follows each one's README line, command and exit
+// status, with the run hint (RunHint, formatted for the page) for %s.
+const (
+	ProbesIntro = "These commands are probes: the plan ran them without being sure that the README means them to be run, so their failure did not fail the run."
+	ProbeFailed = "ran on a guess and failed: if this is a step, add %s above its block"
+)
 
 // DriftWarning is the reports' warning about a transcript the parser did
 // not fully understand; "" when it did.
@@ -489,6 +539,56 @@ func (r *renderer) failedOutputs(failed []commandlog.Command, budget int) (strin
 		return "", 0
 	}
 	return b.String(), n
+}
+
+// probeList renders the probes that failed, each with the hint that makes
+// it a step, in at most budget bytes, and reports how many it showed.
+func (r *renderer) probeList(budget int) (string, int) {
+	var b strings.Builder
+	b.WriteString("### Ran on a guess and failed\n\n")
+	b.WriteString(ProbesIntro + "\n\n")
+	if b.Len()+1 > budget {
+		return "", 0
+	}
+	n, total := 0, 0
+	for _, c := range r.log.Commands {
+		if c.Planned != commandlog.PlannedProbe || c.Status == commandlog.StatusOK {
+			continue
+		}
+		total++
+		if n == maxSkippedRows {
+			continue
+		}
+		where := ""
+		if c.Source != nil {
+			where = r.sourceCell(c) + " "
+		}
+		cmd := c.Command
+		if i := strings.IndexByte(cmd, '\n'); i >= 0 {
+			cmd = cmd[:i] + " …"
+		}
+		item := fmt.Sprintf("- %s%s (%s): %s\n", where, codeSpan(clip(r.cmd(commandlog.Command{Command: cmd, Source: c.Source}), maxCommandCell)),
+			strings.TrimPrefix(exitText(c), "exit code "), fmt.Sprintf(ProbeFailed, codeSpan(RunHint)))
+		if b.Len()+len(item)+80 > budget {
+			continue
+		}
+		b.WriteString(item)
+		n++
+	}
+	if n < total {
+		fmt.Fprintf(&b, "\n_%d more in `command_log.json` (`planned: \"probe\"`)._\n", total-n)
+	}
+	b.WriteString("\n")
+	return b.String(), n
+}
+
+// exitText is a command's exit status for people: "exit 2", "exit code
+// unknown".
+func exitText(c commandlog.Command) string {
+	if c.ExitCode == nil {
+		return "exit code unknown"
+	}
+	return fmt.Sprintf("exit %d", *c.ExitCode)
 }
 
 // maxSkippedRows caps the "not tested" list; the rest is in the log.

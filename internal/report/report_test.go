@@ -104,6 +104,30 @@ func TestRenderGolden(t *testing.T) {
 		{File: "README.md", Line: 33, Command: "cat <<EOF | tee x.yml\nkey: `value` | <b>\nEOF", Reason: "file content: the text before the block says to put it in x.yml"},
 	}
 
+	// A keyless run whose steps passed and whose probes (commands run on a
+	// guess) partly failed: the run succeeds, the failed probes are listed
+	// with the hint that makes them steps, the passed ones counted.
+	probes := baseLog()
+	probes.Engine, probes.AgentVersion, probes.Turns, probes.CostUSD = "markdown", sp("readme2demo-runner/2"), nil, fp(0)
+	probes.Outcome, probes.Markers = commandlog.OutcomeSuccess, []commandlog.Marker{{Kind: commandlog.MarkerSuccess}}
+	probes.Commands = []commandlog.Command{
+		{ID: "1", Command: "make build", Output: "ok\n", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(18), Planned: commandlog.PlannedStep},
+		{ID: "2", Command: "demo --version", Output: "demo 1.2\n", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(25), Planned: commandlog.PlannedProbe},
+		{ID: "3", Command: "demo serve --config <path>", Output: "demo: no such file: <path>\n", ExitCode: ip(2), Status: commandlog.StatusFailed, Source: src(31), Planned: commandlog.PlannedProbe},
+		{ID: "4", Command: "kubectl apply -f deploy.yml\nkubectl get pods", Output: "bash: kubectl: command not found\n", ExitCode: ip(127), Status: commandlog.StatusFailed, Source: src(40), Planned: commandlog.PlannedProbe},
+	}
+
+	// A keyless run that no step could check: blocked, with no agent's
+	// BLOCKED line.
+	noStep := baseLog()
+	noStep.Engine, noStep.AgentVersion, noStep.Turns, noStep.CostUSD = "markdown", sp("readme2demo-runner/2"), nil, fp(0)
+	noStep.Outcome, noStep.Markers = commandlog.OutcomeBlocked, nil
+	noStep.Commands = []commandlog.Command{
+		{ID: "1", Command: "docker compose up -d", Output: "bash: docker: command not found\n", ExitCode: ip(127), Status: commandlog.StatusFailed, Source: src(12), Planned: commandlog.PlannedProbe,
+			Environment: &commandlog.Environment{Kind: "no-docker", Detail: "the sandbox has no Docker"}},
+	}
+	noStep.OutcomeReason = "no step of the README could be checked in the sandbox: README.md line 12 (\"docker compose up -d\") failed because of the sandbox, not the README (no-docker): the sandbox has no Docker"
+
 	nothing := baseLog()
 	nothing.Engine, nothing.AgentVersion, nothing.Turns, nothing.CostUSD = "markdown", sp("readme2demo-runner/1"), nil, fp(0)
 	nothing.Outcome, nothing.Markers, nothing.Commands = commandlog.OutcomeFailed, nil, nil
@@ -118,6 +142,8 @@ func TestRenderGolden(t *testing.T) {
 		{"sandbox-limit", limited, opts},
 		{"success", baseLog(), opts},
 		{"keyless-skipped", keyless, opts},
+		{"keyless-probes", probes, opts},
+		{"keyless-blocked", noStep, opts},
 		{"nothing-to-run", nothing, Options{Readme: "README.md"}},
 		{"adjusted", adjusted, withDiff(opts, adjustedDiff)},
 		{"failed", failed, opts},

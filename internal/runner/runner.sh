@@ -1,19 +1,40 @@
 # shellcheck shell=bash
 # readme2demo runner: the helper functions of the script the keyless engines
-# (markdown, replay) run in the sandbox. engines/markdown.go embeds this file
-# (go:embed) between a generated header, which sets the variables below, and
-# the generated steps, which call __r2d_begin / __r2d_end around each command.
-# The steps run in ONE bash session (cd, export and functions carry over), so
-# the command itself is eval'd by the generated code at top level, not in a
-# function here. CI runs shellcheck on this file.
+# (markdown, replay) run in the sandbox. internal/runner/runner.go embeds this
+# file (go:embed) between a generated header, which sets the variables below,
+# and the generated steps, which set __r2d_step and call __r2d_begin /
+# __r2d_end around each command. The steps run in ONE bash session (cd,
+# export and functions carry over), so the command itself is eval'd by the
+# generated code at top level, not in a function here. CI runs shellcheck on
+# this file.
 #
-# Set by the generated header (and __r2d_c, the command of each step, by
-# the generated steps):
-#   __r2d_transcript  the JSONL transcript to write
-#   __r2d_workspace   the directory the run starts in
-#   __r2d_work        the runner's own directory for command output (NOT
-#                     under /tmp: a README that fills /tmp must not take the
-#                     output of every later command with it)
+# The runner reports facts and decides nothing but whether to go on: it
+# prints the records Go wrote (the plan, each command's start) and writes
+# what it observed (end, background_output, stop, summary: the fields of the
+# Go types in internal/runner/records.go). Why a command failed, and the
+# run's outcome, are decided in Go, from those facts.
+#
+# Set by the generated header:
+#   __r2d_transcript    the JSONL transcript to write
+#   __r2d_workspace     the directory the run starts in
+#   __r2d_work          the runner's own directory for command output (NOT
+#                       under /tmp: a README that fills /tmp must not take the
+#                       output of every later command with it)
+#   __r2d_no_workspace  the error record to write when the workspace cannot
+#                       be entered
+# Set by each generated step, in the associative array __r2d_step (the keys
+# are the sh tags of stepVars in internal/runner/runner.go):
+#   record         the start record to print as the command begins
+#   id             the id of its end record
+#   where          its README line, for the progress lines
+#   exec           the command, which the generated code evaluates
+#   cwd            the directory to enter first ("" none)
+#   timeout        seconds before the watchdog kills it (0: none)
+#   ready, ready_timeout   a background command's readiness check and its
+#                  limit in seconds
+#   check, expect  1 to compare the output with the text expect
+#   pass           the facts the command must show for the run to go on
+#                  ("" when it goes on whatever happens); see __r2d_record_end
 #
 # Only bash builtins, /proc and coreutils (base64, head, tail, wc, mkfifo,
 # mktemp, rm, sleep as a fallback) are used, and the helpers survive a README
@@ -26,7 +47,7 @@
 # sleep), and they kill every process that appeared since the command
 # began, orphans included, not only the command's descendants.
 
-: "${__r2d_transcript:?}" "${__r2d_workspace:?}" "${__r2d_work:?}"
+: "${__r2d_transcript:?}" "${__r2d_workspace:?}" "${__r2d_work:?}" "${__r2d_no_workspace:?}"
 
 # The runner leads a session of its own: what the README starts belongs to
 # it (unless it calls setsid itself), so a timeout kills this run's
@@ -44,15 +65,13 @@ fi
 # (.probe stays: the directory is removed at the end.)
 : >"$__r2d_transcript" || exit 2
 
-__r2d_c=
+declare -A __r2d_step=()
 __r2d_runaway=0
 # More processes than this left behind by one command is a runaway.
 __r2d_runaway_max=100
 __r2d_cur=
-__r2d_kind=cmd
 __r2d_done=0
-__r2d_failed=0
-__r2d_fail_reason=
+__r2d_stopped=0
 __r2d_bg_ids=
 __r2d_bg_pids=
 __r2d_wd=
@@ -61,9 +80,10 @@ __r2d_t1=
 __r2d_ms=
 __r2d_out=
 __r2d_lost=
-__r2d_want=
-__r2d_expect=
-__r2d_check=0
+__r2d_ps=
+__r2d_pipes=
+__r2d_stdin=/dev/null
+__r2d_read=false
 __r2d_prevwd=
 __r2d_snapshot=
 __r2d_found=
@@ -71,8 +91,6 @@ __r2d_head=
 __r2d_tail=
 __r2d_omit=0
 __r2d_opts=
-__r2d_allow=0
-__r2d_where=
 __r2d_tickfd=
 __r2d_ppid=
 __r2d_state=
@@ -362,31 +380,77 @@ __r2d_checkroom() {
 	__r2d_lost="the disk holding the output was full, so the output may be cut short"
 }
 
-# __r2d_begin KIND ID TIMEOUT_S ALLOW WHERE START_RECORD WANT_EXIT CHECK
-#   KIND is cmd or setup (a setup hint's command: run unseen, reported only
-#   when it fails); WANT_EXIT is the exit code the README says the command
-#   returns ("" for 0); CHECK is 1 when its output is compared with
-#   $__r2d_expect (check-output hint).
+# __r2d_input: sets __r2d_stdin to the next command's standard input: an
+# empty file (end of file at once, as /dev/null) whose access time tells
+# whether the command read it. Its modification time is now, its access
+# time 1970 until something reads it (which sets it to now, on any mount
+# but noatime); /dev/null when no such file can be made. Forks only to make
+# the file.
+__r2d_input() {
+	local f="$__r2d_work/stdin"
+	__r2d_read=false
+	if [ -f "$f" ] && { builtin : >|"$f"; } 2>/dev/null; then
+		__r2d_stdin=$f
+	elif { builtin : >|"$f"; } 2>/dev/null && command -p touch -a -d @0 "$f" 2>/dev/null; then
+		__r2d_stdin=$f
+	else
+		__r2d_stdin=/dev/null
+	fi
+}
+
+# __r2d_was_read: sets __r2d_read to true when the command read its
+# standard input (and got end of file), and makes the file unread again.
+__r2d_was_read() {
+	if [ "$__r2d_stdin" != /dev/null ] && [ -f "$__r2d_stdin" ] && ! [ -N "$__r2d_stdin" ]; then
+		__r2d_read=true
+		command -p touch -a -d @0 "$__r2d_stdin" 2>/dev/null
+	fi
+}
+
+# __r2d_status RC: sets __r2d_rc to the command's exit status, and
+# __r2d_pipes to the exit statuses of its last pipeline when it had more
+# than one program ("" otherwise), from RC and what the generated code
+# captured in __r2d_ps ("$? ${PIPESTATUS[*]}" after the command). As with
+# set -o pipefail, a pipeline fails when one of its programs does (the
+# rightmost that failed), except a program before the last that SIGPIPE
+# ended (141): the reader stopped reading, as `| head` does.
+__r2d_status() {
+	__r2d_rc=$1
+	__r2d_pipes=
+	[ -n "$__r2d_ps" ] || return 0
+	local -a st
+	local i n
+	# shellcheck disable=SC2206 # the statuses are numbers
+	st=($__r2d_ps)
+	__r2d_rc=${st[0]}
+	n=$((${#st[@]} - 1))
+	[ "$n" -gt 1 ] || return 0
+	__r2d_pipes="${st[*]:1}"
+	[ "$__r2d_rc" = 0 ] && [ "${st[n]}" = 0 ] || return 0
+	for ((i = n - 1; i >= 1; i--)); do
+		if [ "${st[i]}" != 0 ] && [ "${st[i]}" != 141 ]; then
+			__r2d_rc=${st[i]}
+			return 0
+		fi
+	done
+}
+
+# __r2d_begin: before the command of the step in __r2d_step.
 __r2d_begin() {
 	__r2d_save
-	__r2d_kind=$1
-	__r2d_cur=$2
-	__r2d_allow=$4
-	__r2d_where=$5
-	__r2d_want=$7
-	__r2d_check=$8
-	[ "$__r2d_kind" = setup ] || __r2d_emit "$6"
-	if [ "$__r2d_kind" = setup ]; then
-		builtin printf '[readme2demo] %s (setup hint) $ %s\n' "$__r2d_where" "${__r2d_c%%$'\n'*}"
-	else
-		builtin printf '[readme2demo] %s $ %s\n' "$__r2d_where" "${__r2d_c%%$'\n'*}"
-	fi
+	__r2d_cur=${__r2d_step[id]}
+	__r2d_runaway=0
+	__r2d_ps=
+	__r2d_pipes=
+	__r2d_input
+	__r2d_emit "${__r2d_step[record]}"
+	builtin printf '[readme2demo] %s $ %s\n' "${__r2d_step[where]}" "${__r2d_step[exec]%%$'\n'*}"
 	[ -e "$__r2d_work/reserve" ] || __r2d_reserve
 	[ ! -e "$__r2d_work/timedout" ] || command -p rm -f "$__r2d_work/timedout"
 	__r2d_outfile
 	__r2d_snap
 	__r2d_wd=
-	if [ "$3" -gt 0 ]; then
+	if [ "${__r2d_step[timeout]}" -gt 0 ]; then
 		# The watchdog: after the timeout it kills everything that appeared
 		# since the command began (not the session, not earlier background
 		# jobs), and keeps doing so until the command ends.
@@ -394,7 +458,7 @@ __r2d_begin() {
 			builtin trap - EXIT
 			exec </dev/null >/dev/null 2>&1
 			builtin trap 'exit 0' TERM
-			__r2d_sleep "$3"
+			__r2d_sleep "${__r2d_step[timeout]}"
 			builtin : >|"$__r2d_work/timedout"
 			while builtin :; do
 				__r2d_sweep $$ "$BASHPID"
@@ -420,7 +484,7 @@ __r2d_stop_watchdog() {
 	fi
 }
 
-# __r2d_matches: compares the output file with $__r2d_expect line by line,
+# __r2d_matches: compares the output file with ${__r2d_step[expect]} line by line,
 # trailing white space and trailing blank lines ignored; an expected line
 # that is exactly "..." matches any number of lines. Returns 0 on a match.
 __r2d_matches() {
@@ -428,7 +492,7 @@ __r2d_matches() {
 	local line i=0 j=0 star=-1 mark=0
 	while IFS= builtin read -r line || [ -n "$line" ]; do
 		exp+=("${line%"${line##*[![:space:]]}"}")
-	done <<<"$__r2d_expect"
+	done <<<"${__r2d_step[expect]}"
 	while IFS= builtin read -r line || [ -n "$line" ]; do
 		act+=("${line%"${line##*[![:space:]]}"}")
 	done <"$__r2d_out"
@@ -454,59 +518,40 @@ __r2d_matches() {
 	[ "$i" -eq "${#exp[@]}" ]
 }
 
-# __r2d_record_end RC OUTFILE TIMED_OUT SHELL_EXITED
+# __r2d_record_end RC OUTFILE TIMED_OUT SHELL_EXITED: writes the end record,
+# and decides whether the run goes on: it does when the step may fail
+# (${__r2d_step[pass]} is empty) or the facts are those it asks for, written
+# as Go writes them (facts in internal/runner/runner.go); never after the
+# shell ended. Why the command failed is for Go to say.
 __r2d_record_end() {
-	local dur=$((${__r2d_t1:-0} - ${__r2d_t0:-0})) mismatch=false want=null failed=0
+	local dur=$((${__r2d_t1:-0} - ${__r2d_t0:-0})) mismatch=false facts
 	if [ "$2" != /dev/null ]; then __r2d_encode "$2"; else
 		__r2d_head=
 		__r2d_tail=
 		__r2d_omit=0
 	fi
-	if [ "$__r2d_check" = 1 ] && [ "$3" = false ] && [ "$4" = false ] && ! __r2d_matches; then
+	if [ "${__r2d_step[check]}" = 1 ] && [ "$3" = false ] && [ "$4" = false ] && ! __r2d_matches; then
 		mismatch=true
 	fi
-	[ -z "$__r2d_want" ] || want=$__r2d_want
 	__r2d_json "$__r2d_lost"
-	if [ "$__r2d_kind" = setup ]; then
-		local lost=$__r2d_j cmd where
-		__r2d_json "$__r2d_c"
-		cmd=$__r2d_j
-		__r2d_json "$__r2d_where"
-		where=$__r2d_j
-		__r2d_emit "{\"type\":\"setup\",\"id\":\"$__r2d_cur\",\"where\":\"$where\",\"command\":\"$cmd\",\"exit_code\":$1,\"duration_ms\":$dur,\"timed_out\":$3,\"output_lost\":\"$lost\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
-	else
-		__r2d_emit "{\"type\":\"end\",\"id\":\"$__r2d_cur\",\"exit_code\":$1,\"duration_ms\":$dur,\"timed_out\":$3,\"shell_exited\":$4,\"runaway\":${__r2d_runaway:-0},\"expected_exit\":$want,\"output_mismatch\":$mismatch,\"output_lost\":\"$__r2d_j\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
-	fi
-	builtin printf '[readme2demo] %s -> exit %s (%s ms)\n' "$__r2d_where" "$1" "$dur"
-	if [ -n "$__r2d_want" ]; then
-		[ "$1" = "$__r2d_want" ] || failed=1
-	elif [ "$1" -ne 0 ]; then
-		failed=1
-	fi
-	[ "$mismatch" = false ] || failed=1
-	[ "$3" = false ] || failed=1
-	[ "${__r2d_runaway:-0}" = 0 ] || failed=1
-	if [ "$failed" = 1 ] && { [ "$__r2d_allow" != 1 ] || [ "$__r2d_kind" = setup ]; } && [ "$__r2d_failed" = 0 ]; then
-		__r2d_failed=1
-		if [ "$3" = true ]; then
-			__r2d_fail_reason="$__r2d_where timed out"
-		elif [ "${__r2d_runaway:-0}" != 0 ]; then
-			__r2d_fail_reason="$__r2d_where left $__r2d_runaway processes running"
-		elif [ "$mismatch" = true ]; then
-			__r2d_fail_reason="$__r2d_where printed other output than the README shows"
-		else
-			__r2d_fail_reason="$__r2d_where exited with $1"
-		fi
+	__r2d_emit "{\"type\":\"end\",\"id\":\"$__r2d_cur\",\"exit_code\":$1,\"pipe_status\":[${__r2d_pipes// /,}],\"duration_ms\":$dur,\"timed_out\":$3,\"shell_exited\":$4,\"runaway\":${__r2d_runaway:-0},\"output_mismatch\":$mismatch,\"stdin_read\":$__r2d_read,\"output_lost\":\"$__r2d_j\",\"output_omitted\":$__r2d_omit,\"output_head_b64\":\"$__r2d_head\",\"output_tail_b64\":\"$__r2d_tail\"}"
+	builtin printf '[readme2demo] %s -> exit %s (%s ms)\n' "${__r2d_step[where]}" "$1" "$dur"
+	facts="exit=$1 timed_out=$3 runaway=${__r2d_runaway:-0} output_mismatch=$mismatch"
+	if [ "$4" = true ] || { [ -n "${__r2d_step[pass]}" ] && [ "$facts" != "${__r2d_step[pass]}" ]; }; then
+		__r2d_stopped=1
 	fi
 }
 
 # __r2d_end RC: after a foreground command.
 __r2d_end() {
-	local rc=$1 timed=false
+	local rc timed=false
 	__r2d_clock
 	__r2d_t1=$__r2d_ms
 	__r2d_save
 	__r2d_stop_watchdog
+	__r2d_status "$1"
+	rc=$__r2d_rc
+	__r2d_was_read
 	__r2d_runaway=0
 	if [ -e "$__r2d_work/timedout" ]; then
 		timed=true
@@ -542,25 +587,22 @@ __r2d_end() {
 	__r2d_record_end "$rc" "$__r2d_out" "$timed" false
 	local id=$__r2d_cur
 	__r2d_cur=
-	if [ "$__r2d_failed" = 1 ]; then
-		[ "$__r2d_kind" = setup ] || __r2d_emit "{\"type\":\"stop\",\"id\":\"$id\"}"
+	if [ "$__r2d_stopped" = 1 ]; then
+		__r2d_emit "{\"type\":\"stop\",\"id\":\"$id\"}"
 		__r2d_finish
 	fi
-	__r2d_want=
-	__r2d_check=0
-	__r2d_kind=cmd
 	__r2d_restore
 }
 
-# __r2d_enter DIR: the cwd hint; cd to DIR (relative to the repository),
-# remembering where the session was. Fails, with a message in the output,
-# when DIR cannot be entered.
+# __r2d_enter: the cwd hint; cd to ${__r2d_step[cwd]} (relative to the
+# repository), remembering where the session was. Fails, with a message in
+# the output, when it cannot be entered.
 __r2d_enter() {
 	__r2d_prevwd=$PWD
-	local d=$1
+	local d=${__r2d_step[cwd]}
 	case "$d" in /*) ;; *) d="$__r2d_workspace/$d" ;; esac
 	builtin cd -- "$d" 2>/dev/null || {
-		builtin printf 'readme2demo: cwd hint: cannot enter %s\n' "$1"
+		builtin printf 'readme2demo: cwd hint: cannot enter %s\n' "${__r2d_step[cwd]}"
 		return 1
 	}
 }
@@ -574,10 +616,11 @@ __r2d_leave() {
 	return 0
 }
 
-# __r2d_background PID READY TIMEOUT_S: wait until READY succeeds (or, with
-# no READY, two seconds), the job dies, or the timeout passes.
+# __r2d_background PID: wait until ${__r2d_step[ready]} succeeds (or, with
+# no readiness check, two seconds), the job dies, or
+# ${__r2d_step[ready_timeout]} seconds pass.
 __r2d_background() {
-	local pid=$1 ready=$2 limit=$3 rc='' timed=false deadline
+	local pid=$1 ready=${__r2d_step[ready]} limit=${__r2d_step[ready_timeout]} rc='' timed=false deadline
 	__r2d_save
 	__r2d_bg_ids="$__r2d_bg_ids $__r2d_cur"
 	__r2d_bg_pids="$__r2d_bg_pids $pid"
@@ -623,7 +666,7 @@ __r2d_background() {
 	__r2d_record_end "$rc" "$__r2d_out" "$timed" false
 	local id=$__r2d_cur
 	__r2d_cur=
-	if [ "$__r2d_failed" = 1 ]; then
+	if [ "$__r2d_stopped" = 1 ]; then
 		__r2d_emit "{\"type\":\"stop\",\"id\":\"$id\"}"
 		__r2d_finish
 	fi
@@ -661,17 +704,15 @@ __r2d_finish() {
 	# Anything else the README left running.
 	__r2d_tree $$
 	__r2d_kill "$__r2d_found"
-	local text=SUCCESS rc=0
-	if [ "$__r2d_failed" = 1 ] || [ -n "$__r2d_fail_reason" ]; then
-		text="FAILED: $__r2d_fail_reason"
-		rc=1
-	fi
-	__r2d_json "$text"
 	__r2d_clock
-	__r2d_emit "{\"type\":\"summary\",\"text\":\"$__r2d_j\",\"duration_ms\":$((__r2d_ms - __r2d_run_t0)),\"cost_usd\":0}"
+	__r2d_emit "{\"type\":\"summary\",\"duration_ms\":$((__r2d_ms - __r2d_run_t0)),\"cost_usd\":0}"
 	command -p rm -rf "$__r2d_work" 2>/dev/null
-	builtin printf '[readme2demo] %s\n' "$text"
-	exit "$rc"
+	if [ "$__r2d_stopped" = 1 ]; then
+		builtin printf '[readme2demo] stopped\n'
+		exit 1
+	fi
+	builtin printf '[readme2demo] done\n'
+	exit 0
 }
 
 # A README command that ends the shell (exit, set -e) ends the run there.
@@ -688,15 +729,14 @@ __r2d_on_exit() {
 		__r2d_t1=$__r2d_ms
 		__r2d_stop_watchdog
 		__r2d_record_end "$rc" "$__r2d_out" false true
-		__r2d_failed=1
-		__r2d_fail_reason="$__r2d_where ended the shell (exit $rc)"
 		__r2d_emit "{\"type\":\"stop\",\"id\":\"$__r2d_cur\"}"
 	fi
 	__r2d_finish
 }
 builtin trap __r2d_on_exit EXIT
 builtin cd "$__r2d_workspace" || {
-	__r2d_fail_reason="cannot builtin cd to $__r2d_workspace"
+	__r2d_emit "$__r2d_no_workspace"
+	__r2d_stopped=1
 	__r2d_finish
 }
 # A program the README builds in the checkout (`go build`, `make`) runs by

@@ -1,0 +1,85 @@
+package engines
+
+import (
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/runner"
+)
+
+// probes plans md and marks the commands at the given README lines as
+// probes (the planner decides that; here the test does).
+func probes(md string, lines ...int) runner.Plan {
+	p := readmePlan(md)
+	for i := range p.Steps {
+		for _, l := range lines {
+			if p.Steps[i].Line == l {
+				p.Steps[i].Planned = commandlog.PlannedProbe
+			}
+		}
+	}
+	return p
+}
+
+// plannedSummary is cmdSummary with how each command was planned.
+func plannedSummary(l *commandlog.Log) []string {
+	out := cmdSummary(l)
+	for i, c := range l.Commands {
+		out[i] += " " + string(c.Planned)
+	}
+	return out
+}
+
+// A probe that fails neither stops the run nor fails it; a step still
+// does both.
+func TestProbesRunOnAGuess(t *testing.T) {
+	t.Parallel()
+	md := "```sh\necho one\nr2d-guess --help\necho three\n```\n\n```sh\nfalse\necho never\n```\n"
+
+	l, _ := runLocal(t, MarkdownName, probes(md, 3, 8), nil)
+	assert.DeepEqual(t, plannedSummary(l), []string{
+		"2 echo one => 0 ok step",
+		"3 r2d-guess --help => 127 failed probe",
+		"4 echo three => 0 ok step",
+		"8 false => 1 failed probe",
+		"9 echo never => 0 ok step",
+	})
+	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess)
+	assert.Equal(t, l.OutcomeReason, "")
+
+	l, _ = runLocal(t, MarkdownName, probes(md, 3), nil)
+	assert.DeepEqual(t, plannedSummary(l), []string{
+		"2 echo one => 0 ok step",
+		"3 r2d-guess --help => 127 failed probe",
+		"4 echo three => 0 ok step",
+		"8 false => 1 failed step",
+	})
+	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+	assert.Equal(t, l.OutcomeReason, "README.md line 8: `false` exited with 1; 1 of 5 planned commands was not reached")
+}
+
+// A run of probes only is a success when one of them passed, and blocked
+// (nothing could be checked, the README is not known to be broken) when
+// every one failed.
+func TestOnlyProbes(t *testing.T) {
+	t.Parallel()
+	md := "```sh\nr2d-guess --help\nls no-such-file\n```\n"
+	l, _ := runLocal(t, MarkdownName, probes(md, 2, 3), nil)
+	assert.DeepEqual(t, plannedSummary(l), []string{
+		"2 r2d-guess --help => 127 failed probe",
+		"3 ls no-such-file => 2 failed probe",
+	})
+	assert.Equal(t, l.Outcome, commandlog.OutcomeBlocked)
+	assert.Equal(t, l.OutcomeReason, "no step of the README was checked: the plan found no command the README clearly means to be run, "+
+		"and the 2 commands it ran on a guess (probes) all failed; if one of them is a step, add <!-- readme2demo: run --> above its block")
+	assert.Equal(t, len(l.Markers), 0)
+
+	l, _ = runLocal(t, MarkdownName, probes("```sh\nr2d-guess --help\necho fine\n```\n", 2, 3), nil)
+	assert.DeepEqual(t, plannedSummary(l), []string{
+		"2 r2d-guess --help => 127 failed probe",
+		"3 echo fine => 0 ok probe",
+	})
+	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess)
+}

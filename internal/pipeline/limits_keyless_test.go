@@ -1,0 +1,143 @@
+package pipeline
+
+import (
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/envcause"
+	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+)
+
+// A keyless run whose deciding failure is the sandbox's is blocked, not
+// failed (exit status 3, not 1), and its reason names the limit, never as
+// if the README were broken; a README failure stays failed.
+func TestKeylessSandboxLimitsBlock(t *testing.T) {
+	src := func(line int) *commandlog.Source { return &commandlog.Source{File: "README.md", Line: line} }
+	ok := commandlog.Command{ID: "1", Command: "echo hi", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(3)}
+	failedAt := func(c commandlog.Command, reason string) *commandlog.Log {
+		c.ID, c.Source = "2", src(7)
+		return &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: reason, Commands: []commandlog.Command{ok, c}}
+	}
+	eof := envcause.EndOfInput()
+	tests := []struct {
+		name    string
+		log     *commandlog.Log
+		res     *sandbox.Result
+		network string
+		outcome commandlog.Outcome
+		reason  string
+	}{
+		{
+			name: "network denied",
+			log: failedAt(commandlog.Command{Command: "curl -fsSL https://example.com/install.sh | sh", ExitCode: ip(6), Status: commandlog.StatusFailed,
+				Output: "curl: (6) Could not resolve host: example.com\n"},
+				"README.md line 7: `curl -fsSL https://example.com/install.sh | sh` exited with 6; it could not reach example.com (check that the sandbox can reach the hosts the README downloads from)"),
+			res: result(nil), network: NetworkNone, outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 7 ("curl -fsSL https://example.com/install.sh | sh") failed because of the sandbox, not the README (network-denied): ` +
+				"the sandbox has no network (--network none, Action input `network: none`): use --network open, or allowlist with the hosts the README needs",
+		},
+		{
+			name: "no Docker",
+			log: failedAt(commandlog.Command{Command: "docker compose up -d", ExitCode: ip(127), Status: commandlog.StatusFailed,
+				Output: "bash: docker: command not found\n"},
+				"README.md line 7: `docker compose up -d` exited with 127 (docker: command not found)"),
+			res: result(nil), outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 7 ("docker compose up -d") failed because of the sandbox, not the README (no-docker): ` +
+				"the sandbox has no Docker: readme2demo never gives the container a Docker daemon or the host's socket (that would hand it the host); " +
+				"skip the block with <!-- readme2demo: skip --> or check that part elsewhere",
+		},
+		{
+			name: "no display",
+			log: failedAt(commandlog.Command{Command: "xdg-open http://localhost:8080", ExitCode: ip(127), Status: commandlog.StatusFailed,
+				Output: "bash: xdg-open: command not found\n"},
+				"README.md line 7: `xdg-open http://localhost:8080` exited with 127 (xdg-open: command not found)"),
+			res: result(nil), outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 7 ("xdg-open http://localhost:8080") failed because of the sandbox, not the README (no-display): ` +
+				"the sandbox has no display and no web browser (as in CI): a command that opens a browser or a window cannot work here; " +
+				"use the program's option that prints instead of opening (such as --print or --no-browser), or skip the block with <!-- readme2demo: skip -->",
+		},
+		{
+			name: "a question nobody answered (the runner saw it read its input)",
+			log: failedAt(commandlog.Command{Command: "read -r -p 'Name? ' name", ExitCode: ip(1), Status: commandlog.StatusFailed,
+				Environment: &commandlog.Environment{Kind: string(eof.Kind), Detail: eof.Detail}},
+				"README.md line 7: `read -r -p 'Name? ' name` exited with 1"),
+			res: result(nil), outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 7 ("read -r -p 'Name? ' name") failed because of the sandbox, not the README (stdin-eof): ` + eof.Detail,
+		},
+		{
+			name: "the run's wall-clock limit",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed,
+				OutcomeReason: "README.md line 7: `make test` did not finish (the run was killed or timed out)",
+				Commands:      []commandlog.Command{ok, {ID: "2", Command: "make test", Status: commandlog.StatusUnknown, Source: src(7)}}},
+			res: result(func(r *sandbox.Result) { r.TimedOut = true }), outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 7 ("make test") did not finish because of the sandbox, not the README (run-timeout): ` +
+				"the run's time limit (30m0s, wall clock, for the whole README) ended it while it ran; raise it with --timeout (Action input `timeout-minutes`), " +
+				"or bound the command with <!-- readme2demo: timeout=… --> if it should not take that long",
+		},
+		{
+			name: "the run's wall-clock limit between two commands",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: "the run ended without the runner's summary (it was killed)",
+				Commands: []commandlog.Command{ok}},
+			res: result(func(r *sandbox.Result) { r.TimedOut = true }), outcome: commandlog.OutcomeBlocked,
+			reason: `the run's time limit (30m0s, wall clock, for the whole README) ended the run after README.md line 3 ("echo hi"); ` +
+				"raise it with --timeout (Action input `timeout-minutes`) if the README needs longer",
+		},
+		{
+			name: "no step could run: the only one needs Docker, the passing commands were probes",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+				{ID: "1", Command: "cp .env.example .env", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(3), Planned: commandlog.PlannedProbe},
+				{ID: "2", Command: "docker compose up -d", ExitCode: ip(127), Status: commandlog.StatusFailed, Source: src(7), Planned: commandlog.PlannedStep,
+					Output: "bash: docker: command not found\n"}}},
+			res: result(nil), outcome: commandlog.OutcomeBlocked,
+			reason: `no step of the README could be checked in the sandbox: README.md line 7 ("docker compose up -d") failed because of the sandbox, not the README (no-docker): ` +
+				"the sandbox has no Docker: readme2demo never gives the container a Docker daemon or the host's socket (that would hand it the host); " +
+				"skip the block with <!-- readme2demo: skip --> or check that part elsewhere",
+		},
+		{
+			name: "a probe that needs Docker does not block a run whose steps passed",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+				{ID: "1", Command: "make build", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(3), Planned: commandlog.PlannedStep},
+				{ID: "2", Command: "docker run demo", ExitCode: ip(127), Status: commandlog.StatusFailed, Source: src(7), Planned: commandlog.PlannedProbe,
+					Output: "bash: docker: command not found\n"}}},
+			res: result(nil), outcome: commandlog.OutcomeSuccess, reason: "",
+		},
+		{
+			name: "a fork bomb's runaway processes fail the run; the process limit it met is added",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed,
+				OutcomeReason: "README.md line 4: `:(){ :|:& };:` left 737 processes running when it ended (a fork bomb?); they were killed; 1 of 2 planned commands was not reached",
+				Commands: []commandlog.Command{{ID: "1", Command: ":(){ :|:& };:", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(4),
+					Output: "bash: fork: retry: Resource temporarily unavailable\n"}}},
+			res: result(func(r *sandbox.Result) { r.Usage.PidsHit = 2 }), outcome: commandlog.OutcomeFailed,
+			reason: "README.md line 4: `:(){ :|:& };:` left 737 processes running when it ended (a fork bomb?); they were killed; 1 of 2 planned commands was not reached; " +
+				`sandbox limit: README.md line 4 (":(){ :|:& };:") passed only because the sandbox stopped what it started, not the README (pids): ` +
+				"processes it started could not start: the sandbox's process limit (4096 processes and threads) was reached (a fork bomb, or a build that starts very many); " +
+				"raise it with --pids (Action input `pids`) if the README really needs more",
+		},
+		{
+			name: "a README failure stays failed, its reason kept",
+			log: failedAt(commandlog.Command{Command: "python3 greet.py --shout World", ExitCode: ip(2), Status: commandlog.StatusFailed,
+				Output: "greet.py: error: unrecognized arguments: --shout\n"},
+				"README.md line 7: `python3 greet.py --shout World` exited with 2"),
+			res: result(nil), outcome: commandlog.OutcomeFailed,
+			reason: "README.md line 7: `python3 greet.py --shout World` exited with 2",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			network := tc.network
+			if network == "" {
+				network = NetworkOpen
+			}
+			explain(tc.log, tc.res, 30*time.Minute, true)
+			nameLimits(tc.log, tc.res, signals(tc.res, network, 30*time.Minute, nil), true, redact.New(nil))
+			assert.Equal(t, tc.log.Outcome, tc.outcome)
+			assert.Equal(t, tc.log.OutcomeReason, tc.reason)
+			tc.log.Normalize()
+			assert.NilError(t, commandlog.Validate(tc.log))
+		})
+	}
+}

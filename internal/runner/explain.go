@@ -1,0 +1,187 @@
+package runner
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/lazyre"
+)
+
+// What a failure's reason adds to an exit code: the program that was not
+// found and the README line that installs it, a redirection the shell
+// could not open, a host that could not be reached.
+
+// notFoundRe finds bash's "command not found" message (after the runner's
+// own path was replaced with "bash") and "No such file or directory" for a
+// path that was run.
+var notFoundRe = lazyre.New(`(?m)^bash: (?:line \d+: )?([^\s:]+): (?:command not found|No such file or directory)$`)
+
+// Missing is a program a command could not find (exit 127, bash's "command
+// not found"), and what the README's install lines say about it.
+type Missing struct {
+	Program string // as bash named it
+	// Install is the README line that installs it (nil when none does);
+	// How says how that line stands.
+	Install *Install
+	How     Installed
+	line    int // the command's README line
+}
+
+// Installed is how the README line that installs a missing program
+// stands.
+type Installed int
+
+// The ways a missing program is installed.
+const (
+	NotInstalled   Installed = iota // no README line installs it
+	InstalledFirst                  // a line that installs it ran before and passed
+	InstalledLater                  // a line the plan runs installs it, later in the README
+	InstallSkipped                  // a line would install it, but the plan skips it
+)
+
+func (m *Missing) String() string {
+	base := baseName(m.Program)
+	out := fmt.Sprintf(" (%s: command not found)", m.Program)
+	switch in := m.Install; m.How {
+	case InstalledFirst:
+		// It ran first (install-first order, or earlier in the README)
+		// and passed, yet the program is not there.
+		return out + fmt.Sprintf("; line %d (%s) ran before it and passed, but did not put %s on the PATH (the package may install it under another name)", in.Line, quoteCommand(in.Command), base)
+	case InstalledLater:
+		return out + fmt.Sprintf("; line %d installs it (%s), later in the README: move that step before line %d, or run with --order install-first", in.Line, quoteCommand(in.Command), m.line)
+	case InstallSkipped:
+		return out + fmt.Sprintf("; line %d would install it, but the plan skips it (%s)", in.Line, in.Skipped)
+	}
+	return out
+}
+
+// baseName is the last element of a slash-separated path.
+func baseName(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// notFound finds the program an exit code 127 did not find and, when a
+// README line installs it, which line; line is the command's README line,
+// ran holds the README lines whose commands already ran and passed. nil
+// when the command did not fail that way.
+func notFound(c *commandlog.Command, line int, installs []Install, ran map[int]bool) *Missing {
+	if c.ExitCode == nil || *c.ExitCode != 127 {
+		return nil
+	}
+	m := notFoundRe.FindStringSubmatch(c.Output)
+	if m == nil {
+		return nil
+	}
+	miss := &Missing{Program: m[1], line: line}
+	base := baseName(miss.Program)
+	// A later line that the plan runs is the advice to give; a skipped one
+	// only when no line that runs installs it.
+	ordered := slices.Clone(installs)
+	sort.SliceStable(ordered, func(i, j int) bool { return ordered[i].Skipped == "" && ordered[j].Skipped != "" })
+	for _, in := range ordered {
+		if !strings.EqualFold(in.Tool, base) || in.Line == line {
+			continue
+		}
+		switch {
+		case ran[in.Line] && in.Skipped == "":
+			miss.How = InstalledFirst
+		case in.Skipped != "":
+			miss.How = InstallSkipped
+		case in.Line > line:
+			miss.How = InstalledLater
+		default:
+			continue
+		}
+		miss.Install = &in
+		return miss
+	}
+	return miss
+}
+
+// networkRe finds the messages of tools that could not reach a host:
+// curl, wget, git, the Go command, npm, pip (Python's resolver) and cargo.
+var networkRe = lazyre.New(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host`)
+
+// networkNote says that a failure came from the network: the host could
+// not be reached from the sandbox, which is about where the run happens,
+// not about the README.
+func networkNote(output, command string, code *int) string {
+	host := ""
+	u := urlInRe.FindStringSubmatch(command)
+	if ms := networkRe.FindAllStringSubmatch(output, -1); ms != nil {
+		for _, m := range ms { // the first message that names a host
+			for _, g := range m[1:] {
+				if g != "" && host == "" {
+					host = strings.TrimPrefix(g, "https://")
+				}
+			}
+		}
+		if host == "" && u != nil && strings.Count(command, "://") == 1 {
+			host = u[1] // the one host the command names
+		}
+	} else if code != nil && quietNetworkFailure(command, *code) {
+		// Quiet downloads say it by their exit code alone: curl 6 (host not
+		// resolved), 7 (no connection), 28 (timeout); wget 4 (network).
+		if u != nil {
+			host = u[1]
+		}
+	} else {
+		return ""
+	}
+	if host == "" {
+		host = "the network"
+	}
+	return "; it could not reach " + host + " (check that the sandbox can reach the hosts the README downloads from)"
+}
+
+// urlInRe finds the host of the first URL in a command.
+var urlInRe = lazyre.New(`https?://([\w.-]+)`)
+
+// quietNetworkFailure reports curl's and wget's exit codes for a network
+// failure, for a command that runs one of them.
+func quietNetworkFailure(command string, code int) bool {
+	fields := strings.FieldsFunc(command, func(r rune) bool { return r == ' ' || r == '|' || r == ';' || r == '&' || r == '(' || r == '"' })
+	for _, f := range fields {
+		switch f {
+		case "curl":
+			if code == 6 || code == 7 || code == 28 {
+				return true
+			}
+		case "wget":
+			if code == 4 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// redirectFailRe is bash's message when it cannot open a redirection's
+// file: the command itself never ran.
+var redirectFailRe = lazyre.New(`^bash: (?:line \d+: )?(\S+): (No such file or directory|Permission denied|Is a directory|Read-only file system)$`)
+
+// redirectNote explains an exit 1 that came from the shell, not the
+// command: the file it was to write could not be opened (`curl … >
+// ~/bin/hr` when ~/bin does not exist). "" otherwise.
+func redirectNote(c *commandlog.Command) string {
+	if c.ExitCode == nil || *c.ExitCode != 1 || !strings.Contains(c.Command, ">") {
+		return ""
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(c.Output), "\n")
+	m := redirectFailRe.FindStringSubmatch(first)
+	if m == nil {
+		return ""
+	}
+	why := strings.ToLower(m[2])
+	if m[2] == "No such file or directory" {
+		why = fmt.Sprintf("the directory %s does not exist", path.Dir(m[1]))
+	}
+	return fmt.Sprintf(" (the shell could not write %s: %s; the command did not start)", m[1], why)
+}
