@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/longtest"
+	"github.com/readme2demo/readme2demo/internal/plan"
 
 	"gotest.tools/v3/assert"
 
@@ -113,8 +116,29 @@ func runRunner(t *testing.T, engine string, plan runner.Plan, setup func(ws stri
 	return l, ws
 }
 
-func readmePlan(md string) runner.Plan {
-	return markdownPlan(RunInput{ReadmeName: "README.md", Readme: []byte(md)})
+// readmePlan is the runner's plan of a README, with every command that
+// runs as a step: these tests are about the runner, and say which lines are
+// probes themselves (probes); the plan's own choice is internal/plan's.
+//
+// The tests' made-up programs (r2d-…, which exist nowhere, so that running
+// them fails with 127) are programs the image has as far as the plan knows.
+func readmePlan(md string) runner.Plan { return readmePlanOrder(md, "") }
+
+// readmePlanOrder is readmePlan in the given run order.
+func readmePlanOrder(md, order string) runner.Plan {
+	programs := maps.Clone(plan.DefaultPrograms())
+	for _, w := range regexp.MustCompile(`r2d[\w-]+`).FindAllString(md, -1) {
+		programs[w] = true
+	}
+	return allSteps(markdownPlan(RunInput{ReadmeName: "README.md", Readme: []byte(md), Programs: programs, Order: order}))
+}
+
+// allSteps marks every command of a runner plan a step.
+func allSteps(p runner.Plan) runner.Plan {
+	for i := range p.Steps {
+		p.Steps[i].Planned = commandlog.PlannedStep
+	}
+	return p
 }
 
 // cmdSummary is what a user reads in a log: line, command, exit code, status.

@@ -46,7 +46,7 @@ func TestPipelineStatusCoversEveryProgram(t *testing.T) {
 func TestStdinEOFIsNamed(t *testing.T) {
 	t.Parallel()
 	md := "<!-- readme2demo: continue-on-error -->\n```sh\nread -r name\nread -r -p 'Name? ' name\nselect x in a b; do break; done\n" +
-		"printf 'Overwrite? [y/N] ' && read -r answer && [ \"$answer\" = y ]\nfalse\ncat\n```\n"
+		"printf 'Overwrite? [y/N] ' && read -r answer && [ \"$answer\" = y ]\nfalse\ncat < /dev/stdin\n```\n"
 	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
 	assert.DeepEqual(t, envSummary(l), []string{
 		"3 read -r name => 1 failed stdin-eof",
@@ -54,7 +54,7 @@ func TestStdinEOFIsNamed(t *testing.T) {
 		"5 select x in a b; do break; done => 1 failed stdin-eof",
 		"6 printf 'Overwrite? [y/N] ' && read -r answer && [ \"$answer\" = y ] => 1 failed stdin-eof",
 		"7 false => 1 failed",
-		"8 cat => 0 ok",
+		"8 cat < /dev/stdin => 0 ok",
 	})
 	assert.Equal(t, l.Commands[0].Environment.Detail, envcause.EndOfInput().Detail)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess, l.OutcomeReason)

@@ -64,10 +64,10 @@ func TestMarkdownNothingToRunListsTheBlocks(t *testing.T) {
 
 func TestMarkdownOutputNamesNoRunnerFile(t *testing.T) {
 	t.Parallel()
-	md := "```sh\necho ok\nno-such-tool-r2d --version\n```\n"
+	md := "```sh\necho ok\nr2d-no-such-tool --version\n```\n"
 	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
 	c := l.Commands[1]
-	assert.Equal(t, c.Output, "bash: no-such-tool-r2d: command not found\n")
+	assert.Equal(t, c.Output, "bash: r2d-no-such-tool: command not found\n")
 	assert.Equal(t, *c.ExitCode, 127)
 	for _, bad := range []string{"runner", "line 2", ".sh:"} {
 		assert.Assert(t, !strings.Contains(c.Output+l.OutcomeReason, bad), "%q leaks the runner (%s)", c.Output, bad)
@@ -81,7 +81,7 @@ func TestMarkdownOutputNamesNoRunnerFile(t *testing.T) {
 func TestMarkdownNotFoundNamesTheLaterInstall(t *testing.T) {
 	t.Parallel()
 	md := "# demo\n\nUse it:\n\n```sh\nr2dtool-missing --help\n```\n\n## Install\n\n```sh\ngo install example.com/x/cmd/r2dtool-missing@latest\n```\n"
-	readmeOrder := markdownPlan(RunInput{ReadmeName: "README.md", Readme: []byte(md), Order: plan.OrderReadme})
+	readmeOrder := readmePlanOrder(md, plan.OrderReadme)
 	l, _ := runLocal(t, MarkdownName, readmeOrder, nil)
 	assert.Equal(t, l.OutcomeReason, "README.md line 6: `r2dtool-missing --help` exited with 127 (r2dtool-missing: command not found); "+
 		"line 12 installs it (`go install example.com/x/cmd/r2dtool-missing@latest`), later in the README: move that step before line 6, or run with --order install-first; "+
@@ -110,9 +110,7 @@ func TestMarkdownNotFoundNamesTheLaterInstall(t *testing.T) {
 }
 
 // readmeOrder2 plans md in README order.
-func readmeOrder2(md string) runner.Plan {
-	return markdownPlan(RunInput{ReadmeName: "README.md", Readme: []byte(md), Order: plan.OrderReadme})
-}
+func readmeOrder2(md string) runner.Plan { return readmePlanOrder(md, plan.OrderReadme) }
 
 // A program the README builds in the checkout runs by its name, after
 // what is installed.
