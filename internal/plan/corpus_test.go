@@ -53,7 +53,22 @@ func loadRepo(t *testing.T, path string) Repo {
 
 var loadedRepos sync.Map
 
+// planFile plans a corpus README, once per test binary: every test that
+// measures or compares the corpus shares the plans.
 func planFile(t *testing.T, md string) *Plan {
+	t.Helper()
+	if p, ok := plannedFiles.Load(md); ok {
+		return p.(*Plan)
+	}
+	p := planFresh(t, md)
+	plannedFiles.Store(md, p)
+	return p
+}
+
+var plannedFiles sync.Map
+
+// planFresh plans a corpus README anew.
+func planFresh(t *testing.T, md string) *Plan {
 	t.Helper()
 	src, err := os.ReadFile(md)
 	assert.NilError(t, err)

@@ -9,19 +9,23 @@ import (
 
 // No decision depends on the words of a reason: every reason is rewritten
 // to a token that says nothing, and every plan of the real-README corpora
-// and the synthetic READMEs stays the same but for its reasons. (Not
-// parallel: it swaps the package's reason renderer while no other test
-// runs.)
+// (the labelled corpus's training half) and the synthetic READMEs stays
+// the same but for its reasons. (Not parallel: it swaps the package's
+// reason renderer while no other test runs.)
 func TestNoDecisionReadsAReason(t *testing.T) {
 	var mds []string
-	for _, dir := range []string{"real", "heldout", "synthetic", "corpus"} {
+	for _, dir := range []string{"real", "heldout", "synthetic"} {
 		mds = append(mds, corpus(t, dir)...)
 	}
-	assert.Assert(t, len(mds) >= 100, "corpus READMEs: %d", len(mds))
-	shape := func() []string {
+	train, _ := corpusHalves(t)
+	for _, r := range train {
+		mds = append(mds, r.readme)
+	}
+	assert.Assert(t, len(mds) >= 200, "corpus READMEs: %d", len(mds))
+	shape := func(plan func(*testing.T, string) *Plan) []string {
 		var out []string
 		for _, md := range mds {
-			p := planFile(t, md)
+			p := plan(t, md)
 			out = append(out, fmt.Sprintf("== %s order %s", md, p.Order))
 			for _, e := range p.Entries {
 				out = append(out, fmt.Sprintf("%d-%d %v %s %q %+v", e.Line, e.EndLine, e.Run, e.Kind, e.Command, stepShape(e.Step)))
@@ -32,12 +36,12 @@ func TestNoDecisionReadsAReason(t *testing.T) {
 		}
 		return out
 	}
-	want := shape()
+	want := shape(planFile)
 	saved := reasonf
 	t.Cleanup(func() { reasonf = saved })
 	n := 0
 	reasonf = func(string, ...any) string { n++; return fmt.Sprintf("R%d", n) }
-	got := shape()
+	got := shape(planFresh)
 	assert.Assert(t, n > 1000, "reasons rendered: %d", n)
 	assert.DeepEqual(t, got, want)
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
@@ -22,7 +23,7 @@ var benchmarkRe = lazyre.New(`(?i)^\W*benchmark(s|ing)?\b`)
 // that re matches, "" for none.
 func section(hs []string, re *lazyre.Regexp) string {
 	for i := len(hs) - 1; i >= 0; i-- {
-		if re.MatchString(hs[i]) {
+		if matches(re, hs[i]) {
 			return hs[i]
 		}
 	}
@@ -76,13 +77,44 @@ func aboutUpgrading(h string) bool {
 // blockCue returns the innermost heading or the last sentence before the
 // block that matches re, "" when none does.
 func blockCue(b readme.Block, re *lazyre.Regexp) string {
-	if h := innermost(b.Headings); re.MatchString(plainText(h)) {
+	if h := innermost(b.Headings); matches(re, plainText(h)) {
 		return h
 	}
-	if s := lastSentence(b.Before); s != "" && len(s) <= 300 && re.MatchString(s) {
+	if s := lastSentence(b.Before); s != "" && len(s) <= 300 && matches(re, s) {
 		return s
 	}
 	return ""
+}
+
+// matches is re.MatchString(s), remembered: the rules ask each of a
+// README's headings and sentences the same questions for every block under
+// them (the memo is emptied when it grows large).
+func matches(re *lazyre.Regexp, s string) bool {
+	k := matchKey{re, s}
+	matchMemo.Lock()
+	m, ok := matchMemo.m[k]
+	matchMemo.Unlock()
+	if ok {
+		return m
+	}
+	m = re.MatchString(s)
+	matchMemo.Lock()
+	if len(matchMemo.m) >= 1<<14 || matchMemo.m == nil {
+		matchMemo.m = make(map[matchKey]bool)
+	}
+	matchMemo.m[k] = m
+	matchMemo.Unlock()
+	return m
+}
+
+type matchKey struct {
+	re *lazyre.Regexp
+	s  string
+}
+
+var matchMemo struct {
+	sync.Mutex
+	m map[matchKey]bool
 }
 
 var (
