@@ -49,7 +49,10 @@ import (
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
-var _ AgentEngine = (*claudeCode)(nil)
+var (
+	_ AgentEngine = (*claudeCode)(nil)
+	_ APIUser     = (*claudeCode)(nil)
+)
 
 // ClaudeCodeName is the --engine value of the Claude Code engine.
 const ClaudeCodeName = "claude-code"
@@ -103,6 +106,29 @@ func (c *claudeCode) ResolveEnv(getenv func(string) string) (map[string]string, 
 	}
 	copyEnv(env, getenv, "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL")
 	return env, nil
+}
+
+// APIAccess: Claude Code reads its base URL from ANTHROPIC_BASE_URL and
+// sends whatever key it is given, so the egress proxy holds the API key
+// (x-api-key) or the OAuth token (Authorization: Bearer; its placeholder
+// keeps the sk-ant-oat01- prefix the CLI looks at to pick the header).
+// CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC keeps it off its telemetry
+// hosts where only the API is reachable.
+func (*claudeCode) APIAccess(env map[string]string) APIAccess {
+	a := APIAccess{Quiet: map[string]string{"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}}
+	base := APIRoute{API: "anthropic", BaseVar: "ANTHROPIC_BASE_URL", DefaultBase: "https://api.anthropic.com"}
+	if env["ANTHROPIC_API_KEY"] != "" {
+		r := base
+		r.KeyVar, r.Header = "ANTHROPIC_API_KEY", "x-api-key"
+		a.Routes = append(a.Routes, r)
+	}
+	if env["CLAUDE_CODE_OAUTH_TOKEN"] != "" {
+		r := base
+		r.KeyVar, r.Header, r.Prefix = "CLAUDE_CODE_OAUTH_TOKEN", "Authorization", "Bearer "
+		r.Placeholder = "sk-ant-oat01-" + PlaceholderKey
+		a.Routes = append(a.Routes, r)
+	}
+	return a
 }
 
 // copyEnv adds to env the variables among names that getenv sets.

@@ -100,7 +100,10 @@ import (
 	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
 
-var _ AgentEngine = (*codex)(nil)
+var (
+	_ AgentEngine = (*codex)(nil)
+	_ APIUser     = (*codex)(nil)
+)
 
 // CodexName is the --engine value of the Codex engine.
 const CodexName = "codex"
@@ -143,6 +146,20 @@ func (c *codex) ResolveEnv(getenv func(string) string) (map[string]string, error
 		env["OPENAI_BASE_URL"] = u
 	}
 	return env, nil
+}
+
+// APIAccess: with OPENAI_BASE_URL set, BuildCommand defines a model
+// provider at that URL whose key is read from the key variable, so the
+// egress proxy holds the key (Authorization: Bearer).
+func (*codex) APIAccess(env map[string]string) APIAccess {
+	var a APIAccess
+	for _, v := range []string{"OPENAI_API_KEY", "CODEX_API_KEY"} {
+		if env[v] != "" {
+			a.Routes = append(a.Routes, APIRoute{API: "openai", KeyVar: v, BaseVar: "OPENAI_BASE_URL",
+				DefaultBase: "https://api.openai.com/v1", Header: "Authorization", Prefix: "Bearer "})
+		}
+	}
+	return a
 }
 
 // checkBaseURL rejects a base URL that would not survive being spliced into

@@ -96,7 +96,10 @@ import (
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
-var _ AgentEngine = (*gemini)(nil)
+var (
+	_ AgentEngine = (*gemini)(nil)
+	_ APIUser     = (*gemini)(nil)
+)
 
 // GeminiName is the --engine value of the Gemini CLI engine.
 const GeminiName = "gemini"
@@ -150,6 +153,26 @@ func (g *gemini) ResolveEnv(getenv func(string) string) (map[string]string, erro
 		env["GOOGLE_GEMINI_BASE_URL"] = u
 	}
 	return env, nil
+}
+
+// APIAccess: with a Gemini API key the CLI reads its base URL from
+// GOOGLE_GEMINI_BASE_URL and sends the key as x-goog-api-key (or ?key=),
+// so the egress proxy holds it. On Vertex AI (GOOGLE_GENAI_USE_VERTEXAI)
+// the key enters the container: that path has not been run through the
+// proxy, and the API host is *.googleapis.com.
+func (*gemini) APIAccess(env map[string]string) APIAccess {
+	if env["GOOGLE_GENAI_USE_VERTEXAI"] == "true" {
+		a := APIAccess{Hosts: []string{"*.googleapis.com"}}
+		for _, v := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"} {
+			if env[v] != "" {
+				a.InContainer = append(a.InContainer, v)
+				a.Why = "Gemini CLI on Vertex AI has not been run through the key-holding proxy"
+			}
+		}
+		return a
+	}
+	return APIAccess{Routes: []APIRoute{{API: "gemini", KeyVar: "GEMINI_API_KEY", BaseVar: "GOOGLE_GEMINI_BASE_URL",
+		DefaultBase: "https://generativelanguage.googleapis.com", Header: "x-goog-api-key", Query: "key"}}}
 }
 
 // GeminiSettings is the settings.json BuildCommand gives the CLI in a

@@ -86,6 +86,7 @@ package engines
 
 import (
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -94,7 +95,10 @@ import (
 	"github.com/readme2demo/readme2demo/internal/jsonv"
 )
 
-var _ AgentEngine = (*openHands)(nil)
+var (
+	_ AgentEngine = (*openHands)(nil)
+	_ APIUser     = (*openHands)(nil)
+)
 
 // OpenHandsName is the --engine value of the OpenHands engine.
 const OpenHandsName = "openhands"
@@ -121,6 +125,34 @@ func (o *openHands) ResolveEnv(getenv func(string) string) (map[string]string, e
 	env := map[string]string{"LLM_API_KEY": key}
 	copyEnv(env, getenv, "LLM_MODEL", "LLM_BASE_URL")
 	return env, nil
+}
+
+// APIAccess: OpenHands' LLM_API_KEY enters the container. Its CLI calls
+// the provider through LiteLLM, which picks the credential header by
+// provider, and it has not been run through the key-holding proxy (it is
+// not in the test image: its registry is out of this project's reach).
+// The API host is LLM_BASE_URL's, else the provider prefix of LLM_MODEL's.
+func (*openHands) APIAccess(env map[string]string) APIAccess {
+	a := APIAccess{InContainer: []string{"LLM_API_KEY"},
+		Why: "OpenHands has not been run with a placeholder key through the key-holding proxy"}
+	if b := env["LLM_BASE_URL"]; b != "" {
+		if u, err := url.Parse(b); err == nil && u.Host != "" {
+			a.Hosts = []string{u.Host}
+		} else {
+			a.HostsFrom = "LLM_BASE_URL, which is not a URL"
+		}
+		return a
+	}
+	m := env["LLM_MODEL"]
+	a.HostsFrom = "LLM_MODEL=" + strconv.Quote(m)
+	for _, p := range []struct{ prefix, host string }{
+		{"anthropic/", "api.anthropic.com"}, {"openai/", "api.openai.com"}, {"gemini/", "generativelanguage.googleapis.com"},
+	} {
+		if strings.HasPrefix(m, p.prefix) {
+			a.Hosts = []string{p.host}
+		}
+	}
+	return a
 }
 
 // BuildCommand runs the OpenHands CLI headless in the workspace. The CLI has
