@@ -24,6 +24,9 @@ type SelfTest struct {
 	// Upstream is a reverse-proxy port to reach with a GET (0 for none); a
 	// 502 from it means the real API cannot be reached.
 	Upstream int
+	// Open says that the agent has a route out of its own (network open,
+	// the proxy holding only its API key): only the API is checked.
+	Open bool
 }
 
 // Script returns bash that runs the checks concurrently, prints one line
@@ -33,7 +36,8 @@ type SelfTest struct {
 // Checks: a direct TCP connection to 1.1.1.1:443 and to the metadata
 // address 169.254.169.254:80 must fail (no route out); through the proxy, a
 // CONNECT to an unlisted name and to 169.254.169.254 must get a 403; the
-// listed host (or the API's reverse proxy) must answer.
+// listed host (or the API's reverse proxy) must answer. Open checks only
+// that the API's reverse proxy answers.
 func (t SelfTest) Script() string {
 	var b strings.Builder
 	b.WriteString(`r2d_selftest() {
@@ -46,10 +50,14 @@ func (t SelfTest) Script() string {
   api() { local c; c=$(get "$1" "$2"); case "$c" in ""|502|503|504) echo "$P FAIL: the API behind the proxy's port $2 did not answer (answer '${c:-nothing}')";; *) echo "$P ok: the API behind the proxy's port $2 answers ($c)";; esac; }
   local out
   out=$( {
-    direct 1.1.1.1 443 &
-    direct 169.254.169.254 80 &
 `)
-	if t.ProxyIP != "" {
+	if !t.Open {
+		b.WriteString("    direct 1.1.1.1 443 &\n    direct 169.254.169.254 80 &\n")
+	}
+	switch {
+	case t.Open && t.ProxyIP != "" && t.Upstream > 0:
+		b.WriteString("    api " + t.ProxyIP + " " + strconv.Itoa(t.Upstream) + " &\n")
+	case t.ProxyIP != "":
 		pp := t.ProxyIP + " " + strconv.Itoa(ForwardPort)
 		b.WriteString("    denied " + pp + " readme2demo-selftest.invalid:443 &\n")
 		b.WriteString("    denied " + pp + " 169.254.169.254:80 &\n")

@@ -88,6 +88,10 @@ type Options struct {
 	// OnEvent, when set, receives every proxy Event (egress.Event) as it happens, from one
 	// goroutine.
 	OnEvent func(egress.Event)
+	// ExtraHosts are /etc/hosts entries for the proxy container, as the
+	// agent's container has them ("host.docker.internal:host-gateway"):
+	// an API base URL may name one.
+	ExtraHosts []string
 }
 
 // Proxy is a running egress proxy and its internal network. Close removes
@@ -97,7 +101,10 @@ type Proxy struct {
 	Network     string // the internal network's name: the agent's NetworkMode
 	ContainerID string
 	IP          string // the proxy's address on Network
-	networkID   string
+	// BridgeIP is the proxy's address on Docker's default bridge, where a
+	// container on that bridge (network open) reaches it.
+	BridgeIP  string
+	networkID string
 
 	done   chan struct{}
 	closer io.Closer
@@ -111,15 +118,26 @@ func ProxyName(runID string) string   { return "readme2demo-" + runID + "-egress
 func (p *Proxy) ForwardURL() string { return "http://" + p.IP + ":" + strconv.Itoa(egress.ForwardPort) }
 
 // UpstreamURL is the base URL the agent uses for Config.Upstreams[i]: the
-// proxy's port for it and the real base URL's path.
+// proxy's port for it, on its address on the internal network, and the
+// real base URL's path.
 func (p *Proxy) UpstreamURL(i int, realBase string) string {
+	return upstreamURL(p.IP, i, realBase)
+}
+
+// BridgeUpstreamURL is UpstreamURL on the proxy's address on the default
+// bridge, for an agent on that bridge.
+func (p *Proxy) BridgeUpstreamURL(i int, realBase string) string {
+	return upstreamURL(p.BridgeIP, i, realBase)
+}
+
+func upstreamURL(ip string, i int, realBase string) string {
 	path := ""
 	if j := strings.Index(realBase, "://"); j >= 0 {
 		if k := strings.IndexByte(realBase[j+3:], '/'); k >= 0 {
 			path = strings.TrimSuffix(realBase[j+3+k:], "/")
 		}
 	}
-	return "http://" + p.IP + ":" + strconv.Itoa(egress.UpstreamPort+i) + path
+	return "http://" + ip + ":" + strconv.Itoa(egress.UpstreamPort+i) + path
 }
 
 // SetupError is a proxy that could not be started; Reason says what to do.
@@ -226,6 +244,7 @@ func Setup(ctx context.Context, d Docker, o Options) (*Proxy, error) {
 		Labels:     labels(RoleProxy),
 	}, &container.HostConfig{
 		NetworkMode:    "bridge",
+		ExtraHosts:     o.ExtraHosts,
 		CapDrop:        []string{"ALL"},
 		SecurityOpt:    []string{"no-new-privileges:true"},
 		ReadonlyRootfs: true,
@@ -261,8 +280,13 @@ func Setup(ctx context.Context, d Docker, o Options) (*Proxy, error) {
 		close(p.done)
 		return p, fmt.Errorf("inspect egress proxy container: %w", err)
 	}
-	if ep := ins.NetworkSettings; ep != nil && ep.Networks[p.Network] != nil {
-		p.IP = ep.Networks[p.Network].IPAddress
+	if ep := ins.NetworkSettings; ep != nil {
+		if n := ep.Networks[p.Network]; n != nil {
+			p.IP = n.IPAddress
+		}
+		if n := ep.Networks["bridge"]; n != nil {
+			p.BridgeIP = n.IPAddress
+		}
 	}
 	if p.IP == "" {
 		close(p.done)
