@@ -115,6 +115,12 @@ type Sandbox struct {
 	// stopped it: "disk", "memory" (the OOM killer ended a process),
 	// "pids", "timeout".
 	Reached []string `json:"reached,omitempty"`
+	// KeysInContainer names the engine's credential variables that were in
+	// the agent's environment, where a README can read them; KeysWhy says
+	// why the egress proxy did not hold them. Empty when it held every
+	// credential, or the engine has none.
+	KeysInContainer []string `json:"keys_in_container,omitempty"`
+	KeysWhy         string   `json:"keys_why,omitempty"`
 }
 
 // Environment says that a command ran into a sandbox limit rather than

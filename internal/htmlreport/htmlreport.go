@@ -210,11 +210,21 @@ type meta struct {
 	EventCount int `json:"event_count"`
 }
 
+// sandboxText is the sandbox line, with the warning about keys that were
+// in the agent's environment.
+func sandboxText(sb *commandlog.Sandbox) string {
+	parts := []string{report.SandboxLine(sb)}
+	if w := report.KeyWarning(sb); w != "" {
+		parts = append(parts, "warning: "+w)
+	}
+	return strings.TrimPrefix(strings.Join(parts, " · "), " · ")
+}
+
 func build(l *commandlog.Log, o Options) (*page, error) {
 	p := &page{
 		Title: o.Title, Outcome: outcome(l), Verdict: verdict(l), Readme: o.Readme, Source: o.Source,
 		Engine: cmp.Or(l.Engine, "unknown"), Agent: "unknown", Reason: l.OutcomeReason, Warning: report.DriftWarning(l.ParseStats),
-		CSP: csp, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Sandbox: report.SandboxLine(l.Sandbox),
+		CSP: csp, CSS: template.CSS(pageCSS), JS: template.JS(pageJS), Sandbox: sandboxText(l.Sandbox),
 	}
 	p.Cost, p.Turns, p.Duration = report.Figures(l)
 	p.OK, p.Failed, p.Unknown = report.Counts(l.Commands)

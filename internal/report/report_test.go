@@ -134,12 +134,19 @@ func TestRenderGolden(t *testing.T) {
 	nothing.OutcomeReason = "nothing to run: none of the 2 code blocks of README.md has a command to run on Linux (line 4: go code, not shell; line 9: other platform: Homebrew)"
 	nothing.Skipped = []commandlog.Skipped{{File: "README.md", Line: 9, Command: "brew install lib", Reason: "other platform: Homebrew"}}
 
+	// An engine whose key the egress proxy could not hold: the report warns.
+	keyInside := baseLog()
+	keyInside.Engine = "openhands"
+	keyInside.Sandbox = &commandlog.Sandbox{Profile: "dev", Image: "readme2demo-base", Network: "allowlist", Disk: 10 << 30, Memory: 4 << 30, CPU: 2, Pids: 1024,
+		KeysInContainer: []string{"LLM_API_KEY"}, KeysWhy: "OpenHands has not been run with a placeholder key through the key-holding proxy"}
+
 	tests := []struct {
 		name string
 		log  *commandlog.Log
 		opts Options
 	}{
 		{"sandbox-limit", limited, opts},
+		{"key-in-container", keyInside, opts},
 		{"success", baseLog(), opts},
 		{"keyless-skipped", keyless, opts},
 		{"keyless-probes", probes, opts},

@@ -49,12 +49,35 @@ func SandboxLine(sb *commandlog.Sandbox) string {
 	return line
 }
 
-// sandbox renders the sandbox line and the commands that failed because
-// of a sandbox limit, with what to change.
+// KeyWarning is the warning about API credentials that were in the
+// agent's environment (the egress proxy could not hold them), for people;
+// "" when there were none or the log does not say.
+func KeyWarning(sb *commandlog.Sandbox) string {
+	if sb == nil || len(sb.KeysInContainer) == 0 {
+		return ""
+	}
+	why := ""
+	if sb.KeysWhy != "" {
+		why = " (" + sb.KeysWhy + ")"
+	}
+	verb := "was"
+	if len(sb.KeysInContainer) > 1 {
+		verb = "were"
+	}
+	return fmt.Sprintf("%s %s in the agent's environment%s: a README could read it, and only redaction kept it out of what is published",
+		strings.Join(sb.KeysInContainer, ", "), verb, why)
+}
+
+// sandbox renders the sandbox line, the warning about keys in the
+// container, and the commands that failed because of a sandbox limit,
+// with what to change.
 func (r *renderer) sandbox() string {
 	var b strings.Builder
 	if line := SandboxLine(r.log.Sandbox); line != "" {
 		fmt.Fprintf(&b, "**Sandbox:** %s\n\n", Text(r.s(line)))
+	}
+	if w := KeyWarning(r.log.Sandbox); w != "" {
+		fmt.Fprintf(&b, "> [!WARNING]\n> **API key in the sandbox:** %s.\n\n", Text(r.s(w)))
 	}
 	n := 0
 	for i, c := range r.log.Commands {
