@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,16 +19,20 @@ import (
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
-// Network policies (Config.Network).
+// Network policies (Config.Network). In every one the egress proxy
+// (internal/egress) holds the API key of an engine whose CLI can use a
+// placeholder (engines.APIUser), so the key never enters the agent's
+// container; setupNetwork says how.
 const (
-	// NetworkOpen is the default bridge: the agent reaches anything.
+	// NetworkOpen is the default bridge: the agent reaches anything, and
+	// its API through the proxy.
 	NetworkOpen = "open"
-	// NetworkNone cuts the network: only for agents that need no API (the
-	// keyless engines).
+	// NetworkNone cuts the network: the agent reaches nothing, or only its
+	// API through the proxy.
 	NetworkNone = "none"
 	// NetworkAllowlist puts the agent on an internal network whose only way
-	// out is the egress proxy (internal/egress): the engine's API through a
-	// reverse proxy that adds the key, and the hosts in Config.AllowHosts.
+	// out is the egress proxy: the engine's API through a reverse proxy
+	// that adds the key, and the hosts in Config.AllowHosts.
 	NetworkAllowlist = "allowlist"
 )
 
@@ -47,50 +51,9 @@ func DefaultNetwork(engine string) string {
 	return NetworkAllowlist
 }
 
-// PlaceholderKey is what the agent gets instead of its API key under
-// allowlist when the proxy adds the real one: any request the agent makes
-// with it outside the proxy fails, and it is no secret.
-const PlaceholderKey = "readme2demo-placeholder-the-egress-proxy-adds-the-real-key"
-
-// credentialRoute says how the proxy can hold one engine credential: the
-// variable with the key, the variable with the API's base URL and its
-// default, and the header (with a value prefix) that carries the key.
-type credentialRoute struct {
-	name, keyVar, baseVar, defaultBase, header, prefix, query string
-	placeholder                                               string // "" means PlaceholderKey
-}
-
-// credentialRoutes are the engines whose CLI takes a base URL and a key
-// from the environment, so the key can stay outside the container.
-var credentialRoutes = map[string][]credentialRoute{
-	engines.ClaudeCodeName: {
-		{name: "anthropic", keyVar: "ANTHROPIC_API_KEY", baseVar: "ANTHROPIC_BASE_URL", defaultBase: "https://api.anthropic.com", header: "x-api-key"},
-		{name: "anthropic", keyVar: "CLAUDE_CODE_OAUTH_TOKEN", baseVar: "ANTHROPIC_BASE_URL", defaultBase: "https://api.anthropic.com", header: "Authorization", prefix: "Bearer ",
-			placeholder: "sk-ant-oat01-" + PlaceholderKey},
-	},
-	engines.CodexName: {
-		{name: "openai", keyVar: "OPENAI_API_KEY", baseVar: "OPENAI_BASE_URL", defaultBase: "https://api.openai.com/v1", header: "Authorization", prefix: "Bearer "},
-		{name: "openai", keyVar: "CODEX_API_KEY", baseVar: "OPENAI_BASE_URL", defaultBase: "https://api.openai.com/v1", header: "Authorization", prefix: "Bearer "},
-	},
-	engines.GeminiName: {
-		{name: "gemini", keyVar: "GEMINI_API_KEY", baseVar: "GOOGLE_GEMINI_BASE_URL", defaultBase: "https://generativelanguage.googleapis.com", header: "x-goog-api-key", query: "key"},
-	},
-}
-
-// directAPIHosts are the API hosts listed for engines whose key must enter
-// the container (OpenHands' LiteLLM, Gemini on Vertex AI): by the base-URL
-// variable when set, else by the model's provider prefix.
-var directAPIHosts = map[string]struct {
-	baseVar string
-	byModel map[string]string // provider prefix of LLM_MODEL → host
-	modelV  string
-	always  []string
-}{
-	engines.OpenHandsName: {baseVar: "LLM_BASE_URL", modelV: "LLM_MODEL", byModel: map[string]string{
-		"anthropic/": "api.anthropic.com", "openai/": "api.openai.com", "gemini/": "generativelanguage.googleapis.com",
-	}},
-	engines.GeminiName: {always: []string{"*.googleapis.com"}},
-}
+// PlaceholderKey is what the agent gets instead of an API key the egress
+// proxy holds (engines.PlaceholderKey).
+const PlaceholderKey = engines.PlaceholderKey
 
 // agentNetwork is a run's network: the sandbox's NetworkMode, the agent's
 // environment, the self-test before the agent, and the proxy to remove.
@@ -102,75 +65,105 @@ type agentNetwork struct {
 	proxy  *dockerproxy.Proxy
 	hosts  []string
 	held   []string // credential variables the proxy holds
+	// inContainer are the credential variables in the agent's
+	// environment, and why they are there.
+	inContainer []string
+	why         string
 
 	mu     sync.Mutex
 	denied map[string]int
 }
 
+// rawModeWhy is why the credentials are in the container when the run
+// gives a raw Docker network mode (Config.Network "").
+const rawModeWhy = "the run gave a Docker network mode, not a network policy"
+
 // setupNetwork prepares cfg.Network for the run. env is the engine's
 // resolved environment (real credentials); the returned network's env is
 // what the agent gets. Close it whatever the error.
+//
+// Whenever the engine's CLI can use a placeholder (engines.APIUser
+// routes), the egress proxy holds its credentials, in every policy: under
+// allowlist the agent's only way out is the proxy; under open the agent
+// stays on the default bridge and reaches the proxy there for its API
+// only; under none the agent's internal network reaches the proxy's API
+// ports and nothing else. Credentials without a route enter the agent's
+// environment as before (APIAccess.InContainer).
 func setupNetwork(ctx context.Context, d sandbox.Docker, cfg Config, eng engines.AgentEngine, env map[string]string,
 	runID string, deadline time.Time, red *redact.Redactor, note func(string, ...any)) (*agentNetwork, error) {
 	n := &agentNetwork{policy: cfg.Network, env: maps.Clone(env), denied: map[string]int{}}
-	switch cfg.Network {
-	case "":
+	var access engines.APIAccess
+	if u, ok := eng.(engines.APIUser); ok {
+		access = u.APIAccess(env)
+	}
+	if cfg.Network == "" {
+		// The library's raw mode (tests, drift captures with a dummy
+		// key): every credential stays in the agent's environment.
 		n.mode = cfg.NetworkMode
+		for _, r := range access.Routes {
+			n.inContainer = append(n.inContainer, r.KeyVar)
+		}
+		n.inContainer = append(n.inContainer, access.InContainer...)
+		if len(n.inContainer) > 0 {
+			n.why = rawModeWhy
+		}
 		return n, nil
-	case NetworkOpen:
-		n.mode = "bridge"
-		return n, nil
-	case NetworkNone:
-		n.mode = "none"
-		n.test = egress.SelfTest{}.Script()
-		return n, nil
-	case NetworkAllowlist:
-	default:
+	}
+	if !slices.Contains(NetworkModes, cfg.Network) {
 		return n, &ConfigError{fmt.Sprintf("network %q: use %s", cfg.Network, strings.Join(NetworkModes, ", "))}
 	}
-	user, err := egress.ParseHosts(cfg.AllowHosts...)
-	if err != nil {
-		return n, &ConfigError{err.Error()}
+	n.inContainer, n.why = access.InContainer, access.Why
+	var routes []engines.APIRoute
+	for _, r := range access.Routes {
+		if env[r.KeyVar] != "" {
+			routes = append(routes, r)
+		}
+	}
+	if len(routes) == 0 {
+		switch cfg.Network {
+		case NetworkOpen:
+			n.mode = "bridge"
+			return n, nil
+		case NetworkNone:
+			n.mode = "none"
+			n.test = egress.SelfTest{}.Script()
+			return n, nil
+		}
+	}
+
+	var ecfg egress.Config
+	if cfg.Network == NetworkAllowlist {
+		user, err := egress.ParseHosts(cfg.AllowHosts...)
+		if err != nil {
+			return n, &ConfigError{err.Error()}
+		}
+		if len(access.Hosts) == 0 && access.HostsFrom != "" && len(user) == 0 {
+			return n, &ConfigError{fmt.Sprintf("network allowlist: cannot tell the API host of %s from %s: list it with --allow-host (allow-hosts)",
+				eng.Name(), access.HostsFrom)}
+		}
+		ecfg.Allow = append(append(ecfg.Allow, user...), access.Hosts...)
 	}
 	ed, ok := d.(dockerproxy.Docker)
 	if !ok {
-		return n, &ConfigError{"network allowlist needs a Docker client that manages networks"}
+		return n, &ConfigError{"network " + cfg.Network + " needs a Docker client that manages networks (for the egress proxy)"}
 	}
 	bin, err := dockerproxy.ResolveBinary(cfg.EgressBinary, cfg.Getenv)
 	if err != nil {
 		return n, &ConfigError{err.Error()}
 	}
-
-	var ecfg egress.Config
-	ecfg.Allow = append(ecfg.Allow, user...)
-	type route struct {
-		r    credentialRoute
-		base string
-	}
-	var routes []route
-	for _, r := range credentialRoutes[eng.Name()] {
-		if env[r.keyVar] == "" {
-			continue
-		}
-		base := cmp.Or(env[r.baseVar], r.defaultBase)
-		routes = append(routes, route{r, base})
+	bases := make([]string, len(routes))
+	for i, r := range routes {
+		bases[i] = cmp.Or(env[r.BaseVar], r.DefaultBase)
 		ecfg.Upstreams = append(ecfg.Upstreams, egress.Upstream{
-			Name: r.name, URL: base, Header: r.header, Value: r.prefix + env[r.keyVar], QueryParam: r.query,
+			Name: r.API, URL: bases[i], Header: r.Header, Value: r.Prefix + env[r.KeyVar], QueryParam: r.Query,
 		})
-	}
-	if len(routes) == 0 {
-		hosts, err := apiHosts(eng.Name(), env)
-		if err != nil {
-			return n, err
-		}
-		ecfg.Allow = append(ecfg.Allow, hosts...)
 	}
 	n.hosts = ecfg.Allow
 
 	// Leftover containers first, so their networks can go too.
 	_, _ = sandbox.Sweep(ctx, d, time.Now())
 	p, err := dockerproxy.Setup(ctx, ed, dockerproxy.Options{
-		RunID: runID, Image: cfg.Image, Binary: bin, Config: ecfg, Deadline: deadline,
+		RunID: runID, Image: cfg.Image, Binary: bin, Config: ecfg, Deadline: deadline, ExtraHosts: cfg.ExtraHosts,
 		OnEvent: func(e egress.Event) {
 			if e.Event != "deny" {
 				return
@@ -186,15 +179,41 @@ func setupNetwork(ctx context.Context, d sandbox.Docker, cfg Config, eng engines
 	})
 	n.proxy = p
 	if err != nil {
-		return n, fmt.Errorf("set up network allowlist: %w", err)
+		return n, fmt.Errorf("set up network %s: %w", cfg.Network, err)
 	}
-	n.mode = p.Network
 
-	for i, rt := range routes {
-		n.env[rt.r.keyVar] = cmp.Or(rt.r.placeholder, PlaceholderKey)
-		n.env[rt.r.baseVar] = p.UpstreamURL(i, rt.base)
-		n.held = append(n.held, rt.r.keyVar)
+	upstream := p.UpstreamURL
+	if cfg.Network == NetworkOpen {
+		if p.BridgeIP == "" {
+			return n, &dockerproxy.SetupError{Reason: "the proxy container has no address on Docker's default bridge"}
+		}
+		upstream = p.BridgeUpstreamURL
 	}
+	for i, r := range routes {
+		n.env[r.KeyVar] = r.PlaceholderValue()
+		n.env[r.BaseVar] = upstream(i, bases[i])
+		n.held = append(n.held, r.KeyVar)
+	}
+
+	switch cfg.Network {
+	case NetworkOpen:
+		// The agent keeps its own route to every host; only its API goes
+		// through the proxy, on the bridge.
+		n.mode = "bridge"
+		if len(routes) > 0 {
+			n.test = egress.SelfTest{Open: true, ProxyIP: p.BridgeIP, Upstream: egress.UpstreamPort}.Script()
+		}
+		return n, nil
+	case NetworkNone:
+		// The internal network reaches the proxy's API ports; no proxy
+		// variables: nothing else is reachable.
+		n.mode = p.Network
+		maps.Copy(n.env, access.Quiet)
+		n.test = egress.SelfTest{ProxyIP: p.IP, Upstream: egress.UpstreamPort}.Script()
+		return n, nil
+	}
+
+	n.mode = p.Network
 	fwd := p.ForwardURL()
 	noProxy := "localhost,127.0.0.1,::1," + p.IP
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
@@ -202,9 +221,7 @@ func setupNetwork(ctx context.Context, d sandbox.Docker, cfg Config, eng engines
 	}
 	n.env["NO_PROXY"], n.env["no_proxy"] = noProxy, noProxy
 	n.env["NODE_USE_ENV_PROXY"] = "1" // Node ≥ 24's fetch honours the proxy variables only with this
-	if eng.Name() == engines.ClaudeCodeName {
-		n.env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1" // no telemetry hosts to allow
-	}
+	maps.Copy(n.env, access.Quiet)
 
 	st := egress.SelfTest{ProxyIP: p.IP}
 	if len(routes) > 0 {
@@ -224,35 +241,6 @@ func setupNetwork(ctx context.Context, d sandbox.Docker, cfg Config, eng engines
 	return n, nil
 }
 
-// apiHosts are the hosts to list for an engine whose key enters the
-// container.
-func apiHosts(engine string, env map[string]string) ([]string, error) {
-	spec, ok := directAPIHosts[engine]
-	if !ok {
-		return nil, nil // keyless engines: only what the user lists
-	}
-	hosts := append([]string(nil), spec.always...)
-	if spec.baseVar != "" && env[spec.baseVar] != "" {
-		u, err := url.Parse(env[spec.baseVar])
-		if err != nil || u.Host == "" {
-			return nil, &ConfigError{fmt.Sprintf("%s is not a URL: cannot list its host for network allowlist", spec.baseVar)}
-		}
-		return append(hosts, u.Host), nil
-	}
-	if spec.modelV != "" {
-		m := env[spec.modelV]
-		for prefix, h := range spec.byModel {
-			if strings.HasPrefix(m, prefix) {
-				return append(hosts, h), nil
-			}
-		}
-		if len(hosts) == 0 {
-			return nil, &ConfigError{fmt.Sprintf("network allowlist: cannot tell the API host of %s from %s=%q: list it with --allow-host (allow-hosts)", engine, spec.modelV, m)}
-		}
-	}
-	return hosts, nil
-}
-
 // command puts the self-test before the agent's command.
 func (n *agentNetwork) command(agent string) string {
 	if n.test == "" {
@@ -263,15 +251,19 @@ func (n *agentNetwork) command(agent string) string {
 
 // describe is the progress line about the network.
 func (n *agentNetwork) describe() string {
+	held := ""
+	if len(n.held) > 0 {
+		held = "; the proxy holds " + strings.Join(n.held, ", ") + " (the agent has a placeholder)"
+	}
 	switch {
+	case n.proxy != nil && n.policy == NetworkOpen:
+		return fmt.Sprintf("network open: the agent reaches any host, and its API through the egress proxy %s%s", n.proxy.BridgeIP, held)
+	case n.proxy != nil && n.policy == NetworkNone:
+		return fmt.Sprintf("network none: the agent reaches nothing but its API, through the egress proxy %s on an internal network%s", n.proxy.IP, held)
 	case n.proxy != nil:
 		hosts := "nothing else"
 		if len(n.hosts) > 0 {
 			hosts = strings.Join(n.hosts, ", ")
-		}
-		held := ""
-		if len(n.held) > 0 {
-			held = "; the proxy holds " + strings.Join(n.held, ", ") + " (the agent has a placeholder)"
 		}
 		return fmt.Sprintf("network allowlist: internal network, egress proxy %s allows %s%s", n.proxy.IP, hosts, held)
 	case n.mode == "none":
@@ -279,6 +271,16 @@ func (n *agentNetwork) describe() string {
 	default:
 		return "network open: the agent reaches any host"
 	}
+}
+
+// keyWarning is the progress warning about credentials in the agent's
+// environment; "" when there are none.
+func (n *agentNetwork) keyWarning() string {
+	if len(n.inContainer) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("warning: %s in the agent's environment (%s): a README can read it, and only redaction guards what is published",
+		strings.Join(n.inContainer, ", "), n.why)
 }
 
 // check fails the run when the self-test did.

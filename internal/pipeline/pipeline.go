@@ -412,6 +412,9 @@ func (r *run) network(ctx context.Context) error {
 	}
 	if cfg.Network != "" {
 		r.prog.note("%s", netw.describe())
+		if w := netw.keyWarning(); w != "" {
+			fmt.Fprintf(cfg.Progress, "%s\n", w)
+		}
 	}
 	r.netw = netw
 	return nil
@@ -496,6 +499,7 @@ func (r *run) parse(context.Context) error {
 	}
 	nameLimits(log, res, signals(res, policy, r.timeout, netw.deniedHosts()), keyless, red)
 	log.Sandbox = sandboxRecord(cfg.Image, policy, res)
+	log.Sandbox.KeysInContainer, log.Sandbox.KeysWhy = netw.inContainer, netw.why
 	log.RepoFindings = repoFindings(res.RepoConfig)
 	// README commands are public: redaction never rewrites one into a
 	// different command (the replay engine would run that).

@@ -168,9 +168,9 @@ func ResolveBinary(explicit string, getenv func(string) string) (string, error) 
 		return explicit, nil
 	}
 	if runtime.GOOS != "linux" {
-		return "", &SetupError{Reason: "network allowlist runs this binary as the proxy inside a Linux container, and this is a " +
+		return "", &SetupError{Reason: "the egress proxy runs this binary inside a Linux container, and this is a " +
 			runtime.GOOS + " build: point " + BinaryEnv + " at a Linux build (GOOS=linux GOARCH=" + runtime.GOARCH +
-			" CGO_ENABLED=0 go build -o readme2demo-linux ./cmd/readme2demo) or use --network open"}
+			" CGO_ENABLED=0 go build -o readme2demo-linux ./cmd/readme2demo), or, with a keyless engine, use --network open"}
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -350,7 +350,7 @@ func (p *Proxy) start(ctx context.Context, o Options, cfgJSON string) error {
 		return nil
 	case <-p.done:
 		return &SetupError{Reason: "the proxy program exited at start in image " + o.Image +
-			" (the readme2demo binary must be a Linux build the image can run: CGO_ENABLED=0 makes it static; or use network open)",
+			" (the readme2demo binary must be a Linux build the image can run: CGO_ENABLED=0 makes it static)",
 			Err: errors.New(strings.TrimSpace(stderr.String()))}
 	case <-t.C:
 		return &SetupError{Reason: "the proxy did not report ready within " + readyTimeout.String(), Err: errors.New(strings.TrimSpace(stderr.String()))}
