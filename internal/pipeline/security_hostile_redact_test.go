@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"html"
 	"io"
 	"math/big"
 	"os"
@@ -88,12 +89,15 @@ var encodings = []string{
 	"perl -e 'print unpack(\"H*\", $ENV{ANTHROPIC_API_KEY}), \"\\n\"'",
 }
 
-// 3. Under network open the forwarded key is in the container and a
-// hostile README prints it transformed: wrapped, spaced, dumped, in
-// base32, rot13, nested base64, compressed. No published file keeps it
-// recoverable: the test decodes every command output in every way it was
-// encoded (an oracle independent of the redactor) and finds no 12-character
-// piece of the key's random part.
+// 3. Where the key is in the container (an engine whose CLI cannot use the
+// key-holding proxy; here the library's raw network mode, which forwards
+// it as such an engine gets it) a hostile README prints it transformed:
+// wrapped, spaced, dumped, in base32, rot13, nested base64, compressed. No
+// published file keeps it recoverable: the test decodes every command
+// output in every way it was encoded (an oracle independent of the
+// redactor) and finds no 12-character piece of the key's random part.
+// (The encodings redaction cannot follow are why the proxy keeps keys out:
+// TestKeyNeverInTheContainer.)
 func TestHostileEncodedKeyIsRedacted(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
@@ -117,9 +121,9 @@ func TestHostileEncodedKeyIsRedacted(t *testing.T) {
 	res, err := pipeline.Run(ctx, pipeline.Config{
 		Engine: engines.ClaudeCodeName, RepoDir: writeRepo(t, "# Encodings\n"), Image: img,
 		Limits: engines.Limits{MaxTurns: 40, Timeout: 5 * time.Minute}, OutDir: out, RunID: runID,
-		Network:  pipeline.NetworkOpen,
-		Getenv:   env(map[string]string{"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": srv.URL()}),
-		Progress: &progress, Docker: cli,
+		NetworkMode: "bridge", // raw mode: the key in the agent's environment
+		Getenv:      env(map[string]string{"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": srv.URL()}),
+		Progress:    &progress, Docker: cli,
 	})
 	t.Logf("progress:\n%s", progress.String())
 	assert.NilError(t, err)
@@ -148,11 +152,20 @@ func TestHostileEncodedKeyIsRedacted(t *testing.T) {
 }
 
 // recoverable reports whether any 12-character piece of secret can be read
-// back from text by undoing the encodings a README can apply.
+// back from text by undoing the encodings a README can apply; also with
+// separators (dashes, zero-width characters, dots, colons) taken out of
+// both, for a value interleaved with them.
 func recoverable(text, secret string) bool {
+	bare := stripSeparators(secret)
 	for _, v := range views(text, 3) {
 		for i := 0; i+12 <= len(secret); i++ {
 			if strings.Contains(v, secret[i:i+12]) {
+				return true
+			}
+		}
+		sv := stripSeparators(v)
+		for i := 0; i+12 <= len(bare); i++ {
+			if strings.Contains(sv, bare[i:i+12]) {
 				return true
 			}
 		}
@@ -187,11 +200,13 @@ func fromBits(s string) string {
 func views(text string, depth int) []string {
 	plain := jsonEscRe.ReplaceAllString(text, "\n")
 	tight := wsRe.ReplaceAllString(plain, "")
-	out := []string{text, plain, tight, rot13(tight), reverseString(tight), odChars(plain), odWords(plain, 16, 6, 8), numList(plain)}
+	out := []string{text, plain, tight, rot13(tight), reverseString(tight), odChars(plain), odWords(plain, 16, 6, 8), numList(plain),
+		unshift(tight), unescapeJSON(plain), html.UnescapeString(plain), hexBytes(plain)}
 	if depth == 0 {
 		return out
 	}
-	var decoded []string
+	decoded := decode85(plain)
+	decoded = append(decoded, uudecode(plain))
 	if bitsRe.MatchString(tight) {
 		decoded = append(decoded, fromBits(tight))
 	}
@@ -368,6 +383,21 @@ func TestRecoverableOracle(t *testing.T) {
 		"spaced":         spaced,
 		"folded":         wrap(key, 11),
 		"json-escaped":   strings.ReplaceAll(wrap(key, 7), "\n", `\n`),
+		// Issue 31's encodings, and a few more.
+		"uuencode":        uuencode([]byte(key + "\n")),
+		"uuencode env":    uuencode([]byte("HOME=/x\nANTHROPIC_API_KEY=" + key + "\nPATH=/bin\n")),
+		"ascii85":         "<~" + a85(key) + "~>",
+		"base85":          base85Encode([]byte(key), b85Alphabet),
+		"z85":             base85Encode([]byte(key+"xyz"), z85Alphabet),
+		"odd and even":    interleave(everyOther(key, 0), everyOther(key, 1)),
+		"zero-width":      strings.Join(strings.Split(key, ""), "\u200b"),
+		"dashes":          strings.Join(strings.Split(key, ""), "-"),
+		"json \\u":        jsonU(key),
+		"html decimal":    htmlEntities(key, "&#%d;"),
+		"html hex":        htmlEntities(key, "&#x%x;"),
+		"0x bytes":        hexList(key),
+		"shifted":         shift(key),
+		"base64 reversed": base64.StdEncoding.EncodeToString([]byte(reverseString(key))),
 	} {
 		assert.Check(t, recoverable(s, body), name)
 	}

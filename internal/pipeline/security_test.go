@@ -82,10 +82,11 @@ func assertNoLeak(t *testing.T, what string, data []byte, secret string) {
 // recordingFront sits between the proxy and the mock LLM on the bridge
 // gateway: it records the credential headers each request arrived with.
 type recordingFront struct {
-	mu   sync.Mutex
-	keys []string
-	srv  *http.Server
-	ln   net.Listener
+	mu    sync.Mutex
+	keys  []string
+	creds [][]string // per request: every credential header and ?key= value it carried
+	srv   *http.Server
+	ln    net.Listener
 }
 
 func startFront(t *testing.T, addr string, target string) *recordingFront {
@@ -98,6 +99,13 @@ func startFront(t *testing.T, addr string, target string) *recordingFront {
 	f.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.keys = append(f.keys, r.Header.Get("X-Api-Key")+"|"+r.Header.Get("Authorization"))
+		var creds []string
+		for _, v := range []string{r.Header.Get("X-Api-Key"), r.Header.Get("Authorization"), r.Header.Get("X-Goog-Api-Key"), r.URL.Query().Get("key")} {
+			if v != "" {
+				creds = append(creds, strings.TrimPrefix(v, "Bearer "))
+			}
+		}
+		f.creds = append(f.creds, creds)
 		f.mu.Unlock()
 		rp.ServeHTTP(w, r)
 	})}
@@ -114,6 +122,13 @@ func (f *recordingFront) Keys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.keys...)
+}
+
+// Credentials are the credentials each request carried (without "Bearer ").
+func (f *recordingFront) Credentials() [][]string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([][]string(nil), f.creds...)
 }
 
 // hitCounter is a host HTTP server that counts the requests it gets.
@@ -298,9 +313,11 @@ func TestAllowlistCanaryClaudeCode(t *testing.T) {
 	assertNoLeak(t, "the progress log", progress.Bytes(), secret)
 }
 
-// The same exfiltration under network open: the key is in the container
-// (no proxy) and the dumps show it, so this is where redaction carries
-// the whole load: no canary in any file the run writes or in its progress.
+// The same exfiltration with the key in the container (an engine whose
+// CLI cannot use the key-holding proxy; here the library's raw network
+// mode): the dumps show it, so this is where redaction carries the whole
+// load: no canary in any file the run writes or in its progress, and the
+// report warns that the key was in the agent's environment.
 func TestOpenCanaryIsRedacted(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -323,9 +340,9 @@ func TestOpenCanaryIsRedacted(t *testing.T) {
 	res, err := pipeline.Run(ctx, pipeline.Config{
 		Engine: engines.ClaudeCodeName, RepoDir: writeRepo(t, "# Canary\n"), Image: img,
 		Limits: engines.Limits{MaxTurns: 20, Timeout: 4 * time.Minute}, OutDir: out, RunID: runID,
-		Network:  pipeline.NetworkOpen,
-		Getenv:   env(map[string]string{"ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": srv.URL()}),
-		Progress: &progress, Docker: cli,
+		NetworkMode: "bridge", // raw mode: the key in the agent's environment
+		Getenv:      env(map[string]string{"ANTHROPIC_API_KEY": secret, "ANTHROPIC_BASE_URL": srv.URL()}),
+		Progress:    &progress, Docker: cli,
 	})
 	t.Logf("progress:\n%s", progress.String())
 	assert.NilError(t, err)
@@ -338,7 +355,12 @@ func TestOpenCanaryIsRedacted(t *testing.T) {
 	}
 	assert.Assert(t, bytes.Contains(raw.Bytes(), []byte(secret)), "the env dump did not show the key: the test proves nothing")
 	assert.Check(t, is.Len(res.Log.Commands, 6))
-	for name, b := range readAll(t, out) {
+	assert.Assert(t, res.Log.Sandbox != nil)
+	assert.Check(t, is.DeepEqual(res.Log.Sandbox.KeysInContainer, []string{"ANTHROPIC_API_KEY"}))
+	files := readAll(t, out)
+	assert.Check(t, is.Contains(string(files[pipeline.ReportFile]), "**API key in the sandbox:** "))
+	assert.Check(t, is.Contains(string(files[pipeline.ReportFile]), " was in the agent's environment (the run gave a Docker network mode, not a network policy)"))
+	for name, b := range files {
 		assertNoLeak(t, name, b, secret)
 	}
 	assertNoLeak(t, "the progress log", progress.Bytes(), secret)
