@@ -24,7 +24,7 @@ func suggestFixture(t *testing.T) (out, repo, prDiff string) {
 	t.Helper()
 	base, err := os.ReadFile("../../testdata/sample-repo/README.md")
 	assert.NilError(t, err)
-	head := strings.Replace(string(base), "Add `--shout` to greet in capitals:", "Add `--shout` to greet in capitals, for the hard of hearing:", 1)
+	head := strings.Replace(string(base), "Add `--shout` to greet in capitals: <!-- readme2demo: run -->", "Add `--shout` to greet in capitals, for the hard of hearing: <!-- readme2demo: run -->", 1)
 	agent := strings.Replace(strings.Replace(head, "greet.py --shout World", "greet.py --loud World", 1), "./test.sh", "sh test.sh", 1)
 	dir := t.TempDir()
 	out, repo, prDiff = filepath.Join(dir, "out"), filepath.Join(dir, "repo"), filepath.Join(dir, "pr.diff")

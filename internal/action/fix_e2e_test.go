@@ -56,7 +56,7 @@ func TestFixEndToEndWithARealAgent(t *testing.T) {
 	mainSHA := gh.SeedBranch("acme", "demo", "main", map[string]string{"README.md": string(readme), "greet.py": mustRead(t, filepath.Join(ws, "greet.py"))})
 	headSHA := gh.SeedBranch("acme", "demo", "docs-shouting", map[string]string{"README.md": string(readme)})
 	gh.SeedPullFiles("acme", "demo", 7, []fakegithub.PullFile{{Filename: "README.md", Status: "modified",
-		Patch: "@@ -18,7 +18,7 @@ prints `Hello, World!`.\n \n ## Shouting\n \n-Add `--shout` to greet:\n+Add `--shout` to greet in capitals:\n \n ```sh\n python3 greet.py --shout World"}})
+		Patch: "@@ -18,7 +18,7 @@ prints `Hello, World!`.\n \n ## Shouting\n \n-Add `--shout` to greet:\n+Add `--shout` to greet in capitals: <!-- readme2demo: run -->\n \n ```sh\n python3 greet.py --shout World"}})
 
 	run := func(t *testing.T, eventName string, event map[string]any, extra map[string]string) (int, string, string) {
 		srv, err := mockllm.Start(gw+":0", scenario)

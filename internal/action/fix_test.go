@@ -150,7 +150,7 @@ func (h *fixHarness) fakePipeline(_ context.Context, cfg pipeline.Config) (*pipe
 // patch in the comment.
 func seedPRDiff(gh *fakegithub.Server) {
 	gh.SeedPullFiles("acme", "demo", 7, []fakegithub.PullFile{{Filename: "README.md", Status: "modified",
-		Patch: "@@ -21,7 +21,7 @@ prints `HELLO, WORLD!`.\n \n-Add `--shout` to greet:\n+Add `--shout` to greet in capitals:\n \n ```sh\n python3 greet.py --shout World\n ```\n "}})
+		Patch: "@@ -21,7 +21,7 @@ prints `HELLO, WORLD!`.\n \n-Add `--shout` to greet:\n+Add `--shout` to greet in capitals: <!-- readme2demo: run -->\n \n ```sh\n python3 greet.py --shout World\n ```\n "}})
 }
 
 func TestFixSuggestPostsOneReviewAndReplacesIt(t *testing.T) {

@@ -257,9 +257,10 @@ var forkFailed = regexp.MustCompile(`fork: retry: Resource temporarily unavailab
 	`BlockingIOError: \[Errno 11\] Resource temporarily unavailable|spawn \S+ EAGAIN|: Resource temporarily unavailable`)
 
 // pidsExhausted: a fork failure in the output while the limit was reached
-// (or nothing says whether it was), or a command that never finished in a
-// run that timed out with the limit reached (a fork bomb starves even the
-// runner).
+// (or nothing says whether it was), or the last command, which never
+// finished, in a run that met the limit: a fork bomb starves even the
+// runner (the keyless runner's shell dies when a fork it needs fails, and
+// an agent's tool call never returns).
 func pidsExhausted(c Command, s Signals) bool {
 	if s.PidsHit == 0 && !s.PidsStopped {
 		return false
@@ -267,7 +268,7 @@ func pidsExhausted(c Command, s Signals) bool {
 	if forkFailed.MatchString(c.Output) {
 		return true
 	}
-	return c.Unknown && c.Last && (s.TimedOut || s.PidsStopped)
+	return c.Unknown && c.Last
 }
 
 // dnsFailed are resolver failures (curl, git, glibc, Python, Node, npm,

@@ -67,6 +67,9 @@ func TestClassify(t *testing.T) {
 		{"EAGAIN without the limit reached is not the sandbox", Command{ExitCode: code(1), Output: "read error: Resource temporarily unavailable\n"}, dev, "", nil},
 		{"a fork bomb starved the run until the timeout", Command{Text: ":(){ :|:& };:", Unknown: true, Last: true},
 			with(func(s *Signals) { s.PidsHit = 5; s.TimedOut = true }), Pids, nil},
+		{"a fork bomb took a fork the runner's shell needed: it died, its command never ended", Command{Text: ":(){ :|:& };:", Unknown: true, Last: true},
+			pidsHit, Pids, []string{"could not start a process"}},
+		{"a command that never ended in a run that never met the limit is not the process limit", Command{Text: "sleep 100", Unknown: true, Last: true}, dev, "", nil},
 
 		// ---- time ----
 		{"the run's timeout", Command{Text: "npm test", Unknown: true, Last: true}, with(func(s *Signals) { s.TimedOut = true }), CPUTime, []string{"30m0s", "--timeout", "timeout-minutes"}},

@@ -85,7 +85,7 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 	sig.Keyless = keyless
 	last := len(l.Commands) - 1
 	first := -1   // the first command marked
-	reached := -1 // the first that passed only because the process limit stopped its children
+	reached := -1 // the first step that passed only because the process limit stopped its children
 	for i := range l.Commands {
 		c := &l.Commands[i]
 		ec := envcause.Command{
@@ -95,7 +95,9 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		var cause envcause.Cause
 		var ok bool
 		if c.Status == commandlog.StatusOK {
-			if cause, ok = envcause.Reached(ec, sig); ok && reached < 0 {
+			// A probe that fizzled out against the limit is marked, but
+			// a guess never fails the run.
+			if cause, ok = envcause.Reached(ec, sig); ok && reached < 0 && c.Planned != commandlog.PlannedProbe {
 				reached = i
 			}
 		} else {

@@ -118,6 +118,25 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 				"raise it with --pids (Action input `pids`) if the README really needs more",
 		},
 		{
+			name: "a step that passed only because the process limit stopped its children fails the run",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+				{ID: "1", Command: ":(){ :|:& };:", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(4), Planned: commandlog.PlannedStep,
+					Output: "bash: fork: retry: Resource temporarily unavailable\n"},
+				{ID: "2", Command: "echo next", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(8), Planned: commandlog.PlannedStep}}},
+			res: result(func(r *sandbox.Result) { r.Usage.PidsHit = 2 }), outcome: commandlog.OutcomeFailed,
+			reason: `README.md line 4 (":(){ :|:& };:") passed only because the sandbox stopped what it started, not the README (pids): ` +
+				"processes it started could not start: the sandbox's process limit (4096 processes and threads) was reached (a fork bomb, or a build that starts very many); " +
+				"raise it with --pids (Action input `pids`) if the README really needs more",
+		},
+		{
+			name: "a probe that passed only because the process limit stopped its children is marked, and does not fail the run",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+				{ID: "1", Command: ":(){ :|:& };:", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(4), Planned: commandlog.PlannedProbe,
+					Output: "bash: fork: retry: Resource temporarily unavailable\n"},
+				{ID: "2", Command: "echo next", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(8), Planned: commandlog.PlannedStep}}},
+			res: result(func(r *sandbox.Result) { r.Usage.PidsHit = 2 }), outcome: commandlog.OutcomeSuccess, reason: "",
+		},
+		{
 			name: "a README failure stays failed, its reason kept",
 			log: failedAt(commandlog.Command{Command: "python3 greet.py --shout World", ExitCode: ip(2), Status: commandlog.StatusFailed,
 				Output: "greet.py: error: unrecognized arguments: --shout\n"},

@@ -232,7 +232,7 @@ func TestLimitsEndTheRunWithTheirNames(t *testing.T) {
 // end of file is stdin-eof and blocks the run, not the README; a pipeline
 // whose first program was not found fails.
 func TestKeylessQuestionsAndPipelinesInSandbox(t *testing.T) {
-	readme := "# questions\n\n<!-- readme2demo: continue-on-error -->\n```sh\nr2d-no-such-tool --list | sort\nyes | head -n 1\n```\n\n" +
+	readme := "# questions\n\n<!-- readme2demo: run continue-on-error -->\n```sh\nr2d-no-such-tool --list | sort\nyes | head -n 1\n```\n<!-- readme2demo: run -->\n" +
 		"```sh\nread -r -p 'Your name? ' name\necho \"hello $name\"\n```\n"
 	for _, profile := range []string{sandbox.ProfileDev, sandbox.ProfileStrict} {
 		t.Run(profile, func(t *testing.T) {
