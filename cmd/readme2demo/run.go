@@ -27,6 +27,7 @@ import (
 type runOptions struct {
 	engine, readme, image, model, out, replayLog, order string
 	maxTurns                                            int
+	timings                                             bool
 	maxCost                                             float64
 	timeout                                             time.Duration
 	net                                                 networkFlags
@@ -48,6 +49,9 @@ when the agent edited the README, readme.diff (a note instead when it changed
 too much to diff). The checkout itself is only read, and never through a
 symlink that leaves it. Progress goes to standard error, one line per command
 the agent runs, with terminal control characters shown, never sent.
+--timings adds, after the run, one line per phase of the run (create,
+copy-in, the commands, copy-out, parse, reports, …) with its milliseconds
+and its share of the whole (docs/benchmarks.md).
 
 Credentials come from the environment: claude-code needs ANTHROPIC_API_KEY or
 CLAUDE_CODE_OAUTH_TOKEN; the keyless markdown engine (runs the README
@@ -95,6 +99,7 @@ Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 	addOutFlag(cmd, &o.out, "readme2demo-out", "the directory for command_log.json, the transcript, report.md and the demo files")
 	f.StringVar(&o.replayLog, "replay-log", "", "the earlier command_log.json the replay engine re-runs")
 	f.StringVar(&o.order, "order", "", "the markdown engine's run order: readme (README order) or install-first (the README's install sections first); default: the README's order hint, else readme, or install-first when a command uses a program that only a later install section installs")
+	f.BoolVar(&o.timings, "timings", false, "print, after the run, how long each phase took (create, copy-in, the commands, copy-out, parse, reports, …): one line per phase with milliseconds and share of the total, on standard error")
 	addNetworkFlags(cmd, &o.net)
 	addSandboxFlags(cmd, &o.box)
 	return cmd
@@ -173,6 +178,9 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 	fmt.Fprintf(e.stderr, "readme2demo: report %s (open %s in a browser), demo %s (asciinema play) and %s\n", res.Report, res.HTMLReport, res.DemoCast, res.DemoScript)
 	if res.ReadmeDiff != "" {
 		fmt.Fprintf(e.stderr, "readme2demo: the agent's README edits: %s\n", res.ReadmeDiff)
+	}
+	if o.timings {
+		fmt.Fprintf(progress, "where the time went:\n%s", res.Timings.Format())
 	}
 	if res.Canceled {
 		return exitcode.Failed

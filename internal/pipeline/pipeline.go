@@ -43,6 +43,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/secrets"
 	"github.com/readme2demo/readme2demo/internal/termtext"
 	"github.com/readme2demo/readme2demo/internal/textdiff"
+	"github.com/readme2demo/readme2demo/internal/timing"
 )
 
 // DefaultReadme is the README followed when Config.Readme is empty.
@@ -133,6 +134,10 @@ type Result struct {
 	// NotUnderstood is set when the engine did not understand the
 	// transcript (parser drift); the log's outcome is then failed.
 	NotUnderstood *engines.NotUnderstoodError
+	// Timings is how long each phase of the run took, measured with
+	// Config.Now around the real code paths (the steps and the sandbox's
+	// daemon calls); its Total is the whole of Run, cleanups included.
+	Timings timing.Record
 }
 
 // ConfigError is a configuration problem found before any container
@@ -165,10 +170,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Readme = DefaultReadmeIn(cfg.RepoDir) // readme.md, Readme.md, … when there is no README.md
 	}
 	r := &run{cfg: cfg}
+	start := cfg.Now()
 	defer r.cleanup()
 	if err := runSteps(ctx, r, steps); err != nil {
 		return nil, err
 	}
+	done := r.timings.Start(timing.Cleanup, cfg.Now)
+	r.cleanup()
+	done()
+	r.timings.Total = cfg.Now().Sub(start)
+	r.out.Timings = r.timings
 	if r.runErr != nil {
 		return r.out, &StepError{Step: "sandbox", Err: fmt.Errorf("run canceled: %w", r.runErr)}
 	}
@@ -181,22 +192,25 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 type step struct {
 	name string
 	run  func(r *run, ctx context.Context) error
+	// phase is the timing phase the step's time counts in; "" when the
+	// step measures its own (devcontainer, sandbox) or is too small to.
+	phase timing.Phase
 }
 
 // steps are a run's stages in order; docs/sandbox.md ("One run, step by
 // step") names them in this order.
 var steps = []step{
-	{"engine", (*run).engine},             // engines.Lookup, the credentials
-	{"readme", (*run).readme},             // the README path and text
-	{"input", (*run).input},               // the prompt, or a keyless engine's own input
-	{"settings", (*run).settings},         // image, sandbox profile, output directory
-	{"docker", (*run).docker},             // the daemon and the image (never pulled)
-	{"devcontainer", (*run).devcontainer}, // --image devcontainer: build the image
-	{"network", (*run).network},           // the run id, redaction, progress, the egress policy
-	{"sandbox", (*run).sandbox},           // the agent in its container, under the budget
-	{"parse", (*run).parse},               // the transcript into the command log
-	{"write", (*run).write},               // the output directory's files
-	{"summary", (*run).summary},           // the closing progress lines
+	{"engine", (*run).engine, timing.Prepare},     // engines.Lookup, the credentials
+	{"readme", (*run).readme, timing.Prepare},     // the README path and text
+	{"input", (*run).input, timing.Prepare},       // the prompt, or a keyless engine's own input
+	{"settings", (*run).settings, timing.Prepare}, // image, sandbox profile, output directory
+	{"docker", (*run).docker, timing.Docker},      // the daemon and the image (never pulled)
+	{"devcontainer", (*run).devcontainer, ""},     // --image devcontainer: build the image
+	{"network", (*run).network, timing.Network},   // the run id, redaction, progress, the egress policy
+	{"sandbox", (*run).sandbox, ""},               // the agent in its container, under the budget
+	{"parse", (*run).parse, timing.Parse},         // the transcript into the command log
+	{"write", (*run).write, timing.Reports},       // the output directory's files
+	{"summary", (*run).summary, ""},               // the closing progress lines
 }
 
 // StepError is a run's error with the name of the step it came from. Its
@@ -216,7 +230,13 @@ func (e *StepError) Unwrap() error { return e.Err }
 // in a *StepError with the step's name.
 func runSteps(ctx context.Context, r *run, steps []step) error {
 	for _, s := range steps {
-		if err := s.run(r, ctx); err != nil {
+		done := func() {}
+		if s.phase != "" {
+			done = r.timings.Start(s.phase, r.cfg.Now)
+		}
+		err := s.run(r, ctx)
+		done()
+		if err != nil {
 			return &StepError{Step: s.name, Err: err}
 		}
 	}
@@ -227,6 +247,7 @@ func runSteps(ctx context.Context, r *run, steps []step) error {
 type run struct {
 	cfg      Config
 	cleanups []func() // run by cleanup, last first
+	timings  timing.Record
 
 	eng        engines.AgentEngine
 	env        map[string]string // the engine's resolved credentials
@@ -257,10 +278,12 @@ type run struct {
 // onExit registers f to run when Run returns, after every step.
 func (r *run) onExit(f func()) { r.cleanups = append(r.cleanups, f) }
 
+// cleanup runs the cleanups once, last first.
 func (r *run) cleanup() {
 	for i := len(r.cleanups) - 1; i >= 0; i-- {
 		r.cleanups[i]()
 	}
+	r.cleanups = nil
 }
 
 func (r *run) engine(context.Context) error {
@@ -354,6 +377,7 @@ func (r *run) devcontainer(ctx context.Context) error {
 	if !cfg.Devcontainer {
 		return nil
 	}
+	defer r.timings.Start(timing.Devcontainer, cfg.Now)()
 	b, ok := r.d.(imageBuilder)
 	if !ok {
 		return &ConfigError{"--image devcontainer needs a Docker client that builds images"}
@@ -457,6 +481,9 @@ func (r *run) sandbox(ctx context.Context) error {
 		OnTranscript:   prog.feed,
 		Now:            cfg.Now,
 	})
+	for _, sp := range res.Phases.Spans {
+		r.timings.Add(sp.Phase, sp.Took)
+	}
 	runErr = bud.settle(parent, res, runErr)
 	if runErr != nil && !res.Canceled {
 		return fmt.Errorf("run sandbox: %w", runErr)

@@ -43,6 +43,7 @@ import (
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/timing"
 )
 
 // canaryKey is a fresh, distinctive Anthropic-shaped key: any occurrence
@@ -449,6 +450,20 @@ func TestNoneNothingLeaves(t *testing.T) {
 	assert.Check(t, is.Contains(res.Log.Commands[0].Output, "host=000"))
 	assert.Check(t, is.Contains(res.Log.Commands[1].Output, "metadata=000"))
 	assert.Check(t, is.Equal(host.Hits(), 0))
+
+	// Where the time went (--timings): every phase of a keyless run in the
+	// dev profile was measured, and the phases fit in the whole.
+	var phases []timing.Phase
+	for _, sp := range res.Timings.Spans {
+		phases = append(phases, sp.Phase)
+		assert.Check(t, sp.Took > 0, "phase %s took no time", sp.Phase)
+	}
+	assert.Check(t, is.DeepEqual(phases, []timing.Phase{
+		timing.Prepare, timing.Docker, timing.Network, timing.Sweep, timing.Create, timing.Input, timing.Start, timing.CopyIn,
+		timing.RunnerStart, timing.Commands, timing.Signals, timing.CopyOut, timing.Remove, timing.Parse, timing.Reports, timing.Cleanup,
+	}))
+	assert.Check(t, res.Timings.Sum() <= res.Timings.Total, "phases %s > total %s", res.Timings.Sum(), res.Timings.Total)
+	t.Logf("timings:\n%s", res.Timings.Format())
 }
 
 // A self-test failure stops the run before the agent starts, with a clear

@@ -36,7 +36,7 @@ func TestStepsAreTheOnesTheDocsName(t *testing.T) {
 func TestRunStepsInOrderAndNameTheFailingStep(t *testing.T) {
 	var ran []string
 	record := func(name string, err error) step {
-		return step{name, func(*run, context.Context) error { ran = append(ran, name); return err }}
+		return step{name: name, run: func(*run, context.Context) error { ran = append(ran, name); return err }}
 	}
 	boom := errors.New("image foo: not found; build it first")
 	err := runSteps(context.Background(), &run{}, []step{

@@ -20,6 +20,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/pkg/stdcopy"
 	"github.com/readme2demo/readme2demo/internal/repoconfig"
+	"github.com/readme2demo/readme2demo/internal/timing"
 )
 
 // Timeouts of the steps that run on a fresh context after the run's own
@@ -52,16 +53,21 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		return res, err
 	}
 	start := s.Now()
-	defer func() { res.Elapsed = s.Now().Sub(start) }()
+	defer func() { res.Elapsed = s.Now().Sub(start); res.Phases.Total = res.Elapsed }()
+	phase := func(p timing.Phase) func() { return res.Phases.Start(p, s.Now) }
 
 	// Leftovers of earlier runs that died without cleaning up. Best effort:
 	// a failing sweep must not stop this run.
+	done := phase(timing.Sweep)
 	_, _ = Sweep(ctx, d, start)
+	done()
 
 	deadline := start.Add(s.Timeout + s.Grace)
 	cfg, hc := containerConfigs(s, deadline)
 	name := ContainerName(s.RunID)
+	done = phase(timing.Create)
 	created, err := d.ContainerCreate(ctx, cfg, hc, nil, nil, name)
+	done()
 	if err != nil {
 		// The daemon may have created it before ctx ended: remove by name.
 		_ = remove(d, name)
@@ -72,30 +78,42 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	}
 	res.ContainerID = created.ID
 	defer func() {
+		defer phase(timing.Remove)()
 		if rerr := remove(d, created.ID); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 	}()
 
 	if s.Prepare != nil {
+		done = phase(timing.Input)
 		files, err := s.Prepare(ctx, func(p string, limit int64) ([]byte, error) { return readFile(ctx, d, created.ID, p, limit) })
+		done()
 		if err != nil {
 			return res, fmt.Errorf("prepare run: %w", err)
 		}
 		s.Files = slices.Concat(s.Files, files)
 	}
-	if err := d.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
+	done = phase(timing.Start)
+	err = d.ContainerStart(ctx, created.ID, container.StartOptions{})
+	done()
+	if err != nil {
 		return res, fmt.Errorf("start container: %w", err)
 	}
-	if err := copyIn(ctx, d, created.ID, s, res); err != nil {
+	done = phase(timing.CopyIn)
+	err = copyIn(ctx, d, created.ID, s, res)
+	done()
+	if err != nil {
 		return res, err
 	}
 	var volumes measureFunc
 	if s.Profile == ProfileStrict {
 		// Removed before the sandbox container (defers run last first):
 		// it holds the volumes.
+		done = phase(timing.Meter)
 		m, merr := startMeter(ctx, d, s, created.ID, deadline)
+		done()
 		defer func() {
+			defer phase(timing.Remove)()
 			if rerr := m.remove(); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
@@ -107,7 +125,9 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	}
 
 	delivered, execErr := execute(ctx, d, created.ID, s, res, volumes)
+	done = phase(timing.Signals)
 	readSignals(d, created.ID, s, res)
+	done()
 
 	// Collect what was written, on a fresh context: after a timeout or a
 	// cancellation the partial transcript is the most useful thing left.
@@ -115,6 +135,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if res.Canceled {
 		perFile = cancelCopyOut
 	}
+	done = phase(timing.CopyOut)
 	if s.TranscriptPath != "" {
 		res.Transcript, err = copyOut(d, created.ID, s.TranscriptPath, perFile, MaxCopyOut)
 		if err != nil {
@@ -142,6 +163,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		}
 		res.Collected[p] = data
 	}
+	done()
 	if s.OnTranscript != nil && int64(len(res.Transcript)) > delivered {
 		// The tail the last poll missed.
 		s.OnTranscript(res.Transcript[delivered:])
@@ -207,6 +229,7 @@ func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result) error
 // OnTranscript, and kills the container when the timeout or ctx ends the
 // run first.
 func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volumes measureFunc) (delivered int64, err error) {
+	started := res.Phases.Start(timing.RunnerStart, s.Now)
 	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
 		User:         s.User,
 		WorkingDir:   s.Workdir,
@@ -219,10 +242,14 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volu
 		return 0, fmt.Errorf("create exec: %w", err)
 	}
 	att, err := d.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+	started()
 	if err != nil {
 		return 0, fmt.Errorf("start exec: %w", err)
 	}
 	defer att.Close()
+	// Until the exec's end is known: its exit code inspected, or the
+	// container killed.
+	defer res.Phases.Start(timing.Commands, s.Now)()
 
 	out := &tailBuffer{max: outputTail}
 	done := make(chan struct{})

@@ -30,6 +30,7 @@ package sandbox
 
 import (
 	"github.com/readme2demo/readme2demo/internal/repoconfig"
+	"github.com/readme2demo/readme2demo/internal/timing"
 
 	"context"
 	"io"
@@ -222,6 +223,10 @@ type Result struct {
 	// CopyErrors holds problems copying files out (a missing transcript).
 	CopyErrors []error
 	Elapsed    time.Duration
+	// Phases is how long each of Run's phases took (timing.Sweep to
+	// timing.Remove), measured around the daemon calls; its Total is
+	// Elapsed.
+	Phases timing.Record
 }
 
 // Result.Stopped values: the limit that ended the run.
