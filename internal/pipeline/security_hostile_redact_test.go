@@ -405,17 +405,18 @@ func TestRecoverableOracle(t *testing.T) {
 }
 
 // shift moves every letter and digit one place on (a→b, z→a, 9→0).
-func shift(s string) string {
+func shift(s string) string { return shiftBy(s, 1) }
+
+// shiftBy moves every letter and digit n places on (0 < n < 10).
+func shiftBy(s string, n int) string {
 	return strings.Map(func(r rune) rune {
 		switch {
-		case r >= 'a' && r < 'z', r >= 'A' && r < 'Z', r >= '0' && r < '9':
-			return r + 1
-		case r == 'z':
-			return 'a'
-		case r == 'Z':
-			return 'A'
-		case r == '9':
-			return '0'
+		case r >= 'a' && r <= 'z':
+			return 'a' + (r-'a'+rune(n))%26
+		case r >= 'A' && r <= 'Z':
+			return 'A' + (r-'A'+rune(n))%26
+		case r >= '0' && r <= '9':
+			return '0' + (r-'0'+rune(n))%10
 		}
 		return r
 	}, s)
@@ -454,11 +455,13 @@ func TestHostileTokenShapesAreRedacted(t *testing.T) {
 	password := "Pw-" + randFrom(t, alnum, 14)
 	netrcPassword := "Nr-" + randFrom(t, alnum, 14)
 	// Each command prints its token from a shifted text (every letter and
-	// digit one place on), so the README and the command text never hold
-	// it in any form the oracle decodes.
+	// digit three places on: the oracle reads a shift by one, and rot13),
+	// so the README and the command text never hold it in any form the
+	// oracle decodes.
 	var sb strings.Builder
 	sb.WriteString("# Tokens\n\n```bash\n")
-	unshift := " | tr 'b-zaB-ZA1-90' 'a-zA-Z0-9'\n"
+	unshift := " | tr 'd-za-cD-ZA-C3-90-2' 'a-zA-Z0-9'\n"
+	shift := func(s string) string { return shiftBy(s, 3) }
 	for _, tok := range tokens {
 		sb.WriteString("echo 'token: " + shift(tok) + "'" + unshift)
 	}

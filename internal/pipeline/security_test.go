@@ -360,7 +360,7 @@ func TestOpenCanaryIsRedacted(t *testing.T) {
 	assert.Check(t, is.DeepEqual(res.Log.Sandbox.KeysInContainer, []string{"ANTHROPIC_API_KEY"}))
 	files := readAll(t, out)
 	assert.Check(t, is.Contains(string(files[pipeline.ReportFile]), "**API key in the sandbox:** "))
-	assert.Check(t, is.Contains(string(files[pipeline.ReportFile]), " was in the agent's environment (the run gave a Docker network mode, not a network policy)"))
+	assert.Check(t, is.Contains(string(files[pipeline.ReportFile]), ` was in the agent's environment \(the run gave a Docker network mode, not a network policy\)`))
 	for name, b := range files {
 		assertNoLeak(t, name, b, secret)
 	}
