@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -150,6 +151,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request) {
 	if !s.allowed(w, host, port) {
 		return
 	}
+	fullDuplex(w)
 	out := r.Clone(r.Context())
 	out.RequestURI = ""
 	removeHopHeaders(out.Header)
@@ -291,12 +293,38 @@ func (s *Server) Reverse(up Upstream) http.Handler {
 			s.log(Event{Event: "api", Name: up.Name, Method: resp.Request.Method, Path: resp.Request.URL.Path, Status: resp.StatusCode})
 			return nil
 		},
+		// A failure after the response began (the upstream closing a
+		// stream) reaches only ErrorLog; it becomes an error event too.
+		ErrorLog: log.New(eventWriter{func(msg string) {
+			s.log(Event{Event: "error", Name: up.Name, Host: target.Host, Reason: msg})
+		}}, "", 0),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			s.log(Event{Event: "error", Name: up.Name, Host: target.Host, Reason: err.Error()})
 			http.Error(w, "readme2demo egress proxy: upstream "+up.Name+": "+err.Error(), http.StatusBadGateway)
 		},
 	}
-	return rp
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fullDuplex(w)
+		rp.ServeHTTP(w, r)
+	})
+}
+
+// fullDuplex lets an HTTP/1 handler write the answer while the request
+// body is still being read. Without it the server, once the answer
+// begins, reads what is left of a small body to discard it and closes it
+// under the transport still sending it upstream: the upstream connection
+// breaks and the agent's answer is cut off. (HTTP/2 is full duplex
+// already; the error there is ignored.)
+func fullDuplex(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).EnableFullDuplex()
+}
+
+// eventWriter turns each line a log.Logger writes into a call of emit.
+type eventWriter struct{ emit func(string) }
+
+func (e eventWriter) Write(p []byte) (int, error) {
+	e.emit(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // hopHeaders are connection-level headers a proxy must not forward.

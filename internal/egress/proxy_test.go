@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -300,4 +301,86 @@ func TestIsProxy(t *testing.T) {
 	} {
 		assert.Check(t, is.Equal(IsProxy(tc.arg0), tc.want), tc.arg0)
 	}
+}
+
+// An API may answer while the request body is still coming (a stream that
+// begins early, an error sent before the upload ends; or only the last
+// read of the body racing the first byte of the answer, as Gemini CLI's
+// large requests met it). The proxy must keep sending the body and keep
+// streaming the answer: an HTTP/1 server that discards and closes the
+// request body once the answer begins broke the upstream connection, and
+// the agent saw its answer cut off ("terminated").
+func TestProxyAnswersWhileTheBodyIsStillComing(t *testing.T) {
+	const size = 100 << 10 // under the 256 KiB a Go server reads to discard a body: it closes it
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		assert.Check(t, http.NewResponseController(w).EnableFullDuplex())
+		first := make([]byte, 1024)
+		_, err := io.ReadFull(r.Body, first)
+		assert.Check(t, err)
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: early\n\n")
+		w.(http.Flusher).Flush()
+		time.Sleep(20 * time.Millisecond) // the proxy has the answer's head before the rest of the body
+		rest, err := io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "data: got %d bytes (%v)\n\n", int64(len(first))+rest, err)
+	}))
+	defer api.Close()
+	pu, ups, ev := startProxy(t, Config{Allow: []string{"127.0.0.1"}, Upstreams: []Upstream{
+		{Name: "gemini", URL: api.URL, Header: "x-goog-api-key", Value: "real"},
+	}})
+	defer func() {
+		for _, e := range ev.all() {
+			assert.Check(t, e.Event != "error", "%+v", e)
+		}
+	}()
+	viaForward := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}, Timeout: 30 * time.Second}
+	want := fmt.Sprintf("data: early\n\ndata: got %d bytes (<nil>)\n\n", size)
+	for _, c := range []struct {
+		name, url string
+		client    *http.Client
+	}{
+		{"reverse", ups[0] + "/v1beta/models/m:streamGenerateContent", http.DefaultClient},
+		{"forward", api.URL + "/v1beta/models/m:streamGenerateContent", viaForward},
+	} {
+		for i := range 20 {
+			resp, err := c.client.Post(c.url, "application/json", bytes.NewReader(make([]byte, size)))
+			if !assert.Check(t, err, "%s #%d", c.name, i) {
+				continue
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			assert.Check(t, err, "%s #%d: the answer was cut off after %q", c.name, i, b)
+			assert.Check(t, is.Equal(string(b), want), "%s #%d", c.name, i)
+		}
+	}
+}
+
+// An answer the API cuts off after it began is logged as an error event
+// naming the upstream (the agent's own error may say only "terminated").
+func TestCutAnswerIsAnErrorEvent(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100")
+		fmt.Fprint(w, "data: half")
+		w.(http.Flusher).Flush()
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if assert.Check(t, err) {
+			conn.Close()
+		}
+	}))
+	defer api.Close()
+	_, ups, ev := startProxy(t, Config{Upstreams: []Upstream{{Name: "anthropic", URL: api.URL, Header: "x-api-key", Value: "real"}}})
+	resp, err := http.Post(ups[0]+"/v1/messages", "application/json", strings.NewReader("{}"))
+	assert.NilError(t, err)
+	_, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Check(t, err != nil, "the agent sees the answer cut off")
+	var errs []Event
+	for _, e := range ev.all() {
+		if e.Event == "error" {
+			errs = append(errs, e)
+		}
+	}
+	assert.Assert(t, is.Len(errs, 1))
+	assert.Check(t, is.Equal(errs[0].Name, "anthropic"))
+	assert.Check(t, is.Contains(errs[0].Reason, "read error during body copy"))
 }

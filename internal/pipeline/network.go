@@ -72,6 +72,7 @@ type agentNetwork struct {
 
 	mu     sync.Mutex
 	denied map[string]int
+	failed map[string]bool // upstreams whose error has been told
 }
 
 // rawModeWhy is why the credentials are in the container when the run
@@ -91,7 +92,7 @@ const rawModeWhy = "the run gave a Docker network mode, not a network policy"
 // environment as before (APIAccess.InContainer).
 func setupNetwork(ctx context.Context, d sandbox.Docker, cfg Config, eng engines.AgentEngine, env map[string]string,
 	runID string, deadline time.Time, red *redact.Redactor, note func(string, ...any)) (*agentNetwork, error) {
-	n := &agentNetwork{policy: cfg.Network, env: maps.Clone(env), denied: map[string]int{}}
+	n := &agentNetwork{policy: cfg.Network, env: maps.Clone(env), denied: map[string]int{}, failed: map[string]bool{}}
 	var access engines.APIAccess
 	if u, ok := eng.(engines.APIUser); ok {
 		access = u.APIAccess(env)
@@ -165,6 +166,20 @@ func setupNetwork(ctx context.Context, d sandbox.Docker, cfg Config, eng engines
 	p, err := dockerproxy.Setup(ctx, ed, dockerproxy.Options{
 		RunID: runID, Image: cfg.Image, Binary: bin, Config: ecfg, Deadline: deadline, ExtraHosts: cfg.ExtraHosts,
 		OnEvent: func(e egress.Event) {
+			if e.Event == "error" {
+				// The first failure between the proxy and each API or
+				// host (a stream cut off, a refused connection) is told:
+				// the agent's own error may not say where it broke.
+				who := cmp.Or(e.Name, e.Host)
+				n.mu.Lock()
+				first := !n.failed[who]
+				n.failed[who] = true
+				n.mu.Unlock()
+				if first {
+					note("egress: %s: %s", red.String(who), red.String(strings.TrimPrefix(e.Reason, "httputil: ")))
+				}
+				return
+			}
 			if e.Event != "deny" {
 				return
 			}
