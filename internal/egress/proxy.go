@@ -299,7 +299,9 @@ func (s *Server) Reverse(up Upstream) http.Handler {
 			s.log(Event{Event: "error", Name: up.Name, Host: target.Host, Reason: msg})
 		}}, "", 0),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			s.log(Event{Event: "error", Name: up.Name, Host: target.Host, Reason: err.Error()})
+			if r.Context().Err() == nil { // not the agent giving up on its own request
+				s.log(Event{Event: "error", Name: up.Name, Host: target.Host, Reason: err.Error()})
+			}
 			http.Error(w, "readme2demo egress proxy: upstream "+up.Name+": "+err.Error(), http.StatusBadGateway)
 		},
 	}

@@ -384,3 +384,41 @@ func TestCutAnswerIsAnErrorEvent(t *testing.T) {
 	assert.Check(t, is.Equal(errs[0].Name, "anthropic"))
 	assert.Check(t, is.Contains(errs[0].Reason, "read error during body copy"))
 }
+
+// An agent giving up on its own request is not an API failure: no error
+// event, where an API that cannot be reached is one.
+func TestAgentCancelIsNotAnErrorEvent(t *testing.T) {
+	release := make(chan struct{})
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer api.Close()
+	defer close(release)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	_, ups, ev := startProxy(t, Config{Upstreams: []Upstream{
+		{Name: "stalls", URL: api.URL, Header: "x-api-key", Value: "real"},
+		{Name: "gone", URL: gone.URL, Header: "x-api-key", Value: "real"},
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, ups[0]+"/v1/messages", strings.NewReader("{}"))
+	_, err := http.DefaultClient.Do(req)
+	assert.Check(t, err != nil)
+	resp, err := http.Post(ups[1]+"/v1/messages", "application/json", strings.NewReader("{}"))
+	assert.NilError(t, err)
+	resp.Body.Close()
+	assert.Check(t, is.Equal(resp.StatusCode, http.StatusBadGateway))
+
+	time.Sleep(100 * time.Millisecond) // the proxy's handler of the cancelled request returns
+	var failed []string
+	for _, e := range ev.all() {
+		if e.Event == "error" {
+			failed = append(failed, e.Name)
+		}
+	}
+	assert.Check(t, is.DeepEqual(failed, []string{"gone"}))
+}
