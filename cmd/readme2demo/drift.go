@@ -182,7 +182,7 @@ func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.O
 	if err != nil {
 		return fmt.Errorf("open drift issue: %w", err)
 	}
-	is, err := drift.OpenIssue(ctx, svc, owner, repo, res, runURL(e))
+	is, err := drift.OpenIssue(ctx, svc, owner, repo, res, ghapi.RunURL(e.getenv))
 	if err != nil {
 		return err
 	}
@@ -192,13 +192,4 @@ func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.O
 	}
 	fmt.Fprintf(e.stderr, "readme2demo drift: %s issue #%d %s\n", verb, is.Number, is.URL)
 	return nil
-}
-
-// runURL is the URL of the workflow run this runs in, or "".
-func runURL(e env) string {
-	server, repo, id := e.getenv("GITHUB_SERVER_URL"), e.getenv("GITHUB_REPOSITORY"), e.getenv("GITHUB_RUN_ID")
-	if server == "" || repo == "" || id == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s/%s/actions/runs/%s", server, repo, id)
 }

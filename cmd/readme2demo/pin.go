@@ -125,7 +125,7 @@ func runPin(ctx context.Context, o pinOptions, e env) int {
 		return exitcode.Usage
 	}
 	parent := cmp.Or(o.parent, e.getenv("GITHUB_SHA"))
-	res, err := pinbump.OpenPR(ctx, svc, ghapi.PRTarget{Owner: owner, Repo: repo, Base: o.base}, o.root, parent, b, runURL(e))
+	res, err := pinbump.OpenPR(ctx, svc, ghapi.PRTarget{Owner: owner, Repo: repo, Base: o.base}, o.root, parent, b, ghapi.RunURL(e.getenv))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)
 		return exitcode.Usage

@@ -145,7 +145,7 @@ func (a *app) run(ctx context.Context, args []string, getenv func(string) string
 
 	ropts := report.Options{
 		Readme:       filepath.ToSlash(cfg.Readme),
-		RunURL:       runURL(getenv),
+		RunURL:       ghapi.RunURL(getenv),
 		ArtifactName: cfg.ArtifactName,
 		BlobURL:      blobURL(getenv, ev, cfg.WorkDir),
 		ReadmeDiff:   readDiff(res.ReadmeDiff),
@@ -310,18 +310,6 @@ func oneLine(s string, n int) string {
 		s = s[:cut] + "…"
 	}
 	return s
-}
-
-func runURL(getenv func(string) string) string {
-	server, repo, id := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_RUN_ID")
-	if server == "" || repo == "" || id == "" {
-		return ""
-	}
-	u := fmt.Sprintf("%s/%s/actions/runs/%s", strings.TrimSuffix(server, "/"), repo, id)
-	if a := getenv("GITHUB_RUN_ATTEMPT"); a != "" && a != "1" {
-		u += "/attempts/" + a
-	}
-	return u
 }
 
 func blobURL(getenv func(string) string, ev event, workDir string) string {

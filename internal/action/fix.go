@@ -252,7 +252,7 @@ func (a *app) pullRequestFix(ctx context.Context, s *step, j fixJob) (*report.Fi
 	if base == "" {
 		base = "main"
 	}
-	body := report.FixPR(j.log, report.FixPROptions{Readme: j.readme, Diff: j.diff, Verification: v, RunURL: runURL(s.getenv), Redact: s.red.String})
+	body := report.FixPR(j.log, report.FixPROptions{Readme: j.readme, Diff: j.diff, Verification: v, RunURL: ghapi.RunURL(s.getenv), Redact: s.red.String})
 	pr, err := svc.UpsertPR(ctx, ghapi.PRTarget{Owner: owner, Repo: repo, Base: base, Branch: j.cfg.FixBranch, Key: "fix-readme readme=" + j.readme},
 		ghapi.Change{Message: "README: the fix readme2demo's agent found and verified (machine-made)\n\n" + strings.Join(fixTexts(j.log, s.red), "\n"),
 			Files: []ghapi.File{{Path: j.readme, Content: fixed.Text}}, Parent: s.getenv("GITHUB_SHA")},
