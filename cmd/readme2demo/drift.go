@@ -82,7 +82,7 @@ Exit status: 0 no drift, 1 drift (the first changed field is named),
 	f.StringVar(&o.engine, "engine", engines.ClaudeCodeName, fmt.Sprintf("the engine whose CLI to check: %s, or %q for %s",
 		strings.Join(agentcli.Engines(), ", "), drift.All, strings.Join(drift.ExpandEngines(drift.All), ", ")))
 	_ = cmd.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions(append(agentcli.Engines(), drift.All), cobra.ShellCompDirectiveNoFileComp))
-	f.StringVar(&o.version, "cli-version", "pinned", `the CLI version to check: a version, "pinned" or "latest" (the registry's newest)`)
+	f.StringVar(&o.version, "cli-version", agentcli.VersionPinned, `the CLI version to check: a version, "pinned" or "latest" (the registry's newest)`)
 	f.StringVar(&o.against, "against", "", `also run this version (usually "pinned") and diff the two command logs side by side`)
 	addOutFlag(cmd, &o.out, "readme2demo-drift", "the directory for transcripts, command logs, fixture candidates, report.md and drift.json")
 	addImageFlag(cmd, &o.image, e, "the base image a CLI version is layered on")
@@ -174,7 +174,9 @@ func runDrift(ctx context.Context, o driftOptions, e env) int {
 	return exitcode.OK
 }
 
-func isKeyword(v string) bool { return v == "pinned" || v == "latest" || v == "" }
+func isKeyword(v string) bool {
+	return v == agentcli.VersionPinned || v == agentcli.VersionLatest || v == ""
+}
 
 // openDriftIssue opens or updates the one drift issue of the engine.
 func openDriftIssue(ctx context.Context, e env, owner, repo string, res *drift.Outcome) error {

@@ -87,7 +87,7 @@ func runPin(ctx context.Context, o pinOptions, e env) int {
 		}
 	}
 	v := o.version
-	if v == "latest" {
+	if v == agentcli.VersionLatest {
 		if v, err = agentcli.RegistriesFromEnv(e.getenv).Latest(ctx, cli); err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo pin: %v\n", err)
 			return exitcode.Usage

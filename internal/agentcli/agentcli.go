@@ -135,6 +135,13 @@ func Scheduled() []CLI {
 // commands, image tags and file names.
 var versionRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
 
+// The version words a user may give instead of a version (drift's
+// --cli-version and --against, pin's --version).
+const (
+	VersionPinned = "pinned" // the version this release pins ("" means it too)
+	VersionLatest = "latest" // the package registry's newest
+)
+
 // ValidVersion reports whether v is a plain semver version such as 1.2.3 or
 // 1.2.3-rc.1.
 func ValidVersion(v string) bool { return versionRe.MatchString(v) }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -259,4 +260,34 @@ func TestSessionSuffix(t *testing.T) {
 		"older Gemini CLIs write one JSON document")
 	assert.Check(t, is.Len(lookup(t, "claude-code").SessionFiles, 0))
 	assert.Check(t, len(lookup(t, "gemini").SessionFiles) > 0)
+}
+
+// The version words have one home: no Go file outside agentcli compares
+// with, or switches on, "pinned" or "latest" spelled out.
+func TestVersionWordsHaveOneHome(t *testing.T) {
+	root := filepath.Join("..", "..")
+	word := regexp.MustCompile(`([=!]=\s*"(pinned|latest)")|(case\s[^:\n]*"(pinned|latest)")|(StringVar\([^\n]*,\s*"(pinned|latest)",)`)
+	var found []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".cache" || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, m := range word.FindAllString(string(b), -1) {
+			rel, _ := filepath.Rel(root, p)
+			found = append(found, filepath.ToSlash(rel)+": "+m)
+		}
+		return nil
+	})
+	assert.NilError(t, err)
+	assert.Check(t, is.Len(found, 0), "use agentcli.VersionPinned / VersionLatest: %v", found)
 }

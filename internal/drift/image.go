@@ -102,9 +102,9 @@ func labelOf(info image.InspectResponse, key string) string {
 // value is a version.
 func ResolveVersion(ctx context.Context, reg agentcli.Registries, c agentcli.CLI, v string) (string, error) {
 	switch v {
-	case "", "pinned":
+	case "", agentcli.VersionPinned:
 		return c.Pinned, nil
-	case "latest":
+	case agentcli.VersionLatest:
 		return reg.Latest(ctx, c)
 	}
 	if !agentcli.ValidVersion(v) {
