@@ -23,13 +23,15 @@ import (
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/containerpath"
 )
 
-// The canonical paths inside the sandbox container. Engines and the sandbox
-// use these constants; nothing hardcodes the strings.
+// The canonical paths inside the sandbox container, built on the
+// containerpath constants the sandbox uses too; nothing hardcodes the
+// strings (containerpath's test checks).
 const (
 	// ContainerDir is the directory that holds the run's own files.
-	ContainerDir = "/readme2demo"
+	ContainerDir = containerpath.RunDir
 	// PromptContainerPath is where the rendered prompt is copied.
 	PromptContainerPath = ContainerDir + "/prompt.md"
 	// TranscriptContainerPath is where the agent's raw transcript is written.
@@ -37,7 +39,7 @@ const (
 	// StderrContainerPath is where the agent's stderr is written.
 	StderrContainerPath = ContainerDir + "/transcript.stderr"
 	// WorkspaceContainerPath is where the repository under test is copied.
-	WorkspaceContainerPath = "/workspace"
+	WorkspaceContainerPath = containerpath.Workspace
 	// ProgramsContainerPath is the image's command list: every command its
 	// user's login shell knows, one a line, recorded when the image was
 	// built (images/base/Dockerfile). Images without it are older or custom.

@@ -29,6 +29,7 @@
 package sandbox
 
 import (
+	"github.com/readme2demo/readme2demo/internal/containerpath"
 	"github.com/readme2demo/readme2demo/internal/repoconfig"
 	"github.com/readme2demo/readme2demo/internal/timing"
 
@@ -84,7 +85,7 @@ const (
 const (
 	DefaultTimeout  = 30 * time.Minute
 	DefaultUser     = "1000:1000" // the image's non-root "agent" user
-	DefaultWorkdir  = "/workspace"
+	DefaultWorkdir  = containerpath.Workspace
 	DefaultMemory   = 4 << 30 // bytes; swap is never added
 	DefaultNanoCPUs = 2e9
 	// DefaultDisk caps the run's whole writable space: sized for real
@@ -101,7 +102,7 @@ const (
 // StrictWritableDirs are the strict profile's only writable places besides
 // /tmp: the workspace, the run's own directory and the agent's home. Each is
 // an anonymous volume, removed with the container.
-var StrictWritableDirs = []string{"/workspace", "/readme2demo", "/home/agent"}
+var StrictWritableDirs = []string{containerpath.Workspace, containerpath.RunDir, containerpath.AgentHome}
 
 // Resources bound the container. Zero values take the profile's defaults.
 type Resources struct {

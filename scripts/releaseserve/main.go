@@ -108,7 +108,7 @@ func run(ctx context.Context, imgs images, regAddr, assetsAddr, version, reposit
 	}
 	refs := map[string]string{}
 	for _, f := range release.Flavours {
-		repo := regAddr + "/readme2demo/readme2demo-sandbox-" + f.Name
+		repo := f.ImageName(regAddr + "/readme2demo")
 		local, ok := imgs[f.Name]
 		if !ok {
 			refs[f.Name] = repo + "@sha256:" + strings.Repeat("0", 64)
