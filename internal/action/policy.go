@@ -53,7 +53,7 @@ func (f failOn) verdict(l *commandlog.Log) (int, string) {
 	switch {
 	case report.NothingToRun(l):
 		if f[failNoCommands] {
-			return exitcode.Failed, "nothing to run: no README command fits the sandbox"
+			return exitcode.Failed, commandlog.NothingToRun + ": no README command fits the sandbox"
 		}
 		return exitcode.OK, ""
 	case l.Outcome == commandlog.OutcomeBlocked && f[failBlocked]:

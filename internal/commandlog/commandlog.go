@@ -33,6 +33,12 @@ const (
 	OutcomeBlocked Outcome = "blocked"
 )
 
+// NothingToRun starts the outcome reason of a keyless run whose README
+// has no command to run (failed, no commands: schema v1 has no outcome of
+// its own for it). The planner writes it; the report and the Action's
+// policy recognise it by it.
+const NothingToRun = "nothing to run"
+
 // Status is the result of one command.
 type Status string
 

@@ -48,6 +48,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
@@ -110,7 +111,7 @@ func (p *Plan) NothingToRun() string {
 		return ""
 	}
 	if p.Blocks == 0 {
-		return fmt.Sprintf("nothing to run: %s has no code block (the markdown engine runs only code blocks; steps written in prose need an AI engine)", p.File)
+		return fmt.Sprintf("%s: %s has no code block (the markdown engine runs only code blocks; steps written in prose need an AI engine)", commandlog.NothingToRun, p.File)
 	}
 	var parts []string
 	seen := map[int]bool{}
@@ -127,7 +128,7 @@ func (p *Plan) NothingToRun() string {
 	if len(seen) > len(parts) {
 		more = fmt.Sprintf("; and %d more", len(seen)-len(parts))
 	}
-	return fmt.Sprintf("nothing to run: none of the %d code blocks of %s has a command to run on Linux (%s%s)", p.Blocks, p.File, strings.Join(parts, "; "), more)
+	return fmt.Sprintf("%s: none of the %d code blocks of %s has a command to run on Linux (%s%s)", commandlog.NothingToRun, p.Blocks, p.File, strings.Join(parts, "; "), more)
 }
 
 // Make plans a README.

@@ -170,9 +170,9 @@ func (r *renderer) render() string {
 
 // NothingToRun reports a keyless run that found no README command to run:
 // its outcome is failed (schema v1 has no other), and its reason, written
-// by the engine, starts with "nothing to run".
+// by the engine, starts with commandlog.NothingToRun.
 func NothingToRun(l *commandlog.Log) bool {
-	return l.Outcome == commandlog.OutcomeFailed && len(l.Commands) == 0 && strings.HasPrefix(l.OutcomeReason, "nothing to run")
+	return l.Outcome == commandlog.OutcomeFailed && len(l.Commands) == 0 && strings.HasPrefix(l.OutcomeReason, commandlog.NothingToRun)
 }
 
 // Verdict is the one-line verdict for a log, such as "✅ The README works".
