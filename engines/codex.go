@@ -24,7 +24,7 @@ package engines
 //
 // Session rollouts ($CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl; read in
 // codex_rollout.go), every generation tested with real files written by the
-// real CLI against internal/mockllm (0.20.0, 0.39.0, 0.45.0, 0.80.0, 0.125.0,
+// real CLI against internal/scriptedllm (0.20.0, 0.39.0, 0.45.0, 0.80.0, 0.125.0,
 // 0.171.0, each beside the exec --json stream of the same run) and real
 // files published by other projects (0.77.0, 0.125.0 interactive):
 //   - first generation (≤ ~0.2x): a {id, timestamp, instructions} line, then

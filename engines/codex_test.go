@@ -15,7 +15,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/agentcli"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -165,8 +165,8 @@ func TestCodexBuildCommandRealCLI(t *testing.T) {
 	}
 	assert.NilError(t, os.WriteFile(filepath.Join(work, "README.md"), []byte("# Demo\n"), 0o644))
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "prompt.md"), []byte("Follow README.md.\n"), 0o644))
-	srv, err := mockllm.Start("127.0.0.1:0", mockllm.Scenario{Turns: []mockllm.Turn{
-		mockllm.Run("Checking.", mockllm.Bash(`echo "key=${OPENAI_API_KEY:-unset} ${CODEX_API_KEY:-unset}"`), mockllm.Bash("cat README.md; exit 4")),
+	srv, err := scriptedllm.Start("127.0.0.1:0", scriptedllm.Scenario{Turns: []scriptedllm.Turn{
+		scriptedllm.Run("Checking.", scriptedllm.Bash(`echo "key=${OPENAI_API_KEY:-unset} ${CODEX_API_KEY:-unset}"`), scriptedllm.Bash("cat README.md; exit 4")),
 	}, FinalText: "FIX: nothing to fix\nSUCCESS"})
 	assert.NilError(t, err)
 	defer srv.Close()
@@ -181,7 +181,7 @@ func TestCodexBuildCommandRealCLI(t *testing.T) {
 	c.Dir = work
 	c.Env = []string{"PATH=" + filepath.Dir(bin) + ":/usr/local/bin:/usr/bin:/bin", "HOME=" + home,
 		"CODEX_HOME=" + filepath.Join(home, ".codex"), "LANG=C.UTF-8",
-		"OPENAI_API_KEY=" + mockllm.DummyAPIKey, "OPENAI_BASE_URL=" + srv.URL() + "/v1"}
+		"OPENAI_API_KEY=" + scriptedllm.DummyAPIKey, "OPENAI_BASE_URL=" + srv.URL() + "/v1"}
 	out, err := c.CombinedOutput()
 	stderr, _ := os.ReadFile(filepath.Join(dir, "transcript.stderr"))
 	assert.NilError(t, err, "%s\nstderr: %s", out, stderr)

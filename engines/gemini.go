@@ -8,7 +8,7 @@ package engines
 // {role, content, delta?}, tool_use {tool_name, tool_id, parameters},
 // tool_result {tool_id, status, output?, error?}, error {severity, message},
 // result {status, error?, stats{…, duration_ms}}. Tested against real
-// captures of CLI 0.61.0 driven by internal/mockllm (real-0.61.0-*) and the
+// captures of CLI 0.61.0 driven by internal/scriptedllm (real-0.61.0-*) and the
 // vendor's own snapshots (corpus). The single pretty-printed object of
 // `--output-format json` ({response, stats, error?}) is accepted too; it has
 // no commands.

@@ -25,8 +25,8 @@ import (
 	"github.com/readme2demo/readme2demo/internal/drift"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghapi"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 func runDriftCLI(t *testing.T, vars map[string]string, args ...string) (int, string, string) {
@@ -155,7 +155,7 @@ func TestDriftSavesCandidatesAndOpensTheIssue(t *testing.T) {
 	assert.Check(t, is.Contains(stdout, "== command logs side by side: claude-code 7.7.8 | 7.7.7"))
 	assert.Check(t, is.Contains(stdout, "-- scenario failures: identical"))
 
-	for _, sc := range mockllm.CaptureScenarioNames {
+	for _, sc := range scriptedllm.CaptureScenarioNames {
 		_, err := os.Stat(drift.CandidatePath(out, "claude-code", "7.7.7", sc))
 		assert.Check(t, err, "fixture candidate for %s", sc)
 		_, err = os.Stat(filepath.Join(out, "claude-code-7.7.7", sc+".command_log.json"))
@@ -211,7 +211,7 @@ func TestDriftRealClaudeCodeOnHost(t *testing.T) {
 	}
 	assert.Check(t, is.Contains(errOut, `claude-code 1.0.128: first changed field: agent_version`))
 	assert.Check(t, !strings.Contains(errOut, "claude-code "+pin+": first changed field"), "the pinned CLI drifted")
-	for _, sc := range mockllm.CaptureScenarioNames {
+	for _, sc := range scriptedllm.CaptureScenarioNames {
 		assert.Check(t, fileExists(drift.CandidatePath(out, "claude-code", old, sc)), sc)
 		assert.Check(t, !fileExists(drift.CandidatePath(out, "claude-code", pin, sc)), sc)
 	}
@@ -337,7 +337,7 @@ func TestDriftPinnedCodexAndGemini(t *testing.T) {
 				assert.Check(t, is.Equal(code, exitcode.OK))
 				assert.Check(t, is.Contains(stdout, "no drift: "+engine+" "+pin+" matches every expectation in 4 scenarios"))
 				assert.Check(t, verr)
-				for _, sc := range mockllm.CaptureScenarioNames {
+				for _, sc := range scriptedllm.CaptureScenarioNames {
 					assert.Check(t, fileExists(filepath.Join(out, engine+"-"+pin, sc+".jsonl")), sc)
 				}
 				assert.Check(t, !fileExists(filepath.Join(out, "fixture-candidates")))

@@ -11,7 +11,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // `readme2demo run --engine codex` end to end: the verb's flags and
@@ -19,20 +19,20 @@ import (
 // CLI in the REAL container against the mock, progress on stderr, the
 // command log in --out and exit status 0 for a SUCCESS run.
 func TestRunCodexSucceedsExitsZero(t *testing.T) {
-	srv, img := startMock(t, mockllm.Scenario{Name: "codex-success", Turns: []mockllm.Turn{
-		mockllm.Run("Following the README.", mockllm.Bash("python3 greet.py World")),
-		mockllm.Run("", mockllm.Bash("./test.sh")),
+	srv, img := startMock(t, scriptedllm.Scenario{Name: "codex-success", Turns: []scriptedllm.Turn{
+		scriptedllm.Run("Following the README.", scriptedllm.Bash("python3 greet.py World")),
+		scriptedllm.Run("", scriptedllm.Bash("./test.sh")),
 	}, FinalText: "Both steps work.\nSUCCESS"})
 	out := t.TempDir()
-	vars := map[string]string{"OPENAI_API_KEY": mockllm.DummyAPIKey, "OPENAI_BASE_URL": srv.URL() + "/v1", "R2D_IMAGE": img}
+	vars := map[string]string{"OPENAI_API_KEY": scriptedllm.DummyAPIKey, "OPENAI_BASE_URL": srv.URL() + "/v1", "R2D_IMAGE": img}
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "--engine", "codex", "--model", mockllm.CodexModel, "--timeout", "3m", "--out", out, sampleRepo},
+	code := run(context.Background(), []string{"run", "--engine", "codex", "--model", scriptedllm.CodexModel, "--timeout", "3m", "--out", out, sampleRepo},
 		env{getenv: func(k string) string { return vars[k] }, stdout: &stdout, stderr: &stderr})
 	assert.Equal(t, code, exitcode.OK, "stderr:\n%s", stderr.String())
 	assert.Check(t, is.Contains(stderr.String(), "codex in "+img))
 	assert.Check(t, is.Contains(stderr.String(), "$ python3 greet.py World"))
 	assert.Check(t, is.Contains(stderr.String(), "$ ./test.sh"))
-	assert.Check(t, !bytes.Contains(stderr.Bytes(), []byte(mockllm.DummyAPIKey)))
+	assert.Check(t, !bytes.Contains(stderr.Bytes(), []byte(scriptedllm.DummyAPIKey)))
 
 	log := readLog(t, filepath.Join(out, "command_log.json"))
 	assert.Check(t, is.Equal(log.Engine, "codex"))

@@ -21,9 +21,9 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 const (
@@ -67,12 +67,12 @@ func TestRunUsageErrors(t *testing.T) {
 
 // startMock serves sc on the Docker bridge gateway, where sandbox
 // containers reach it.
-func startMock(t *testing.T, sc mockllm.Scenario) (*mockllm.Server, string) {
+func startMock(t *testing.T, sc scriptedllm.Scenario) (*scriptedllm.Server, string) {
 	t.Helper()
 	cli, img := sandboxtest.Docker(t)
 	gw, err := sandbox.BridgeGateway(context.Background(), cli)
 	assert.NilError(t, err)
-	srv, err := mockllm.Start(gw+":0", sc)
+	srv, err := scriptedllm.Start(gw+":0", sc)
 	assert.NilError(t, err)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -92,12 +92,12 @@ func startMock(t *testing.T, sc mockllm.Scenario) (*mockllm.Server, string) {
 }
 
 func TestRunBlockedExitsThree(t *testing.T) {
-	srv, img := startMock(t, mockllm.Scenario{Name: "blocked", Turns: []mockllm.Turn{
-		mockllm.Run("", mockllm.Bash("python3 greet.py World")),
-		mockllm.Say("The deploy section needs cloud credentials I was not given.\nBLOCKED: the demo needs a cloud account"),
+	srv, img := startMock(t, scriptedllm.Scenario{Name: "blocked", Turns: []scriptedllm.Turn{
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py World")),
+		scriptedllm.Say("The deploy section needs cloud credentials I was not given.\nBLOCKED: the demo needs a cloud account"),
 	}})
 	out := t.TempDir()
-	vars := map[string]string{"ANTHROPIC_API_KEY": mockllm.DummyAPIKey, "ANTHROPIC_BASE_URL": srv.URL(), "R2D_IMAGE": img}
+	vars := map[string]string{"ANTHROPIC_API_KEY": scriptedllm.DummyAPIKey, "ANTHROPIC_BASE_URL": srv.URL(), "R2D_IMAGE": img}
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"run", "--engine", "claude-code", "--timeout", "3m", "--out", out, sampleRepo},
 		env{getenv: func(k string) string { return vars[k] }, stdout: &stdout, stderr: &stderr})
@@ -123,10 +123,10 @@ func readLog(t *testing.T, p string) *commandlog.Log {
 // container must be gone within 10 s, and the partial transcript is parsed
 // with the interrupted command's result unknown.
 func TestRunSIGTERMRemovesTheContainerWithin10s(t *testing.T) {
-	srv, img := startMock(t, mockllm.Scenario{Name: "long", Turns: []mockllm.Turn{
-		mockllm.Run("", mockllm.Bash("python3 greet.py World")),
+	srv, img := startMock(t, scriptedllm.Scenario{Name: "long", Turns: []scriptedllm.Turn{
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py World")),
 		// Claude Code refuses a standalone `sleep N`; a slow program is fine.
-		mockllm.Run("", mockllm.Bash(slowCmd)),
+		scriptedllm.Run("", scriptedllm.Bash(slowCmd)),
 	}})
 	bin := filepath.Join(t.TempDir(), "readme2demo")
 	build := exec.Command("go", "build", "-o", bin, ".")
@@ -135,7 +135,7 @@ func TestRunSIGTERMRemovesTheContainerWithin10s(t *testing.T) {
 
 	out := t.TempDir()
 	cmd := exec.Command(bin, "run", "--engine", "claude-code", "--timeout", "5m", "--out", out, sampleRepo)
-	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY="+mockllm.DummyAPIKey, "CLAUDE_CODE_OAUTH_TOKEN=",
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY="+scriptedllm.DummyAPIKey, "CLAUDE_CODE_OAUTH_TOKEN=",
 		"ANTHROPIC_BASE_URL="+srv.URL(), "R2D_IMAGE="+img)
 	stderr, err := cmd.StderrPipe()
 	assert.NilError(t, err)

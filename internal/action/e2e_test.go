@@ -16,9 +16,9 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghapi/fakegithub"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // The real thing: run() with the real pipeline, a real container and the
@@ -34,12 +34,12 @@ func TestActionEndToEndInContainer(t *testing.T) {
 	defer cancel()
 	gw, err := sandbox.BridgeGateway(ctx, cli)
 	assert.NilError(t, err)
-	srv, err := mockllm.Start(gw+":0", mockllm.Scenario{
+	srv, err := scriptedllm.Start(gw+":0", scriptedllm.Scenario{
 		Name: "action-sample",
-		Turns: []mockllm.Turn{
-			mockllm.Run("", mockllm.Bash("python3 greet.py World")),
-			mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
-			mockllm.Say("The Shouting step fails: greet.py has no --shout flag.\nFIX: README section Shouting uses --shout, but greet.py only accepts --loud"),
+		Turns: []scriptedllm.Turn{
+			scriptedllm.Run("", scriptedllm.Bash("python3 greet.py World")),
+			scriptedllm.Run("", scriptedllm.Bash("python3 greet.py --shout World")),
+			scriptedllm.Say("The Shouting step fails: greet.py has no --shout flag.\nFIX: README section Shouting uses --shout, but greet.py only accepts --loud"),
 		},
 	})
 	assert.NilError(t, err)
@@ -77,7 +77,7 @@ func TestActionEndToEndInContainer(t *testing.T) {
 				"INPUT_TIMEOUT_MINUTES":   "3",
 			}
 			if engine == "claude-code" {
-				env["ANTHROPIC_API_KEY"] = mockllm.DummyAPIKey
+				env["ANTHROPIC_API_KEY"] = scriptedllm.DummyAPIKey
 				env["ANTHROPIC_BASE_URL"] = srv.URL()
 			}
 			var stdout, stderr bytes.Buffer

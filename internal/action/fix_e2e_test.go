@@ -16,9 +16,9 @@ import (
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/ghapi/fakegithub"
 	"github.com/readme2demo/readme2demo/internal/longtest"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // The whole fix flow for real: the scripted LLM drives the real Claude Code
@@ -35,13 +35,13 @@ func TestFixEndToEndWithARealAgent(t *testing.T) {
 	defer cancel()
 	gw, err := sandbox.BridgeGateway(ctx, cli)
 	assert.NilError(t, err)
-	scenario := mockllm.Scenario{Name: "action-fix", Turns: []mockllm.Turn{
-		mockllm.Run("I'll read the README first.", mockllm.Read("/workspace/README.md")),
-		mockllm.Run("", mockllm.Bash("python3 greet.py World")),
-		mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
-		mockllm.Run("", mockllm.Edit("/workspace/README.md", "python3 greet.py --shout World", "python3 greet.py --loud World")),
-		mockllm.Run("", mockllm.Bash("python3 greet.py --loud World")),
-		mockllm.Say("The Shouting step works with --loud.\nFIX: README section Shouting uses --shout, but greet.py only accepts --loud\nADJUSTED_SUCCESS"),
+	scenario := scriptedllm.Scenario{Name: "action-fix", Turns: []scriptedllm.Turn{
+		scriptedllm.Run("I'll read the README first.", scriptedllm.Read("/workspace/README.md")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py World")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py --shout World")),
+		scriptedllm.Run("", scriptedllm.Edit("/workspace/README.md", "python3 greet.py --shout World", "python3 greet.py --loud World")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py --loud World")),
+		scriptedllm.Say("The Shouting step works with --loud.\nFIX: README section Shouting uses --shout, but greet.py only accepts --loud\nADJUSTED_SUCCESS"),
 	}}
 
 	// The repository: the sample, checked out in the workspace and on the
@@ -59,7 +59,7 @@ func TestFixEndToEndWithARealAgent(t *testing.T) {
 		Patch: "@@ -18,7 +18,7 @@ prints `Hello, World!`.\n \n ## Shouting\n \n-Add `--shout` to greet:\n+Add `--shout` to greet in capitals: <!-- readme2demo: run -->\n \n ```sh\n python3 greet.py --shout World"}})
 
 	run := func(t *testing.T, eventName string, event map[string]any, extra map[string]string) (int, string, string) {
-		srv, err := mockllm.Start(gw+":0", scenario)
+		srv, err := scriptedllm.Start(gw+":0", scenario)
 		assert.NilError(t, err)
 		defer srv.Close()
 		dir := t.TempDir()
@@ -82,7 +82,7 @@ func TestFixEndToEndWithARealAgent(t *testing.T) {
 			"INPUT_IMAGE":         img,
 			"INPUT_OUTPUT_DIR":    filepath.Join(dir, "out"),
 			"INPUT_MAX_TURNS":     "12",
-			"ANTHROPIC_API_KEY":   mockllm.DummyAPIKey,
+			"ANTHROPIC_API_KEY":   scriptedllm.DummyAPIKey,
 			"ANTHROPIC_BASE_URL":  srv.URL(),
 		}
 		for k, v := range extra {

@@ -1,6 +1,6 @@
 // Package drift checks an agent CLI version against readme2demo's parser at
 // no LLM cost: it drives the REAL CLI with scripted scenarios through
-// internal/mockllm, parses each transcript with the engine, and compares the
+// internal/scriptedllm, parses each transcript with the engine, and compares the
 // command log with what the scenario makes true (the commands run, their exit
 // codes and statuses, the file edits, the markers, the outcome, cost, turns
 // and duration present or null, no unknown or malformed records), as far as
@@ -29,13 +29,13 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // Scenario is one scripted conversation and what must follow from it.
 type Scenario struct {
 	Name string
-	Mock mockllm.Scenario
+	Mock scriptedllm.Scenario
 	// Kill: the CLI is killed mid-command, CaptureKillAfter after the mock
 	// served the last scripted turn.
 	Kill   bool

@@ -15,9 +15,9 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/agentcli"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // Runner runs one scenario with a real CLI against a fresh mock LLM and
@@ -45,15 +45,15 @@ type Output struct {
 const RunTimeout = 3 * time.Minute
 
 // HostRunner runs an installed CLI binary on the host with the mock on
-// 127.0.0.1 (mockllm.Capture): fast, no Docker, no sandbox. Transcripts have
-// their temporary root rewritten to mockllm.CaptureRoot.
+// 127.0.0.1 (scriptedllm.Capture): fast, no Docker, no sandbox. Transcripts have
+// their temporary root rewritten to scriptedllm.CaptureRoot.
 type HostRunner struct {
 	CLI    agentcli.CLI
 	Binary string
 }
 
 // ProjectDir implements Runner.
-func (h *HostRunner) ProjectDir() string { return filepath.Join(mockllm.CaptureRoot, "project") }
+func (h *HostRunner) ProjectDir() string { return filepath.Join(scriptedllm.CaptureRoot, "project") }
 
 // Mode implements Runner.
 func (h *HostRunner) Mode() string { return "host" }
@@ -63,10 +63,12 @@ func (h *HostRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
 	engine := h.CLI.Engine
-	c, err := mockllm.Capture(ctx, mockllm.CaptureRun{
+	c, err := scriptedllm.Capture(ctx, scriptedllm.CaptureRun{
 		CLI: h.CLI, Binary: h.Binary, Kill: sc.Kill, MaxTurns: maxTurns,
 		// The same scenario, for the capture's own temporary project.
-		Scenario: func(dir string) (mockllm.Scenario, error) { return mockllm.CaptureScenario(engine, sc.Name, dir) },
+		Scenario: func(dir string) (scriptedllm.Scenario, error) {
+			return scriptedllm.CaptureScenario(engine, sc.Name, dir)
+		},
 	})
 	if c == nil {
 		return Output{}, fmt.Errorf("run %s on the host: %w", sc.Name, err)
@@ -104,7 +106,7 @@ func (d *DockerRunner) Mode() string { return "docker " + d.Image }
 func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
-	srv, err := mockllm.Start(d.Gateway+":0", sc.Mock)
+	srv, err := scriptedllm.Start(d.Gateway+":0", sc.Mock)
 	if err != nil {
 		return Output{}, fmt.Errorf("run %s in docker: %w", sc.Name, err)
 	}
@@ -118,7 +120,7 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 	if err := os.Mkdir(repo, 0o755); err != nil {
 		return Output{}, fmt.Errorf("create drift repo: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte(mockllm.CaptureReadme), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte(scriptedllm.CaptureReadme), 0o644); err != nil {
 		return Output{}, fmt.Errorf("write drift readme: %w", err)
 	}
 
@@ -144,8 +146,8 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 			// CaptureKillAfter (seen with codex at load 100: the kill came
 			// first and the transcript held no command).
 			name := sandbox.ContainerName(runID)
-			for !d.containerRuns(runCtx, name, mockllm.KilledCommandRunning) ||
-				!d.transcriptHas(runCtx, name, mockllm.KilledCommandRunning) {
+			for !d.containerRuns(runCtx, name, scriptedllm.KilledCommandRunning) ||
+				!d.transcriptHas(runCtx, name, scriptedllm.KilledCommandRunning) {
 				select {
 				case <-tick.C:
 				case <-runCtx.Done():
@@ -153,14 +155,14 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 				}
 			}
 			select {
-			case <-time.After(mockllm.CaptureKillAfter):
+			case <-time.After(scriptedllm.CaptureKillAfter):
 				close(killed)
 				stop()
 			case <-runCtx.Done():
 			}
 		}()
 	}
-	env := d.CLI.APIEnv(srv.URL(), mockllm.DummyAPIKey)
+	env := d.CLI.APIEnv(srv.URL(), scriptedllm.DummyAPIKey)
 	res, runErr := pipeline.Run(runCtx, pipeline.Config{
 		Engine:  d.CLI.Engine,
 		RunID:   runID,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // ErrNotDrivable is returned for an engine without an agent CLI the mock can
@@ -79,8 +79,8 @@ func Scenarios(engine, dir, version string) ([]Scenario, error) {
 		return nil, fmt.Errorf("build scenarios for %q: no profile: %w", engine, ErrNotDrivable)
 	}
 	var out []Scenario
-	for _, name := range mockllm.CaptureScenarioNames {
-		mock, err := mockllm.CaptureScenario(engine, name, dir)
+	for _, name := range scriptedllm.CaptureScenarioNames {
+		mock, err := scriptedllm.CaptureScenario(engine, name, dir)
 		if err != nil {
 			return nil, fmt.Errorf("build scenarios: %w", err)
 		}
@@ -88,7 +88,7 @@ func Scenarios(engine, dir, version string) ([]Scenario, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Scenario{Name: name, Mock: mock, Kill: name == mockllm.ScenarioKilled, Expect: exp})
+		out = append(out, Scenario{Name: name, Mock: mock, Kill: name == scriptedllm.ScenarioKilled, Expect: exp})
 	}
 	return out, nil
 }
@@ -134,26 +134,26 @@ var outcomes = map[string]struct {
 	outcome  commandlog.Outcome
 	adjusted bool
 }{
-	mockllm.ScenarioSuccess: {markers: []commandlog.Marker{
+	scriptedllm.ScenarioSuccess: {markers: []commandlog.Marker{
 		{Kind: commandlog.MarkerFix, Text: "README step 2 needs mkdir build first"},
 		{Kind: commandlog.MarkerAdjustedSuccess},
 	}, outcome: commandlog.OutcomeSuccess, adjusted: true},
-	mockllm.ScenarioFailures: {markers: []commandlog.Marker{{Kind: commandlog.MarkerBlocked, Text: "needs a database"}},
+	scriptedllm.ScenarioFailures: {markers: []commandlog.Marker{{Kind: commandlog.MarkerBlocked, Text: "needs a database"}},
 		outcome: commandlog.OutcomeBlocked},
 	// SUCCESS only in a command's output is no marker.
-	mockllm.ScenarioBigOut: {outcome: commandlog.OutcomeFailed},
-	mockllm.ScenarioKilled: {outcome: commandlog.OutcomeFailed},
+	scriptedllm.ScenarioBigOut: {outcome: commandlog.OutcomeFailed},
+	scriptedllm.ScenarioKilled: {outcome: commandlog.OutcomeFailed},
 }
 
 // expect derives a scenario's ground truth from its scripted tool calls (the
 // commands and edits, in order) and its name (the final text's markers), as
 // far as the engine's CLI states it (prof).
-func expect(engine string, prof Profile, sc mockllm.Scenario, version string) (Expect, error) {
+func expect(engine string, prof Profile, sc scriptedllm.Scenario, version string) (Expect, error) {
 	oc, ok := outcomes[sc.Name]
 	if !ok {
 		return Expect{}, fmt.Errorf("build expectations: unknown scenario %q", sc.Name)
 	}
-	killed := sc.Name == mockllm.ScenarioKilled
+	killed := sc.Name == scriptedllm.ScenarioKilled
 	e := Expect{Markers: oc.markers, Outcome: oc.outcome, Adjusted: oc.adjusted}
 	if prof.AgentVersion {
 		e.AgentVersion = version
@@ -194,7 +194,7 @@ func expect(engine string, prof Profile, sc mockllm.Scenario, version string) (E
 
 // toolCall classifies a scripted tool call: a shell command, a file written
 // whole, a replacement in a file, or something else (finish).
-func toolCall(tc mockllm.ToolCall) (cmd, path, kind string) {
+func toolCall(tc scriptedllm.ToolCall) (cmd, path, kind string) {
 	str := func(k string) string { s, _ := tc.Input[k].(string); return s }
 	switch tc.Name {
 	case "Bash", "terminal":

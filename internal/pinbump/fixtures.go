@@ -12,8 +12,8 @@ import (
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/drift"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // FixturePath is where a version's capture of a scenario is committed,
@@ -75,7 +75,7 @@ func prepareFixtures(engine, version, driftDir string) (report string, fx *fixtu
 	if len(run.Scenarios) == 0 || strings.Contains(run.Dir, "..") || filepath.IsAbs(run.Dir) {
 		return "", nil, fmt.Errorf("add fixtures: %s lists no transcripts for %s %s", drift.SummaryFile, engine, version)
 	}
-	scan := redact.New([]string{mockllm.DummyAPIKey})
+	scan := redact.New([]string{scriptedllm.DummyAPIKey})
 	fx = &fixtures{files: map[string][]byte{}}
 	// add adds a fixture f read from src, and its golden g.
 	add := func(src string, b []byte, f, g string) error {

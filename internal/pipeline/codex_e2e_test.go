@@ -13,24 +13,24 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // codexSampleScenario is the sample README's demo as Codex would run it:
 // a note written with apply_patch (absolute path: codex resolves relative
 // ones against its own cwd, which is /workspace anyway), the README's four
 // steps, the drifted --shout step failing, and a FIX marker.
-var codexSampleScenario = mockllm.Scenario{
+var codexSampleScenario = scriptedllm.Scenario{
 	Name: "codex-sample-failed",
-	Turns: []mockllm.Turn{
-		mockllm.Run("I'll follow the README.", mockllm.Bash("python3 greet.py World")),
-		mockllm.Run("", mockllm.Bash("python3 greet.py Ada Grace")),
-		mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
-		mockllm.Run("", mockllm.Write("/workspace/NOTES.md", "--shout is not accepted\n")),
-		mockllm.Run("", mockllm.Bash("./test.sh")),
-		mockllm.Run("", mockllm.Bash(codexKeyCheck)),
+	Turns: []scriptedllm.Turn{
+		scriptedllm.Run("I'll follow the README.", scriptedllm.Bash("python3 greet.py World")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py Ada Grace")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py --shout World")),
+		scriptedllm.Run("", scriptedllm.Write("/workspace/NOTES.md", "--shout is not accepted\n")),
+		scriptedllm.Run("", scriptedllm.Bash("./test.sh")),
+		scriptedllm.Run("", scriptedllm.Bash(codexKeyCheck)),
 	},
 	FinalText: "The Shouting step fails: greet.py has no --shout flag, it accepts --loud.\n" +
 		"FIX: README section Shouting uses --shout, but greet.py only accepts --loud",
@@ -50,7 +50,7 @@ func TestRunEndToEndRealCodexInContainer(t *testing.T) {
 	}{
 		// gpt-5.5 is offered exec_command and apply_patch directly; codex's
 		// default model gets a JavaScript exec tool that calls them.
-		{"model gpt-5.5", mockllm.CodexModel},
+		{"model gpt-5.5", scriptedllm.CodexModel},
 		{"default model", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestRunEndToEndRealCodexInContainer(t *testing.T) {
 				Limits:  engines.Limits{MaxTurns: 20, Timeout: 3 * time.Minute, Model: tc.model},
 				OutDir:  out,
 				Getenv: env(map[string]string{
-					"OPENAI_API_KEY":  mockllm.DummyAPIKey,
+					"OPENAI_API_KEY":  scriptedllm.DummyAPIKey,
 					"OPENAI_BASE_URL": srv.URL() + "/v1",
 				}),
 				Progress: &progress,
@@ -130,9 +130,9 @@ func TestRunEndToEndRealCodexInContainer(t *testing.T) {
 			for _, p := range []string{res.CommandLog, res.Transcript, res.Stderr, res.Prompt} {
 				b, err := os.ReadFile(p)
 				assert.NilError(t, err)
-				assert.Check(t, !strings.Contains(string(b), mockllm.DummyAPIKey), "%s holds the API key", p)
+				assert.Check(t, !strings.Contains(string(b), scriptedllm.DummyAPIKey), "%s holds the API key", p)
 			}
-			assert.Check(t, !strings.Contains(progress.String(), mockllm.DummyAPIKey))
+			assert.Check(t, !strings.Contains(progress.String(), scriptedllm.DummyAPIKey))
 			tr, err := os.ReadFile(res.Transcript)
 			assert.NilError(t, err)
 			assert.Check(t, is.Contains(string(tr), `"type":"turn.completed"`))

@@ -14,9 +14,9 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // sampleRepo is the bundled sample repository, used in place: the run
@@ -32,16 +32,16 @@ func env(m map[string]string) func(string) string { return func(k string) string
 
 // The sample README's demo as a user would run it: two steps work, the
 // drifted --shout step fails, the tests pass.
-var sampleScenario = mockllm.Scenario{
+var sampleScenario = scriptedllm.Scenario{
 	Name: "sample-failed",
-	Turns: []mockllm.Turn{
-		mockllm.Run("I'll read the README first.", mockllm.Read("/workspace/README.md")),
-		mockllm.Run("", mockllm.Bash("python3 greet.py World")),
-		mockllm.Run("", mockllm.Bash("python3 greet.py Ada Grace")),
-		mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
-		mockllm.Run("", mockllm.Bash("./test.sh")),
-		mockllm.Run("", mockllm.Edit("/workspace/README.md", "python3 greet.py --shout World", "python3 greet.py --loud World")),
-		mockllm.Say("The Shouting step fails: greet.py has no --shout flag, it accepts --loud.\n" +
+	Turns: []scriptedllm.Turn{
+		scriptedllm.Run("I'll read the README first.", scriptedllm.Read("/workspace/README.md")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py World")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py Ada Grace")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py --shout World")),
+		scriptedllm.Run("", scriptedllm.Bash("./test.sh")),
+		scriptedllm.Run("", scriptedllm.Edit("/workspace/README.md", "python3 greet.py --shout World", "python3 greet.py --loud World")),
+		scriptedllm.Say("The Shouting step fails: greet.py has no --shout flag, it accepts --loud.\n" +
 			"FIX: README section Shouting uses --shout, but greet.py only accepts --loud"),
 	},
 }
@@ -63,7 +63,7 @@ func TestRunEndToEndRealClaudeCodeInContainer(t *testing.T) {
 		Limits:  engines.Limits{MaxTurns: 20, Timeout: 3 * time.Minute},
 		OutDir:  out,
 		Getenv: env(map[string]string{
-			"ANTHROPIC_API_KEY":  mockllm.DummyAPIKey,
+			"ANTHROPIC_API_KEY":  scriptedllm.DummyAPIKey,
 			"ANTHROPIC_BASE_URL": srv.URL(),
 		}),
 		Progress: &progress,
@@ -103,9 +103,9 @@ func TestRunEndToEndRealClaudeCodeInContainer(t *testing.T) {
 	for _, p := range []string{res.CommandLog, res.Transcript, res.Stderr, res.Prompt} {
 		b, err := os.ReadFile(p)
 		assert.NilError(t, err)
-		assert.Check(t, !strings.Contains(string(b), mockllm.DummyAPIKey), "%s holds the API key", p)
+		assert.Check(t, !strings.Contains(string(b), scriptedllm.DummyAPIKey), "%s holds the API key", p)
 	}
-	assert.Check(t, !strings.Contains(progress.String(), mockllm.DummyAPIKey))
+	assert.Check(t, !strings.Contains(progress.String(), scriptedllm.DummyAPIKey))
 	tr, err := os.ReadFile(res.Transcript)
 	assert.NilError(t, err)
 	assert.Check(t, is.Contains(string(tr), `"type":"result"`))

@@ -15,23 +15,23 @@ import (
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // geminiSampleScenario is the sample README's demo as Gemini would run it.
 // Gemini CLI's stream states an exit code only for a command that printed
 // nothing; its chat session file, which the run copies out and merges,
 // states every one, so the drifted --shout step is failed with exit code 2.
-var geminiSampleScenario = mockllm.Scenario{
+var geminiSampleScenario = scriptedllm.Scenario{
 	Name: "gemini-sample",
-	Turns: []mockllm.Turn{
-		mockllm.Run("I'll follow the README.", mockllm.Bash("python3 greet.py World")),
-		mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
-		mockllm.Run("", mockllm.Write("/workspace/NOTES.md", "--shout is not accepted\n")),
-		mockllm.Run("", mockllm.Bash("test -n \"${GEMINI_API_KEY:-}\"")),
-		mockllm.Run("", mockllm.Bash("./test.sh")),
+	Turns: []scriptedllm.Turn{
+		scriptedllm.Run("I'll follow the README.", scriptedllm.Bash("python3 greet.py World")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py --shout World")),
+		scriptedllm.Run("", scriptedllm.Write("/workspace/NOTES.md", "--shout is not accepted\n")),
+		scriptedllm.Run("", scriptedllm.Bash("test -n \"${GEMINI_API_KEY:-}\"")),
+		scriptedllm.Run("", scriptedllm.Bash("./test.sh")),
 	},
 	FinalText: "FIX: README section Shouting uses --shout, but greet.py only accepts --loud",
 }
@@ -64,7 +64,7 @@ func TestRunEndToEndRealGeminiInContainer(t *testing.T) {
 		Limits:  engines.Limits{MaxTurns: 20, Timeout: 3 * time.Minute},
 		OutDir:  t.TempDir(),
 		Getenv: env(map[string]string{
-			"GEMINI_API_KEY":         mockllm.DummyAPIKey,
+			"GEMINI_API_KEY":         scriptedllm.DummyAPIKey,
 			"GOOGLE_GEMINI_BASE_URL": srv.URL(),
 		}),
 		Progress: &progress,
@@ -101,13 +101,13 @@ func TestRunEndToEndRealGeminiInContainer(t *testing.T) {
 	assert.Check(t, log.CostUSD == nil)
 	assert.Check(t, is.Equal(srv.TurnsServed(), len(geminiSampleScenario.Turns)))
 	for _, r := range srv.Requests() {
-		assert.Check(t, r.Kind != mockllm.KindUnknown, "request to %s", r.Path)
+		assert.Check(t, r.Kind != scriptedllm.KindUnknown, "request to %s", r.Path)
 	}
 
 	for _, p := range []string{res.CommandLog, res.Transcript, res.Stderr, res.Prompt, res.Session} {
 		b, err := os.ReadFile(p)
 		assert.NilError(t, err)
-		assert.Check(t, !strings.Contains(string(b), mockllm.DummyAPIKey), "%s holds the API key", p)
+		assert.Check(t, !strings.Contains(string(b), scriptedllm.DummyAPIKey), "%s holds the API key", p)
 	}
 	assert.Equal(t, treeHash(t, repo), before, "the host checkout changed")
 }

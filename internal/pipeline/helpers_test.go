@@ -12,8 +12,8 @@ import (
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 
 	"github.com/docker/docker/client"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 
 	"gotest.tools/v3/assert"
 )
@@ -55,11 +55,11 @@ func treeHash(t *testing.T, dir string) string {
 
 // startMock starts the scripted mock LLM on the Docker bridge's gateway,
 // where the sandbox reaches the host, until the test ends.
-func startMock(ctx context.Context, t *testing.T, cli *client.Client, sc mockllm.Scenario) *mockllm.Server {
+func startMock(ctx context.Context, t *testing.T, cli *client.Client, sc scriptedllm.Scenario) *scriptedllm.Server {
 	t.Helper()
 	gw, err := sandbox.BridgeGateway(ctx, cli)
 	assert.NilError(t, err)
-	srv, err := mockllm.Start(gw+":0", sc)
+	srv, err := scriptedllm.Start(gw+":0", sc)
 	assert.NilError(t, err)
 	t.Cleanup(func() { srv.Close() })
 	return srv

@@ -16,12 +16,12 @@ import (
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/demo"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/readme"
 	"github.com/readme2demo/readme2demo/internal/redact"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // runKeyless runs a keyless engine in the real sandbox the way a run does:
@@ -109,14 +109,14 @@ func TestMarkdownEngineInSandbox(t *testing.T) {
 
 // adjustedScenario is an AI run a human would accept: the drifted --shout
 // step fails, the agent finds --loud, and the tests pass.
-var adjustedScenario = mockllm.Scenario{
+var adjustedScenario = scriptedllm.Scenario{
 	Name: "sample-adjusted",
-	Turns: []mockllm.Turn{
-		mockllm.Run("I'll follow the README.", mockllm.Bash("python3 greet.py World")),
-		mockllm.Run("", mockllm.Bash("python3 greet.py --shout World")),
-		mockllm.Run("--shout is gone; the help says --loud.", mockllm.Bash("python3 greet.py --loud World")),
-		mockllm.Run("", mockllm.Bash("./test.sh")),
-		mockllm.Say("FIX: README section Shouting must say --loud, not --shout\nADJUSTED_SUCCESS"),
+	Turns: []scriptedllm.Turn{
+		scriptedllm.Run("I'll follow the README.", scriptedllm.Bash("python3 greet.py World")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 greet.py --shout World")),
+		scriptedllm.Run("--shout is gone; the help says --loud.", scriptedllm.Bash("python3 greet.py --loud World")),
+		scriptedllm.Run("", scriptedllm.Bash("./test.sh")),
+		scriptedllm.Say("FIX: README section Shouting must say --loud, not --shout\nADJUSTED_SUCCESS"),
 	},
 }
 
@@ -136,7 +136,7 @@ func TestReplayAnAIProducedLogInSandbox(t *testing.T) {
 		Limits: engines.Limits{MaxTurns: 20, Timeout: 3 * time.Minute},
 		OutDir: t.TempDir(),
 		Getenv: func(k string) string {
-			return map[string]string{"ANTHROPIC_API_KEY": mockllm.DummyAPIKey, "ANTHROPIC_BASE_URL": srv.URL()}[k]
+			return map[string]string{"ANTHROPIC_API_KEY": scriptedllm.DummyAPIKey, "ANTHROPIC_BASE_URL": srv.URL()}[k]
 		},
 		Progress: &progress,
 		Docker:   cli,

@@ -17,10 +17,10 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // costStreamer is a test engine whose transcript streams a growing cost,
@@ -111,8 +111,8 @@ func TestCostCapFailsAFinishedClaudeCodeRun(t *testing.T) {
 	defer cancel()
 	gw, err := sandbox.BridgeGateway(ctx, cli)
 	assert.NilError(t, err)
-	srv, err := mockllm.Start(gw+":0", mockllm.Scenario{Name: "cost", Turns: []mockllm.Turn{
-		mockllm.Run("", mockllm.Bash("echo hello")), mockllm.Say("SUCCESS"),
+	srv, err := scriptedllm.Start(gw+":0", scriptedllm.Scenario{Name: "cost", Turns: []scriptedllm.Turn{
+		scriptedllm.Run("", scriptedllm.Bash("echo hello")), scriptedllm.Say("SUCCESS"),
 	}})
 	assert.NilError(t, err)
 	defer srv.Close()
@@ -121,7 +121,7 @@ func TestCostCapFailsAFinishedClaudeCodeRun(t *testing.T) {
 		Engine: engines.ClaudeCodeName, RepoDir: writeRepo(t, "# x\n"), Image: img,
 		Limits: engines.Limits{MaxTurns: 10, MaxCostUSD: 0.000001, Timeout: 3 * time.Minute}, OutDir: t.TempDir(), RunID: runID,
 		Network: pipeline.NetworkAllowlist,
-		Getenv:  env(map[string]string{"ANTHROPIC_API_KEY": mockllm.DummyAPIKey, "ANTHROPIC_BASE_URL": srv.URL()}),
+		Getenv:  env(map[string]string{"ANTHROPIC_API_KEY": scriptedllm.DummyAPIKey, "ANTHROPIC_BASE_URL": srv.URL()}),
 		Docker:  cli,
 	})
 	assert.NilError(t, err)
@@ -143,10 +143,10 @@ func TestTimeoutEndsTheRunAndCleansUp(t *testing.T) {
 	defer cancel()
 	gw, err := sandbox.BridgeGateway(ctx, cli)
 	assert.NilError(t, err)
-	srv, err := mockllm.Start(gw+":0", mockllm.Scenario{Name: "hang", Turns: []mockllm.Turn{
-		mockllm.Run("", mockllm.Bash("echo before-the-hang")),
-		mockllm.Run("", mockllm.Bash("python3 -c 'import time; time.sleep(600)'")),
-		mockllm.Say("SUCCESS"),
+	srv, err := scriptedllm.Start(gw+":0", scriptedllm.Scenario{Name: "hang", Turns: []scriptedllm.Turn{
+		scriptedllm.Run("", scriptedllm.Bash("echo before-the-hang")),
+		scriptedllm.Run("", scriptedllm.Bash("python3 -c 'import time; time.sleep(600)'")),
+		scriptedllm.Say("SUCCESS"),
 	}})
 	assert.NilError(t, err)
 	defer srv.Close()
@@ -155,7 +155,7 @@ func TestTimeoutEndsTheRunAndCleansUp(t *testing.T) {
 		Engine: engines.ClaudeCodeName, RepoDir: writeRepo(t, "# x\n"), Image: img,
 		Limits: engines.Limits{MaxTurns: 10, Timeout: 30 * time.Second}, OutDir: t.TempDir(), RunID: runID,
 		Network: pipeline.NetworkAllowlist,
-		Getenv:  env(map[string]string{"ANTHROPIC_API_KEY": mockllm.DummyAPIKey, "ANTHROPIC_BASE_URL": srv.URL()}),
+		Getenv:  env(map[string]string{"ANTHROPIC_API_KEY": scriptedllm.DummyAPIKey, "ANTHROPIC_BASE_URL": srv.URL()}),
 		Docker:  cli,
 	})
 	assert.NilError(t, err)

@@ -28,10 +28,10 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -104,12 +104,12 @@ func TestHostileEncodedKeyIsRedacted(t *testing.T) {
 	defer cancel()
 	gw, err := sandbox.BridgeGateway(ctx, cli)
 	assert.NilError(t, err)
-	var turns []mockllm.Turn
+	var turns []scriptedllm.Turn
 	for _, c := range encodings {
-		turns = append(turns, mockllm.Run("", mockllm.Bash(c)))
+		turns = append(turns, scriptedllm.Run("", scriptedllm.Bash(c)))
 	}
-	turns = append(turns, mockllm.Say("SUCCESS"))
-	srv, err := mockllm.Start(gw+":0", mockllm.Scenario{Name: "encodings", Turns: turns})
+	turns = append(turns, scriptedllm.Say("SUCCESS"))
+	srv, err := scriptedllm.Start(gw+":0", scriptedllm.Scenario{Name: "encodings", Turns: turns})
 	assert.NilError(t, err)
 	defer srv.Close()
 

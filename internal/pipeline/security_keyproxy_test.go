@@ -15,10 +15,10 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/engines"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // keyDump is one command of a hostile README that tries to get the
@@ -139,7 +139,7 @@ var keyEngines = []keyEngine{
 		env: func(key, api string) map[string]string {
 			return map[string]string{"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": api}
 		}},
-	{name: engines.CodexName, keyVar: "OPENAI_API_KEY", prefix: "sk-proj-", model: mockllm.CodexModel,
+	{name: engines.CodexName, keyVar: "OPENAI_API_KEY", prefix: "sk-proj-", model: scriptedllm.CodexModel,
 		key: func(t *testing.T) string { return "sk-proj-" + randFrom(t, alnum+"_-", 120) },
 		env: func(key, api string) map[string]string {
 			return map[string]string{"OPENAI_API_KEY": key, "OPENAI_BASE_URL": api + "/v1"}
@@ -182,12 +182,12 @@ func keyNeverInTheContainer(t *testing.T, ke keyEngine, mode string) {
 	body := strings.TrimPrefix(key, ke.prefix)
 	dumps := keyDumps(ke.keyVar)
 	scan := keyScan(body, pipeline.PlaceholderKey)
-	var turns []mockllm.Turn
+	var turns []scriptedllm.Turn
 	for _, d := range dumps {
-		turns = append(turns, mockllm.Run("", mockllm.Bash(d.cmd)))
+		turns = append(turns, scriptedllm.Run("", scriptedllm.Bash(d.cmd)))
 	}
-	turns = append(turns, mockllm.Run("", mockllm.Bash(scan)))
-	srv, err := mockllm.Start("127.0.0.1:0", mockllm.Scenario{Name: "key-dumps", Turns: turns, FinalText: "SUCCESS"})
+	turns = append(turns, scriptedllm.Run("", scriptedllm.Bash(scan)))
+	srv, err := scriptedllm.Start("127.0.0.1:0", scriptedllm.Scenario{Name: "key-dumps", Turns: turns, FinalText: "SUCCESS"})
 	assert.NilError(t, err)
 	defer srv.Close()
 	front := startFront(t, gw+":0", srv.URL())

@@ -7,7 +7,7 @@
 // the reason in the report, leaving no container, proxy or network behind.
 //
 // The tests run the real pipeline, the real sandbox image and, where an
-// LLM is involved, the real Claude Code CLI against internal/mockllm. They
+// LLM is involved, the real Claude Code CLI against internal/scriptedllm. They
 // skip under -short or without Docker outside CI and fail in CI.
 
 package pipeline_test
@@ -39,10 +39,10 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/mockllm"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 	"github.com/readme2demo/readme2demo/internal/timing"
 )
 
@@ -235,12 +235,12 @@ func TestAllowlistCanaryClaudeCode(t *testing.T) {
 	gw, err := sandbox.BridgeGateway(ctx, cli)
 	assert.NilError(t, err)
 
-	turns := []mockllm.Turn{mockllm.Run("I'll follow the README.", mockllm.Read("/workspace/README.md"))}
+	turns := []scriptedllm.Turn{scriptedllm.Run("I'll follow the README.", scriptedllm.Read("/workspace/README.md"))}
 	for _, c := range exfiltration {
-		turns = append(turns, mockllm.Run("", mockllm.Bash(c)))
+		turns = append(turns, scriptedllm.Run("", scriptedllm.Bash(c)))
 	}
-	turns = append(turns, mockllm.Say("Done with the README.\nSUCCESS"))
-	srv, err := mockllm.Start("127.0.0.1:0", mockllm.Scenario{Name: "canary", Turns: turns})
+	turns = append(turns, scriptedllm.Say("Done with the README.\nSUCCESS"))
+	srv, err := scriptedllm.Start("127.0.0.1:0", scriptedllm.Scenario{Name: "canary", Turns: turns})
 	assert.NilError(t, err)
 	defer srv.Close()
 	front := startFront(t, gw+":0", srv.URL())
@@ -328,12 +328,12 @@ func TestOpenCanaryIsRedacted(t *testing.T) {
 	defer cancel()
 	gw, err := sandbox.BridgeGateway(ctx, cli)
 	assert.NilError(t, err)
-	var turns []mockllm.Turn
+	var turns []scriptedllm.Turn
 	for _, c := range exfiltration[:6] {
-		turns = append(turns, mockllm.Run("", mockllm.Bash(c)))
+		turns = append(turns, scriptedllm.Run("", scriptedllm.Bash(c)))
 	}
-	turns = append(turns, mockllm.Say("SUCCESS"))
-	srv, err := mockllm.Start(gw+":0", mockllm.Scenario{Name: "canary-open", Turns: turns})
+	turns = append(turns, scriptedllm.Say("SUCCESS"))
+	srv, err := scriptedllm.Start(gw+":0", scriptedllm.Scenario{Name: "canary-open", Turns: turns})
 	assert.NilError(t, err)
 	defer srv.Close()
 

@@ -1,4 +1,4 @@
-package mockllm
+package scriptedllm
 
 import (
 	"context"
@@ -281,7 +281,7 @@ func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 	s.record(Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Kind: KindUnknown, Body: body})
 	writeJSON(w, http.StatusNotFound, map[string]any{
 		"type":  "error",
-		"error": map[string]any{"type": "not_found_error", "message": "mockllm: no such endpoint " + r.URL.Path},
+		"error": map[string]any{"type": "not_found_error", "message": "scriptedllm: no such endpoint " + r.URL.Path},
 	})
 }
 

@@ -1,4 +1,4 @@
-package mockllm
+package scriptedllm
 
 // The Anthropic Messages API, as Claude Code uses it:
 //   - POST /v1/messages (query "?beta=true" is ignored): streaming SSE when "stream": true,

@@ -1,4 +1,4 @@
-package mockllm
+package scriptedllm
 
 // Test helpers shared by the real-CLI tests: where the pinned CLIs are, the test-only capture
 // scenarios, and the -capture flag that rewrites the committed fixtures.

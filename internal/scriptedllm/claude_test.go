@@ -1,4 +1,4 @@
-package mockllm
+package scriptedllm
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
-// Package mockllm owns the scripted mock LLM APIs that drive REAL agent CLIs at no cost, the
-// capture scenarios `readme2demo drift` runs, and Capture, which runs a real CLI on this machine
-// against the mock.
+// Package scriptedllm owns the scripted LLM servers (Anthropic, OpenAI and Gemini APIs) that drive
+// REAL agent CLIs at no cost — a shipped part of `readme2demo drift` and `readme2demo pin`, not
+// only a test double — their capture scenarios, and Capture, which runs a real CLI against them.
 //
 // A Scenario is a list of Turns; every new main-conversation request the CLI sends gets the
 // next Turn as the model's answer, so the CLI runs real commands and writes a real transcript
@@ -26,7 +26,7 @@
 //
 // Everything is deterministic: ids are derived from the turn and call index, and usage numbers
 // are fixed constants.
-package mockllm
+package scriptedllm
 
 import (
 	"cmp"

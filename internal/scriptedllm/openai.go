@@ -1,4 +1,4 @@
-package mockllm
+package scriptedllm
 
 // The OpenAI Responses API, as the Codex CLI uses it.
 //

@@ -1,4 +1,4 @@
-package mockllm
+package scriptedllm
 
 // Capture: one run of a REAL agent CLI on this machine against a fresh mock, in a fresh project,
 // with the run's temporary root rewritten so the transcript holds no machine-specific path.

@@ -1,4 +1,4 @@
-package mockllm
+package scriptedllm
 
 // The Gemini API (generativelanguage), as Gemini CLI uses it.
 //
@@ -78,7 +78,7 @@ func (s *Server) geminiModels(w http.ResponseWriter, r *http.Request) {
 	if !ok || json.Unmarshal(body, &in) != nil {
 		req.Kind = KindUnknown
 		s.record(req)
-		geminiError(w, http.StatusBadRequest, "mockllm: cannot read "+r.URL.Path)
+		geminiError(w, http.StatusBadRequest, "scriptedllm: cannot read "+r.URL.Path)
 		return
 	}
 	switch method {
@@ -91,7 +91,7 @@ func (s *Server) geminiModels(w http.ResponseWriter, r *http.Request) {
 	default:
 		req.Kind = KindUnknown
 		s.record(req)
-		geminiError(w, http.StatusNotFound, "mockllm: no such method "+method)
+		geminiError(w, http.StatusNotFound, "scriptedllm: no such method "+method)
 		return
 	}
 	req.Stream = method == "streamGenerateContent"

@@ -1,11 +1,11 @@
-package mockllm_test
+package scriptedllm_test
 
 import (
 	"fmt"
 	"net/http"
 	"strings"
 
-	"github.com/readme2demo/readme2demo/internal/mockllm"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 // A scenario answers main-conversation requests turn by turn: each carries one more exchange
@@ -13,10 +13,10 @@ import (
 // conversation again) gets the same answer again. Side requests (no tools) get a short answer
 // without consuming a turn. Point ANTHROPIC_BASE_URL at srv.URL() to drive a CLI.
 func ExampleStart() {
-	sc := mockllm.Scenario{Name: "demo", Turns: []mockllm.Turn{
-		mockllm.Run("Building.", mockllm.Bash("make")),
+	sc := scriptedllm.Scenario{Name: "demo", Turns: []scriptedllm.Turn{
+		scriptedllm.Run("Building.", scriptedllm.Bash("make")),
 	}, FinalText: "SUCCESS"}
-	srv, err := mockllm.Start("127.0.0.1:0", sc)
+	srv, err := scriptedllm.Start("127.0.0.1:0", sc)
 	if err != nil {
 		panic(err)
 	}
