@@ -56,6 +56,9 @@ func interactive(cmds []simple) string {
 			return path.Base(args[i+1])
 		}
 	}
+	if opensREPL(s, len(cmds) > 1 && cmds[len(cmds)-2].piped) {
+		return name + " (a REPL)"
+	}
 	switch name {
 	case "$EDITOR", "${EDITOR}", "$VISUAL", "${VISUAL}":
 		return "an editor (" + name + ")"
@@ -65,10 +68,6 @@ func interactive(cmds []simple) string {
 	case "tmux":
 		if len(args) == 0 || args[0] == "new" || args[0] == "new-session" || args[0] == "attach" || args[0] == "a" {
 			return name
-		}
-	case "python", "python3", "node", "irb", "ghci", "iex", "julia", "lua", "deno", "bun", "R", "php", "sqlite3", "psql", "mysql", "redis-cli", "valkey-cli", "keydb-cli", "mongo", "mongosh", "clj", "sbt", "erl", "ocaml", "racket", "scala", "utop", "pry", "ipython", "bpython":
-		if len(args) == 0 || (name == "deno" || name == "bun") && args[0] == "repl" || (name == "php" && args[0] == "-a") || (name == "python" || name == "python3") && len(args) == 1 && args[0] == "-i" {
-			return name + " (a REPL)"
 		}
 	case "ssh", "mosh", "telnet", "ftp", "sftp":
 		pos := 0

@@ -56,6 +56,57 @@ var interactiveCases = []planCase{
 		`),
 	},
 	{
+		name: "REPLs given only options, and REPLs given something to run",
+		rule: "interactive",
+		readme: here.Doc(`
+			~~~sh
+			ts-node --esm
+			ts-node --transpiler sucrase/transpiler
+			ts-node -vvv
+			ts-node src/index.ts
+			ts-node -e 'console.log(1)'
+			node --inspect
+			node --require dotenv/config
+			node --test
+			echo 'print(1)' | python3 -q
+			python3 -q < script.py
+			python3 -m pip list
+			python3 -i
+			psql -U postgres -v ON_ERROR_STOP=1 app
+			psql -U postgres -c 'select 1' app
+			sqlite3 app.db
+			sqlite3 app.db 'select 1'
+			redis-cli -n 2
+			redis-cli -n 2 PING
+			deno --unstable
+			deno repl
+			~~~
+		`),
+		repo: repoWith("acme/tool", "src/index.ts", "script.py", "app.db"),
+		want: here.Doc(`
+			2 skip interactive ts-node --esm
+			3 skip interactive ts-node --transpiler sucrase/transpiler
+			4 probe command ts-node -vvv
+			5 probe command ts-node src/index.ts
+			6 probe command ts-node -e 'console.log(1)'
+			7 skip interactive node --inspect
+			8 skip interactive node --require dotenv/config
+			9 probe command node --test
+			10 probe command echo 'print(1)' | python3 -q
+			11 probe command python3 -q < script.py
+			12 probe command python3 -m pip list
+			13 skip interactive python3 -i
+			14 skip missing-input psql -U postgres -v ON_ERROR_STOP=1 app
+			15 skip missing-input psql -U postgres -c 'select 1' app
+			16 skip interactive sqlite3 app.db
+			17 probe command sqlite3 app.db 'select 1'
+			18 skip interactive redis-cli -n 2
+			19 skip missing-input redis-cli -n 2 PING
+			20 probe command deno --unstable
+			21 skip interactive deno repl
+		`),
+	},
+	{
 		name: "the text presents the project's program as interactive",
 		readme: here.Doc(`
 			# gum

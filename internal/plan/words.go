@@ -174,6 +174,9 @@ type simple struct {
 	redirected bool
 	// outputs are the files of its `>` and `>>` redirections.
 	outputs []string
+	// stdinGiven says its standard input is redirected: `<`, a
+	// here-document or a here-string.
+	stdinGiven bool
 }
 
 // name is the command's first word, "" when there is none.
@@ -232,7 +235,7 @@ func simples(ws []word) []simple {
 	var out []simple
 	var cur []word
 	var inputs, outputs []string
-	redirected := false
+	redirected, stdinGiven := false, false
 	end := func(op string) {
 		if len(cur) > 0 {
 			s := unwrap(cur)
@@ -240,9 +243,10 @@ func simples(ws []word) []simple {
 			s.outputs = outputs
 			s.piped = op == "|" || op == "|&"
 			s.redirected = redirected
+			s.stdinGiven = stdinGiven
 			out = append(out, s)
 		}
-		cur, inputs, outputs, redirected = nil, nil, nil, false
+		cur, inputs, outputs, redirected, stdinGiven = nil, nil, nil, false, false
 	}
 	skipNext, input, output := false, false, false
 	for _, w := range ws {
@@ -264,6 +268,7 @@ func simples(ws []word) []simple {
 			input = w.op == "<"
 			output = w.op == ">" || w.op == ">>"
 			redirected = redirected || output
+			stdinGiven = stdinGiven || strings.HasPrefix(w.op, "<") && !strings.HasPrefix(w.op, "<&")
 		default:
 			end(w.op)
 		}
