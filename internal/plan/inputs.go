@@ -53,6 +53,9 @@ func (pl *planner) missingArchive(cmds []simple) string {
 func localURL(cmds []simple) string {
 	for _, s := range cmds {
 		name, args := path.Base(s.name()), s.args()
+		if u := localDatabaseURL(s); u != "" {
+			return u
+		}
 		switch {
 		case httpClients[name], name == "git" && len(args) > 0 && (args[0] == "clone" || args[0] == "push" || args[0] == "pull" || args[0] == "fetch" || args[0] == "remote"):
 			for _, a := range args {
@@ -83,6 +86,27 @@ var (
 	// localURLRe is a URL of this machine.
 	localURLRe = lazyre.New(`(?i)^(https?|wss?|ssh)://(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(:\d+)?|^(localhost|127\.0\.0\.1):\d+`)
 )
+
+// databaseURLRe is the URL of a database or message broker on this
+// machine: its host is this machine's, or empty (a Unix socket:
+// postgres://user@/db?host=/var/run/postgresql).
+var databaseURLRe = lazyre.New(`(?i)^(postgres(ql)?|mysql|mariadb|redis|rediss|mongodb|clickhouse|amqps?|nats|sqlserver|mssql|cockroachdb)://([^/@\s]*@)?(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])?([:/?]\S*)?$`)
+
+// localDatabaseURL returns a database URL on this machine that a command
+// gives a program or a variable (dbmate -u postgres://…@127.0.0.1/app,
+// DATABASE_URL=mysql://root@localhost/app), "" for none: whatever reads it
+// needs that server running.
+func localDatabaseURL(s simple) string {
+	for _, v := range append(slices.Clone(s.assign), s.args()...) { // export NAME=value is an argument
+		if _, after, ok := strings.Cut(v, "="); ok && !strings.Contains(v[:len(v)-len(after)], "://") {
+			v = after // NAME=value, --url=value
+		}
+		if v = strings.Trim(v, `"'`); databaseURLRe.MatchString(v) {
+			return v
+		}
+	}
+	return ""
+}
 
 // localHostRe is this machine, as a client names it.
 var localHostRe = lazyre.New(`(?i)^(localhost|127\.0\.0\.1|0\.0\.0\.0|::1|\[::1\])$`)

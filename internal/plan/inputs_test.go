@@ -307,6 +307,30 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "a database URL on this machine, given to any program or a variable",
+		readme: here.Doc(`
+			~~~sh
+			dbmate -u "postgres://postgres@127.0.0.1:5432/myapp_test?sslmode=disable" up
+			DATABASE_URL="mysql://username:password@localhost:3306/database_name"
+			export DATABASE_URL=postgres://user@/app?socket=/var/run/postgresql
+			migrate --database=redis://localhost:6379/0 up
+			npx dbmate -u "postgres://postgres@db.example.org:5432/app" up
+			npx dbmate -u "sqlite:db/app.sqlite3" up
+			echo "postgres://localhost/app is the default"
+			~~~
+		`),
+		repo: repoWith("acme/dbtool", "db.json"),
+		want: here.Doc(`
+			2 skip missing-input dbmate -u "postgres://postgres@127.0.0.1:5432/myapp_test?sslmode=disable" up
+			3 skip missing-input DATABASE_URL="mysql://username:password@localhost:3306/database_name"
+			4 skip missing-input export DATABASE_URL=postgres://user@/app?socket=/var/run/postgresql
+			5 skip missing-input migrate --database=redis://localhost:6379/0 up
+			6 probe command npx dbmate -u "postgres://postgres@db.example.org:5432/app" up
+			7 probe command npx dbmate -u "sqlite:db/app.sqlite3" up
+			8 probe command echo "postgres://localhost/app is the default"
+		`),
+	},
+	{
 		name: "a client of a server the background hint started",
 		readme: here.Doc(`
 			<!-- readme2demo: background ready="curl -sf localhost:3000" -->
