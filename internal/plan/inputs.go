@@ -250,6 +250,9 @@ func (pl *planner) missingFile(cmds []simple) string {
 			if i > 0 && outputOptRe.MatchString(args[i-1]) {
 				continue // the value of an option that names what the command writes
 			}
+			if w := s.argv[i+1]; w.text == w.bare && pl.globMisses(a) {
+				return a // *.png, and the checkout has none
+			}
 			if !looksLikeFile(a) || pl.slugArg(a) {
 				continue
 			}
@@ -269,6 +272,37 @@ func (pl *planner) missingFile(cmds []simple) string {
 		}
 	}
 	return ""
+}
+
+// fileGlobRe is a relative path with a wildcard the shell expands:
+// *.png, src/*.rs, docs/**/*.md (not a URL, not a quoted pattern).
+var fileGlobRe = lazyre.New(`^(\./)?([\w.+*?-]+/)*[\w.+-]*[*?][\w.+*?-]*$`)
+
+// globMisses reports an unquoted wildcard argument for files with an
+// extension (*.png, notebooks/*.ipynb) that matches no file of the
+// checkout where the command runs, nor anything an earlier line named: the
+// shell would hand the program the pattern itself.
+func (pl *planner) globMisses(a string) bool {
+	if !fileGlobRe.MatchString(a) || !extRe.MatchString(a) || pl.seen.cwd == cwdUnknown {
+		return false
+	}
+	pat := path.Clean(path.Join(pl.seen.cwd, a))
+	base := path.Base(pat)
+	deep := strings.Contains(pat, "**")
+	for f := range pl.repo.Files {
+		if ok, _ := path.Match(pat, f); ok {
+			return false
+		}
+		if ok, _ := path.Match(base, path.Base(f)); ok && deep {
+			return false
+		}
+	}
+	for m := range pl.seen.mentioned {
+		if ok, _ := path.Match(base, path.Base(m)); ok {
+			return false
+		}
+	}
+	return true
 }
 
 // createVerbs are subcommands that make what their arguments name.

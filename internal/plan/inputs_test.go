@@ -331,6 +331,30 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "a wildcard for files the checkout does not have",
+		readme: here.Doc(`
+			~~~sh
+			wc -c *.png
+			wc -c docs/*.png
+			wc -l src/**/*.rs
+			wc -l src/*.go
+			grep -n TODO '*.png'
+			touch a.txt b.txt
+			wc -l *.txt
+			~~~
+		`),
+		repo: repoWith("acme/tool", "docs/logo.png", "src/deep/lib.rs", "main.go"),
+		want: here.Doc(`
+			2 skip missing-input wc -c *.png
+			3 probe command wc -c docs/*.png
+			4 probe command wc -l src/**/*.rs
+			5 skip missing-input wc -l src/*.go
+			6 probe command grep -n TODO '*.png'
+			7 probe command touch a.txt b.txt
+			8 probe command wc -l *.txt
+		`),
+	},
+	{
 		name: "a client of a server the background hint started",
 		readme: here.Doc(`
 			<!-- readme2demo: background ready="curl -sf localhost:3000" -->
