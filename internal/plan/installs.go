@@ -319,6 +319,8 @@ func binInstalls(cmds []simple) []string {
 					}
 				}
 			}
+		case "tar":
+			out = append(out, tarIntoBin(args)...)
 		case "wget", "curl":
 			for _, o := range s.outputs {
 				if m := binTargetRe.FindStringSubmatch(o); m != nil {
@@ -333,6 +335,49 @@ func binInstalls(cmds []simple) []string {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// tarIntoBin returns the members a `tar x` extracts into a bin directory
+// (`tar xz -C /usr/local/bin goss`): the programs it installs. With no
+// members named, what it installs is not known.
+func tarIntoBin(args []string) []string {
+	if len(args) == 0 {
+		return nil
+	}
+	extract, dir, files := false, "", []string(nil)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case i == 0 && !strings.HasPrefix(a, "-") && strings.Contains(a, "x"):
+			extract = true // xzf: the old form's letters
+			if strings.HasSuffix(a, "f") && i+1 < len(args) {
+				i++ // the archive
+			}
+		case a == "-x" || a == "--extract" || a == "--get" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "x"):
+			extract = true
+			if strings.HasSuffix(a, "f") && i+1 < len(args) {
+				i++
+			}
+		case (a == "-C" || a == "--directory") && i+1 < len(args):
+			dir = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--directory="):
+			dir = strings.TrimPrefix(a, "--directory=")
+		case a == "-f" || a == "--file":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			files = append(files, a)
+		}
+	}
+	if !extract || !strings.HasSuffix(strings.TrimSuffix(dir, "/"), "/bin") {
+		return nil
+	}
+	var out []string
+	for _, f := range files {
+		out = append(out, strings.ToLower(path.Base(f)))
 	}
 	return out
 }

@@ -176,6 +176,32 @@ var installCases = []planCase{
 		`),
 	},
 	{
+		name: "an archive extracted into a bin directory installs the members it names",
+		readme: here.Doc(`
+			# goss
+
+			~~~sh
+			curl -fsSL https://goss.rocks/install | sh
+			~~~
+
+			~~~sh
+			curl -L https://github.com/goss-org/goss/releases/download/v0.4.10/goss_linux_x86_64.tar.gz | tar xz -C /usr/local/bin goss
+			~~~
+
+			~~~sh
+			curl -L https://example.org/tools.tar.gz | tar -xzf - --directory=/usr/local/bin/ other-tool
+			tar -xzf tools.tar.gz -C ./out goss
+			~~~
+		`),
+		repo: slugRepo("goss-org/goss"),
+		want: here.Doc(`
+			4 probe command curl -fsSL https://goss.rocks/install | sh
+			8 skip alternative curl -L https://github.com/goss-org/goss/releases/download/v0.4.10/goss_linux_x86_64.tar.gz | tar xz -C /usr/local/bin goss
+			12 probe command curl -L https://example.org/tools.tar.gz | tar -xzf - --directory=/usr/local/bin/ other-tool
+			13 probe command tar -xzf tools.tar.gz -C ./out goss
+		`),
+	},
+	{
 		name: "a download named as the project from a URL that names it",
 		readme: here.Doc(`
 			# speedtest-cli
