@@ -115,7 +115,7 @@ func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
 
 // installRule decides the installs: of several commands that install the
 // same tool, the first that fits Linux runs and the later ones are
-// alternatives; a generic install gives way to a later Debian recipe; an
+// alternatives (a later Debian recipe too: installOnce); an
 // install in a troubleshooting section is a fix for that problem. An
 // install that runs is recorded (then the command is left to runRule).
 func installRule(pl *planner, x *cmd) (Entry, bool) {
@@ -200,6 +200,16 @@ func (pl *planner) installedAny(tools []string) int {
 	return 0
 }
 
+// installedAll reports tools that earlier lines all installed.
+func (pl *planner) installedAll(tools []string) bool {
+	for _, t := range tools {
+		if pl.seen.installed[t] == 0 {
+			return false
+		}
+	}
+	return len(tools) > 0
+}
+
 // checksOut reports `git checkout REF` or `git switch REF`: a version of
 // the clone.
 func checksOut(text string) bool {
@@ -234,12 +244,18 @@ func (pl *planner) installOnce(x *cmd, tools []string, selfInstall bool) (Entry,
 		return e, true
 	case first == 0 && (project || build != ""):
 		pl.seen.projectLine, pl.seen.projectSection, pl.seen.projectBuild, pl.seen.projectBuildText = x.c.line, strings.Join(x.b.Headings, "\x00"), build, x.c.text
+		pl.seen.projectBlock = x.b.Line
 		return Entry{}, false
 	case !project && (build == "" || !isInstallSection(x.b.Headings)):
 		return Entry{}, false
 	}
 	section := strings.Join(x.b.Headings, "\x00")
 	switch {
+	case section == pl.seen.projectSection && project && build == "" && !selfInstall && pl.seen.projectBuild == "" &&
+		x.b.Line != pl.seen.projectBlock && len(binInstalls(x.cmds)) == 0 && !pl.installedAll(tools):
+		// A second install of the project in another block of the same
+		// section (apt install, then "or just" go install): another way.
+		// (When it only installs what is installed, installRule says so.)
 	case section == pl.seen.projectSection:
 		return Entry{}, false // the steps of one way
 	case selfInstall && pl.seen.projectBuild != "" && !pl.seen.projectInstalled:

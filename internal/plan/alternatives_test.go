@@ -13,8 +13,7 @@ import (
 // and the steps that only build toward them, are alternatives.
 var alternativeCases = []planCase{
 	{
-		name:  "a Debian recipe after a generic install",
-		wrong: "line 13 installs vhs a second time (with ffmpeg) after line 6 installed it: by the guide the first Linux install wins and the Debian recipe is an alternative (at most its ffmpeg is needed); the rule the comments still describe, a later Debian recipe winning (laterDebianInstall, readmeFacts.debTools), is never called",
+		name: "a Debian recipe after a generic install is another way",
 		readme: here.Doc(`
 			# vhs
 
@@ -41,8 +40,59 @@ var alternativeCases = []planCase{
 		want: here.Doc(`
 			6 probe command go install github.com/charmbracelet/vhs@latest
 			12 probe command sudo mkdir -p /etc/apt/keyrings
-			13 probe command sudo apt update && sudo apt install vhs ffmpeg
+			13 skip alternative sudo apt update && sudo apt install vhs ffmpeg
 			19 skip other-platform echo '[charm]' | sudo tee /etc/yum.repos.d/charm.repo
+		`),
+	},
+	{
+		name: "a second install of the project in another block of the same section is another way",
+		readme: here.Doc(`
+			# soft-serve
+
+			## Installation
+
+			~~~bash
+			sudo apt update && sudo apt install soft-serve
+			~~~
+
+			Or just install it with go:
+
+			~~~bash
+			go install github.com/charmbracelet/soft-serve/cmd/soft@latest
+			~~~
+
+			If you want the latest code, install from the repository:
+
+			~~~bash
+			python3 -m pip install -U git+https://github.com/charmbracelet/soft-serve.git
+			~~~
+		`),
+		repo: repoNamed("charmbracelet/soft-serve", "soft"),
+		want: here.Doc(`
+			6 step command sudo apt update && sudo apt install soft-serve
+			12 skip alternative go install github.com/charmbracelet/soft-serve/cmd/soft@latest
+			18 skip alternative python3 -m pip install -U git+https://github.com/charmbracelet/soft-serve.git
+		`),
+	},
+	{
+		name: "a download, then its install into the PATH in another block of the section, are one way",
+		readme: here.Doc(`
+			# tool
+
+			## Installation
+
+			~~~sh
+			curl -LO https://github.com/acme/tool/releases/download/v1.0.0/tool
+			~~~
+
+			~~~sh
+			sudo install tool /usr/local/bin/tool
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile"),
+		want: here.Doc(`
+			6 step command curl -LO https://github.com/acme/tool/releases/download/v1.0.0/tool
+			10 step command sudo install tool /usr/local/bin/tool
 		`),
 	},
 	{
@@ -248,10 +298,21 @@ func TestAlternatives(t *testing.T) { testPlans(t, alternativeCases) }
 
 // A Debian recipe's apt chain runs with -y after each apt verb that asks.
 func TestDebianRecipeExec(t *testing.T) {
-	p := Make([]byte(alternativeCases[0].readme), Options{Repo: alternativeCases[0].repo})
+	p := Make([]byte(here.Doc(`
+		# vhs
+
+		- Debian / Ubuntu
+
+		~~~sh
+		sudo apt update && sudo apt install vhs ffmpeg
+		~~~
+	`)), Options{Repo: slugRepo("charmbracelet/vhs")})
+	ran := false
 	for _, e := range p.Entries {
-		if e.Line == 13 {
+		if e.Line == 6 && e.Run {
+			ran = true
 			assert.Check(t, strings.Contains(e.Exec("/workspace"), "sudo apt install -y vhs ffmpeg"), e.Exec("/workspace"))
 		}
 	}
+	assert.Check(t, ran, "the Debian recipe on line 6 does not run")
 }

@@ -246,6 +246,7 @@ type session struct {
 	// builds the project, projectSection the headings of its section.
 	projectLine      int
 	projectSection   string
+	projectBlock     int    // the line of its block
 	projectBuild     string // the build program of a first way that builds in the checkout
 	projectBuildText string // and its command
 	projectInstalled bool   // what that build made was installed from the checkout
