@@ -106,6 +106,14 @@ func NewRunID() string {
 // ContainerName is the name of a run's container.
 func ContainerName(runID string) string { return "readme2demo-" + runID }
 
+// NoContainerLog is the log driver of every container a run makes:
+// none. Nothing reads a container's log (the README's commands run in
+// execs whose output is attached), and what a container's first process
+// writes would otherwise go to a file dockerd keeps on the host, with no
+// cap: a README that writes to /proc/1/fd/1 (sudo works under dev) could
+// fill the host's disk. With the "none" driver dockerd keeps nothing.
+var NoContainerLog = container.LogConfig{Type: "none"}
+
 // containerConfigs builds the container's configuration for s's profile.
 // s must have its defaults filled in. No secret goes here: Env is the
 // exec's business.
@@ -129,6 +137,7 @@ func containerConfigs(s Spec, deadline time.Time) (*container.Config, *container
 	init := true
 	pids := s.PidsLimit
 	hc := &container.HostConfig{
+		LogConfig:   NoContainerLog,
 		NetworkMode: container.NetworkMode(s.NetworkMode),
 		ExtraHosts:  s.ExtraHosts,
 		Privileged:  false,

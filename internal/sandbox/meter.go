@@ -159,6 +159,7 @@ func startMeter(ctx context.Context, d Docker, s Spec, id string, deadline time.
 		},
 		NetworkDisabled: true,
 	}, &container.HostConfig{
+		LogConfig:      NoContainerLog,
 		NetworkMode:    "none",
 		CapDrop:        []string{"ALL"},
 		CapAdd:         []string{"DAC_READ_SEARCH"},

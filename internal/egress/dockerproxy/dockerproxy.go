@@ -243,6 +243,7 @@ func Setup(ctx context.Context, d Docker, o Options) (*Proxy, error) {
 		Cmd:        []string{strconv.FormatInt(life, 10)},
 		Labels:     labels(RoleProxy),
 	}, &container.HostConfig{
+		LogConfig:      sandbox.NoContainerLog,
 		NetworkMode:    "bridge",
 		ExtraHosts:     o.ExtraHosts,
 		CapDrop:        []string{"ALL"},
