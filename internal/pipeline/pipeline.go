@@ -488,6 +488,10 @@ func (r *run) sandbox(ctx context.Context) error {
 	if runErr != nil && !res.Canceled {
 		return fmt.Errorf("run sandbox: %w", runErr)
 	}
+	if res.RemoveErr != nil {
+		// The run's results are whole: the log is written all the same.
+		prog.note("warning: a container of this run is left behind (%s); the next run's sweep removes it, or: docker rm -f $(docker ps -aq --filter label=%s=%s)", r.red.String(res.RemoveErr.Error()), sandbox.LabelRunID, r.runID)
+	}
 	if err := netw.check(res); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // CreateForTest creates (without starting) a container configured as Run
@@ -18,4 +19,13 @@ func CreateForTest(ctx context.Context, d Docker, spec Spec) (string, error) {
 		return "", fmt.Errorf("create container: %w", err)
 	}
 	return c.ID, nil
+}
+
+// ShortRemovalForTest makes one removal call give up after d, so that a
+// test sees the wait for a container the daemon is still deleting; the
+// returned func restores the defaults.
+func ShortRemovalForTest(d time.Duration) (restore func()) {
+	oldTimeout, oldPoll := removeTimeout, removePoll
+	removeTimeout, removePoll = d, 100*time.Millisecond
+	return func() { removeTimeout, removePoll = oldTimeout, oldPoll }
 }

@@ -310,9 +310,10 @@ func TestRunCancelRemovesContainerWithin10s(t *testing.T) {
 	s.PollInterval = 200 * time.Millisecond
 	var once sync.Once
 	s.OnTranscript = func([]byte) { once.Do(cancel) } // cancel once the command is under way
-	var canceledAt time.Time
-	go func() { <-ctx.Done(); canceledAt = time.Now() }()
+	canceled := make(chan time.Time, 1)
+	go func() { <-ctx.Done(); canceled <- time.Now() }()
 	res, err := sandbox.Run(ctx, cli, s)
+	canceledAt := <-canceled
 	assert.Check(t, errors.Is(err, context.Canceled), "err %v", err)
 	assert.Check(t, res.Canceled)
 	assert.Check(t, is.Equal(string(res.Transcript), "{\"n\":1}\n"))

@@ -51,3 +51,19 @@ func TestContainerOutputLeavesNoLogOnTheHost(t *testing.T) {
 	_, err = cli.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true})
 	assert.Check(t, err != nil, "the daemon gives a log of the container")
 }
+
+// A run whose container holds very many files (here 200,000) still ends
+// with what it found and with its container gone, even when one removal
+// call gives up long before the daemon has deleted them (here after
+// 50 ms): the daemon goes on, and the run waits for it.
+func TestRunWithManyFilesEndsWithItsContainerGone(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	defer sandbox.ShortRemovalForTest(50 * time.Millisecond)()
+	s := spec(img, `mkdir -p /tmp/many && cd /tmp/many && seq 1 200000 | xargs touch && echo '{"files":200000}' > `+transcript)
+	s.RunID = sandbox.NewRunID()
+	res, err := sandbox.Run(context.Background(), cli, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(res.Transcript), "{\"files\":200000}\n"))
+	assert.Check(t, res.RemoveErr, "the container was not removed")
+	assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0))
+}

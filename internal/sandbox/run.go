@@ -23,6 +23,14 @@ import (
 	"github.com/readme2demo/readme2demo/internal/timing"
 )
 
+// removeTimeout bounds one removal call, and removePoll spaces the looks
+// at a container the daemon is still deleting (variables: tests shorten
+// them).
+var (
+	removeTimeout = 30 * time.Second
+	removePoll    = time.Second
+)
+
 // Timeouts of the steps that run on a fresh context after the run's own
 // context may have ended: the whole cleanup stays well inside the 10 s a
 // cancelled CI job allows.
@@ -32,10 +40,12 @@ const (
 	limitKillTimeout = 30 * time.Second
 	copyOutTimeout   = 20 * time.Second
 	cancelCopyOut    = 3 * time.Second // per file, when the run was cancelled
-	removeTimeout    = 30 * time.Second
-	pollTimeout      = 10 * time.Second
-	outputTail       = 64 << 10
-	pollChunk        = 8 << 20
+	// removeWait bounds the wait for a container the daemon is still
+	// deleting after a removal call gave up (not on cancellation).
+	removeWait  = 10 * time.Minute
+	pollTimeout = 10 * time.Second
+	outputTail  = 64 << 10
+	pollChunk   = 8 << 20
 )
 
 // Run runs spec.Command in a fresh container and returns what it left.
@@ -79,8 +89,10 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	res.ContainerID = created.ID
 	defer func() {
 		defer phase(timing.Remove)()
-		if rerr := remove(d, created.ID); rerr != nil {
-			err = errors.Join(err, rerr)
+		// What the run found is kept whatever the removal does: a
+		// container left behind is the sweep's, and the caller says so.
+		if rerr := removeWaiting(ctx, d, created.ID); rerr != nil {
+			res.RemoveErr = errors.Join(res.RemoveErr, rerr)
 		}
 	}()
 
@@ -115,7 +127,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		defer func() {
 			defer phase(timing.Remove)()
 			if rerr := m.remove(); rerr != nil {
-				err = errors.Join(err, rerr)
+				res.RemoveErr = errors.Join(res.RemoveErr, rerr)
 			}
 		}()
 		if merr != nil {
@@ -490,13 +502,52 @@ func readFile(ctx context.Context, d Docker, id, p string, limit int64) ([]byte,
 // remove force-removes a container and its anonymous volumes on a fresh
 // context; a container that is already gone counts as removed.
 func remove(d Docker, id string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
+	_, err := removeOnce(d, id, removeTimeout)
+	return err
+}
+
+// removeOnce is remove with a timeout, and whether the call gave up.
+func removeOnce(d Docker, id string, timeout time.Duration) (timedOut bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	err := d.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	err = d.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !isGone(err) {
-		return fmt.Errorf("remove container %.12s: %w", id, err)
+		return ctx.Err() != nil, fmt.Errorf("remove container %.12s: %w", id, err)
 	}
-	return nil
+	return false, nil
+}
+
+// removeWaiting removes the run's container even when that takes the
+// daemon longer than one call's removeTimeout (a layer of hundreds of
+// thousands of files). A call that gives up may leave the daemon deleting
+// (then this waits for the container to be gone) or may stop it (the
+// files deleted so far stay deleted; then this asks again, each time with
+// twice the time), up to removeWait in all. A cancelled run does not wait:
+// its cleanup must end within the seconds a cancelled job gets.
+func removeWaiting(ctx context.Context, d Docker, id string) error {
+	timeout := removeTimeout
+	timedOut, err := removeOnce(d, id, timeout)
+	if !timedOut || ctx.Err() != nil {
+		return err
+	}
+	deadline := time.Now().Add(removeWait)
+	for time.Now().Before(deadline) {
+		time.Sleep(removePoll)
+		ictx, cancel := context.WithTimeout(context.Background(), pollTimeout)
+		c, _, ierr := d.ContainerInspectWithRaw(ictx, id, false)
+		cancel()
+		switch {
+		case isNotFound(ierr):
+			return nil
+		case ierr == nil && c.State != nil && c.State.Status == "removing":
+			continue // the daemon is still deleting it
+		}
+		timeout = max(min(2*timeout, time.Until(deadline)), removePoll)
+		if timedOut, err = removeOnce(d, id, timeout); err == nil || !timedOut {
+			return err
+		}
+	}
+	return fmt.Errorf("remove container %.12s: still there after %s: %w", id, removeWait, err)
 }
 
 func envList(env map[string]string) []string {

@@ -223,7 +223,11 @@ type Result struct {
 	Collected map[string][]byte
 	// CopyErrors holds problems copying files out (a missing transcript).
 	CopyErrors []error
-	Elapsed    time.Duration
+	// RemoveErr says a container of the run (the sandbox, the disk meter)
+	// could not be removed: it is left for the next run's sweep. What the
+	// run found is all here all the same.
+	RemoveErr error
+	Elapsed   time.Duration
 	// Phases is how long each of Run's phases took (timing.Sweep to
 	// timing.Remove), measured around the daemon calls; its Total is
 	// Elapsed.
