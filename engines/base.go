@@ -94,13 +94,16 @@ func (e *EngineError) Error() string {
 var ErrUnknownEngine = errors.New("unknown engine")
 
 var (
-	mu       sync.RWMutex
-	registry = map[string]AgentEngine{}
+	mu          sync.RWMutex
+	registry    = map[string]AgentEngine{}
+	specs       = map[string]Spec{}
+	defaultName string
 )
 
-// Register makes an engine available by its name. It panics when e is nil,
-// its name is empty, or the name is taken: those are programming errors.
-func Register(e AgentEngine) {
+// Register makes an engine available by its name, with its spec. It panics
+// when e is nil, its name is empty, the name is taken, or a second engine
+// claims to be the default: those are programming errors.
+func Register(e AgentEngine, s Spec) {
 	mu.Lock()
 	defer mu.Unlock()
 	if e == nil {
@@ -113,7 +116,14 @@ func Register(e AgentEngine) {
 	if _, dup := registry[name]; dup {
 		panic("engines: Register called twice for engine " + name)
 	}
+	if s.Default && defaultName != "" {
+		panic("engines: Register engine " + name + " as the default, but " + defaultName + " is")
+	}
 	registry[name] = e
+	specs[name] = s
+	if s.Default {
+		defaultName = name
+	}
 }
 
 // Lookup returns the engine registered as name.

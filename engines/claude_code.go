@@ -530,4 +530,24 @@ func firstLine(s string) string {
 	return s
 }
 
-func init() { Register(&claudeCode{}) }
+// claudeCodeSpec is what the rest of the program knows about Claude Code.
+var claudeCodeSpec = Spec{
+	Default: true,
+	CLI: &CLISpec{
+		Name: "claude-code", Registry: NPM, Package: "@anthropic-ai/claude-code",
+		Bin: "claude", PinConst: "ClaudeCodeVersion", Scheduled: true,
+		APIEnv: func(baseURL, key string) map[string]string {
+			return map[string]string{"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": baseURL}
+		},
+	},
+	Image: ImageSpec{Flavour: "claude-code"},
+	Drift: &DriftProfile{AgentVersion: true, Cost: PresenceFinal, Turns: PresenceFinal, Duration: PresenceFinal,
+		WriteTool: "Write", EditTool: "Edit"},
+	// A native (glibc) binary.
+	Devcontainer: &DevcontainerSpec{
+		Copies: []DevcontainerCopy{{From: "/usr/local/lib/node_modules/@anthropic-ai/claude-code/bin/claude.exe", To: "/usr/local/bin/claude"}},
+		Checks: []string{"claude --version"},
+	},
+}
+
+func init() { Register(&claudeCode{}, claudeCodeSpec) }

@@ -591,4 +591,27 @@ func (p *codexParser) finish() *commandlog.Log {
 	return p.b.finish(reason)
 }
 
-func init() { Register(&codex{}) }
+// codexSpec is what the rest of the program knows about Codex.
+var codexSpec = Spec{
+	CLI: &CLISpec{
+		Name: "codex", Registry: NPM, Package: "@openai/codex",
+		Bin: "codex", PinConst: "CodexVersion", Scheduled: true,
+		SessionFiles:  []string{".codex/sessions/*/*/*/rollout-*.jsonl", ".codex/sessions/rollout-*.json*"},
+		SessionSuffix: ".rollout.jsonl",
+		APIEnv: func(baseURL, key string) map[string]string {
+			return map[string]string{"OPENAI_API_KEY": key, "OPENAI_BASE_URL": baseURL + "/v1"}
+		},
+	},
+	Image: ImageSpec{Flavour: "codex"},
+	// codex reports tokens, not dollars, and no duration; turns counts
+	// turn.completed.
+	Drift: &DriftProfile{Cost: PresenceNever, Turns: PresenceFinal, Duration: PresenceNever,
+		WriteTool: "apply_patch:add", EditTool: "apply_patch:update"},
+	// A static (musl) binary.
+	Devcontainer: &DevcontainerSpec{
+		Copies: []DevcontainerCopy{{From: "/usr/local/lib/node_modules/@openai/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex", To: "/usr/local/bin/codex"}},
+		Checks: []string{"codex --version"},
+	},
+}
+
+func init() { Register(&codex{}, codexSpec) }

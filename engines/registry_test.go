@@ -38,7 +38,7 @@ func TestRegisterPanics(t *testing.T) {
 				assert.Assert(t, r != nil, "Register must panic")
 				assert.Assert(t, strings.Contains(r.(string), tt.want), r)
 			}()
-			Register(tt.e)
+			Register(tt.e, Spec{})
 		})
 	}
 }

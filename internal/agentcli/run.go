@@ -18,23 +18,17 @@ import (
 )
 
 // OpenHandsModel is the LiteLLM model a headless OpenHands run asks for when
-// none is given: an Anthropic model, so LiteLLM speaks the Messages API to
-// the base URL.
-const OpenHandsModel = "anthropic/claude-sonnet-4-5"
+// none is given (engines.OpenHandsModel).
+const OpenHandsModel = engines.OpenHandsModel
 
 // APIEnv is the environment that points the engine's CLI at an LLM API at
 // baseURL (the root, e.g. "http://172.17.0.1:41234") with key: the variables
 // the engine's ResolveEnv forwards into the sandbox.
 func (c CLI) APIEnv(baseURL, key string) map[string]string {
-	switch c.Engine {
-	case engines.CodexName:
-		return map[string]string{"OPENAI_API_KEY": key, "OPENAI_BASE_URL": baseURL + "/v1"}
-	case engines.GeminiName:
-		return map[string]string{"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": baseURL}
-	case engines.OpenHandsName:
-		return map[string]string{"LLM_API_KEY": key, "LLM_BASE_URL": baseURL, "LLM_MODEL": OpenHandsModel}
+	if c.apiEnv == nil {
+		return nil
 	}
-	return map[string]string{"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": baseURL}
+	return c.apiEnv(baseURL, key)
 }
 
 // Run is one headless run of a CLI on this machine, as the engine runs it in
