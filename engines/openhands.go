@@ -85,8 +85,10 @@ package engines
 // openhands_v0.go and openhands_v1.go the two event generations.
 
 import (
+	"cmp"
 	"io"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -611,6 +613,7 @@ var openHandsSpec = Spec{
 		APIEnv: func(baseURL, key string) map[string]string {
 			return map[string]string{"LLM_API_KEY": key, "LLM_BASE_URL": baseURL, "LLM_MODEL": OpenHandsModel}
 		},
+		Headless: openHandsHeadless,
 	},
 	// The OpenHands CLI (PyPI package "openhands") needs Python >= 3.12:
 	// a Debian bookworm base with Python 3.12 (Node comes from Debian).
@@ -624,8 +627,19 @@ var openHandsSpec = Spec{
 	// the CLI prints during a run (the committed v1-*.cli.log); turns and
 	// duration come from the events.
 	Drift: &DriftProfile{Cost: PresenceAlways, Turns: PresenceAlways, Duration: PresenceAlways,
-		WriteTool: "create", EditTool: "str_replace"},
+		WriteTool: "create", EditTool: "str_replace", Tools: ToolsOpenHands},
 	// No Devcontainer: the CLI needs Python >= 3.12 from its own base image.
+}
+
+// openHandsHeadless runs openhands --headless with the prompt in a file.
+func openHandsHeadless(r HeadlessRun) Headless {
+	prompt := filepath.Join(r.Home, "prompt.md")
+	return Headless{
+		Args: append([]string{"--headless", "--json", "--override-with-envs", "--file", prompt}, r.Args...),
+		Env: []string{"LLM_API_KEY=" + r.APIKey, "LLM_BASE_URL=" + r.BaseURL, "LLM_MODEL=" + cmp.Or(r.Model, OpenHandsModel),
+			"OPENHANDS_WORK_DIR=" + r.Workdir},
+		Files: []HeadlessFile{{Path: prompt, What: "prompt", Content: r.Prompt}},
+	}
 }
 
 func init() { Register(&openHands{}, openHandsSpec) }

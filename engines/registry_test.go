@@ -91,6 +91,7 @@ func TestSpecs(t *testing.T) {
 		assert.Check(t, s.CLI.Name != "" && s.CLI.Bin != "" && s.CLI.Package != "", "engine %s: CLI incomplete", name)
 		assert.Check(t, s.CLI.PinConst != "", "engine %s: no pin", name)
 		assert.Check(t, s.CLI.APIEnv != nil, "engine %s: no APIEnv", name)
+		assert.Check(t, s.CLI.Headless != nil, "engine %s: no Headless", name)
 	}
 	assert.DeepEqual(t, defaults, []string{Default()})
 

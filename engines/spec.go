@@ -17,8 +17,9 @@ type Spec struct {
 	CLI *CLISpec
 	// Image is the released sandbox image the engine runs in.
 	Image ImageSpec
-	// Drift is what the engine's CLI states in its transcript, for the
-	// drift check's scenarios; nil when the mock LLM cannot drive it.
+	// Drift is what the engine's CLI states in its transcript, and how the
+	// drift check's scripted scenarios speak to it; nil when the mock LLM
+	// cannot drive it.
 	Drift *DriftProfile
 	// Devcontainer is what `--image devcontainer` copies from the base
 	// image so the engine runs in a repository's devcontainer image; nil
@@ -67,7 +68,39 @@ type CLISpec struct {
 	// baseURL (the root, e.g. "http://172.17.0.1:41234") with key: the
 	// variables ResolveEnv forwards into the sandbox.
 	APIEnv func(baseURL, key string) map[string]string
+	// Headless is how the CLI runs on a host, headless, against an LLM API
+	// (drift and the test harnesses; internal/agentcli runs it). nil: it
+	// cannot run so.
+	Headless func(r HeadlessRun) Headless
 }
+
+// HeadlessRun is one headless run of an agent CLI on a host: non-interactive,
+// every tool allowed, the transcript on stdout.
+type HeadlessRun struct {
+	Home     string   // HOME, where the CLI's configuration is written
+	Workdir  string   // the project directory
+	BaseURL  string   // the LLM API root, e.g. a mock's URL
+	APIKey   string   // the key the CLI sends
+	Prompt   string   // never ""
+	Model    string   // "" leaves the CLI on its default model
+	MaxTurns int      // > 0
+	Args     []string // extra CLI arguments (before the prompt)
+}
+
+// Headless is what a HeadlessRun needs: the CLI's arguments, its
+// environment beyond PATH, HOME and LANG, whether the prompt goes on stdin,
+// and the directories and files to create first.
+type Headless struct {
+	Args          []string
+	Env           []string // "K=V"
+	PromptOnStdin bool
+	Dirs          []string       // absolute; created 0700
+	Files         []HeadlessFile // written 0600, after Dirs
+}
+
+// HeadlessFile is a file a headless run writes before it starts; What names
+// it in errors ("settings").
+type HeadlessFile struct{ Path, What, Content string }
 
 // ImageSpec is the released sandbox image an engine runs in:
 // images/base/Dockerfile built with the engine's CLI at its pin (its
@@ -100,7 +133,27 @@ type DriftProfile struct {
 	// WriteTool and EditTool are the file_edits tool names of a file
 	// written whole and of a text replaced in it.
 	WriteTool, EditTool string
+	// BigOutputLines is how many lines the big-output scenario prints:
+	// enough for the CLI to truncate it (0: 20000).
+	BigOutputLines int
+	// Tools is the tool dialect the scripted turns call.
+	Tools ToolDialect
 }
+
+// ToolDialect is the set of tools a CLI's agent calls, as the scripted
+// scenarios of the mock LLM (internal/scriptedllm) must call them.
+type ToolDialect int
+
+// Tool dialects.
+const (
+	// ToolsShell: Claude Code's Bash, Write and Edit, as the scripted turns
+	// are written; the OpenAI and Gemini mocks translate them to the tools
+	// the CLI offers.
+	ToolsShell ToolDialect = iota
+	// ToolsOpenHands: the OpenHands agent's terminal, file_editor and
+	// finish tools (software-agent-sdk).
+	ToolsOpenHands
+)
 
 // DevcontainerSpec is what a devcontainer image needs from the base image
 // to run the engine: the files copied, one shell line run after them (as

@@ -73,6 +73,10 @@ var spec = engines.Spec{
 		APIEnv: func(baseURL, key string) map[string]string {
 			return map[string]string{keyVar: key, "FAKE_AGENT_BASE_URL": baseURL}
 		},
+		Headless: func(r engines.HeadlessRun) engines.Headless {
+			return engines.Headless{Args: append([]string{"--print"}, r.Args...), Env: []string{keyVar + "=" + r.APIKey},
+				PromptOnStdin: true}
+		},
 	},
 	Image: engines.ImageSpec{Flavour: "fake"},
 	Drift: &engines.DriftProfile{Cost: engines.PresenceNever, Turns: engines.PresenceAlways, Duration: engines.PresenceFinal,
@@ -92,6 +96,13 @@ func TestFakeEngineCLI(t *testing.T) {
 	assert.Check(t, is.Equal(c.BuildArg(), "FAKE_CLI_VERSION"))
 	assert.Check(t, is.DeepEqual(c.APIEnv("http://mock", "k"), map[string]string{keyVar: "k", "FAKE_AGENT_BASE_URL": "http://mock"}))
 	assert.Check(t, is.Contains(agentcli.Engines(), name))
+
+	dir := t.TempDir()
+	cmd, err := c.Command(agentcli.Run{Binary: "/bin/sh", Workdir: dir, Home: dir, BaseURL: "http://mock", APIKey: "k", Args: []string{"-x"}})
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(cmd.Args, []string{"/bin/sh", "--print", "-x"}))
+	assert.Check(t, is.Contains(cmd.Env, keyVar+"=k"))
+	assert.Check(t, cmd.Stdin != nil, "the prompt goes on stdin")
 }
 
 func TestFakeEngineDriftScenarios(t *testing.T) {

@@ -65,6 +65,7 @@ type CLI struct {
 
 	sessionSuffix string
 	apiEnv        func(baseURL, key string) map[string]string
+	headless      func(engines.HeadlessRun) engines.Headless
 }
 
 // BuildArg is the images/base Dockerfile build argument that installs a
@@ -94,7 +95,7 @@ func table() []CLI {
 		c := spec.CLI
 		out = append(out, CLI{Engine: name, Name: c.Name, Registry: c.Registry, Package: c.Package, Bin: c.Bin,
 			Pinned: pins[c.PinConst], Scheduled: c.Scheduled, NodeMajor: c.NodeMajor, SessionFiles: c.SessionFiles,
-			PinConst: c.PinConst, sessionSuffix: c.SessionSuffix, apiEnv: c.APIEnv})
+			PinConst: c.PinConst, sessionSuffix: c.SessionSuffix, apiEnv: c.APIEnv, headless: c.Headless})
 	}
 	return out
 }
