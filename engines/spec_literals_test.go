@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -30,11 +31,24 @@ var allowedNameLiterals = map[string]struct {
 		"report.MethodMarkdown and MethodReplay, the verification methods; report renders the command log and never imports an engine"},
 }
 
+// isEngineNameConst reports whether e is one of this package's engine name
+// constants (engines.CodexName…) seen from another package.
+func isEngineNameConst(e ast.Expr) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "engines" && strings.HasSuffix(sel.Sel.Name, "Name")
+}
+
 // TestNoEngineNameLiteralsOutsideEngines fails when Go code outside engines/
 // (tests and testdata aside) spells a registered engine's name as a string
-// literal: an engine's facts live in its Spec, and other packages name it
-// through the registry or this package's constants. Comments may mention
-// names freely.
+// literal, or compares a name with one of this package's name constants
+// (==, !=, a switch case) or keys a map on one: an engine's facts live in
+// its Spec, and other packages reach them through the registry. Naming an
+// engine to run it (engines.MarkdownName for the keyless verification) is
+// fine. Comments may mention names freely.
 func TestNoEngineNameLiteralsOutsideEngines(t *testing.T) {
 	names := Names()
 	root, err := filepath.Abs("..")
@@ -62,6 +76,22 @@ func TestNoEngineNameLiteralsOutsideEngines(t *testing.T) {
 			return err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
+			var keys []ast.Expr // compared with, or used as a key
+			switch n := n.(type) {
+			case *ast.BinaryExpr:
+				if n.Op == token.EQL || n.Op == token.NEQ {
+					keys = []ast.Expr{n.X, n.Y}
+				}
+			case *ast.CaseClause:
+				keys = n.List
+			case *ast.KeyValueExpr:
+				keys = []ast.Expr{n.Key}
+			}
+			for _, k := range keys {
+				if isEngineNameConst(k) {
+					bad = append(bad, fset.Position(k.Pos()).String()[len(root)+1:]+": compares or keys on "+types.ExprString(k))
+				}
+			}
 			lit, ok := n.(*ast.BasicLit)
 			if !ok || lit.Kind != token.STRING {
 				return true
@@ -80,8 +110,8 @@ func TestNoEngineNameLiteralsOutsideEngines(t *testing.T) {
 		return nil
 	})
 	assert.NilError(t, err)
-	assert.Assert(t, len(bad) == 0, "engine names spelled as literals outside engines/ "+
-		"(declare the fact in the engine's Spec, or use its engines constant):\n%s", strings.Join(bad, "\n"))
+	assert.Assert(t, len(bad) == 0, "engine names spelled as literals, compared or used as keys outside engines/ "+
+		"(declare the fact in the engine's Spec and read it through engines.SpecOf):\n%s", strings.Join(bad, "\n"))
 	// Every exception is still needed, so the list cannot rot.
 	for file, a := range allowedNameLiterals {
 		for _, l := range a.literals {
