@@ -10,6 +10,16 @@
 // Parsing is pure: ParseTranscript reads the transcript and nothing else (no
 // environment, files, Docker or network), so the same transcript always
 // gives the same command log.
+//
+// Every other fact about an engine (its agent CLI and how it runs headless,
+// its sandbox image flavour, its drift profile, what a devcontainer image
+// needs, whether it is the default) is in the Spec it registers with
+// (spec.go); the rest of the program reads it through SpecOf and never names
+// an engine (TestNoEngineNameLiteralsOutsideEngines). Adding an engine is
+// one file here that ends with Register(engine, spec), its fixtures and
+// golden logs, and, for an agent CLI, its pin in internal/agentcli/pins.go;
+// engines/fakeengine shows a fake engine reaching agentcli, drift, the
+// devcontainer image, parsing and the Action from one test file.
 package engines
 
 import (
