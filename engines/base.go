@@ -10,6 +10,16 @@
 // Parsing is pure: ParseTranscript reads the transcript and nothing else (no
 // environment, files, Docker or network), so the same transcript always
 // gives the same command log.
+//
+// Every other fact about an engine (its agent CLI and how it runs headless,
+// its sandbox image flavour, its drift profile, what a devcontainer image
+// needs, whether it is the default) is in the Spec it registers with
+// (spec.go); the rest of the program reads it through SpecOf and never names
+// an engine (TestNoEngineNameLiteralsOutsideEngines). Adding an engine is
+// one file here that ends with Register(engine, spec), its fixtures and
+// golden logs, and, for an agent CLI, its pin in internal/agentcli/pins.go;
+// engines/fakeengine shows a fake engine reaching agentcli, drift, the
+// devcontainer image, parsing and the Action from one test file.
 package engines
 
 import (
@@ -94,13 +104,16 @@ func (e *EngineError) Error() string {
 var ErrUnknownEngine = errors.New("unknown engine")
 
 var (
-	mu       sync.RWMutex
-	registry = map[string]AgentEngine{}
+	mu          sync.RWMutex
+	registry    = map[string]AgentEngine{}
+	specs       = map[string]Spec{}
+	defaultName string
 )
 
-// Register makes an engine available by its name. It panics when e is nil,
-// its name is empty, or the name is taken: those are programming errors.
-func Register(e AgentEngine) {
+// Register makes an engine available by its name, with its spec. It panics
+// when e is nil, its name is empty, the name is taken, or a second engine
+// claims to be the default: those are programming errors.
+func Register(e AgentEngine, s Spec) {
 	mu.Lock()
 	defer mu.Unlock()
 	if e == nil {
@@ -113,7 +126,14 @@ func Register(e AgentEngine) {
 	if _, dup := registry[name]; dup {
 		panic("engines: Register called twice for engine " + name)
 	}
+	if s.Default && defaultName != "" {
+		panic("engines: Register engine " + name + " as the default, but " + defaultName + " is")
+	}
 	registry[name] = e
+	specs[name] = s
+	if s.Default {
+		defaultName = name
+	}
 }
 
 // Lookup returns the engine registered as name.

@@ -530,4 +530,42 @@ func firstLine(s string) string {
 	return s
 }
 
-func init() { Register(&claudeCode{}) }
+// claudeCodeSpec is what the rest of the program knows about Claude Code.
+var claudeCodeSpec = Spec{
+	Default: true,
+	CLI: &CLISpec{
+		Name: "claude-code", Registry: NPM, Package: "@anthropic-ai/claude-code",
+		Bin: "claude", PinConst: "ClaudeCodeVersion", Scheduled: true,
+		APIEnv: func(baseURL, key string) map[string]string {
+			return map[string]string{"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": baseURL}
+		},
+		Headless: claudeCodeHeadless,
+	},
+	Image: ImageSpec{Flavour: "claude-code"},
+	Drift: &DriftProfile{AgentVersion: true, Cost: PresenceFinal, Turns: PresenceFinal, Duration: PresenceFinal,
+		WriteTool: "Write", EditTool: "Edit",
+		BigOutputLines: 200000}, // 1.2 MB: Claude Code moves such an output into a file
+	// A native (glibc) binary.
+	Devcontainer: &DevcontainerSpec{
+		Copies: []DevcontainerCopy{{From: "/usr/local/lib/node_modules/@anthropic-ai/claude-code/bin/claude.exe", To: "/usr/local/bin/claude"}},
+		Checks: []string{"claude --version"},
+	},
+}
+
+// claudeCodeHeadless runs claude with the prompt on stdin.
+func claudeCodeHeadless(r HeadlessRun) Headless {
+	args := []string{"-p", "--output-format", "stream-json", "--verbose",
+		"--max-turns", strconv.Itoa(r.MaxTurns), "--dangerously-skip-permissions"}
+	if r.Model != "" {
+		args = append(args, "--model", r.Model)
+	}
+	return Headless{
+		Args: append(args, r.Args...),
+		// IS_SANDBOX=1: --dangerously-skip-permissions is refused as root otherwise.
+		Env: []string{"ANTHROPIC_BASE_URL=" + r.BaseURL, "ANTHROPIC_API_KEY=" + r.APIKey,
+			"IS_SANDBOX=1", "DISABLE_AUTOUPDATER=1"},
+		PromptOnStdin: true,
+	}
+}
+
+func init() { Register(&claudeCode{}, claudeCodeSpec) }

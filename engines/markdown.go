@@ -154,4 +154,4 @@ func markdownPlan(in RunInput) runner.Plan {
 	return rp
 }
 
-func init() { Register(&markdownEngine{keyless{MarkdownName}}) }
+func init() { Register(&markdownEngine{keyless{MarkdownName}}, keylessSpec) }

@@ -85,8 +85,10 @@ package engines
 // openhands_v0.go and openhands_v1.go the two event generations.
 
 import (
+	"cmp"
 	"io"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -596,4 +598,48 @@ func (p *openHandsParser) finish() *commandlog.Log {
 	return p.b.finish(reason)
 }
 
-func init() { Register(&openHands{}) }
+// OpenHandsModel is the LiteLLM model a headless OpenHands run asks for when
+// none is given: an Anthropic model, so LiteLLM speaks the Messages API to
+// the base URL.
+const OpenHandsModel = "anthropic/claude-sonnet-4-5"
+
+// openHandsSpec is what the rest of the program knows about OpenHands.
+var openHandsSpec = Spec{
+	// PyPI is not reachable from this project's CI: the driver is tested
+	// against a fake CLI only, and the weekly workflow leaves it out.
+	CLI: &CLISpec{
+		Name: "openhands", Registry: PyPI, Package: "openhands",
+		Bin: "openhands", PinConst: "OpenHandsVersion",
+		APIEnv: func(baseURL, key string) map[string]string {
+			return map[string]string{"LLM_API_KEY": key, "LLM_BASE_URL": baseURL, "LLM_MODEL": OpenHandsModel}
+		},
+		Headless: openHandsHeadless,
+	},
+	// The OpenHands CLI (PyPI package "openhands") needs Python >= 3.12:
+	// a Debian bookworm base with Python 3.12 (Node comes from Debian).
+	Image: ImageSpec{Flavour: "openhands", BuildArgs: []BuildArg{
+		{"BASE_IMAGE", "python:3.12-slim-bookworm"},
+		{"PYTHON_VERSION", "3.12"}, // the base's own Python (images/base/Dockerfile keeps it)
+		{"OPENHANDS_PACKAGE", "openhands"},
+	}},
+	// Not verified against the real CLI (PyPI is not reachable here): the
+	// V1 event stream as this file reads it, with the "stats" state updates
+	// the CLI prints during a run (the committed v1-*.cli.log); turns and
+	// duration come from the events.
+	Drift: &DriftProfile{Cost: PresenceAlways, Turns: PresenceAlways, Duration: PresenceAlways,
+		WriteTool: "create", EditTool: "str_replace", Tools: ToolsOpenHands},
+	// No Devcontainer: the CLI needs Python >= 3.12 from its own base image.
+}
+
+// openHandsHeadless runs openhands --headless with the prompt in a file.
+func openHandsHeadless(r HeadlessRun) Headless {
+	prompt := filepath.Join(r.Home, "prompt.md")
+	return Headless{
+		Args: append([]string{"--headless", "--json", "--override-with-envs", "--file", prompt}, r.Args...),
+		Env: []string{"LLM_API_KEY=" + r.APIKey, "LLM_BASE_URL=" + r.BaseURL, "LLM_MODEL=" + cmp.Or(r.Model, OpenHandsModel),
+			"OPENHANDS_WORK_DIR=" + r.Workdir},
+		Files: []HeadlessFile{{Path: prompt, What: "prompt", Content: r.Prompt}},
+	}
+}
+
+func init() { Register(&openHands{}, openHandsSpec) }

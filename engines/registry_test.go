@@ -38,7 +38,7 @@ func TestRegisterPanics(t *testing.T) {
 				assert.Assert(t, r != nil, "Register must panic")
 				assert.Assert(t, strings.Contains(r.(string), tt.want), r)
 			}()
-			Register(tt.e)
+			Register(tt.e, Spec{})
 		})
 	}
 }
@@ -71,4 +71,39 @@ func TestBuildCommandUsesCanonicalPaths(t *testing.T) {
 			assert.Assert(t, strings.Contains(cmd, p), "engine %s: command %q does not use %s", name, cmd, p)
 		}
 	}
+}
+
+// Every engine's spec says what the rest of the program needs: one default,
+// an image flavour, and for an agent CLI how to pin, run and point it.
+func TestSpecs(t *testing.T) {
+	var defaults []string
+	for _, name := range Names() {
+		s, err := SpecOf(name)
+		assert.NilError(t, err)
+		if s.Default {
+			defaults = append(defaults, name)
+		}
+		assert.Check(t, s.Image.Flavour != "", "engine %s: no image flavour", name)
+		if s.CLI == nil {
+			assert.Check(t, s.Drift == nil, "engine %s: a drift profile but no CLI for the mock to drive", name)
+			continue
+		}
+		assert.Check(t, s.CLI.Name != "" && s.CLI.Bin != "" && s.CLI.Package != "", "engine %s: CLI incomplete", name)
+		assert.Check(t, s.CLI.PinConst != "", "engine %s: no pin", name)
+		assert.Check(t, s.CLI.APIEnv != nil, "engine %s: no APIEnv", name)
+		assert.Check(t, s.CLI.Headless != nil, "engine %s: no Headless", name)
+	}
+	assert.DeepEqual(t, defaults, []string{Default()})
+
+	_, err := SpecOf("clod")
+	assert.Assert(t, errors.Is(err, ErrUnknownEngine))
+}
+
+func TestRegisterSecondDefaultPanics(t *testing.T) {
+	defer func() {
+		r := recover()
+		assert.Assert(t, r != nil, "Register must panic")
+		assert.Assert(t, strings.Contains(r.(string), "default"), r)
+	}()
+	Register(&fakeEngine{name: "second-default"}, Spec{Default: true})
 }

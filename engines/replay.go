@@ -120,4 +120,4 @@ func replayPlan(old *commandlog.Log) runner.Plan {
 	return plan
 }
 
-func init() { Register(&replayEngine{keyless{ReplayName}}) }
+func init() { Register(&replayEngine{keyless{ReplayName}}, keylessSpec) }

@@ -79,7 +79,7 @@ Exit status: 0 no drift, 1 drift (the first changed field is named),
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.engine, "engine", engines.ClaudeCodeName, fmt.Sprintf("the engine whose CLI to check: %s, or %q for %s",
+	f.StringVar(&o.engine, "engine", engines.Default(), fmt.Sprintf("the engine whose CLI to check: %s, or %q for %s",
 		strings.Join(agentcli.Engines(), ", "), drift.All, strings.Join(drift.ExpandEngines(drift.All), ", ")))
 	_ = cmd.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions(append(agentcli.Engines(), drift.All), cobra.ShellCompDirectiveNoFileComp))
 	f.StringVar(&o.version, "cli-version", agentcli.VersionPinned, `the CLI version to check: a version, "pinned" or "latest" (the registry's newest)`)

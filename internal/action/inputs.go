@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/devcontainer"
 	"github.com/readme2demo/readme2demo/internal/egress"
 	"github.com/readme2demo/readme2demo/internal/pipeline"
@@ -89,7 +90,7 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		errs = append(errs, &InputError{Input: input, Reason: fmt.Sprintf(format, a...)})
 	}
 	c := config{
-		Engine:       cmp.Or(in("engine"), "claude-code"),
+		Engine:       cmp.Or(in("engine"), engines.Default()),
 		Readme:       cmp.Or(in("readme"), "README.md"),
 		Model:        in("model"),
 		Image:        in("image"),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
 	"github.com/readme2demo/readme2demo/internal/release"
 	"github.com/readme2demo/readme2demo/internal/release/pull"
@@ -48,7 +49,7 @@ func (a *app) runMode(ctx context.Context, s *step, mode string) int {
 }
 
 func (a *app) pullImage(ctx context.Context, s *step) int {
-	engine := cmp.Or(newInputReader(s.getenv)("engine"), "claude-code")
+	engine := cmp.Or(newInputReader(s.getenv)("engine"), engines.Default())
 	path := s.getenv(ManifestEnv)
 	if path == "" {
 		s.errorf("pull the sandbox image: %s is not set (the path of the release's %s)", ManifestEnv, release.ManifestFile)

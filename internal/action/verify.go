@@ -50,7 +50,7 @@ func (a *app) verify(ctx context.Context, s *step, j fixJob, fixed *suggest.Fixe
 		}
 		steps, failed, unreached := stepResults(l, j.diffPath, changed)
 		if failed || !unreached {
-			return &report.Verification{Method: "markdown", Passed: !failed, Steps: append(steps, skipped...), Ran: len(l.Commands)}, nil
+			return &report.Verification{Method: report.MethodMarkdown, Passed: !failed, Steps: append(steps, skipped...), Ran: len(l.Commands)}, nil
 		}
 	}
 	prior, err := os.ReadFile(j.res.CommandLog)
@@ -68,7 +68,7 @@ func (a *app) verify(ctx context.Context, s *step, j fixJob, fixed *suggest.Fixe
 			ran = append(ran, st)
 		}
 	}
-	return &report.Verification{Method: "replay", Passed: l.Outcome == commandlog.OutcomeSuccess, Steps: append(ran, skipped...), Ran: len(l.Commands)}, nil
+	return &report.Verification{Method: report.MethodReplay, Passed: l.Outcome == commandlog.OutcomeSuccess, Steps: append(ran, skipped...), Ran: len(l.Commands)}, nil
 }
 
 // verifyRun is one run of the pipeline with the fixed README, in a fresh

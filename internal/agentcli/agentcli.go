@@ -6,8 +6,9 @@
 // how to run it headless against an LLM API base URL (a scripted mock, for
 // drift and tests) under supervision.
 //
-// Engines (the parsers), images, drift, the test harnesses and the pin checks
-// read these facts here instead of keeping their own copies.
+// The facts come from each engine's own file (engines.Spec.CLI), the pins
+// from pins.go; images, drift, the test harnesses and the pin checks read
+// them here instead of keeping their own copies.
 //
 // Files:
 //   - pins.go: the pinned versions.
@@ -30,12 +31,12 @@ import (
 )
 
 // Registry is where a CLI's package is published.
-type Registry string
+type Registry = engines.PackageRegistry
 
 // Registries.
 const (
-	NPM  Registry = "npm"
-	PyPI Registry = "pypi"
+	NPM  = engines.NPM
+	PyPI = engines.PyPI
 )
 
 // CLI is one agent CLI.
@@ -59,6 +60,12 @@ type CLI struct {
 	// directory level; the newest match is the run's): Codex's rollout,
 	// Gemini CLI's chat session. Empty when it writes none we read.
 	SessionFiles []string
+	// PinConst is the constant in pins.go that holds Pinned.
+	PinConst string
+
+	sessionSuffix string
+	apiEnv        func(baseURL, key string) map[string]string
+	headless      func(engines.HeadlessRun) engines.Headless
 }
 
 // BuildArg is the images/base Dockerfile build argument that installs a
@@ -75,19 +82,22 @@ func (c CLI) PinEnv() string { return "R2D_" + c.BuildArg() }
 // "io.readme2demo.gemini-cli-version".
 func (c CLI) ImageLabel() string { return "io.readme2demo." + c.Name + "-version" }
 
-var table = []CLI{
-	{Engine: engines.ClaudeCodeName, Name: "claude-code", Registry: NPM, Package: "@anthropic-ai/claude-code",
-		Bin: "claude", Pinned: ClaudeCodeVersion, Scheduled: true},
-	{Engine: engines.CodexName, Name: "codex", Registry: NPM, Package: "@openai/codex",
-		Bin: "codex", Pinned: CodexVersion, Scheduled: true,
-		SessionFiles: []string{".codex/sessions/*/*/*/rollout-*.jsonl", ".codex/sessions/rollout-*.json*"}},
-	{Engine: engines.GeminiName, Name: "gemini-cli", Registry: NPM, Package: "@google/gemini-cli",
-		Bin: "gemini", Pinned: GeminiCLIVersion, Scheduled: true, NodeMajor: 20,
-		SessionFiles: []string{".gemini/tmp/*/chats/session-*.json", ".gemini/tmp/*/chats/session-*.jsonl"}},
-	// PyPI is not reachable from this project's CI: the driver is tested
-	// against a fake CLI only, and the weekly workflow leaves it out.
-	{Engine: engines.OpenHandsName, Name: "openhands", Registry: PyPI, Package: "openhands",
-		Bin: "openhands", Pinned: OpenHandsVersion},
+// table is the CLIs the registered engines declare (engines.Spec.CLI),
+// with their pins. It is built on every call, so an engine registered late
+// (a test's) is in it too.
+func table() []CLI {
+	var out []CLI
+	for _, name := range engines.Names() {
+		spec, err := engines.SpecOf(name)
+		if err != nil || spec.CLI == nil {
+			continue
+		}
+		c := spec.CLI
+		out = append(out, CLI{Engine: name, Name: c.Name, Registry: c.Registry, Package: c.Package, Bin: c.Bin,
+			Pinned: pins[c.PinConst], Scheduled: c.Scheduled, NodeMajor: c.NodeMajor, SessionFiles: c.SessionFiles,
+			PinConst: c.PinConst, sessionSuffix: c.SessionSuffix, apiEnv: c.APIEnv, headless: c.Headless})
+	}
+	return out
 }
 
 // ErrUnknown is returned for an engine without an agent CLI (markdown,
@@ -96,7 +106,7 @@ var ErrUnknown = errors.New("no agent CLI for this engine")
 
 // Lookup returns the CLI of an engine.
 func Lookup(engine string) (CLI, error) {
-	for _, c := range table {
+	for _, c := range table() {
 		if c.Engine == engine {
 			return c, nil
 		}
@@ -106,7 +116,7 @@ func Lookup(engine string) (CLI, error) {
 
 // All returns every CLI, sorted by engine name.
 func All() []CLI {
-	out := append([]CLI(nil), table...)
+	out := table()
 	sort.Slice(out, func(i, j int) bool { return out[i].Engine < out[j].Engine })
 	return out
 }
@@ -152,8 +162,8 @@ func ValidVersion(v string) bool { return versionRe.MatchString(v) }
 // written as one JSON document (older versions), else ".session.jsonl".
 func (c CLI) SessionSuffix(session []byte) string {
 	switch {
-	case c.Engine == engines.CodexName:
-		return ".rollout.jsonl"
+	case c.sessionSuffix != "":
+		return c.sessionSuffix
 	case bytes.HasPrefix(bytes.TrimSpace(session), []byte("{\n")):
 		return ".session.json"
 	}

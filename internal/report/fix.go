@@ -32,11 +32,18 @@ type Patch struct {
 	Patch, Reason      string
 }
 
+// The verification methods (Verification.Method), named after the keyless
+// engine that runs them. This package renders what the command log says and
+// never imports an engine, so it names them itself.
+const (
+	MethodMarkdown = "markdown" // the keyless runner over the fixed README
+	MethodReplay   = "replay"   // the agent's successful commands, with the fixed README
+)
+
 // Verification is the run of the fixed README's changed steps in a fresh
 // sandbox.
 type Verification struct {
-	// Method is how: "markdown" (the keyless runner over the fixed README) or
-	// "replay" (the agent's successful commands, with the fixed README).
+	// Method is how: MethodMarkdown or MethodReplay.
 	Method string
 	Passed bool
 	Steps  []VerifiedStep
@@ -132,7 +139,7 @@ func (r *renderer) fixSection() string {
 func (r *renderer) verification(v *Verification) string {
 	var b strings.Builder
 	how := "the keyless markdown runner ran the fixed README in a fresh sandbox"
-	if v.Method == "replay" {
+	if v.Method == MethodReplay {
 		how = fmt.Sprintf("the agent's successful commands (%d) ran again in a fresh sandbox, with the fixed README", v.Ran)
 	}
 	verdict := "✅ passed"

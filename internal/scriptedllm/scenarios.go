@@ -1,6 +1,7 @@
 package scriptedllm
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 
@@ -24,7 +25,14 @@ var CaptureScenarioNames = []string{ScenarioSuccess, ScenarioFailures, ScenarioB
 // expected to hold a README.md. The scenarios are written with Claude Code's tools (Bash, Write,
 // Edit); the OpenAI and Gemini mocks translate them to the tools the CLI offers, and for
 // OpenHands they are written with its tools here (terminal, file_editor, and finish to end).
+//
+// The engine's spec (engines.Spec.Drift) says how big the big output is and which tools its
+// agent calls; an engine without a drift profile gets the defaults.
 func CaptureScenario(engine, name, dir string) (Scenario, error) {
+	var prof engines.DriftProfile
+	if spec, err := engines.SpecOf(engine); err == nil && spec.Drift != nil {
+		prof = *spec.Drift
+	}
 	notes := filepath.Join(dir, "NOTES.md")
 	var sc Scenario
 	switch name {
@@ -46,13 +54,11 @@ func CaptureScenario(engine, name, dir string) (Scenario, error) {
 			Run("Two at once.", Bash("false"), Bash("echo after-parallel")),
 		}, FinalText: "The demo cannot run here.\nBLOCKED: needs a database"}
 	case ScenarioBigOut:
-		lines := 200000 // 1.2 MB: Claude Code moves such an output into a file
-		if engine != engines.ClaudeCodeName {
-			// Gemini CLI's stream-json and codex's item.completed carry a command's whole
-			// output (200000 lines gave 1.2 to 1.5 MB transcripts), and so may OpenHands'
-			// observations; a tenth of it is big enough to be truncated.
-			lines = 20000
-		}
+		// Gemini CLI's stream-json and codex's item.completed carry a command's whole
+		// output (200000 lines gave 1.2 to 1.5 MB transcripts), and so may OpenHands'
+		// observations; 20000 lines is big enough to be truncated. Claude Code asks
+		// for more (engines.DriftProfile.BigOutputLines).
+		lines := cmp.Or(prof.BigOutputLines, 20000)
 		sc = Scenario{Name: name, Turns: []Turn{
 			Run("Printing a lot.", Bash(fmt.Sprintf("seq 1 %d", lines))),
 			Run("", Bash("echo SUCCESS")),
@@ -64,7 +70,7 @@ func CaptureScenario(engine, name, dir string) (Scenario, error) {
 	default:
 		return Scenario{}, fmt.Errorf("look up capture scenario %q: unknown (known: %v)", name, CaptureScenarioNames)
 	}
-	if engine == engines.OpenHandsName {
+	if prof.Tools == engines.ToolsOpenHands {
 		sc = openHandsScenario(sc)
 	}
 	return sc, nil

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/readme2demo/readme2demo/engines"
 )
 
 // Shape is a kind of long transcript for benchmarks and memory tests: an
@@ -23,7 +25,7 @@ type Shape struct {
 // Shapes are the benchmark shapes (docs/benchmarks.md).
 var Shapes = []Shape{
 	{
-		Name: "claude-session", Engine: "claude-code",
+		Name: "claude-session", Engine: engines.ClaudeCodeName,
 		Fixtures: []string{
 			"testdata/fixtures/claude-code/real-2.1.332-success.jsonl",
 			"testdata/fixtures/claude-code/real-2.1.332-failures.jsonl",
@@ -31,7 +33,7 @@ var Shapes = []Shape{
 		About: "real Claude Code 2.1.332 sessions of small commands (a README walk, failures with several exit codes): many small records",
 	},
 	{
-		Name: "claude-bigoutput", Engine: "claude-code",
+		Name: "claude-bigoutput", Engine: engines.ClaudeCodeName,
 		Fixtures: []string{
 			"testdata/fixtures/claude-code/real-2.1.332-success.jsonl",
 			"testdata/fixtures/claude-code/real-2.1.332-failures.jsonl",
@@ -40,14 +42,14 @@ var Shapes = []Shape{
 		About: "the same with a session printing 1.2 MB of output (scripts/gentranscript's first shape)",
 	},
 	{
-		Name: "claude-sessionfile", Engine: "claude-code",
+		Name: "claude-sessionfile", Engine: engines.ClaudeCodeName,
 		Fixtures: []string{
 			"testdata/bench/claude-code/spotter-session-2.1.39.jsonl",
 		},
 		About: "a real Claude Code 2.1.39 session file (~/.claude/projects: 120 Bash, 67 Edit, 37 Read, 6 Write, a Task sub-agent, thinking, 1,697 progress records)",
 	},
 	{
-		Name: "codex", Engine: "codex",
+		Name: "codex", Engine: engines.CodexName,
 		Fixtures: []string{
 			"testdata/fixtures/codex/real-0.171.0-success.jsonl",
 			"testdata/fixtures/codex/real-0.171.0-failures.jsonl",
@@ -58,7 +60,7 @@ var Shapes = []Shape{
 		About: "real Codex 0.171.0 `exec --json` runs: small item events",
 	},
 	{
-		Name: "gemini", Engine: "gemini",
+		Name: "gemini", Engine: engines.GeminiName,
 		Fixtures: []string{
 			"testdata/fixtures/gemini/real-0.61.0-success.jsonl",
 			"testdata/fixtures/gemini/real-0.61.0-failures.jsonl",
@@ -69,7 +71,7 @@ var Shapes = []Shape{
 		About: "real Gemini CLI 0.61.0 stream-json runs, streamed text deltas, a 130 KB output",
 	},
 	{
-		Name: "openhands", Engine: "openhands",
+		Name: "openhands", Engine: engines.OpenHandsName,
 		Fixtures: []string{
 			"testdata/bench/openhands/session-events-dir-2025-07-ipython.assembled.jsonl",
 			"testdata/bench/openhands/v1-sdk-events-2026-06-terminal.jsonl",
@@ -79,7 +81,7 @@ var Shapes = []Shape{
 		About: "OpenHands V0 and V1 event streams, one event a line, with real metadata (model responses, tool definitions)",
 	},
 	{
-		Name: "openhands-eval", Engine: "openhands",
+		Name: "openhands-eval", Engine: engines.OpenHandsName,
 		Fixtures: []string{
 			"testdata/bench/openhands/multi-swe-bench-output-2025-04.history.jsonl",
 		},

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/engines"
 )
 
 // Synthetic shapes are made-up transcripts at the extremes a real one can
@@ -27,10 +29,10 @@ var Synthetic = []string{
 
 // SyntheticEngine is the engine that reads a synthetic shape.
 func SyntheticEngine(shape string) string {
-	if e, _, ok := strings.Cut(shape, "-"); ok && slices.Contains([]string{"codex", "gemini", "openhands", "markdown"}, e) {
+	if e, _, ok := strings.Cut(shape, "-"); ok && slices.Contains(engines.Names(), e) {
 		return e
 	}
-	return "claude-code"
+	return engines.ClaudeCodeName
 }
 
 // outputChunk is JSON string content: printable text with escaped newlines.

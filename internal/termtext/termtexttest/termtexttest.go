@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/termtext"
 )
@@ -85,7 +86,7 @@ func Log() *commandlog.Log {
 	zero, one := 0, 1
 	version := "1.0.0" + "\u202e" + "lave"
 	return &commandlog.Log{
-		SchemaVersion: commandlog.SchemaVersion, Engine: "markdown", AgentVersion: &version,
+		SchemaVersion: commandlog.SchemaVersion, Engine: engines.MarkdownName, AgentVersion: &version,
 		Outcome:       commandlog.OutcomeBlocked,
 		OutcomeReason: "the agent stopped: " + hidden,
 		Markers: []commandlog.Marker{
