@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,13 +23,15 @@ import (
 // A whole run of the keyless markdown engine on testdata/sample-repo,
 // without Docker: sandboxtest.FakeDocker hands back a transcript the
 // runner wrote for that README. The command log, the demo and the progress
-// lines are those the steps' own tests expect (steps_internal_test.go).
+// lines are those the steps' own tests expect (steps_internal_test.go),
+// and the host's token, which the runner's stderr repeats, is in no file.
 func TestRunOnFakeDocker(t *testing.T) {
+	const secret = "r2d-steps-secret-0123456789" // GITHUB_TOKEN on the host
 	readme, err := os.ReadFile("../../testdata/sample-repo/README.md")
 	assert.NilError(t, err)
 	d := &sandboxtest.FakeDocker{Files: map[string][]byte{
 		engines.TranscriptContainerPath: golden.Get(t, "steps/sample-repo.transcript.jsonl"),
-		engines.StderrContainerPath:     []byte(""),
+		engines.StderrContainerPath:     []byte("the runner's stderr: " + secret + "\n"),
 		"/workspace/README.md":          readme,
 	}}
 	var progress bytes.Buffer
@@ -38,7 +41,7 @@ func TestRunOnFakeDocker(t *testing.T) {
 		OutDir: out, RunID: "r2dsteps0001", Network: pipeline.NetworkNone,
 		Resources: sandbox.Resources{NanoCPUs: 1e9},
 		Getenv: func(k string) string {
-			return map[string]string{"GITHUB_TOKEN": "r2d-steps-secret-0123456789"}[k]
+			return map[string]string{"GITHUB_TOKEN": secret}[k]
 		},
 		Progress: &progress, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }, Docker: d,
 	})
@@ -54,6 +57,12 @@ func TestRunOnFakeDocker(t *testing.T) {
 	golden.Assert(t, read(pipeline.DemoScriptFile), "steps/demo.sh")
 	golden.Assert(t, read(pipeline.DemoCastFile), "steps/demo.cast")
 	golden.Assert(t, read(pipeline.ReportFile), "steps/run.report.md")
+	assert.Check(t, is.Equal(read(pipeline.StderrFile), "the runner's stderr: [REDACTED:secret]\n"))
+	entries, err := os.ReadDir(out)
+	assert.NilError(t, err)
+	for _, e := range entries {
+		assert.Check(t, !strings.Contains(read(e.Name()), secret), "%s holds the host's token", e.Name())
+	}
 	assert.Check(t, is.Equal(res.ReadmeDiff, ""), "the README came back as it was")
 	_, err = os.Stat(filepath.Join(out, pipeline.ReadmeDiffFile))
 	assert.Check(t, os.IsNotExist(err))
