@@ -206,9 +206,13 @@ var steps = []step{
 	{"settings", (*run).settings, timing.Prepare}, // image, sandbox profile, output directory
 	{"docker", (*run).docker, timing.Docker},      // the daemon and the image (never pulled)
 	{"devcontainer", (*run).devcontainer, ""},     // --image devcontainer: build the image
-	{"network", (*run).network, timing.Network},   // the run id, redaction, progress, the egress policy
+	{"setup", (*run).setup, timing.Prepare},       // the run id, redaction, progress, the clock
+	{"network", (*run).network, timing.Network},   // the egress policy
 	{"sandbox", (*run).sandbox, ""},               // the agent in its container, under the budget
 	{"parse", (*run).parse, timing.Parse},         // the transcript into the command log
+	{"enrich", (*run).enrich, timing.Parse},       // why it ended, the budget, README lines, limits, the sandbox
+	{"redact", (*run).redact, timing.Parse},       // the credentials' values out of the log
+	{"validate", (*run).validate, timing.Parse},   // the log against its schema (a warning)
 	{"write", (*run).write, timing.Reports},       // the output directory's files
 	{"summary", (*run).summary, ""},               // the closing progress lines
 }
@@ -407,7 +411,12 @@ func (b devcontainerBuilder) ImageInspect(ctx context.Context, ref string) (imag
 	return b.imageBuilder.ImageInspect(ctx, ref)
 }
 
-func (r *run) network(ctx context.Context) error {
+// setup begins the run proper: its id, the redactor of the credentials'
+// values, the progress printer, and the clock that the progress stamps, the
+// timeout and the egress proxy's deadline count from. It comes after
+// devcontainer, not first: the clock must not count an image build, and
+// the first progress line names the image that step built.
+func (r *run) setup(context.Context) error {
 	cfg := r.cfg
 	r.readmeInContainer = path.Join(engines.WorkspaceContainerPath, path.Clean(cfg.Readme))
 	r.secretValues = secrets.Values(cfg.Getenv, r.env)
@@ -418,13 +427,18 @@ func (r *run) network(ctx context.Context) error {
 	if r.runID == "" {
 		r.runID = sandbox.NewRunID()
 	}
-	fmt.Fprintf(cfg.Progress, "run %s: %s in %s, following %s\n", r.runID, r.eng.Name(), cfg.Image, cfg.Readme)
-	fmt.Fprintf(cfg.Progress, "%s\n", describeSandbox(cfg.Sandbox, cfg.Resources))
-
 	r.timeout = cfg.Limits.Timeout
 	if r.timeout <= 0 {
 		r.timeout = sandbox.DefaultTimeout
 	}
+	fmt.Fprintf(cfg.Progress, "run %s: %s in %s, following %s\n", r.runID, r.eng.Name(), cfg.Image, cfg.Readme)
+	fmt.Fprintf(cfg.Progress, "%s\n", describeSandbox(cfg.Sandbox, cfg.Resources))
+	return nil
+}
+
+// network sets up the egress policy (network.go).
+func (r *run) network(ctx context.Context) error {
+	cfg := r.cfg
 	netw, err := setupNetwork(ctx, r.d, cfg, r.eng, r.env, r.runID, r.start.Add(r.timeout+sandbox.Grace+time.Minute), r.red, r.prog.note)
 	r.onExit(func() {
 		if err := netw.close(); err != nil {
@@ -509,36 +523,59 @@ func (r *run) sandbox(ctx context.Context) error {
 	return nil
 }
 
+// parse turns the transcript into the command log: the engine's parser,
+// its session file merged in, and the check that the parser understood
+// the transcript (a drifted format fails the run, said here).
 func (r *run) parse(context.Context) error {
-	cfg, eng, res, netw, red := r.cfg, r.eng, r.res, r.netw, r.red
+	cfg, eng, res := r.cfg, r.eng, r.res
 	log, err := eng.ParseTranscript(bytes.NewReader(res.Transcript))
 	if err != nil {
 		return errors.Join(r.runErr, fmt.Errorf("parse transcript: %w", err))
 	}
 	r.session = mergeSession(eng, log, res.Collected, cfg.Progress)
 	r.notUnderstood = checkUnderstood(eng, log, res.Transcript)
-	_, keyless := eng.(engines.InputPreparer)
-	explain(log, res, cfg.Limits.Timeout, keyless)
 	if r.notUnderstood != nil {
 		fmt.Fprintf(cfg.Progress, "error: %v\n", r.notUnderstood)
 	}
+	r.log = log
+	return nil
+}
+
+// enrich adds to the log what the transcript cannot say: why the run ended
+// (a timeout, a cancellation), the cost cap, the README line of each
+// command, the limits that explain a failure, the sandbox it ran in and
+// the repository's agent configuration findings.
+func (r *run) enrich(context.Context) error {
+	cfg, log, res, netw := r.cfg, r.log, r.res, r.netw
+	_, keyless := r.eng.(engines.InputPreparer)
+	explain(log, res, cfg.Limits.Timeout, keyless)
 	r.bud.enforce(log)
 	readme.Map(log, cfg.Readme, r.readmeText)
 	policy := cfg.Network
 	if policy == "" {
 		policy = networkOf(netw.mode)
 	}
-	nameLimits(log, res, signals(res, policy, r.timeout, netw.deniedHosts()), keyless, red)
+	nameLimits(log, res, signals(res, policy, r.timeout, netw.deniedHosts()), keyless, r.red)
 	log.Sandbox = sandboxRecord(cfg.Image, policy, res)
 	log.Sandbox.KeysInContainer, log.Sandbox.KeysWhy = netw.inContainer, netw.why
 	log.RepoFindings = repoFindings(res.RepoConfig)
-	// README commands are public: redaction never rewrites one into a
-	// different command (the replay engine would run that).
-	redact.Log(log, red, string(r.readmeText))
-	if err := commandlog.Validate(log); err != nil {
-		fmt.Fprintf(cfg.Progress, "warning: %v\n", err)
+	return nil
+}
+
+// redact takes the credentials' values out of the log. README commands
+// are public: redaction never rewrites one into a different command (the
+// replay engine would run that).
+func (r *run) redact(context.Context) error {
+	redact.Log(r.log, r.red, string(r.readmeText))
+	return nil
+}
+
+// validate checks the log against its schema; a problem is a warning, and
+// the log is written all the same.
+func (r *run) validate(context.Context) error {
+	if err := commandlog.Validate(r.log); err != nil {
+		fmt.Fprintf(r.cfg.Progress, "warning: %v\n", err)
 	}
-	r.log = log
 	return nil
 }
 

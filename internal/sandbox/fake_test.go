@@ -35,7 +35,9 @@ import (
 )
 
 // fakeDocker has one function field per method; a nil field fails the test
-// when called.
+// when called. It is the package's own, beside the exported
+// sandboxtest.FakeDocker: these tests are in package sandbox (they reach
+// its unexported parts), and sandboxtest imports sandbox.
 type fakeDocker struct {
 	t        *testing.T
 	mu       sync.Mutex

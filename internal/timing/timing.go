@@ -17,7 +17,8 @@ type Phase string
 // (internal/sandbox.Run).
 const (
 	// Prepare: the engine and its credentials, the README, the prompt or a
-	// keyless engine's plan, the settings and the output directory.
+	// keyless engine's plan, the settings and the output directory, and the
+	// run's set-up (its id, the redactor, the progress lines, the clock).
 	Prepare Phase = "prepare"
 	// Docker: the daemon's client, its ping and the image's inspect.
 	Docker Phase = "docker"
@@ -51,7 +52,8 @@ const (
 	CopyOut Phase = "copy-out"
 	// Remove: the container's removal.
 	Remove Phase = "remove"
-	// Parse: the transcript into the command log, mapped and redacted.
+	// Parse: the transcript into the command log, enriched (README lines,
+	// limits, the sandbox record), redacted and validated.
 	Parse Phase = "parse"
 	// Reports: command_log.json, the transcript, report.md, the demo and
 	// report.html written.

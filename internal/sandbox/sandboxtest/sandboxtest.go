@@ -1,6 +1,8 @@
-// Package sandboxtest connects tests to the real Docker daemon and the
-// sandbox test image, with the project's skip policy: skip under -short or,
-// outside CI, when Docker or the image is missing; FAIL when CI=true.
+// Package sandboxtest connects tests to Docker: to the real daemon and the
+// sandbox test image, with the project's skip policy (skip under -short or,
+// outside CI, when Docker or the image is missing; FAIL when CI=true), or
+// to FakeDocker, a sandbox.Docker without a daemon for tests that run
+// everywhere.
 package sandboxtest
 
 import (

@@ -1,0 +1,53 @@
+package sandboxtest_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
+)
+
+// A whole sandbox.Run succeeds on the fake as it left: the transcript and
+// stderr are the fake's files, the exit code its exec's, and the container
+// is removed.
+func TestFakeDockerRunsAWholeSandboxRun(t *testing.T) {
+	d := &sandboxtest.FakeDocker{Files: map[string][]byte{
+		"/readme2demo/t.jsonl":  []byte("{\"line\":1}\n"),
+		"/readme2demo/t.stderr": []byte("warning\n"),
+	}}
+	res, err := sandbox.Run(context.Background(), d, sandbox.Spec{
+		Image: "img", RunID: "r1", Command: "agent --go", TranscriptPath: "/readme2demo/t.jsonl", StderrPath: "/readme2demo/t.stderr",
+		Collect: []string{"/workspace/README.md"},
+		Now:     func() time.Time { return time.Unix(1_000_000, 0) },
+	})
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(res.Transcript), "{\"line\":1}\n"))
+	assert.Check(t, is.Equal(string(res.Stderr), "warning\n"))
+	assert.Assert(t, res.ExitCode != nil)
+	assert.Check(t, is.Equal(*res.ExitCode, 0))
+	assert.Check(t, is.Len(res.CopyErrors, 1), "the README the fake does not hold is a copy error: %v", res.CopyErrors)
+	assert.Check(t, is.DeepEqual(d.Calls(), []string{
+		"list", "create readme2demo-r1", "start readme2demo-r1",
+		"exec-create bash -lc agent --go", "exec-attach", "exec-inspect",
+		"exec-create /bin/sh -c exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done; exit 0",
+		"exec-attach", "inspect",
+		"copy-from /readme2demo/t.jsonl", "copy-from /readme2demo/t.stderr", "copy-from /workspace/README.md",
+		"remove readme2demo-r1",
+	}))
+}
+
+// A field set replaces the default answer of its method.
+func TestFakeDockerFieldsOverrideTheDefaults(t *testing.T) {
+	boom := errors.New("no space left on device")
+	d := &sandboxtest.FakeDocker{ContainerStartFunc: func(string) error { return boom }}
+	res, err := sandbox.Run(context.Background(), d, sandbox.Spec{Image: "img", RunID: "r2", Command: "true"})
+	assert.Check(t, errors.Is(err, boom), "%v", err)
+	assert.Check(t, is.Equal(res.ContainerID, "readme2demo-r2"))
+	assert.Check(t, is.DeepEqual(d.Calls(), []string{"list", "create readme2demo-r2", "start readme2demo-r2", "remove readme2demo-r2"}))
+}
