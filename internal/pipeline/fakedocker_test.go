@@ -3,12 +3,15 @@ package pipeline_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/errdefs"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
@@ -79,4 +82,35 @@ func TestRunOnFakeDocker(t *testing.T) {
 		timing.RunnerStart, timing.Commands, timing.Signals, timing.CopyOut, timing.Remove, timing.Parse, timing.Reports, timing.Cleanup,
 	}))
 	assert.Check(t, is.DeepEqual(d.Calls()[len(d.Calls())-1], "remove readme2demo-r2dsteps0001"))
+}
+
+// A container the daemon will not remove does not lose the run: the log
+// and the reports are written, the outcome is the README's, and a warning
+// names the run id to remove it by.
+func TestRunKeepsItsLogWhenTheContainerStays(t *testing.T) {
+	readme, err := os.ReadFile("../../testdata/sample-repo/README.md")
+	assert.NilError(t, err)
+	d := &sandboxtest.FakeDocker{
+		Files: map[string][]byte{
+			engines.TranscriptContainerPath: golden.Get(t, "steps/sample-repo.transcript.jsonl"),
+			"/workspace/README.md":          readme,
+		},
+		ContainerRemoveFunc: func(string, container.RemoveOptions) error {
+			return errdefs.System(errors.New("device or resource busy"))
+		},
+	}
+	var progress bytes.Buffer
+	out := t.TempDir()
+	res, err := pipeline.Run(context.Background(), pipeline.Config{
+		Engine: "markdown", RepoDir: "../../testdata/sample-repo", Image: "readme2demo-base:test",
+		OutDir: out, RunID: "r2dsteps0002", Network: pipeline.NetworkNone,
+		Resources: sandbox.Resources{NanoCPUs: 1e9},
+		Progress:  &progress, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }, Docker: d,
+	})
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(res.Log.Outcome), "failed"))
+	_, err = os.Stat(filepath.Join(out, pipeline.CommandLogFile))
+	assert.Check(t, err)
+	assert.Check(t, is.Contains(progress.String(),
+		"[00:00] warning: a container of this run is left behind (remove container readme2demo-: device or resource busy); the next run's sweep removes it, or: docker rm -f $(docker ps -aq --filter label=io.readme2demo.run-id=r2dsteps0002)\n"))
 }
