@@ -81,7 +81,9 @@ func TestRunAsksAgainWhenTheRemovalStopped(t *testing.T) {
 // says so, and the run keeps what it found.
 func TestRunKeepsItsResultsWhenTheContainerStays(t *testing.T) {
 	d := happyDocker(t)
-	d.rm = func(string, container.RemoveOptions) error { return errdefs.System(errors.New("device or resource busy")) }
+	d.rm = func(string, container.RemoveOptions) error {
+		return errdefs.System(errors.New("device or resource busy"))
+	}
 	res, err := Run(context.Background(), d, fakeSpec())
 	assert.NilError(t, err)
 	assert.Check(t, is.ErrorContains(res.RemoveErr, "remove container c1: device or resource busy"))
