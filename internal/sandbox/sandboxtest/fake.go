@@ -159,7 +159,7 @@ func (f *FakeDocker) CopyFromContainer(_ context.Context, id, src string) (io.Re
 	data, ok := f.Files[src]
 	f.mu.Unlock()
 	if !ok {
-		return nil, container.PathStat{}, errdefs.NotFound(fmt.Errorf("Could not find the file %s in container %s", src, id))
+		return nil, container.PathStat{}, errdefs.NotFound(fmt.Errorf("could not find the file %s in container %s", src, id))
 	}
 	return TarOf(path.Base(src), data), container.PathStat{Name: path.Base(src), Size: int64(len(data)), Mode: 0o644}, nil
 }
