@@ -23,6 +23,17 @@ import (
 	"github.com/readme2demo/readme2demo/internal/timing"
 )
 
+// sampleRun is the configuration of a keyless run of testdata/sample-repo
+// on d, with a fixed clock.
+func sampleRun(d *sandboxtest.FakeDocker, runID, out string, progress *bytes.Buffer) pipeline.Config {
+	return pipeline.Config{
+		Engine: "markdown", RepoDir: "../../testdata/sample-repo", Image: "readme2demo-base:test",
+		OutDir: out, RunID: runID, Network: pipeline.NetworkNone,
+		Resources: sandbox.Resources{NanoCPUs: 1e9},
+		Progress:  progress, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }, Docker: d,
+	}
+}
+
 // A whole run of the keyless markdown engine on testdata/sample-repo,
 // without Docker: sandboxtest.FakeDocker hands back a transcript the
 // runner wrote for that README. The command log, the demo and the progress
@@ -39,15 +50,9 @@ func TestRunOnFakeDocker(t *testing.T) {
 	}}
 	var progress bytes.Buffer
 	out := t.TempDir()
-	res, err := pipeline.Run(context.Background(), pipeline.Config{
-		Engine: "markdown", RepoDir: "../../testdata/sample-repo", Image: "readme2demo-base:test",
-		OutDir: out, RunID: "r2dsteps0001", Network: pipeline.NetworkNone,
-		Resources: sandbox.Resources{NanoCPUs: 1e9},
-		Getenv: func(k string) string {
-			return map[string]string{"GITHUB_TOKEN": secret}[k]
-		},
-		Progress: &progress, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }, Docker: d,
-	})
+	cfg := sampleRun(d, "r2dsteps0001", out, &progress)
+	cfg.Getenv = func(k string) string { return map[string]string{"GITHUB_TOKEN": secret}[k] }
+	res, err := pipeline.Run(context.Background(), cfg)
 	assert.NilError(t, err)
 	golden.Assert(t, progress.String(), "steps/run.progress.golden")
 
@@ -101,12 +106,7 @@ func TestRunKeepsItsLogWhenTheContainerStays(t *testing.T) {
 	}
 	var progress bytes.Buffer
 	out := t.TempDir()
-	res, err := pipeline.Run(context.Background(), pipeline.Config{
-		Engine: "markdown", RepoDir: "../../testdata/sample-repo", Image: "readme2demo-base:test",
-		OutDir: out, RunID: "r2dsteps0002", Network: pipeline.NetworkNone,
-		Resources: sandbox.Resources{NanoCPUs: 1e9},
-		Progress:  &progress, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }, Docker: d,
-	})
+	res, err := pipeline.Run(context.Background(), sampleRun(d, "r2dsteps0002", out, &progress))
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(string(res.Log.Outcome), "failed"))
 	_, err = os.Stat(filepath.Join(out, pipeline.CommandLogFile))
