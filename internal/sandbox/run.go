@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,7 +17,6 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/pkg/stdcopy"
-	"github.com/readme2demo/readme2demo/internal/repoconfig"
 	"github.com/readme2demo/readme2demo/internal/timing"
 )
 
@@ -100,7 +97,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		return res, fmt.Errorf("start container: %w", err)
 	}
 	done = phase(timing.CopyIn)
-	err = copyIn(ctx, d, created.ID, s, res)
+	err = copyIn(ctx, d, created.ID, s, res, !hc.ReadonlyRootfs)
 	done()
 	if err != nil {
 		return res, err
@@ -136,93 +133,13 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		perFile = cancelCopyOut
 	}
 	done = phase(timing.CopyOut)
-	if s.TranscriptPath != "" {
-		res.Transcript, err = copyOut(d, created.ID, s.TranscriptPath, perFile, MaxCopyOut)
-		if err != nil {
-			res.CopyErrors = append(res.CopyErrors, err)
-		}
-	}
-	if s.StderrPath != "" {
-		res.Stderr, err = copyOut(d, created.ID, s.StderrPath, perFile, MaxCopyOut)
-		if err != nil {
-			res.CopyErrors = append(res.CopyErrors, err)
-		}
-	}
-	for _, p := range s.Collect {
-		limit := s.CollectLimits[p]
-		if limit <= 0 {
-			limit = MaxCopyOut
-		}
-		data, err := copyOut(d, created.ID, p, perFile, limit)
-		if err != nil {
-			res.CopyErrors = append(res.CopyErrors, err)
-			continue
-		}
-		if res.Collected == nil {
-			res.Collected = map[string][]byte{}
-		}
-		res.Collected[p] = data
-	}
+	copyOutAll(d, created.ID, s, res, perFile)
 	done()
 	if s.OnTranscript != nil && int64(len(res.Transcript)) > delivered {
 		// The tail the last poll missed.
 		s.OnTranscript(res.Transcript[delivered:])
 	}
 	return res, execErr
-}
-
-// copyIn copies the repository into the workdir and the files beside it.
-func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result) error {
-	uid, gid := owner(s.User)
-	if s.RepoDir != "" {
-		// The repository's tar passes through repoconfig.FilterTar on its
-		// way in: agent configuration that could run code or widen
-		// permissions at agent start never reaches the container. The host
-		// checkout is only read.
-		pr, pw := io.Pipe()
-		skippedc := make(chan []repoconfig.Finding, 1)
-		go func() {
-			skipped, err := tarDir(pw, s.RepoDir, uid, gid)
-			skippedc <- skipped
-			pw.CloseWithError(err)
-		}()
-		fr, fw := io.Pipe()
-		done := make(chan struct{})
-		var findings []repoconfig.Finding
-		go func() {
-			defer close(done)
-			var err error
-			findings, err = repoconfig.FilterTar(fw, pr)
-			pr.CloseWithError(err)
-			fw.CloseWithError(err)
-		}()
-		err := d.CopyToContainer(ctx, id, s.Workdir, fr, container.CopyToContainerOptions{})
-		fr.CloseWithError(errors.New("copy aborted"))
-		<-done
-		res.RepoConfig = repoconfig.Merge(findings, <-skippedc)
-		if err != nil {
-			return fmt.Errorf("copy repository into container: %w", err)
-		}
-	}
-	byDir := map[string]map[string]File{}
-	for _, f := range s.Files {
-		dir, base := path.Split(f.Path)
-		dir = path.Clean(dir)
-		if byDir[dir] == nil {
-			byDir[dir] = map[string]File{}
-		}
-		byDir[dir][base] = f
-	}
-	for _, dir := range slices.Sorted(maps.Keys(byDir)) {
-		var buf bytes.Buffer
-		if err := tarFiles(&buf, byDir[dir], uid, gid, s.Now()); err != nil {
-			return fmt.Errorf("archive files for %s: %w", dir, err)
-		}
-		if err := d.CopyToContainer(ctx, id, dir, &buf, container.CopyToContainerOptions{}); err != nil {
-			return fmt.Errorf("copy files into %s: %w", dir, err)
-		}
-	}
-	return nil
 }
 
 // execute runs the command with the timeout, streams the transcript to
@@ -446,45 +363,6 @@ func readFrom(ctx context.Context, d Docker, id string, s Spec, off int64) []byt
 		" | head -c " + strconv.Itoa(pollChunk)
 	out, _ := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}, 0)
 	return out
-}
-
-// copyOut reads one regular file out of the container (running or
-// stopped), at most limit bytes of it.
-func copyOut(d Docker, id, p string, timeout time.Duration, limit int64) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	rc, _, err := d.CopyFromContainer(ctx, id, p)
-	if err != nil {
-		return nil, fmt.Errorf("copy %s out of container: %w", p, err)
-	}
-	defer rc.Close()
-	data, err := readTarFile(rc, limit)
-	if err != nil {
-		return data, fmt.Errorf("copy %s out of container: %w", p, err)
-	}
-	return data, nil
-}
-
-// readFile reads one file of a container for Spec.Prepare: nil and no
-// error when the path does not exist; an error when it is not a regular
-// file.
-func readFile(ctx context.Context, d Docker, id, p string, limit int64) ([]byte, error) {
-	rc, st, err := d.CopyFromContainer(ctx, id, p)
-	if cerrdefs.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	defer rc.Close()
-	if !st.Mode.IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file (%s)", p, st.Mode.Type())
-	}
-	data, err := readTarFile(rc, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	return data, nil
 }
 
 // remove force-removes a container and its anonymous volumes on a fresh
