@@ -118,6 +118,9 @@ type Config struct {
 	Now      func() time.Time    // nil means time.Now
 	// Docker is the daemon to use; nil connects with sandbox.NewClient.
 	Docker sandbox.Docker
+	// CacheDir is where runs keep what the next run of the same image can
+	// reuse (the image's command list, by image ID); "" keeps nothing.
+	CacheDir string
 }
 
 // Result is what a run produced.
@@ -256,6 +259,7 @@ type run struct {
 	meterBin   string
 	d          sandbox.Docker
 
+	imageID           string // the sandbox image's ID ("" when unknown)
 	runID             string
 	readmeInContainer string
 	secretValues      []string
@@ -365,10 +369,11 @@ func (r *run) docker(ctx context.Context) error {
 	} else if err := sandbox.Check(ctx, d); err != nil {
 		return err
 	}
-	if err := sandbox.CheckImage(ctx, d, r.cfg.Image); err != nil {
+	id, err := sandbox.ImageID(ctx, d, r.cfg.Image)
+	if err != nil {
 		return err
 	}
-	r.d = d
+	r.d, r.imageID = d, id
 	return nil
 }
 
@@ -391,7 +396,8 @@ func (r *run) devcontainer(ctx context.Context) error {
 		return err
 	}
 	cfg.Image = img
-	return nil
+	r.imageID, err = sandbox.ImageID(ctx, r.d, img)
+	return err
 }
 
 // imageBuilder is a Docker client that also builds images.
@@ -452,7 +458,10 @@ func (r *run) sandbox(ctx context.Context) error {
 	r.bud = bud
 	var prepare func(context.Context, sandbox.ReadFile) ([]sandbox.File, error)
 	if _, ok := eng.(engines.InputPreparer); ok {
-		prepare = r.inputFromImage
+		cache := programsCache{cfg.CacheDir}
+		prepare = func(ctx context.Context, read sandbox.ReadFile) ([]sandbox.File, error) {
+			return r.inputFromImage(ctx, cache.reader(r.imageID, read))
+		}
 	}
 
 	files := []sandbox.File{{Path: engines.PromptContainerPath, Data: []byte(r.promptText)}}
