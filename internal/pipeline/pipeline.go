@@ -396,8 +396,10 @@ func (r *run) devcontainer(ctx context.Context) error {
 		return err
 	}
 	cfg.Image = img
-	r.imageID, err = sandbox.ImageID(ctx, r.d, img)
-	return err
+	// The built image's own ID, for what runs keep by image (the cache
+	// only: the sandbox reports an image it cannot find).
+	r.imageID, _ = sandbox.ImageID(ctx, r.d, img)
+	return nil
 }
 
 // imageBuilder is a Docker client that also builds images.
