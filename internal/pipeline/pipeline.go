@@ -489,8 +489,10 @@ func (r *run) sandbox(ctx context.Context) error {
 		StderrPath:     engines.StderrContainerPath,
 		Collect:        append([]string{r.readmeInContainer}, sessionCollect(eng)...),
 		CollectLimits:  map[string]int64{r.readmeInContainer: MaxReadmeBytes},
-		OnTranscript:   prog.feed,
-		Now:            cfg.Now,
+		// A README left as it was needs no copy out.
+		CollectKnown: map[string][]byte{r.readmeInContainer: r.readmeText},
+		OnTranscript: prog.feed,
+		Now:          cfg.Now,
 	})
 	for _, sp := range res.Phases.Spans {
 		r.timings.Add(sp.Phase, sp.Took)

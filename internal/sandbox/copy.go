@@ -221,8 +221,9 @@ type copied struct {
 // the container (running or stopped) into res. Files of one directory
 // come out in one archive of it (copyOutDir); a file alone in its
 // directory, or one the directory's archive did not give, is copied on
-// its own. Each copy gets timeout.
-func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration) {
+// its own. Each copy gets timeout. A file of unchanged (readSignals) is
+// its Spec.CollectKnown content, without a copy.
+func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration, unchanged map[string]bool) {
 	var wants []wanted
 	seen := map[string]bool{}
 	add := func(p string, limit int64) {
@@ -233,7 +234,12 @@ func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration)
 	}
 	add(s.TranscriptPath, MaxCopyOut)
 	add(s.StderrPath, MaxCopyOut)
+	got := map[string]copied{}
 	for _, p := range s.Collect {
+		if unchanged[p] {
+			got[p] = copied{data: bytes.Clone(s.CollectKnown[p])}
+			continue
+		}
 		limit := s.CollectLimits[p]
 		if limit <= 0 {
 			limit = MaxCopyOut
@@ -249,7 +255,6 @@ func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration)
 		}
 		byDir[dir] = append(byDir[dir], w)
 	}
-	got := map[string]copied{}
 	for _, dir := range dirs {
 		ws := byDir[dir]
 		if len(ws) > 1 && path.IsAbs(dir) && dir != "/" {

@@ -3,8 +3,16 @@ package sandbox_test
 import (
 	"context"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -47,6 +55,52 @@ func TestRunCopiesOutOfTheRunDirectoryWithEachFilesProtections(t *testing.T) {
 			joined := strings.Join(msgs, "\n")
 			assert.Check(t, is.Contains(joined, "copy "+transcript+" out of container"))
 			assert.Check(t, is.Contains(joined, "copy /readme2demo/missing.md out of container"))
+		})
+	}
+}
+
+// copyCounter is the real daemon, recording the paths copied out.
+type copyCounter struct {
+	*client.Client
+	mu   sync.Mutex
+	from []string
+}
+
+func (c *copyCounter) CopyFromContainer(ctx context.Context, id, src string) (io.ReadCloser, container.PathStat, error) {
+	c.mu.Lock()
+	c.from = append(c.from, src)
+	c.mu.Unlock()
+	return c.Client.CopyFromContainer(ctx, id, src)
+}
+
+// A README the command left as it was is not copied out: the signals exec
+// found its size and SHA-256 unchanged. An edit of the same size, or a
+// symlink to the same text, is copied (and the symlink not followed).
+func TestRunCopiesOutTheKnownReadmeOnlyWhenChanged(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	repo := t.TempDir()
+	readme := "# demo\n"
+	assert.NilError(t, os.WriteFile(filepath.Join(repo, "README.md"), []byte(readme), 0o644))
+	for _, tc := range []struct {
+		name, cmd string
+		copied    bool
+		want      map[string][]byte
+	}{
+		{"left as it was", "cat README.md >/dev/null", false, map[string][]byte{"/workspace/README.md": []byte(readme)}},
+		{"edited, same size", "printf '# dome\\n' > README.md", true, map[string][]byte{"/workspace/README.md": []byte("# dome\n")}},
+		{"a symlink to the same text", "cp README.md /tmp/r; ln -sf /tmp/r README.md", true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &copyCounter{Client: cli}
+			s := spec(img, tc.cmd+"; echo ok > "+transcript)
+			s.RepoDir = repo
+			s.Collect = []string{"/workspace/README.md"}
+			s.CollectKnown = map[string][]byte{"/workspace/README.md": []byte(readme)}
+			res, err := sandbox.Run(context.Background(), d, s)
+			assert.NilError(t, err)
+			assert.Check(t, is.Equal(string(res.Transcript), "ok\n"))
+			assert.Check(t, is.DeepEqual(res.Collected, tc.want))
+			assert.Check(t, is.Equal(slices.Contains(d.from, "/workspace/README.md"), tc.copied), "copies out: %q", d.from)
 		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types"
+	"github.com/docker/docker/api/types/container"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -187,5 +192,73 @@ func TestRebaseRefusesEntriesLeavingTheRepository(t *testing.T) {
 		assert.NilError(t, tw.Close())
 		err := rebase(tar.NewWriter(&dst), tar.NewReader(&src), "workspace")
 		assert.Check(t, is.ErrorContains(err, "leaves the repository"), name)
+	}
+}
+
+// A collected file whose content the run knows (the README copied in) is
+// checked by the signals exec; one the command left as it was comes back
+// without a copy out, and one it changed, or a check that did not run
+// (the command timed out), is copied as before.
+func TestRunCopiesOutOnlyTheKnownFilesThatChanged(t *testing.T) {
+	readme := []byte("# the repo's\n")
+	sum := sha256.Sum256(readme)
+	for _, tc := range []struct {
+		name      string
+		signals   string
+		timeout   bool
+		wantCalls []string
+		want      string
+	}{
+		{"unchanged", "known 0 " + hex.EncodeToString(sum[:]) + "\n", false,
+			[]string{"copy-to /", "copy-from /readme2demo"}, "# the repo's\n"},
+		{"changed", "known 0 " + strings.Repeat("0", 64) + "\n", false,
+			[]string{"copy-to /", "copy-from /readme2demo", "copy-from /workspace/README.md"}, "# edited"},
+		{"no answer", "", false,
+			[]string{"copy-to /", "copy-from /readme2demo", "copy-from /workspace/README.md"}, "# edited"},
+		{"timed out", "known 0 " + hex.EncodeToString(sum[:]) + "\n", true,
+			[]string{"copy-to /", "copy-from /readme2demo", "copy-from /workspace/README.md"}, "# edited"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := happyDocker(t)
+			if tc.timeout {
+				d, _ = hangingDocker(t)
+			}
+			var scripts []string
+			d.execCrt = func(o container.ExecOptions) (container.ExecCreateResponse, error) {
+				if o.Cmd[0] == "bash" {
+					return container.ExecCreateResponse{ID: "e1"}, nil
+				}
+				scripts = append(scripts, o.Cmd[2])
+				return container.ExecCreateResponse{ID: "e2"}, nil
+			}
+			if !tc.timeout {
+				d.execAtt = func(id string) (types.HijackedResponse, error) {
+					if id == "e2" {
+						return hijacked(tc.signals), nil
+					}
+					return hijacked(""), nil
+				}
+			}
+			d.copyFrom = containerFS(map[string]string{
+				"/readme2demo/t.jsonl":  "the transcript",
+				"/readme2demo/t.stderr": "the stderr",
+				"/workspace/README.md":  "# edited",
+			})
+			s := fakeSpec()
+			s.Collect = []string{"/workspace/README.md"}
+			s.CollectKnown = map[string][]byte{"/workspace/README.md": readme}
+			if tc.timeout {
+				s.Timeout = time.Millisecond
+			}
+			res, err := Run(context.Background(), d, s)
+			assert.NilError(t, err)
+			assert.Check(t, is.DeepEqual(d.copyCalls(), tc.wantCalls))
+			assert.Check(t, is.DeepEqual(res.Collected, map[string][]byte{"/workspace/README.md": []byte(tc.want)}))
+			if !tc.timeout {
+				assert.Assert(t, is.Len(scripts, 1))
+				assert.Check(t, is.Contains(scripts[0], `[ -f '/workspace/README.md' ] && [ ! -L '/workspace/README.md' ] && `+
+					`[ "$(wc -c < '/workspace/README.md')" -eq 13 ] && h=$(sha256sum < '/workspace/README.md') && echo "known 0 ${h%% *}"`))
+			}
+		})
 	}
 }

@@ -3,9 +3,12 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -123,7 +126,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 
 	delivered, execErr := execute(ctx, d, created.ID, s, res, volumes)
 	done = phase(timing.Signals)
-	readSignals(d, created.ID, s, res)
+	unchanged := readSignals(d, created.ID, s, res)
 	done()
 
 	// Collect what was written, on a fresh context: after a timeout or a
@@ -133,7 +136,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		perFile = cancelCopyOut
 	}
 	done = phase(timing.CopyOut)
-	copyOutAll(d, created.ID, s, res, perFile)
+	copyOutAll(d, created.ID, s, res, perFile, unchanged)
 	done()
 	if s.OnTranscript != nil && int64(len(res.Transcript)) > delivered {
 		// The tail the last poll missed.
@@ -259,12 +262,18 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volu
 // read by an exec while the container still runs), and the daemon's
 // OOMKilled state (which also holds after a kill). Failures leave the
 // counts unknown.
-func readSignals(d Docker, id string, s Spec, res *Result) {
+//
+// The same exec checks the files of Spec.CollectKnown: it returns those
+// the command left as they were (same size and SHA-256), which need no copy
+// out.
+func readSignals(d Docker, id string, s Spec, res *Result) (unchanged map[string]bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
 	defer cancel()
 	if !res.TimedOut && !res.Canceled && res.Stopped == "" {
-		const script = "exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events " +
-			"/sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done; exit 0"
+		script := "exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events " +
+			"/sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done"
+		known := slices.Sorted(maps.Keys(s.CollectKnown))
+		script += knownScript(known, s.CollectKnown) + "; exit 0"
 		if out, ok := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}, 64<<10); ok {
 			oom, pids := parseCgroupCounters(string(out))
 			if oom >= 0 {
@@ -273,6 +282,7 @@ func readSignals(d Docker, id string, s Spec, res *Result) {
 			if pids > 0 {
 				res.Usage.PidsHit += pids
 			}
+			unchanged = parseUnchanged(string(out), known, s.CollectKnown)
 		}
 	}
 	if c, _, err := d.ContainerInspectWithRaw(ctx, id, false); err == nil && c.ContainerJSONBase != nil && c.State != nil {
@@ -283,6 +293,44 @@ func readSignals(d Docker, id string, s Spec, res *Result) {
 			res.Usage.OOMKills = 0
 		}
 	}
+	return unchanged
+}
+
+// knownScript is the shell that prints "known <i> <sha256>" for each file
+// known[i] that is still a regular file (not a symlink) of its known size:
+// a file the command grew is never read whole.
+func knownScript(known []string, content map[string][]byte) string {
+	var b strings.Builder
+	for i, p := range known {
+		q := shellQuote(p)
+		fmt.Fprintf(&b, "; [ -f %s ] && [ ! -L %s ] && [ \"$(wc -c < %s)\" -eq %d ] && h=$(sha256sum < %s) && echo \"known %d ${h%%%% *}\"",
+			q, q, q, len(content[p]), q, i)
+	}
+	return b.String()
+}
+
+// parseUnchanged reads knownScript's lines: the files whose SHA-256 is
+// that of their known content.
+func parseUnchanged(out string, known []string, content map[string][]byte) map[string]bool {
+	var unchanged map[string]bool
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != "known" {
+			continue
+		}
+		i, err := strconv.Atoi(f[1])
+		if err != nil || i < 0 || i >= len(known) {
+			continue
+		}
+		sum := sha256.Sum256(content[known[i]])
+		if f[2] == hex.EncodeToString(sum[:]) {
+			if unchanged == nil {
+				unchanged = map[string]bool{}
+			}
+			unchanged[known[i]] = true
+		}
+	}
+	return unchanged
 }
 
 // parseCgroupCounters reads "oom_kill N" (memory.oom_control, v1;
