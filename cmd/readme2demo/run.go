@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -161,6 +162,7 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 		Getenv:       e.getenv,
 		Progress:     progress,
 		Now:          time.Now,
+		CacheDir:     cacheDir(e.getenv),
 	})
 	if res == nil {
 		// Errors can quote repository paths and commands: shown, never
@@ -193,6 +195,18 @@ func runRun(ctx context.Context, o runOptions, repo string, e env) int {
 	default:
 		return exitcode.Failed
 	}
+}
+
+// cacheDir is readme2demo's directory in the user's cache
+// ($XDG_CACHE_HOME, else $HOME/.cache); "" when neither is set.
+func cacheDir(getenv func(string) string) string {
+	if d := getenv("XDG_CACHE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "readme2demo")
+	}
+	if h := getenv("HOME"); filepath.IsAbs(h) {
+		return filepath.Join(h, ".cache", "readme2demo")
+	}
+	return ""
 }
 
 // prefixWriter prefixes each line written to it.

@@ -118,6 +118,9 @@ type Config struct {
 	Now      func() time.Time    // nil means time.Now
 	// Docker is the daemon to use; nil connects with sandbox.NewClient.
 	Docker sandbox.Docker
+	// CacheDir is where runs keep what the next run of the same image can
+	// reuse (the image's command list, by image ID); "" keeps nothing.
+	CacheDir string
 }
 
 // Result is what a run produced.
@@ -260,6 +263,7 @@ type run struct {
 	meterBin   string
 	d          sandbox.Docker
 
+	imageID           string // the sandbox image's ID ("" when unknown)
 	runID             string
 	readmeInContainer string
 	secretValues      []string
@@ -369,10 +373,11 @@ func (r *run) docker(ctx context.Context) error {
 	} else if err := sandbox.Check(ctx, d); err != nil {
 		return err
 	}
-	if err := sandbox.CheckImage(ctx, d, r.cfg.Image); err != nil {
+	id, err := sandbox.ImageID(ctx, d, r.cfg.Image)
+	if err != nil {
 		return err
 	}
-	r.d = d
+	r.d, r.imageID = d, id
 	return nil
 }
 
@@ -395,6 +400,9 @@ func (r *run) devcontainer(ctx context.Context) error {
 		return err
 	}
 	cfg.Image = img
+	// The built image's own ID, for what runs keep by image (the cache
+	// only: the sandbox reports an image it cannot find).
+	r.imageID, _ = sandbox.ImageID(ctx, r.d, img)
 	return nil
 }
 
@@ -466,7 +474,10 @@ func (r *run) sandbox(ctx context.Context) error {
 	r.bud = bud
 	var prepare func(context.Context, sandbox.ReadFile) ([]sandbox.File, error)
 	if _, ok := eng.(engines.InputPreparer); ok {
-		prepare = r.inputFromImage
+		cache := programsCache{cfg.CacheDir}
+		prepare = func(ctx context.Context, read sandbox.ReadFile) ([]sandbox.File, error) {
+			return r.inputFromImage(ctx, cache.reader(r.imageID, read))
+		}
 	}
 
 	files := []sandbox.File{{Path: engines.PromptContainerPath, Data: []byte(r.promptText)}}
@@ -492,8 +503,10 @@ func (r *run) sandbox(ctx context.Context) error {
 		StderrPath:     engines.StderrContainerPath,
 		Collect:        append([]string{r.readmeInContainer}, sessionCollect(eng)...),
 		CollectLimits:  map[string]int64{r.readmeInContainer: MaxReadmeBytes},
-		OnTranscript:   prog.feed,
-		Now:            cfg.Now,
+		// A README left as it was needs no copy out.
+		CollectKnown: map[string][]byte{r.readmeInContainer: r.readmeText},
+		OnTranscript: prog.feed,
+		Now:          cfg.Now,
 	})
 	for _, sp := range res.Phases.Spans {
 		r.timings.Add(sp.Phase, sp.Took)

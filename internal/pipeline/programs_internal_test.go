@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -157,4 +158,71 @@ func TestDefaultProgramsAreTheTestImages(t *testing.T) {
 	if !golden.FlagUpdate() {
 		assert.Check(t, is.DeepEqual(programs, plan.DefaultPrograms()))
 	}
+}
+
+// A run of an image already seen reads its command list from the host's
+// cache, not from the container: the list read from the image is kept by
+// the image's ID (an image without one too), a failed read is not kept,
+// and an ID that is not a digest keeps nothing.
+func TestProgramsCacheReadsEachImageOnce(t *testing.T) {
+	id := "sha256:" + strings.Repeat("ab", 32)
+	other := "sha256:" + strings.Repeat("cd", 32)
+	images := map[string]map[string]string{
+		id:    {engines.ProgramsContainerPath: "cargo\nls\n"},
+		other: nil, // records no list
+	}
+	var reads []string
+	failing := false
+	readerFor := func(image string) sandbox.ReadFile {
+		return func(p string, limit int64) ([]byte, error) {
+			reads = append(reads, image+" "+p)
+			if failing {
+				return nil, errors.New("daemon gone")
+			}
+			return readerOf(images[image], nil)(p, limit)
+		}
+	}
+	cache := programsCache{t.TempDir()}
+	read := func(image string) string {
+		b, err := cache.reader(image, readerFor(image))(engines.ProgramsContainerPath, maxProgramsBytes)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return fmt.Sprintf("%q", b)
+	}
+
+	failing = true
+	assert.Check(t, is.Equal(read(id), "error: daemon gone"))
+	failing = false
+	assert.Check(t, is.Equal(read(id), `"cargo\nls\n"`))
+	assert.Check(t, is.Equal(read(id), `"cargo\nls\n"`))
+	assert.Check(t, is.Equal(read(other), `""`))
+	assert.Check(t, is.Equal(read(other), `""`))
+	assert.Check(t, is.Equal(read("img-without-digest"), `""`))
+	assert.Check(t, is.Equal(read("img-without-digest"), `""`))
+	p := engines.ProgramsContainerPath
+	assert.Check(t, is.DeepEqual(reads, []string{id + " " + p, id + " " + p, other + " " + p,
+		"img-without-digest " + p, "img-without-digest " + p}))
+
+	// Other files, and no cache directory, pass through.
+	reads = nil
+	_, _ = cache.reader(id, readerFor(id))("/etc/os-release", 1<<10)
+	_, _ = programsCache{}.reader(id, readerFor(id))(p, maxProgramsBytes)
+	assert.Check(t, is.DeepEqual(reads, []string{id + " /etc/os-release", id + " " + p}))
+}
+
+// A cached list larger than a list may be is not believed.
+func TestProgramsCacheIgnoresAnOversizedFile(t *testing.T) {
+	id := "sha256:" + strings.Repeat("ef", 32)
+	cache := programsCache{t.TempDir()}
+	file, ok := cache.file(id)
+	assert.Assert(t, ok)
+	assert.NilError(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	assert.NilError(t, os.WriteFile(file, bytes.Repeat([]byte("x\n"), maxProgramsBytes), 0o644))
+	b, err := cache.reader(id, readerOf(map[string]string{engines.ProgramsContainerPath: "ls\n"}, nil))(engines.ProgramsContainerPath, maxProgramsBytes)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(b), "ls\n"))
+	kept, err := os.ReadFile(file)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(kept), "ls\n"), "the image's list replaces the oversized one")
 }

@@ -60,13 +60,22 @@ func Check(ctx context.Context, d Docker) error {
 // CheckImage says whether image is on the daemon; the error is an
 // *ImageMissingError when it is not. Images are never pulled here.
 func CheckImage(ctx context.Context, d Docker, image string) error {
-	if _, err := d.ImageInspect(ctx, image); err != nil {
+	_, err := ImageID(ctx, d, image)
+	return err
+}
+
+// ImageID is CheckImage that also returns the image's ID (the digest
+// "sha256:…" of its configuration, which names its layers: the same ID
+// holds the same files).
+func ImageID(ctx context.Context, d Docker, image string) (string, error) {
+	ins, err := d.ImageInspect(ctx, image)
+	if err != nil {
 		if cerrdefs.IsNotFound(err) {
-			return &ImageMissingError{Image: image}
+			return "", &ImageMissingError{Image: image}
 		}
-		return fmt.Errorf("inspect image %s: %w", image, err)
+		return "", fmt.Errorf("inspect image %s: %w", image, err)
 	}
-	return nil
+	return ins.ID, nil
 }
 
 // networkInspector is the one extra call BridgeGateway needs.

@@ -174,6 +174,54 @@ func tarOf(name, data string) io.ReadCloser {
 	return io.NopCloser(&b)
 }
 
+// containerFS answers CopyFromContainer from a fake container's files
+// (path: content; a content "symlink:target" is a symlink) as the daemon
+// does: a file (or a symlink, not followed) as a one-entry archive named by
+// its base name, a directory as the archive of everything under it, in
+// name order, its names starting with the directory's base name; any other
+// path is not found.
+func containerFS(files map[string]string) func(string) (io.ReadCloser, container.PathStat, error) {
+	entry := func(tw *tar.Writer, name, data string) {
+		if target, ok := strings.CutPrefix(data, "symlink:"); ok {
+			_ = tw.WriteHeader(&tar.Header{Name: name, Linkname: target, Mode: 0o777, Typeflag: tar.TypeSymlink})
+			return
+		}
+		_ = tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg})
+		_, _ = tw.Write([]byte(data))
+	}
+	return func(src string) (io.ReadCloser, container.PathStat, error) {
+		src = filepath.Clean(src)
+		var b bytes.Buffer
+		tw := tar.NewWriter(&b)
+		if data, ok := files[src]; ok {
+			entry(tw, filepath.Base(src), data)
+			_ = tw.Close()
+			mode := os.FileMode(0o644)
+			if strings.HasPrefix(data, "symlink:") {
+				mode = os.ModeSymlink | 0o777
+			}
+			return io.NopCloser(&b), container.PathStat{Name: filepath.Base(src), Mode: mode}, nil
+		}
+		var under []string
+		for p := range files {
+			if strings.HasPrefix(p, src+"/") {
+				under = append(under, p)
+			}
+		}
+		if len(under) == 0 {
+			return nil, container.PathStat{}, errdefs.NotFound(errors.New("Could not find the file " + src))
+		}
+		slices.Sort(under)
+		base := filepath.Base(src)
+		_ = tw.WriteHeader(&tar.Header{Name: base + "/", Mode: 0o755, Typeflag: tar.TypeDir})
+		for _, p := range under {
+			entry(tw, base+strings.TrimPrefix(p, src), files[p])
+		}
+		_ = tw.Close()
+		return io.NopCloser(&b), container.PathStat{Name: base, Mode: os.ModeDir | 0o755}, nil
+	}
+}
+
 // happyDocker is a fake on which a whole run succeeds.
 func happyDocker(t *testing.T) *fakeDocker {
 	return &fakeDocker{
@@ -186,9 +234,11 @@ func happyDocker(t *testing.T) *fakeDocker {
 		rm:     func(string, container.RemoveOptions) error { return nil },
 		list:   func(container.ListOptions) ([]container.Summary, error) { return nil, nil },
 		copyTo: func(_ string, r io.Reader) error { _, err := io.Copy(io.Discard, r); return err },
-		copyFrom: func(src string) (io.ReadCloser, container.PathStat, error) {
-			return tarOf(filepath.Base(src), "data of "+src), container.PathStat{}, nil
-		},
+		copyFrom: containerFS(map[string]string{
+			"/readme2demo/t.jsonl":   "data of /readme2demo/t.jsonl",
+			"/readme2demo/t.stderr":  "data of /readme2demo/t.stderr",
+			"/readme2demo/prompt.md": "p",
+		}),
 		execCrt: func(container.ExecOptions) (container.ExecCreateResponse, error) {
 			return container.ExecCreateResponse{ID: "e1"}, nil
 		},
@@ -232,8 +282,8 @@ func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
 	assert.Check(t, is.Equal(string(res.Transcript), "data of /readme2demo/t.jsonl"))
 	assert.Check(t, is.Equal(string(res.Stderr), "data of /readme2demo/t.stderr"))
 	assert.Check(t, is.Equal(string(res.Output), "hello\n"))
-	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "start", "copy-to /readme2demo", "exec-create", "exec-attach",
-		"exec-inspect", "exec-create", "exec-attach", "inspect", "copy-from /readme2demo/t.jsonl", "copy-from /readme2demo/t.stderr", "remove c1"}))
+	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "start", "copy-to /", "exec-create", "exec-attach",
+		"exec-inspect", "exec-create", "exec-attach", "inspect", "copy-from /readme2demo", "remove c1"}))
 }
 
 func TestRunRemovesTheContainerWhenAStepFails(t *testing.T) {

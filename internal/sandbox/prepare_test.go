@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"testing"
 
 	"github.com/docker/docker/api/types/container"
@@ -42,7 +43,7 @@ func TestPrepareReadsTheImageBeforeTheStart(t *testing.T) {
 			assert.NilError(t, err)
 			b, err := io.ReadAll(tr)
 			assert.NilError(t, err)
-			copied[dst+"/"+h.Name] = string(b)
+			copied[path.Join(dst, h.Name)] = string(b)
 		}
 	}
 	var got []string

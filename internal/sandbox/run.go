@@ -3,11 +3,12 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,7 +20,6 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/pkg/stdcopy"
-	"github.com/readme2demo/readme2demo/internal/repoconfig"
 	"github.com/readme2demo/readme2demo/internal/timing"
 )
 
@@ -112,7 +112,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		return res, fmt.Errorf("start container: %w", err)
 	}
 	done = phase(timing.CopyIn)
-	err = copyIn(ctx, d, created.ID, s, res)
+	err = copyIn(ctx, d, created.ID, s, res, !hc.ReadonlyRootfs)
 	done()
 	if err != nil {
 		return res, err
@@ -138,7 +138,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 
 	delivered, execErr := execute(ctx, d, created.ID, s, res, volumes)
 	done = phase(timing.Signals)
-	readSignals(d, created.ID, s, res)
+	unchanged := readSignals(d, created.ID, s, res)
 	done()
 
 	// Collect what was written, on a fresh context: after a timeout or a
@@ -148,93 +148,13 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		perFile = cancelCopyOut
 	}
 	done = phase(timing.CopyOut)
-	if s.TranscriptPath != "" {
-		res.Transcript, err = copyOut(d, created.ID, s.TranscriptPath, perFile, MaxCopyOut)
-		if err != nil {
-			res.CopyErrors = append(res.CopyErrors, err)
-		}
-	}
-	if s.StderrPath != "" {
-		res.Stderr, err = copyOut(d, created.ID, s.StderrPath, perFile, MaxCopyOut)
-		if err != nil {
-			res.CopyErrors = append(res.CopyErrors, err)
-		}
-	}
-	for _, p := range s.Collect {
-		limit := s.CollectLimits[p]
-		if limit <= 0 {
-			limit = MaxCopyOut
-		}
-		data, err := copyOut(d, created.ID, p, perFile, limit)
-		if err != nil {
-			res.CopyErrors = append(res.CopyErrors, err)
-			continue
-		}
-		if res.Collected == nil {
-			res.Collected = map[string][]byte{}
-		}
-		res.Collected[p] = data
-	}
+	copyOutAll(d, created.ID, s, res, perFile, unchanged)
 	done()
 	if s.OnTranscript != nil && int64(len(res.Transcript)) > delivered {
 		// The tail the last poll missed.
 		s.OnTranscript(res.Transcript[delivered:])
 	}
 	return res, execErr
-}
-
-// copyIn copies the repository into the workdir and the files beside it.
-func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result) error {
-	uid, gid := owner(s.User)
-	if s.RepoDir != "" {
-		// The repository's tar passes through repoconfig.FilterTar on its
-		// way in: agent configuration that could run code or widen
-		// permissions at agent start never reaches the container. The host
-		// checkout is only read.
-		pr, pw := io.Pipe()
-		skippedc := make(chan []repoconfig.Finding, 1)
-		go func() {
-			skipped, err := tarDir(pw, s.RepoDir, uid, gid)
-			skippedc <- skipped
-			pw.CloseWithError(err)
-		}()
-		fr, fw := io.Pipe()
-		done := make(chan struct{})
-		var findings []repoconfig.Finding
-		go func() {
-			defer close(done)
-			var err error
-			findings, err = repoconfig.FilterTar(fw, pr)
-			pr.CloseWithError(err)
-			fw.CloseWithError(err)
-		}()
-		err := d.CopyToContainer(ctx, id, s.Workdir, fr, container.CopyToContainerOptions{})
-		fr.CloseWithError(errors.New("copy aborted"))
-		<-done
-		res.RepoConfig = repoconfig.Merge(findings, <-skippedc)
-		if err != nil {
-			return fmt.Errorf("copy repository into container: %w", err)
-		}
-	}
-	byDir := map[string]map[string]File{}
-	for _, f := range s.Files {
-		dir, base := path.Split(f.Path)
-		dir = path.Clean(dir)
-		if byDir[dir] == nil {
-			byDir[dir] = map[string]File{}
-		}
-		byDir[dir][base] = f
-	}
-	for _, dir := range slices.Sorted(maps.Keys(byDir)) {
-		var buf bytes.Buffer
-		if err := tarFiles(&buf, byDir[dir], uid, gid, s.Now()); err != nil {
-			return fmt.Errorf("archive files for %s: %w", dir, err)
-		}
-		if err := d.CopyToContainer(ctx, id, dir, &buf, container.CopyToContainerOptions{}); err != nil {
-			return fmt.Errorf("copy files into %s: %w", dir, err)
-		}
-	}
-	return nil
 }
 
 // execute runs the command with the timeout, streams the transcript to
@@ -354,12 +274,18 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volu
 // read by an exec while the container still runs), and the daemon's
 // OOMKilled state (which also holds after a kill). Failures leave the
 // counts unknown.
-func readSignals(d Docker, id string, s Spec, res *Result) {
+//
+// The same exec checks the files of Spec.CollectKnown: it returns those
+// the command left as they were (same size and SHA-256), which need no copy
+// out.
+func readSignals(d Docker, id string, s Spec, res *Result) (unchanged map[string]bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
 	defer cancel()
 	if !res.TimedOut && !res.Canceled && res.Stopped == "" {
-		const script = "exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events " +
-			"/sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done; exit 0"
+		script := "exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events " +
+			"/sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done"
+		known := slices.Sorted(maps.Keys(s.CollectKnown))
+		script += knownScript(known, s.CollectKnown) + "; exit 0"
 		if out, ok := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}, 64<<10); ok {
 			oom, pids := parseCgroupCounters(string(out))
 			if oom >= 0 {
@@ -368,6 +294,7 @@ func readSignals(d Docker, id string, s Spec, res *Result) {
 			if pids > 0 {
 				res.Usage.PidsHit += pids
 			}
+			unchanged = parseUnchanged(string(out), known, s.CollectKnown)
 		}
 	}
 	if c, _, err := d.ContainerInspectWithRaw(ctx, id, false); err == nil && c.ContainerJSONBase != nil && c.State != nil {
@@ -378,6 +305,44 @@ func readSignals(d Docker, id string, s Spec, res *Result) {
 			res.Usage.OOMKills = 0
 		}
 	}
+	return unchanged
+}
+
+// knownScript is the shell that prints "known <i> <sha256>" for each file
+// known[i] that is still a regular file (not a symlink) of its known size:
+// a file the command grew is never read whole.
+func knownScript(known []string, content map[string][]byte) string {
+	var b strings.Builder
+	for i, p := range known {
+		q := shellQuote(p)
+		fmt.Fprintf(&b, "; [ -f %s ] && [ ! -L %s ] && [ \"$(wc -c < %s)\" -eq %d ] && h=$(sha256sum < %s) && echo \"known %d ${h%%%% *}\"",
+			q, q, q, len(content[p]), q, i)
+	}
+	return b.String()
+}
+
+// parseUnchanged reads knownScript's lines: the files whose SHA-256 is
+// that of their known content.
+func parseUnchanged(out string, known []string, content map[string][]byte) map[string]bool {
+	var unchanged map[string]bool
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != "known" {
+			continue
+		}
+		i, err := strconv.Atoi(f[1])
+		if err != nil || i < 0 || i >= len(known) {
+			continue
+		}
+		sum := sha256.Sum256(content[known[i]])
+		if f[2] == hex.EncodeToString(sum[:]) {
+			if unchanged == nil {
+				unchanged = map[string]bool{}
+			}
+			unchanged[known[i]] = true
+		}
+	}
+	return unchanged
 }
 
 // parseCgroupCounters reads "oom_kill N" (memory.oom_control, v1;
@@ -458,45 +423,6 @@ func readFrom(ctx context.Context, d Docker, id string, s Spec, off int64) []byt
 		" | head -c " + strconv.Itoa(pollChunk)
 	out, _ := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}, 0)
 	return out
-}
-
-// copyOut reads one regular file out of the container (running or
-// stopped), at most limit bytes of it.
-func copyOut(d Docker, id, p string, timeout time.Duration, limit int64) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	rc, _, err := d.CopyFromContainer(ctx, id, p)
-	if err != nil {
-		return nil, fmt.Errorf("copy %s out of container: %w", p, err)
-	}
-	defer rc.Close()
-	data, err := readTarFile(rc, limit)
-	if err != nil {
-		return data, fmt.Errorf("copy %s out of container: %w", p, err)
-	}
-	return data, nil
-}
-
-// readFile reads one file of a container for Spec.Prepare: nil and no
-// error when the path does not exist; an error when it is not a regular
-// file.
-func readFile(ctx context.Context, d Docker, id, p string, limit int64) ([]byte, error) {
-	rc, st, err := d.CopyFromContainer(ctx, id, p)
-	if cerrdefs.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	defer rc.Close()
-	if !st.Mode.IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file (%s)", p, st.Mode.Type())
-	}
-	data, err := readTarFile(rc, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	return data, nil
 }
 
 // remove force-removes a container and its anonymous volumes on a fresh

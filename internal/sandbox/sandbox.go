@@ -186,6 +186,13 @@ type Spec struct {
 	// entry wraps ErrTooLarge.
 	Collect       []string
 	CollectLimits map[string]int64
+	// CollectKnown holds, for files of Collect, the content the run
+	// started with (the README copied in): after a normal end, the exec
+	// that reads the cgroup's counters also checks each (a regular file of
+	// the same size and SHA-256), and one the command left as it was is
+	// returned as it is here, without a copy out. Code in the container
+	// could fake the check only to hide an edit it could as well undo.
+	CollectKnown map[string][]byte
 	// OnTranscript, when set, receives the transcript's new bytes as it
 	// grows, about every PollInterval, from one goroutine.
 	OnTranscript func(chunk []byte)

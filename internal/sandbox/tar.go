@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,7 +87,17 @@ func tarDir(w io.Writer, dir string, uid, gid int) ([]repoconfig.Finding, error)
 // tarFiles writes files (paths relative to the archive root) to a tar.
 func tarFiles(w io.Writer, files map[string]File, uid, gid int, now time.Time) error {
 	tw := tar.NewWriter(w)
-	for name, f := range files {
+	if err := writeFiles(tw, files, uid, gid, now); err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+// writeFiles adds files (by their names in the archive, in name order) to
+// tw, owned by uid:gid.
+func writeFiles(tw *tar.Writer, files map[string]File, uid, gid int, now time.Time) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		f := files[name]
 		mode := f.Mode
 		if mode == 0 {
 			mode = 0o644
@@ -98,7 +110,7 @@ func tarFiles(w io.Writer, files map[string]File, uid, gid int, now time.Time) e
 			return err
 		}
 	}
-	return tw.Close()
+	return nil
 }
 
 // ErrTooLarge is wrapped by the error of a file copied out that is larger
@@ -139,13 +151,19 @@ func readTarFile(r io.Reader, limit int64) ([]byte, error) {
 		if hdr.Typeflag != tar.TypeReg {
 			continue
 		}
-		data, err := io.ReadAll(io.LimitReader(tr, limit))
-		if err != nil {
-			return data, fmt.Errorf("read %s: %w", path.Base(hdr.Name), err)
-		}
-		if hdr.Size > limit {
-			return data, fmt.Errorf("%s: %w (%d bytes, kept %d)", path.Base(hdr.Name), ErrTooLarge, hdr.Size, limit)
-		}
-		return data, nil
+		return readTarEntry(tr, hdr, limit)
 	}
+}
+
+// readTarEntry reads the current entry of tr (hdr), at most limit bytes:
+// a larger entry gives what was read and an error wrapping ErrTooLarge.
+func readTarEntry(tr *tar.Reader, hdr *tar.Header, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(tr, limit))
+	if err != nil {
+		return data, fmt.Errorf("read %s: %w", path.Base(hdr.Name), err)
+	}
+	if hdr.Size > limit {
+		return data, fmt.Errorf("%s: %w (%d bytes, kept %d)", path.Base(hdr.Name), ErrTooLarge, hdr.Size, limit)
+	}
+	return data, nil
 }

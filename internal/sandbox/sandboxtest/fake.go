@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -148,20 +149,45 @@ func (f *FakeDocker) CopyToContainer(_ context.Context, id, dst string, content 
 	return err
 }
 
-// CopyFromContainer answers with Files[src] as a one-file tar stream, or
-// a NotFound error.
+// CopyFromContainer answers as the daemon does: Files[src] as a one-file
+// tar stream; for a directory that holds some of Files, a tar stream of it
+// (the directory's name, then its files under it, in order); otherwise a
+// NotFound error.
 func (f *FakeDocker) CopyFromContainer(_ context.Context, id, src string) (io.ReadCloser, container.PathStat, error) {
 	f.rec("copy-from %s", src)
 	if f.CopyFromContainerFunc != nil {
 		return f.CopyFromContainerFunc(id, src)
 	}
+	src = path.Clean(src)
 	f.mu.Lock()
-	data, ok := f.Files[src]
-	f.mu.Unlock()
-	if !ok {
+	defer f.mu.Unlock()
+	if data, ok := f.Files[src]; ok {
+		return TarOf(path.Base(src), data), container.PathStat{Name: path.Base(src), Size: int64(len(data)), Mode: 0o644}, nil
+	}
+	var under []string
+	for p := range f.Files {
+		if strings.HasPrefix(p, src+"/") {
+			under = append(under, p)
+		}
+	}
+	if len(under) == 0 {
 		return nil, container.PathStat{}, errdefs.NotFound(fmt.Errorf("could not find the file %s in container %s", src, id))
 	}
-	return TarOf(path.Base(src), data), container.PathStat{Name: path.Base(src), Size: int64(len(data)), Mode: 0o644}, nil
+	slices.Sort(under)
+	base := path.Base(src)
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	err := tw.WriteHeader(&tar.Header{Name: base + "/", Mode: 0o755, Typeflag: tar.TypeDir})
+	for _, p := range under {
+		data := f.Files[p]
+		err = errors.Join(err,
+			tw.WriteHeader(&tar.Header{Name: base + strings.TrimPrefix(p, src), Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg}),
+			func() error { _, err := tw.Write(data); return err }())
+	}
+	if err = errors.Join(err, tw.Close()); err != nil {
+		panic(fmt.Sprintf("tar of %s: %v", src, err)) // writing to memory does not fail
+	}
+	return io.NopCloser(&b), container.PathStat{Name: base, Mode: os.ModeDir | 0o755}, nil
 }
 
 func (f *FakeDocker) ContainerExecCreate(_ context.Context, id string, o container.ExecOptions) (container.ExecCreateResponse, error) {

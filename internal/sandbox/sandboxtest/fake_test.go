@@ -33,11 +33,11 @@ func TestFakeDockerRunsAWholeSandboxRun(t *testing.T) {
 	assert.Check(t, is.Equal(*res.ExitCode, 0))
 	assert.Check(t, is.Len(res.CopyErrors, 1), "the README the fake does not hold is a copy error: %v", res.CopyErrors)
 	assert.Check(t, is.DeepEqual(d.Calls(), []string{
-		"list", "create readme2demo-r1", "start readme2demo-r1",
+		"list", "create readme2demo-r1", "start readme2demo-r1", "copy-to /",
 		"exec-create bash -lc agent --go", "exec-attach", "exec-inspect",
 		"exec-create /bin/sh -c exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done; exit 0",
 		"exec-attach", "inspect",
-		"copy-from /readme2demo/t.jsonl", "copy-from /readme2demo/t.stderr", "copy-from /workspace/README.md",
+		"copy-from /readme2demo", "copy-from /workspace/README.md",
 		"remove readme2demo-r1",
 	}))
 }
