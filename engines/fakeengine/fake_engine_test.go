@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docker/docker/api/types/container"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -21,6 +22,9 @@ import (
 	"github.com/readme2demo/readme2demo/internal/devcontainer"
 	"github.com/readme2demo/readme2demo/internal/drift"
 	"github.com/readme2demo/readme2demo/internal/exitcode"
+	"github.com/readme2demo/readme2demo/internal/pipeline"
+	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
 	"github.com/readme2demo/readme2demo/internal/transcript"
 )
 
@@ -155,4 +159,50 @@ func TestFakeEngineActionInputs(t *testing.T) {
 	code, _, stderr = validate(map[string]string{"INPUT_ENGINE": name})
 	assert.Check(t, code != exitcode.OK)
 	assert.Check(t, is.Contains(stderr, keyVar))
+}
+
+// The fake engine runs through `run` (pipeline.Run) on a Docker without a
+// daemon: its command is the one it builds, its key reaches the exec's
+// environment and no written file, and its transcript becomes the command
+// log.
+func TestFakeEngineRun(t *testing.T) {
+	const key = "sk-fake-0123456789abcdef"
+	readme, err := os.ReadFile("../../testdata/sample-repo/README.md")
+	assert.NilError(t, err)
+	var execs []container.ExecOptions
+	d := &sandboxtest.FakeDocker{
+		Files: map[string][]byte{
+			engines.TranscriptContainerPath: []byte("0\tpython3 greet.py World\n2\tpython3 greet.py --shout World\n"),
+			"/workspace/README.md":          readme,
+		},
+		ContainerExecCreateFunc: func(_ string, o container.ExecOptions) (container.ExecCreateResponse, error) {
+			execs = append(execs, o)
+			return container.ExecCreateResponse{ID: "exec"}, nil
+		},
+	}
+	var progress bytes.Buffer
+	out := t.TempDir()
+	res, err := pipeline.Run(context.Background(), pipeline.Config{
+		Engine: name, RepoDir: "../../testdata/sample-repo", Image: "img", OutDir: out, RunID: "fakeengine01",
+		Network: pipeline.NetworkNone, Resources: sandbox.Resources{NanoCPUs: 1e9},
+		Getenv:   func(k string) string { return map[string]string{keyVar: key}[k] },
+		Progress: &progress, Docker: d,
+	})
+	assert.NilError(t, err, progress.String())
+	assert.Check(t, is.Equal(res.Log.Engine, name))
+	assert.Assert(t, is.Len(res.Log.Commands, 2))
+	assert.Check(t, is.Equal(res.Log.Commands[1].Command, "python3 greet.py --shout World"))
+	assert.Check(t, is.Equal(res.Log.Commands[1].Status, commandlog.StatusFailed))
+	assert.Assert(t, len(execs) > 0)
+	assert.Check(t, is.Contains(strings.Join(execs[0].Cmd, " "), fake{}.BuildCommand(engines.Limits{})))
+	assert.Check(t, is.Contains(execs[0].Env, keyVar+"="+key))
+	entries, err := os.ReadDir(out)
+	assert.NilError(t, err)
+	assert.Check(t, len(entries) > 0)
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(out, e.Name()))
+		assert.NilError(t, err)
+		assert.Check(t, !bytes.Contains(b, []byte(key)), "%s holds the key", e.Name())
+	}
+	assert.Check(t, !strings.Contains(progress.String(), key))
 }
