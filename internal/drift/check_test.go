@@ -19,7 +19,6 @@ import (
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/drift"
-	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
 func readFixture(t *testing.T, engine, version, scenario string) []byte {
@@ -41,7 +40,7 @@ func readSession(t *testing.T, engine, version, scenario string) []byte {
 	return nil
 }
 
-// The committed real host captures (scriptedllm.Capture runs) drift is checked
+// The committed real host captures (drift.Capture runs) drift is checked
 // against: the Claude Code pin of their time and the versions around it.
 const (
 	claudeCaptured = "2.1.332"
@@ -70,7 +69,7 @@ func sessionFixtureReport(t *testing.T, engine, version string, edit, editSessio
 	t.Helper()
 	eng, err := engines.Lookup(engine)
 	assert.NilError(t, err)
-	scs, err := drift.Scenarios(engine, path.Join(scriptedllm.CaptureRoot, "project"), version)
+	scs, err := drift.Scenarios(engine, path.Join(drift.CaptureRoot, "project"), version)
 	assert.NilError(t, err)
 	rep := &drift.Report{Engine: engine, Version: version, Mode: "fixtures"}
 	for _, sc := range scs {
@@ -362,7 +361,7 @@ func TestAlteredParserIsDrift(t *testing.T) {
 					}
 				}
 			})
-			scs, err := drift.Scenarios(engine, path.Join(scriptedllm.CaptureRoot, "project"), version)
+			scs, err := drift.Scenarios(engine, path.Join(drift.CaptureRoot, "project"), version)
 			assert.NilError(t, err)
 			rep := &drift.Report{Engine: engine, Version: version}
 			for _, sc := range scs {

@@ -11,6 +11,8 @@
 //   - scenarios.go: the scenarios, their ground truth and the engine profiles.
 //   - report.go: capabilities, the per-scenario tables and the summary.
 //   - diff.go: the side-by-side diff of two versions' command logs.
+//   - capture.go: Capture, one real CLI run on the host against a fresh
+//     scripted server, its temporary root rewritten (see CAPTURES.md).
 //   - runner.go: running the scenarios (on the host or in the Docker sandbox).
 //   - session.go: a whole check of one engine (RunCheck) or several
 //     (RunChecks), and the artifacts of each version.
@@ -18,6 +20,10 @@
 //     markdown report.
 //   - issue.go: the one drift issue per engine.
 //   - image.go: the image holding a given CLI version, and `latest`.
+//
+// The real-CLI tests (*_capture_test.go, helpers in capture_test.go) run the
+// pinned CLIs through Capture and, with -capture (or R2D_CAPTURE=1), rewrite
+// the committed testdata/fixtures/<engine>/real-* captures.
 package drift
 
 import (

@@ -45,15 +45,15 @@ type Output struct {
 const RunTimeout = 3 * time.Minute
 
 // HostRunner runs an installed CLI binary on the host with the mock on
-// 127.0.0.1 (scriptedllm.Capture): fast, no Docker, no sandbox. Transcripts have
-// their temporary root rewritten to scriptedllm.CaptureRoot.
+// 127.0.0.1 (Capture): fast, no Docker, no sandbox. Transcripts have
+// their temporary root rewritten to CaptureRoot.
 type HostRunner struct {
 	CLI    agentcli.CLI
 	Binary string
 }
 
 // ProjectDir implements Runner.
-func (h *HostRunner) ProjectDir() string { return filepath.Join(scriptedllm.CaptureRoot, "project") }
+func (h *HostRunner) ProjectDir() string { return filepath.Join(CaptureRoot, "project") }
 
 // Mode implements Runner.
 func (h *HostRunner) Mode() string { return "host" }
@@ -63,7 +63,7 @@ func (h *HostRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 	ctx, cancel := context.WithTimeout(ctx, RunTimeout)
 	defer cancel()
 	engine := h.CLI.Engine
-	c, err := scriptedllm.Capture(ctx, scriptedllm.CaptureRun{
+	c, err := Capture(ctx, CaptureRun{
 		CLI: h.CLI, Binary: h.Binary, Kill: sc.Kill, MaxTurns: maxTurns,
 		// The same scenario, for the capture's own temporary project.
 		Scenario: func(dir string) (scriptedllm.Scenario, error) {
@@ -120,7 +120,7 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 	if err := os.Mkdir(repo, 0o755); err != nil {
 		return Output{}, fmt.Errorf("create drift repo: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte(scriptedllm.CaptureReadme), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(repo, "README.md"), []byte(CaptureReadme), 0o644); err != nil {
 		return Output{}, fmt.Errorf("write drift readme: %w", err)
 	}
 
@@ -155,7 +155,7 @@ func (d *DockerRunner) Run(ctx context.Context, sc Scenario) (Output, error) {
 				}
 			}
 			select {
-			case <-time.After(scriptedllm.CaptureKillAfter):
+			case <-time.After(CaptureKillAfter):
 				close(killed)
 				stop()
 			case <-runCtx.Done():

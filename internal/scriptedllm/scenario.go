@@ -1,6 +1,7 @@
 // Package scriptedllm owns the scripted LLM servers (Anthropic, OpenAI and Gemini APIs) that drive
 // REAL agent CLIs at no cost — a shipped part of `readme2demo drift` and `readme2demo pin`, not
-// only a test double — their capture scenarios, and Capture, which runs a real CLI against them.
+// only a test double — and their capture scenarios. Running a real CLI against them on the host
+// (drift.Capture) belongs to internal/drift.
 //
 // A Scenario is a list of Turns; every new main-conversation request the CLI sends gets the
 // next Turn as the model's answer, so the CLI runs real commands and writes a real transcript
@@ -19,10 +20,9 @@
 //   - openai.go: the OpenAI Responses API for Codex.
 //   - gemini.go: the Gemini API for Gemini CLI.
 //   - scenarios.go: the capture scenarios (success, failures, bigoutput, killed) per engine.
-//   - capture.go: Capture, one real CLI run against a fresh mock (see CAPTURES.md).
 //
-// How to start and run each CLI lives in internal/agentcli; the real-CLI tests and the
-// test-only scenarios are in this package's _test files.
+// How to start and run each CLI lives in internal/agentcli; the real-CLI tests, which capture
+// the committed fixtures, and their test-only scenarios are in internal/drift.
 //
 // Everything is deterministic: ids are derived from the turn and call index, and usage numbers
 // are fixed constants.

@@ -9,13 +9,17 @@ import (
 )
 
 // Names of the capture scenarios: what `readme2demo drift` runs for every engine, and what the
-// committed real-<version>-<scenario> fixtures hold (CAPTURES.md).
+// committed real-<version>-<scenario> fixtures hold (internal/drift/CAPTURES.md).
 const (
 	ScenarioSuccess  = "success"   // commands that succeed, a Write and an Edit, FIX + ADJUSTED_SUCCESS
 	ScenarioFailures = "failures"  // exit codes 1, 3, 127, 2 (with stderr), BLOCKED
 	ScenarioBigOut   = "bigoutput" // a huge output and a command printing SUCCESS; no marker
 	ScenarioKilled   = "killed"    // `sleep 60`, the CLI is SIGKILLed mid-command: no result line
 )
+
+// KilledCommandRunning is what the command line of the killed scenario's command holds while
+// it runs: a capture kills the CLI once a process running it has started.
+const KilledCommandRunning = "sleep 60"
 
 // CaptureScenarioNames lists the capture scenarios in a stable order.
 var CaptureScenarioNames = []string{ScenarioSuccess, ScenarioFailures, ScenarioBigOut, ScenarioKilled}
@@ -65,7 +69,7 @@ func CaptureScenario(engine, name, dir string) (Scenario, error) {
 		}, FinalText: "I printed the numbers and the word from the README, nothing more to report."}
 	case ScenarioKilled:
 		sc = Scenario{Name: name, Turns: []Turn{
-			Run("Waiting for the server.", Bash("echo waiting for the server; sleep 60; echo done")),
+			Run("Waiting for the server.", Bash("echo waiting for the server; "+KilledCommandRunning+"; echo done")),
 		}}
 	default:
 		return Scenario{}, fmt.Errorf("look up capture scenario %q: unknown (known: %v)", name, CaptureScenarioNames)

@@ -15,6 +15,10 @@ import (
 	"time"
 )
 
+// DummyAPIKey is the API key to give a CLI driven by a scripted server: the server accepts any
+// key, and a capture checks that this one never reaches a transcript.
+const DummyAPIKey = "r2d-mock-key-not-a-secret"
+
 // RequestKind says how the server answered a request.
 type RequestKind string
 

@@ -1,9 +1,10 @@
-package scriptedllm
+package drift
 
-// Capture: one run of a REAL agent CLI on this machine against a fresh mock, in a fresh project,
-// with the run's temporary root rewritten so the transcript holds no machine-specific path.
-// `readme2demo drift --host` runs its scenarios this way, and the real-CLI tests capture the
-// committed fixtures with it.
+// Capture: one run of a REAL agent CLI on this machine against a fresh scripted LLM server
+// (internal/scriptedllm), in a fresh project, with the run's temporary root rewritten so the
+// transcript holds no machine-specific path. `readme2demo drift --host` runs its scenarios this
+// way (HostRunner), and the real-CLI tests (*_capture_test.go) capture the committed fixtures
+// with it (CAPTURES.md).
 
 import (
 	"bytes"
@@ -16,10 +17,8 @@ import (
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/agentcli"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
-
-// DummyAPIKey is the API key a capture gives the CLI. The mock accepts any key.
-const DummyAPIKey = "r2d-mock-key-not-a-secret"
 
 // CaptureRoot replaces the temporary directory of a capture in its transcript and stderr, so
 // committed fixtures carry no machine-specific paths. The project is CaptureRoot+"/project",
@@ -36,24 +35,21 @@ const CapturePrompt = "Follow README.md from a fresh checkout as a new user woul
 	"report each deviation as a line FIX: <what and why>.\n"
 
 // CaptureKillAfter is how long the killed scenario's command runs before the CLI is SIGKILLed:
-// measured from when a process running KilledCommandRunning has started, not from when the mock
-// served the call, so a CLI slow to start the command on a loaded machine is still killed
-// mid-command.
+// measured from when a process running scriptedllm.KilledCommandRunning has started, not from
+// when the mock served the call, so a CLI slow to start the command on a loaded machine is
+// still killed mid-command.
 const CaptureKillAfter = 3 * time.Second
-
-// KilledCommandRunning is what the command line of the killed scenario's command holds while
-// it runs.
-const KilledCommandRunning = "sleep 60"
 
 // CaptureRun configures Capture.
 type CaptureRun struct {
 	CLI    agentcli.CLI
 	Binary string // the CLI executable (required)
 	// Scenario builds the scenario for the project directory the CLI runs in (file tools need
-	// absolute paths), e.g. func(dir string) (Scenario, error) { return CaptureScenario(e, n, dir) }.
-	Scenario func(dir string) (Scenario, error)
+	// absolute paths), e.g. func(dir string) (scriptedllm.Scenario, error) {
+	// return scriptedllm.CaptureScenario(e, n, dir) }.
+	Scenario func(dir string) (scriptedllm.Scenario, error)
 	// Kill, when true, SIGKILLs the CLI's process tree once the mock served the scenario's last
-	// scripted turn and KilledCommandRunning has run for CaptureKillAfter: mid-command.
+	// scripted turn and scriptedllm.KilledCommandRunning has run for CaptureKillAfter: mid-command.
 	Kill     bool
 	Model    string // "" leaves the CLI on its default model
 	MaxTurns int    // 0: the engine's default
@@ -66,8 +62,8 @@ type Captured struct {
 	ExitCode   int    // -1 when killed by a signal
 	Killed     bool   // the capture killed the CLI (CaptureRun.Kill)
 	Duration   time.Duration
-	Scenario   Scenario  // as built for the temporary project
-	Requests   []Request // what the mock received
+	Scenario   scriptedllm.Scenario  // as built for the temporary project
+	Requests   []scriptedllm.Request // what the mock received
 	// Session is the session file the CLI wrote under its HOME (agentcli.CLI.SessionFiles:
 	// Codex's rollout, Gemini CLI's chat session), CaptureRoot substituted; nil when none.
 	Session []byte
@@ -91,12 +87,12 @@ func Capture(ctx context.Context, o CaptureRun) (*Captured, error) {
 	if err != nil {
 		return nil, fmt.Errorf("capture %s: %w", name, err)
 	}
-	srv, err := Start("127.0.0.1:0", sc)
+	srv, err := scriptedllm.Start("127.0.0.1:0", sc)
 	if err != nil {
 		return nil, fmt.Errorf("capture %s: %w", name, err)
 	}
 	cmd, err := o.CLI.Command(agentcli.Run{
-		Binary: o.Binary, Workdir: project, Home: home, BaseURL: srv.URL(), APIKey: DummyAPIKey,
+		Binary: o.Binary, Workdir: project, Home: home, BaseURL: srv.URL(), APIKey: scriptedllm.DummyAPIKey,
 		Prompt: CapturePrompt, Model: o.Model, MaxTurns: o.MaxTurns,
 	})
 	if err != nil {
@@ -105,7 +101,7 @@ func Capture(ctx context.Context, o CaptureRun) (*Captured, error) {
 	}
 	var kill agentcli.Kill
 	if o.Kill {
-		kill = agentcli.Kill{When: srv.Exhausted(), Running: KilledCommandRunning, After: CaptureKillAfter}
+		kill = agentcli.Kill{When: srv.Exhausted(), Running: scriptedllm.KilledCommandRunning, After: CaptureKillAfter}
 	}
 	res, runErr := agentcli.Supervise(ctx, cmd, kill)
 	closeErr := srv.Close()

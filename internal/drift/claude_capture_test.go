@@ -1,4 +1,4 @@
-package scriptedllm
+package drift_test
 
 import (
 	"bytes"
@@ -10,12 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/readme2demo/readme2demo/internal/agentcli"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/readme2demo/readme2demo/internal/agentcli"
+	"github.com/readme2demo/readme2demo/internal/drift"
+	"github.com/readme2demo/readme2demo/internal/scriptedllm"
 )
 
-var fixtureDir = filepath.Join(repoRoot, "testdata", "fixtures", "claude-code")
+var claudeFixtureDir = filepath.Join(repoRoot, "testdata", "fixtures", "claude-code")
 
 // claudeCaptureVersions are the Claude Code versions whose real-* fixtures are committed
 // (newest first); -capture rewrites all of them.
@@ -36,10 +39,10 @@ func TestRealClaudeCLI(t *testing.T) {
 	for _, version := range versions {
 		t.Run(version, func(t *testing.T) {
 			cli, bin := cliOrSkip(t, "claude-code", version)
-			for _, name := range CaptureScenarioNames {
+			for _, name := range scriptedllm.CaptureScenarioNames {
 				t.Run(name, func(t *testing.T) {
 					// --max-turns 10, as the committed captures were made (CAPTURES.md).
-					c := captureRun(t, CaptureRun{CLI: cli, Binary: bin, MaxTurns: 10}, name, 3*time.Minute)
+					c := captureRun(t, drift.CaptureRun{CLI: cli, Binary: bin, MaxTurns: 10}, name, 3*time.Minute)
 					t.Logf("exit %d, killed %v, %v, %d requests: %s", c.ExitCode, c.Killed,
 						c.Duration.Round(time.Millisecond), len(c.Requests), summarize(c.Requests))
 					if t.Failed() || !checkCapture(t, version, c) {
@@ -55,11 +58,11 @@ func TestRealClaudeCLI(t *testing.T) {
 	}
 }
 
-func writeFixture(t *testing.T, version, name string, c *Captured) {
+func writeFixture(t *testing.T, version, name string, c *drift.Captured) {
 	t.Helper()
-	assert.NilError(t, os.MkdirAll(fixtureDir, 0o755))
-	base := filepath.Join(fixtureDir, fmt.Sprintf("real-%s-%s", version, name))
-	assert.Assert(t, !bytes.Contains(c.Transcript, []byte(DummyAPIKey)), "transcript leaks the API key")
+	assert.NilError(t, os.MkdirAll(claudeFixtureDir, 0o755))
+	base := filepath.Join(claudeFixtureDir, fmt.Sprintf("real-%s-%s", version, name))
+	assert.Assert(t, !bytes.Contains(c.Transcript, []byte(scriptedllm.DummyAPIKey)), "transcript leaks the API key")
 	assert.Assert(t, !bytes.Contains(c.Transcript, []byte("/root")), "transcript holds a home path")
 	assert.NilError(t, os.WriteFile(base+".jsonl", c.Transcript, 0o644))
 	if len(bytes.TrimSpace(c.Stderr)) > 0 {
@@ -140,7 +143,7 @@ func resultText(b map[string]any) string {
 }
 
 // checkCapture asserts what every version must show for the scenario; it reports success.
-func checkCapture(t *testing.T, version string, c *Captured) bool {
+func checkCapture(t *testing.T, version string, c *drift.Captured) bool {
 	t.Helper()
 	tr := decodeTranscript(t, c.Transcript)
 	sc := c.Scenario
@@ -168,7 +171,7 @@ func checkCapture(t *testing.T, version string, c *Captured) bool {
 	assert.Check(t, is.Equal(turns, len(sc.Turns)), "turns consumed")
 	for i, turn := range sc.Turns {
 		for j, call := range turn.Tools {
-			id := ToolUseID(i, j)
+			id := scriptedllm.ToolUseID(i, j)
 			if assert.Check(t, uses[id] != nil, "tool_use %s (%s) missing", id, call.Name) {
 				assert.Check(t, is.Equal(uses[id]["name"], call.Name))
 			}
@@ -179,27 +182,27 @@ func checkCapture(t *testing.T, version string, c *Captured) bool {
 	final := tr.ofType("result")
 	hasExitCodeText := !strings.HasPrefix(version, "1.")
 	switch sc.Name {
-	case ScenarioSuccess:
+	case scriptedllm.ScenarioSuccess:
 		for id, r := range results {
 			assert.Check(t, r["is_error"] != true, "%s failed: %v", id, r["content"])
 		}
-		assert.Check(t, is.Equal(resultText(results[ToolUseID(0, 1)]), "hi"))
-		assert.Check(t, is.Contains(resultText(results[ToolUseID(1, 0)]), "# Demo"))
+		assert.Check(t, is.Equal(resultText(results[scriptedllm.ToolUseID(0, 1)]), "hi"))
+		assert.Check(t, is.Contains(resultText(results[scriptedllm.ToolUseID(1, 0)]), "# Demo"))
 		assert.Check(t, is.Len(final, 1))
 		if len(final) == 1 {
 			assert.Check(t, is.Equal(final[0]["subtype"], "success"))
 			assert.Check(t, is.Contains(final[0]["result"], "FIX: README step 2 needs mkdir build first"))
 			assert.Check(t, is.Contains(final[0]["result"], "ADJUSTED_SUCCESS"))
 		}
-	case ScenarioFailures:
+	case scriptedllm.ScenarioFailures:
 		for _, want := range []struct {
 			id, text string
 			exit     int
 		}{
-			{ToolUseID(0, 0), "", 1},
-			{ToolUseID(1, 0), "", 3},
-			{ToolUseID(2, 0), "command not found", 127},
-			{ToolUseID(3, 0), "cannot connect to database", 2},
+			{scriptedllm.ToolUseID(0, 0), "", 1},
+			{scriptedllm.ToolUseID(1, 0), "", 3},
+			{scriptedllm.ToolUseID(2, 0), "command not found", 127},
+			{scriptedllm.ToolUseID(3, 0), "cannot connect to database", 2},
 		} {
 			r := results[want.id]
 			if !assert.Check(t, r != nil, "no tool_result for %s", want.id) {
@@ -216,32 +219,32 @@ func checkCapture(t *testing.T, version string, c *Captured) bool {
 		if len(final) == 1 {
 			assert.Check(t, is.Contains(final[0]["result"], "BLOCKED: needs a database"))
 		}
-	case ScenarioBigOut:
-		big := results[ToolUseID(0, 0)]
+	case scriptedllm.ScenarioBigOut:
+		big := results[scriptedllm.ToolUseID(0, 0)]
 		if assert.Check(t, big != nil, "no tool_result for the big output") {
 			assert.Check(t, big["is_error"] != true)
 		}
-		assert.Check(t, is.Equal(strings.TrimSpace(resultText(results[ToolUseID(1, 0)])), "SUCCESS"))
+		assert.Check(t, is.Equal(strings.TrimSpace(resultText(results[scriptedllm.ToolUseID(1, 0)])), "SUCCESS"))
 		assert.Check(t, is.Len(final, 1))
 		if len(final) == 1 {
 			assert.Check(t, !strings.Contains(final[0]["result"].(string), "SUCCESS"))
 		}
-	case ScenarioKilled:
+	case scriptedllm.ScenarioKilled:
 		assert.Check(t, c.Killed, "the harness did not kill the CLI")
 		assert.Check(t, is.Len(final, 0), "a killed run has no result line")
-		assert.Check(t, results[ToolUseID(0, 0)] == nil, "the killed command has no result")
+		assert.Check(t, results[scriptedllm.ToolUseID(0, 0)] == nil, "the killed command has no result")
 	}
 	return !t.Failed()
 }
 
 // summarize counts requests by kind, e.g. "turn=4 side=2".
-func summarize(reqs []Request) string {
-	counts := map[RequestKind]int{}
+func summarize(reqs []scriptedllm.Request) string {
+	counts := map[scriptedllm.RequestKind]int{}
 	for _, r := range reqs {
 		counts[r.Kind]++
 	}
 	var parts []string
-	for _, k := range []RequestKind{KindTurn, KindFinal, KindSide, KindCountTokens, KindOther, KindUnknown} {
+	for _, k := range []scriptedllm.RequestKind{scriptedllm.KindTurn, scriptedllm.KindFinal, scriptedllm.KindSide, scriptedllm.KindCountTokens, scriptedllm.KindOther, scriptedllm.KindUnknown} {
 		if counts[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s=%d", k, counts[k]))
 		}
