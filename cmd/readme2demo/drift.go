@@ -17,28 +17,35 @@ import (
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 )
 
-// driftDeps are what the drift verb reaches outside the process; tests
-// replace them.
-var driftDeps = struct {
+// driftDeps are what the drift verb reaches outside the process. The
+// program's env carries them; a test gives its own in env.drift (nil means
+// realDriftDeps), so drift's tests share no global and run in parallel.
+type driftDeps struct {
 	docker  func(ctx context.Context) (drift.Docker, string, func(), error)
 	command agentcli.Commander
 	// parser returns the engine whose parser reads the transcripts.
 	parser func(name string) (engines.AgentEngine, error)
-}{
-	docker: func(ctx context.Context) (drift.Docker, string, func(), error) {
-		cli, err := sandbox.NewClient(ctx)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		gw, err := sandbox.BridgeGateway(ctx, cli)
-		if err != nil {
-			cli.Close()
-			return nil, "", nil, err
-		}
-		return cli, gw, func() { cli.Close() }, nil
-	},
-	command: agentcli.ExecCommander,
-	parser:  engines.Lookup,
+}
+
+// realDriftDeps reach the Docker daemon, run programs and parse with the
+// registered engines.
+func realDriftDeps() driftDeps {
+	return driftDeps{
+		docker: func(ctx context.Context) (drift.Docker, string, func(), error) {
+			cli, err := sandbox.NewClient(ctx)
+			if err != nil {
+				return nil, "", nil, err
+			}
+			gw, err := sandbox.BridgeGateway(ctx, cli)
+			if err != nil {
+				cli.Close()
+				return nil, "", nil, err
+			}
+			return cli, gw, func() { cli.Close() }, nil
+		},
+		command: agentcli.ExecCommander,
+		parser:  engines.Lookup,
+	}
 }
 
 // driftOptions are the drift verb's flags.
@@ -94,6 +101,10 @@ Exit status: 0 no drift, 1 drift (the first changed field is named),
 }
 
 func runDrift(ctx context.Context, o driftOptions, e env) int {
+	deps := realDriftDeps()
+	if e.drift != nil {
+		deps = *e.drift
+	}
 	if o.engine == drift.All && (!isKeyword(o.version) || (o.against != "" && !isKeyword(o.against))) {
 		fmt.Fprintln(e.stderr, `readme2demo drift: --engine all takes --cli-version and --against "pinned" or "latest" only (a version number belongs to one CLI)`)
 		return exitcode.Usage
@@ -120,11 +131,11 @@ func runDrift(ctx context.Context, o driftOptions, e env) int {
 	opts := drift.Options{
 		Version: o.version, Against: o.against, OutDir: o.out,
 		Image: o.image, Host: o.host, CLIDir: o.cliDir, Install: o.install,
-		Run: driftDeps.command, Registries: agentcli.RegistriesFromEnv(e.getenv), Parser: driftDeps.parser,
+		Run: deps.command, Registries: agentcli.RegistriesFromEnv(e.getenv), Parser: deps.parser,
 		Progress: e.stderr,
 	}
 	if !o.host {
-		d, gw, closeFn, err := driftDeps.docker(ctx)
+		d, gw, closeFn, err := deps.docker(ctx)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "readme2demo drift: %v (or use --host)\n", err)
 			return exitcode.Usage

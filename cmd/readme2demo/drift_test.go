@@ -31,25 +31,33 @@ import (
 
 func runDriftCLI(t *testing.T, vars map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	return runDriftWith(t, nil, vars, args...)
+}
+
+// runDriftWith is runDriftCLI with the drift verb's outside world replaced
+// by deps (nil: the real one).
+func runDriftWith(t *testing.T, deps *driftDeps, vars map[string]string, args ...string) (int, string, string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	getenv := func(k string) string { return vars[k] }
-	code := run(context.Background(), append([]string{"drift"}, args...), env{getenv: getenv, stdout: &out, stderr: &errb})
+	code := run(context.Background(), append([]string{"drift"}, args...), env{getenv: getenv, stdout: &out, stderr: &errb, drift: deps})
 	return code, out.String(), errb.String()
 }
 
-// withCommand replaces the program runner (npm) for one test.
-func withCommand(t *testing.T, c agentcli.Commander) {
-	old := driftDeps.command
-	driftDeps.command = c
-	t.Cleanup(func() { driftDeps.command = old })
+// withCommand is the real outside world with c as the program runner (npm).
+func withCommand(c agentcli.Commander) *driftDeps {
+	d := realDriftDeps()
+	d.command = c
+	return &d
 }
 
 func TestDriftUsageErrors(t *testing.T) {
+	t.Parallel()
 	noNpm := func(context.Context, string, ...string) ([]byte, error) {
 		t.Error("npm must not run")
 		return nil, nil
 	}
-	withCommand(t, noNpm)
+	deps := withCommand(noNpm)
 	for _, tc := range []struct {
 		args []string
 		vars map[string]string
@@ -65,8 +73,9 @@ func TestDriftUsageErrors(t *testing.T) {
 			"find claude-code 1.2.3: not installed at /nonexistent/claude-code-1.2.3/node_modules/.bin/claude; install it with: npm install --prefix /nonexistent/claude-code-1.2.3 @anthropic-ai/claude-code@1.2.3"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
-			code, stdout, errOut := runDriftCLI(t, tc.vars, append(tc.args, "--out", out)...)
+			code, stdout, errOut := runDriftWith(t, deps, tc.vars, append(tc.args, "--out", out)...)
 			assert.Check(t, is.Equal(code, exitcode.Usage))
 			assert.Check(t, is.Contains(errOut, tc.want))
 			assert.Check(t, is.Equal(stdout, ""))
@@ -77,6 +86,7 @@ func TestDriftUsageErrors(t *testing.T) {
 }
 
 func TestDriftLatestResolvesThroughTheRegistry(t *testing.T) {
+	t.Parallel()
 	var paths []string
 	npm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		paths = append(paths, r.URL.EscapedPath())
@@ -239,11 +249,12 @@ func TestDriftPinnedClaudeCodeInDocker(t *testing.T) {
 	assert.Check(t, !fileExists(filepath.Join(out, "fixture-candidates")))
 }
 
-// withParser replaces the engine lookup drift parses with, for one test.
-func withParser(t *testing.T, p func(string) (engines.AgentEngine, error)) {
-	old := driftDeps.parser
-	driftDeps.parser = p
-	t.Cleanup(func() { driftDeps.parser = old })
+// withParser is the real outside world with p as the engine lookup drift
+// parses with.
+func withParser(p func(string) (engines.AgentEngine, error)) *driftDeps {
+	d := realDriftDeps()
+	d.parser = p
+	return &d
 }
 
 // alteredParser is an engine's real parser with one deliberate change: a
@@ -305,9 +316,10 @@ func TestDriftPinnedCodexAndGemini(t *testing.T) {
 					args = append(args, "--host", "--install=false", "--cli-dir", cliOrSkip(t, engine, pin))
 				}
 				altered := strings.Contains(mode, "altered")
+				var deps *driftDeps
 				if altered {
 					// The parser loses the exit code of every failed command.
-					withParser(t, func(name string) (engines.AgentEngine, error) {
+					deps = withParser(func(name string) (engines.AgentEngine, error) {
 						real, err := engines.Lookup(name)
 						if err != nil {
 							return nil, err
@@ -321,7 +333,7 @@ func TestDriftPinnedCodexAndGemini(t *testing.T) {
 						}), nil
 					})
 				}
-				code, stdout, errOut := runDriftCLI(t, nil, args...)
+				code, stdout, errOut := runDriftWith(t, deps, nil, args...)
 				t.Logf("stdout:\n%s\nstderr:\n%s", stdout, errOut)
 				sum, err := drift.ReadSummary(out)
 				assert.NilError(t, err)

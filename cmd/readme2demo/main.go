@@ -32,6 +32,9 @@ type env struct {
 	getenv func(string) string
 	stdout io.Writer
 	stderr io.Writer
+	// drift is what the drift verb reaches outside the process; nil means
+	// the real Docker daemon, programs and parsers (realDriftDeps).
+	drift *driftDeps
 }
 
 func main() {
