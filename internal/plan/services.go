@@ -140,6 +140,9 @@ func libraryUseOrPublish(pl *planner, x *cmd) (Entry, bool) {
 		if what, ok := selfAdd(s, pl.repo); ok && !(s.name() == "go" && (installToolRe.MatchString(lastSentence(x.b.Before)) || !pl.readme.goCode && isInstallSection(x.b.Headings))) {
 			return pl.skip(x, because(KindLibraryUse, "adds this project (%s) to the reader's own project: the checkout is the project itself", what))
 		}
+		if what := devDependencies(s); what != "" {
+			return pl.skip(x, because(KindLibraryUse, "adds development dependencies (%s) to the reader's own project: run here it would rewrite the checkout's package.json", what))
+		}
 		if what := publishes(s); what != "" {
 			d := because(KindNeedsAccount, "publishes or logs in (%s): not part of trying the README", what)
 			if strings.HasPrefix(what, "git push") {
@@ -239,6 +242,36 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// devDependencies returns the packages a JavaScript package manager adds
+// as development dependencies of the project in the current directory
+// (`npm install --save-dev @babel/preset-env`, `yarn add --dev
+// babel-jest`, `pnpm add -D typescript`), "" for another command. A README
+// shows them for the reader's own project; the project itself is
+// selfAdd's.
+func devDependencies(s simple) string {
+	name, args := path.Base(s.name()), s.args()
+	if len(args) < 2 || !(name == "npm" || name == "pnpm" || name == "yarn" || name == "bun") ||
+		args[0] != "install" && args[0] != "i" && args[0] != "add" {
+		return ""
+	}
+	dev := false
+	var pkgs []string
+	for _, a := range args[1:] {
+		switch {
+		case a == "--save-dev" || a == "-D" || a == "--dev" || name == "bun" && a == "-d":
+			dev = true
+		case a == "-g" || a == "--global":
+			return ""
+		case !strings.HasPrefix(a, "-"):
+			pkgs = append(pkgs, a)
+		}
+	}
+	if !dev || len(pkgs) == 0 {
+		return ""
+	}
+	return strings.Join(pkgs, " ")
 }
 
 // sshHost is the host an ssh command names, "" for none.

@@ -62,6 +62,11 @@ var serviceCases = []planCase{
 			cargo add tool
 			npm publish
 			docker push acme/tool
+			yarn add --dev babel-jest @babel/core
+			npm install -D typescript
+			bun add -d @types/bun
+			npm install --save-dev -g typescript
+			npm install typescript
 			~~~
 		`),
 		repo: func() Repo {
@@ -77,6 +82,11 @@ var serviceCases = []planCase{
 			6 skip library-use cargo add tool
 			7 skip needs-account npm publish
 			8 skip needs-account docker push acme/tool
+			9 skip library-use yarn add --dev babel-jest @babel/core
+			10 skip library-use npm install -D typescript
+			11 skip library-use bun add -d @types/bun
+			12 probe command npm install --save-dev -g typescript
+			13 probe command npm install typescript
 		`),
 	},
 	{
