@@ -149,11 +149,7 @@ func (r *Redactor) String(s string) string {
 	if len(s) < 3 {
 		return s
 	}
-	spans := r.find(s, 0, r.top(len(s)))
-	if len(spans) == 0 {
-		return s
-	}
-	return render(s, spans, len(s))
+	return r.settle(s, true)
 }
 
 // Values returns s with the forwarded values replaced, and nothing else:
@@ -163,13 +159,28 @@ func (r *Redactor) Values(s string) string {
 	if r == nil || len(s) < 3 {
 		return s
 	}
-	sc := r.top(len(s))
-	sc.shapes = false
-	spans := r.find(s, 0, sc)
-	if len(spans) == 0 {
-		return s
+	return r.settle(s, false)
+}
+
+// maxPasses bounds the passes of settle.
+const maxPasses = 4
+
+// settle redacts s until nothing more is found: a replacement can make
+// what is left around it readable (a run of base64 that decoded to
+// binary as a whole decodes to a private key's header once the secret's
+// own base64 inside it is gone), and redacting the output again must
+// change nothing. Text with no match costs one scan, as before.
+func (r *Redactor) settle(s string, shapes bool) string {
+	for range maxPasses {
+		sc := r.top(len(s))
+		sc.shapes = shapes
+		spans := r.find(s, 0, sc)
+		if len(spans) == 0 {
+			break
+		}
+		s = render(s, spans, len(s))
 	}
-	return render(s, spans, len(s))
+	return s
 }
 
 // top is the scan of a whole text of n bytes.
