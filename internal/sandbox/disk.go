@@ -26,7 +26,8 @@ import (
 // The cost is bounded: a measurement walks the files the run wrote, so the
 // interval is ten times the last measurement's duration, at least DiskPoll
 // and at most MaxDiskPoll: measuring never takes more than about a tenth of
-// the daemon's time, however many files the run creates. Except near the
+// the daemon's time, however many files the run creates (the second
+// measurement comes at most 2*DiskPoll after the first). Except near the
 // cap: when usage grows, the next measurement comes before the current rate
 // could reach the cap (at most half that time, at least DiskPoll), so a fast
 // writer is not measured late because measuring is slow.
@@ -111,6 +112,12 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 			}
 		}
 		next := min(max(s.DiskPoll, cost*diskCostFactor), MaxDiskPoll)
+		if w.measures <= 1 {
+			// The first measurement comes before the command has written
+			// much, and its cost on a loaded daemon says little about the
+			// run: it does not leave a fast writer unmeasured for seconds.
+			next = min(next, 2*s.DiskPoll)
+		}
 		if known && err == nil {
 			// A fast writer gets measured before it can reach the cap:
 			// at most half the time the current rate needs to get there.

@@ -866,3 +866,39 @@ func TestDiskWatcherMeasuresAFastWriterInTime(t *testing.T) {
 	// find some 120 MiB.
 	assert.Check(t, res.Usage.DiskPeak < 112<<20, "peak %d MiB", res.Usage.DiskPeak>>20)
 }
+
+// A first measurement that is slow (a loaded daemon) while the command has
+// written nothing yet does not space the second by its cost: a writer that
+// starts fast right after it is measured within 2*DiskPoll, not seconds
+// later (seen in CI: 1 GiB written past a 384 MiB cap between the first
+// two measurements).
+func TestDiskWatcherSecondMeasurementComesSoon(t *testing.T) {
+	longtest.Require(t) // runs for real seconds against a fake daemon
+	d, _ := hangingDocker(t)
+	var mu sync.Mutex
+	var first time.Time
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		if !withSize {
+			return inspected(0, true, false), nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if first.IsZero() {
+			time.Sleep(150 * time.Millisecond) // slow, and nothing written yet
+			first = time.Now()
+			return inspected(0, true, false), nil
+		}
+		written := int64(time.Since(first).Seconds() * float64(1<<30)) // 1 GiB/s from then on
+		return inspected(written, true, false), nil
+	}
+	s := fakeSpec()
+	s.Disk = 384 << 20
+	s.DiskPoll = 100 * time.Millisecond
+	s.Timeout = 10 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
+	// Spaced by the first one's cost, the second measurement would come
+	// 1.5 s later and find about 1.5 GiB.
+	assert.Check(t, res.Usage.DiskPeak < 768<<20, "peak %d MiB", res.Usage.DiskPeak>>20)
+}
