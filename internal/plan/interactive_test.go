@@ -96,7 +96,7 @@ var interactiveCases = []planCase{
 			11 probe command python3 -q < script.py
 			12 probe command python3 -m pip list
 			13 skip interactive python3 -i
-			14 skip missing-input psql -U postgres -v ON_ERROR_STOP=1 app
+			14 skip interactive psql -U postgres -v ON_ERROR_STOP=1 app
 			15 skip missing-input psql -U postgres -c 'select 1' app
 			16 skip interactive sqlite3 app.db
 			17 probe command sqlite3 app.db 'select 1'

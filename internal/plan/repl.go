@@ -17,7 +17,8 @@ type repl struct {
 	// ends: an expression, a module, a query, a file, its version or help.
 	runs set
 	// values are the options that take the next word as their value, so
-	// that word is not a script.
+	// that word is not a script. They win over runs: psql's -h is a host
+	// and its -v a variable, not help and the version.
 	values set
 	// target is how many plain arguments still open the prompt: the
 	// database that psql, mysql or sqlite3 connect to.
@@ -52,6 +53,7 @@ var repls = func() map[string]repl {
 	sql := func(runs, values string) repl {
 		return repl{runs: toSet(info + ` ` + runs), values: toSet(values), target: 1}
 	}
+	redis := repl{runs: toSet(info + ` --stat --bigkeys --scan --latency --rdb --pipe --eval`), values: toSet(`-h -p -a -n -u -s --user --pass`)}
 	m := map[string]repl{
 		"python": py, "python3": py, "ipython": py, "bpython": py,
 		"node": node, "ts-node": tsNode, "ts-node-esm": tsNode, "ts-node-cwd": tsNode, "ts-node-transpile-only": tsNode, "tsx": node,
@@ -59,20 +61,18 @@ var repls = func() map[string]repl {
 		"ghci": {runs: toSet(info + ` -e`)}, "iex": {runs: toSet(info + ` -e`), values: toSet(`-S --sname --name --cookie`)},
 		"julia": {runs: toSet(info + ` -e --eval -E --print`), values: toSet(`-t --threads -p --procs --project`), prompts: toSet(`-i`)},
 		"lua":   {runs: toSet(info + ` -e`), prompts: toSet(`-i`)},
-		"R":     {runs: toSet(info + ` -e -f --file CMD`), values: toSet(``)}, "radian": {runs: toSet(info), values: toSet(`--r-binary --profile`)},
+		"R":     {runs: toSet(info + ` -e -f --file CMD`)}, "radian": {runs: toSet(info), values: toSet(`--r-binary --profile`)},
 		"clj": {runs: toSet(info + ` -e -M -X -T -P`)}, "erl": {runs: toSet(info + ` -eval -s -run -noshell`)},
 		"ocaml": {runs: toSet(info)}, "utop": {runs: toSet(info)}, "racket": {runs: toSet(info + ` -e -f -t -l`)},
 		"scala": {runs: toSet(info + ` -e`)}, "sbt": {runs: toSet(info)},
-		"php":        {runs: toSet(info + ` -r -f -l -S -i -m`), prompts: toSet(`-a`)},
-		"deno":       {verbs: toSet(`repl`), needsVerb: true},
-		"bun":        {verbs: toSet(`repl`), needsVerb: true},
-		"psql":       sql(`-c --command -f --file -l --list`, `-h --host -U --username -p --port -d --dbname -v --set --variable -P --pset`),
-		"mysql":      sql(`-e --execute`, `-h --host -u --user -P --port -D --database -S --socket`),
-		"sqlite3":    {runs: toSet(info + ` -cmd -init -version -help`), values: toSet(`-separator -newline -nullvalue`), target: 1},
-		"redis-cli":  {runs: toSet(info + ` --stat --bigkeys --scan --latency --rdb --pipe --eval`), values: toSet(`-h -p -a -n -u -s --user --pass`)},
-		"valkey-cli": {runs: toSet(info + ` --stat --bigkeys --scan --latency --rdb --pipe --eval`), values: toSet(`-h -p -a -n -u -s --user --pass`)},
-		"keydb-cli":  {runs: toSet(info + ` --stat --bigkeys --scan --latency --rdb --pipe --eval`), values: toSet(`-h -p -a -n -u -s --user --pass`)},
-		"mongo":      {runs: toSet(info + ` --eval --quiet`)}, "mongosh": {runs: toSet(info + ` --eval -f --file`), target: 1},
+		"php":       {runs: toSet(info + ` -r -f -l -S -i -m`), prompts: toSet(`-a`)},
+		"deno":      {verbs: toSet(`repl`), needsVerb: true},
+		"bun":       {verbs: toSet(`repl`), needsVerb: true},
+		"psql":      sql(`-c --command -f --file -l --list`, `-h --host -U --username -p --port -d --dbname -v --set --variable -P --pset`),
+		"mysql":     sql(`-e --execute`, `-h --host -u --user -P --port -D --database -S --socket`),
+		"sqlite3":   {runs: toSet(info + ` -cmd -init -version -help`), values: toSet(`-separator -newline -nullvalue`), target: 1},
+		"redis-cli": redis, "valkey-cli": redis, "keydb-cli": redis,
+		"mongo": {runs: toSet(info + ` --eval --quiet`)}, "mongosh": {runs: toSet(info + ` --eval -f --file`), target: 1},
 	}
 	return m
 }()
@@ -96,11 +96,13 @@ func opensREPL(s simple, fromPipe bool) bool {
 		switch {
 		case r.prompts[a]:
 			return true
+		case r.values[a] && !eq:
+			i++ // the option's value
+		case r.values[opt]:
+			// The option's value attached (--host=db).
 		case r.runs[a] || r.runs[opt], r.runs["-v"] && len(a) > 2 && strings.Trim(a, "v") == "-":
 			// -vv, -vvv: the version at more length.
 			return false
-		case r.values[a] && !eq:
-			i++ // the option's value
 		case strings.HasPrefix(a, "-") && a != "-":
 			// An option with no value, or with its value attached.
 		default:
