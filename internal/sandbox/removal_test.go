@@ -70,7 +70,12 @@ func TestRunAsksAgainWhenTheRemovalStopped(t *testing.T) {
 		}
 		return nil
 	}
-	d.inspect = func(string, bool) (container.InspectResponse, error) { return inspected(100, false, false), nil }
+	d.inspect = func(string, bool) (container.InspectResponse, error) {
+		if rms.Load() >= 2 { // the second call removed it
+			return container.InspectResponse{}, errdefs.NotFound(errors.New("No such container: c1"))
+		}
+		return inspected(100, false, false), nil
+	}
 	res, err := Run(context.Background(), d, fakeSpec())
 	assert.NilError(t, err)
 	assert.Check(t, res.RemoveErr)
@@ -106,4 +111,37 @@ func TestCancelledRunDoesNotWaitForTheRemoval(t *testing.T) {
 	res, _ := Run(ctx, d, fakeSpec())
 	assert.Check(t, is.Equal(rms.Load(), int32(1)))
 	assert.Check(t, is.ErrorContains(res.RemoveErr, "remove container c1"))
+}
+
+// A second removal call that the daemon answers "already in progress"
+// (its state not yet shown as removing) does not end the wait: the run
+// ends when inspect no longer finds the container (seen in CI: the run
+// returned with the container still "Removal In Progress").
+func TestRunWaitsPastARemovalAlreadyInProgress(t *testing.T) {
+	shortRemoval(t)
+	d := happyDocker(t)
+	var rms atomic.Int32
+	var gone atomic.Bool
+	d.rm = func(string, container.RemoveOptions) error {
+		if rms.Add(1) == 1 {
+			time.Sleep(3 * removeTimeout)
+			return context.DeadlineExceeded
+		}
+		return errdefs.Conflict(errors.New("removal of container c1 is already in progress"))
+	}
+	looks := 0
+	d.inspect = func(_ string, size bool) (container.InspectResponse, error) {
+		if rms.Load() == 0 {
+			return inspected(100, true, false), nil
+		}
+		if looks++; looks < 4 {
+			return inspected(100, false, false), nil // exited, not yet shown as removing
+		}
+		gone.Store(true)
+		return container.InspectResponse{}, errdefs.NotFound(errors.New("No such container: c1"))
+	}
+	res, err := Run(context.Background(), d, fakeSpec())
+	assert.NilError(t, err)
+	assert.Check(t, res.RemoveErr)
+	assert.Check(t, gone.Load(), "the run ended before the container was gone")
 }

@@ -469,9 +469,14 @@ func removeWaiting(ctx context.Context, d Docker, id string) error {
 			continue // the daemon is still deleting it
 		}
 		timeout = max(min(2*timeout, time.Until(deadline)), removePoll)
-		if timedOut, err = removeOnce(d, id, timeout); err == nil || !timedOut {
+		if timedOut, err = removeOnce(d, id, timeout); err != nil && !timedOut {
 			return err
 		}
+		// A call that succeeded may only have found the removal under way
+		// (409 counts as gone in removeOnce): gone is what inspect says.
+	}
+	if err == nil {
+		err = errors.New("still being removed")
 	}
 	return fmt.Errorf("remove container %.12s: still there after %s: %w", id, removeWait, err)
 }
