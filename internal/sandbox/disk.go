@@ -17,7 +17,10 @@ import (
 //   - the container's own layer, as the daemon measures it (ContainerInspect
 //     with size: SizeRw, the apparent size of every file the run added or
 //     changed). In the dev profile this is everything the run can write.
-//   - the strict profile's volumes, measured by the disk meter (meter.go).
+//   - the strict profile's volumes, measured by the disk meter (meter.go),
+//     a process that measures them again and again on the same schedule
+//     and streams each result: checking it needs no call to the daemon,
+//     so a loaded daemon does not make it late.
 //
 // Between two measurements a writer gets at most the disk's write speed
 // times the interval, and no single file can pass the cap (RLIMIT_FSIZE),
@@ -65,9 +68,33 @@ type diskWatch struct {
 // everything is in the container's layer.
 type measureFunc func(ctx context.Context) (int64, time.Duration, error)
 
+// nextMeasure is the interval before the next measurement, after the
+// measures-th, which took cost and found used bytes, elapsed after the
+// one before it found prev (prev >= used: no growth to reckon with).
+func nextMeasure(poll time.Duration, capBytes int64, measures int, cost time.Duration, prev, used int64, elapsed time.Duration) time.Duration {
+	next := min(max(poll, cost*diskCostFactor), MaxDiskPoll)
+	if measures <= 1 {
+		// The first measurement comes before the command has written
+		// much, and its cost on a loaded daemon says little about the
+		// run: it does not leave a fast writer unmeasured for seconds.
+		next = min(next, 2*poll)
+	}
+	if used > prev && elapsed > 0 {
+		// A fast writer gets measured before it can reach the cap: at
+		// most half the time the current rate needs to get there.
+		rate := float64(used-prev) / elapsed.Seconds()
+		toCap := time.Duration(float64(capBytes-used) / rate * float64(time.Second))
+		next = min(next, max(poll, toCap/2))
+	}
+	return next
+}
+
 // watchDisk measures the run's writable space until ctx ends or the cap
-// is passed; it then closes hit (once) and returns what it found.
-func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measureFunc, hit chan<- struct{}) diskWatch {
+// is passed; it then closes hit (once) and returns what it found. The
+// container's layer is measured by the daemon on the watcher's schedule;
+// the volumes (nil: none) are read from the meter, whose every new
+// measurement (wake) is checked at once against the layer's last size.
+func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measureFunc, wake <-chan struct{}, hit chan<- struct{}) diskWatch {
 	w := diskWatch{peak: -1}
 	interval := s.DiskPoll
 	fails := 0
@@ -76,15 +103,49 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 	// an overestimate (the repository copied in counts too), on the safe
 	// side.
 	prevUsed, prevAt := int64(0), time.Now()
+	layer := int64(-1) // the layer's size at the last measurement
+	// The daemon's measurement runs beside the loop, so that a slow one
+	// does not hold up checking the meter's.
+	type layerResult struct {
+		used, layer int64
+		known       bool
+		cost        time.Duration
+		err         error
+	}
+	results := make(chan layerResult, 1)
 	t := time.NewTimer(interval)
 	defer t.Stop()
 	for {
+		var r layerResult
 		select {
 		case <-ctx.Done():
 			return w
+		case <-wake:
+			// Before the daemon's first answer the layer counts as
+			// empty: the check can only be late, never wrong.
+			v, _, err := volumes(ctx)
+			if err != nil {
+				continue // the next full measurement reports it
+			}
+			used := max(layer, 0) + v
+			w.measures++
+			w.peak = max(w.peak, used)
+			if used > s.Disk {
+				w.over = true
+				close(hit)
+				return w
+			}
+			continue
 		case <-t.C:
+			go func() {
+				var r layerResult
+				r.used, r.layer, r.known, r.cost, r.err = measureOnce(ctx, d, id, volumes)
+				results <- r
+			}()
+			continue
+		case r = <-results:
 		}
-		used, known, cost, err := measureOnce(ctx, d, id, volumes)
+		used, rw, known, cost, err := r.used, r.layer, r.known, r.cost, r.err
 		if ctx.Err() != nil {
 			return w
 		}
@@ -103,6 +164,7 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 			w.unmeasured = true
 		default:
 			fails = 0
+			layer = rw
 			w.measures++
 			w.peak = max(w.peak, used)
 			if used > s.Disk {
@@ -112,22 +174,12 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 			}
 		}
 		next := min(max(s.DiskPoll, cost*diskCostFactor), MaxDiskPoll)
-		if w.measures <= 1 {
-			// The first measurement comes before the command has written
-			// much, and its cost on a loaded daemon says little about the
-			// run: it does not leave a fast writer unmeasured for seconds.
-			next = min(next, 2*s.DiskPoll)
-		}
 		if known && err == nil {
-			// A fast writer gets measured before it can reach the cap:
-			// at most half the time the current rate needs to get there.
 			now := time.Now()
-			if used > prevUsed {
-				rate := float64(used-prevUsed) / now.Sub(prevAt).Seconds()
-				toCap := time.Duration(float64(s.Disk-used) / rate * float64(time.Second))
-				next = min(next, max(s.DiskPoll, toCap/2))
-			}
+			next = nextMeasure(s.DiskPoll, s.Disk, w.measures, cost, prevUsed, used, now.Sub(prevAt))
 			prevUsed, prevAt = used, now
+		} else if w.measures <= 1 {
+			next = min(next, 2*s.DiskPoll)
 		}
 		// A fork bomb keeps the process count at the limit (it dips as
 		// forks give up and retry): nothing can start in the container
@@ -157,33 +209,33 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 	}
 }
 
-// measureOnce returns the run's writable-space usage and what measuring
-// cost: the daemon's walk of the layer (the inspect's duration) and the
-// meter's walk of the volumes (not the exec's latency around it, which is
-// waiting, not work). known is false when the daemon reports no size for
+// measureOnce returns the run's writable-space usage, the container
+// layer's part of it, and what measuring cost: the daemon's walk of the
+// layer (the inspect's duration; the volumes are walked by the meter on
+// its own schedule). known is false when the daemon reports no size for
 // the container's layer.
-func measureOnce(ctx context.Context, d Docker, id string, volumes measureFunc) (used int64, known bool, cost time.Duration, err error) {
+func measureOnce(ctx context.Context, d Docker, id string, volumes measureFunc) (used, layer int64, known bool, cost time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(ctx, diskTimeout)
 	defer cancel()
 	start := time.Now()
 	c, _, err := d.ContainerInspectWithRaw(ctx, id, true)
 	cost = time.Since(start)
 	if err != nil {
-		return 0, false, cost, fmt.Errorf("measure container size: %w", err)
+		return 0, 0, false, cost, fmt.Errorf("measure container size: %w", err)
 	}
 	if c.SizeRw == nil {
-		return 0, false, cost, nil
+		return 0, 0, false, cost, nil
 	}
-	used = *c.SizeRw
+	layer = *c.SizeRw
+	used = layer
 	if volumes != nil {
-		v, walk, err := volumes(ctx)
+		v, _, err := volumes(ctx)
 		if err != nil {
-			return 0, false, cost, fmt.Errorf("measure volumes: %w", err)
+			return 0, 0, false, cost, fmt.Errorf("measure volumes: %w", err)
 		}
 		used += v
-		cost += walk
 	}
-	return used, true, cost, nil
+	return used, layer, true, cost, nil
 }
 
 // pidsLevel reads the container's process count against its limit from

@@ -902,3 +902,104 @@ func TestDiskWatcherSecondMeasurementComesSoon(t *testing.T) {
 	// 1.5 s later and find about 1.5 GiB.
 	assert.Check(t, res.Usage.DiskPeak < 768<<20, "peak %d MiB", res.Usage.DiskPeak>>20)
 }
+
+// In the strict profile the volumes' measurements stream from the meter:
+// a daemon that takes seconds to answer each inspect does not let a fast
+// writer go far past the cap (with one meter exec per measurement, CI saw
+// 650 MiB past a 384 MiB cap).
+func TestDiskCapOfVolumesDoesNotWaitForASlowDaemon(t *testing.T) {
+	longtest.Require(t) // runs for real seconds against a fake daemon
+	d, _ := hangingDocker(t)
+	d.create = func(_ *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
+		if name == meterName("r1") {
+			return container.CreateResponse{ID: "m1"}, nil
+		}
+		return container.CreateResponse{ID: "c1"}, nil
+	}
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		if withSize {
+			time.Sleep(2 * time.Second) // a loaded daemon walking the layer
+		}
+		return inspected(0, true, false), nil
+	}
+	var watchArgs []string
+	d.execCrt = func(o container.ExecOptions) (container.ExecCreateResponse, error) {
+		if len(o.Cmd) > 1 && o.Cmd[1] == "watch" {
+			watchArgs = o.Cmd
+			return container.ExecCreateResponse{ID: "meter"}, nil
+		}
+		return container.ExecCreateResponse{ID: "cmd"}, nil
+	}
+	hang := d.execAtt
+	d.execAtt = func(id string) (types.HijackedResponse, error) {
+		if id != "meter" {
+			return hang(id)
+		}
+		// The meter measures every 10 ms a writer at 1 GiB/s.
+		c1, c2 := net.Pipe()
+		go func() {
+			defer c2.Close()
+			w := stdcopy.NewStdWriter(c2, stdcopy.Stdout)
+			start := time.Now()
+			for {
+				written := int64(time.Since(start).Seconds() * float64(1<<30))
+				if _, err := fmt.Fprintf(w, "%d 0 1000\n", written); err != nil {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+		return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
+	}
+	s := fakeSpec()
+	s.Profile = ProfileStrict
+	s.MeterBinary = os.Args[0]
+	s.Files = nil
+	s.Disk = 384 << 20
+	s.DiskPoll = 100 * time.Millisecond
+	s.Timeout = 20 * time.Second
+	start := time.Now()
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(watchArgs[2:4], []string{"100000000", "402653184"}), "the meter is told the poll and the cap")
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
+	assert.Check(t, res.Usage.DiskPeak > 384<<20)
+	// Checked at each streamed measurement: at most one 10 ms step (about
+	// 10 MiB) past the cap, not the 2 s of an inspect (2 GiB).
+	assert.Check(t, res.Usage.DiskPeak < 416<<20, "peak %d MiB", res.Usage.DiskPeak>>20)
+	assert.Check(t, time.Since(start) < 5*time.Second, "took %v", time.Since(start))
+}
+
+// The meter's watch prints a measurement per interval until its output
+// fails, and refuses arguments it cannot read.
+func TestMeterWatchStreamsUntilItsOutputCloses(t *testing.T) {
+	dir := t.TempDir()
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "a"), make([]byte, 1000), 0o644))
+	w := &failAfter{lines: 3}
+	assert.Check(t, is.Equal(MeterMain([]string{"watch", "1000000", "1048576", dir}, w, io.Discard), 0))
+	assert.Check(t, is.Equal(w.buf.String(), "1000 0 ")) // only the start of each line is stable
+	for _, bad := range [][]string{{"watch", "x", "1", dir}, {"watch", "1", "0", dir}, {"watch", "1", "1"}} {
+		var errOut bytes.Buffer
+		assert.Check(t, is.Equal(MeterMain(bad, io.Discard, &errOut), 2), "%q", bad)
+		assert.Check(t, is.Contains(errOut.String(), "usage:"))
+	}
+}
+
+// failAfter keeps the start of the first line written and fails the
+// write after lines lines.
+type failAfter struct {
+	lines int
+	n     int
+	buf   bytes.Buffer
+}
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n >= f.lines {
+		return 0, errors.New("closed")
+	}
+	if f.n == 0 {
+		f.buf.Write(p[:7])
+	}
+	f.n++
+	return len(p), nil
+}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -44,18 +46,52 @@ const (
 // as the disk meter; its main then returns MeterMain's status.
 func IsMeter(arg0 string) bool { return filepath.Base(arg0) == MeterProgram }
 
-// MeterMain is the disk meter's program: `measure DIR...` prints the bytes
-// the directories hold (regular files' sizes, each inode once, not crossing
-// into other file systems) on one line. It returns the exit status.
+// MeterMain is the disk meter's program. `measure DIR...` prints the
+// bytes the directories hold (regular files' sizes, each inode once, not
+// crossing into other file systems) on one line; `watch POLL CAP DIR...`
+// measures again and again and prints a line per measurement, spaced as
+// the watcher spaces its own (nextMeasure, with POLL the shortest interval
+// in nanoseconds and CAP the bytes the directories may hold), until its
+// output can no longer be written (the run's end closed it). A line is
+// "BYTES UNREADABLE WALK_NANOSECONDS". It returns the exit status.
 func MeterMain(args []string, stdout, stderr io.Writer) int {
-	if len(args) < 2 || args[0] != "measure" {
-		fmt.Fprintf(stderr, "usage: %s measure DIR...\n", MeterProgram)
+	usage := func() int {
+		fmt.Fprintf(stderr, "usage: %s measure DIR... | watch POLL_NS CAP_BYTES DIR...\n", MeterProgram)
 		return 2
 	}
-	start := time.Now()
-	total, errs := DirUsage(args[1:]...)
-	fmt.Fprintf(stdout, "%d %d %d\n", total, errs, time.Since(start).Nanoseconds())
-	return 0
+	switch {
+	case len(args) >= 2 && args[0] == "measure":
+		start := time.Now()
+		total, errs := DirUsage(args[1:]...)
+		fmt.Fprintf(stdout, "%d %d %d\n", total, errs, time.Since(start).Nanoseconds())
+		return 0
+	case len(args) >= 4 && args[0] == "watch":
+		poll, err1 := strconv.ParseInt(args[1], 10, 64)
+		capBytes, err2 := strconv.ParseInt(args[2], 10, 64)
+		if err1 != nil || err2 != nil || poll <= 0 || capBytes <= 0 {
+			return usage()
+		}
+		watchDirs(time.Duration(poll), capBytes, args[3:], stdout)
+		return 0
+	}
+	return usage()
+}
+
+// watchDirs is `watch`: it returns when a line cannot be written.
+func watchDirs(poll time.Duration, capBytes int64, dirs []string, stdout io.Writer) {
+	var prev int64
+	prevAt := time.Now()
+	for n := 0; ; n++ {
+		start := time.Now()
+		total, errs := DirUsage(dirs...)
+		walk := time.Since(start)
+		if _, err := fmt.Fprintf(stdout, "%d %d %d\n", total, errs, walk.Nanoseconds()); err != nil {
+			return
+		}
+		now := time.Now()
+		time.Sleep(nextMeasure(poll, capBytes, n+1, walk, prev, total, now.Sub(prevAt)))
+		prev, prevAt = total, now
+	}
 }
 
 // DirUsage returns the apparent size of the regular files under dirs
@@ -203,32 +239,118 @@ func copyMeterBinary(ctx context.Context, d Docker, id, bin string) error {
 	return nil
 }
 
-// measure returns the bytes the strict profile's volumes hold, and how
-// long the walk itself took (the exec around it is latency, not work).
-func (m *diskMeter) measure(ctx context.Context) (int64, time.Duration, error) {
-	args := append([]string{meterBinDir + "/" + MeterProgram, "measure"}, StrictWritableDirs...)
+// volumeStream is the meter's `watch` exec: the latest measurement of the
+// strict profile's volumes, kept as the meter prints them. Reading it
+// costs no call to the daemon, so a loaded daemon does not make the
+// measurement late (a fast writer went 650 MiB past a 384 MiB cap while
+// one exec per measurement waited on the daemon).
+type volumeStream struct {
+	changed chan struct{} // a new measurement (buffered, coalesced)
+	first   chan struct{} // closed at the first measurement or the end
+	ended   chan struct{} // closed when the stream ends
+	close   func()
+
+	mu        sync.Mutex
+	total     int64
+	walk      time.Duration
+	have      bool
+	err       error // why the stream ended
+	firstOnce sync.Once
+}
+
+// watch starts the meter's `watch` exec. Close the stream when the run's
+// command has ended.
+func (m *diskMeter) watch(ctx context.Context, s Spec) (*volumeStream, error) {
+	args := append([]string{meterBinDir + "/" + MeterProgram, "watch",
+		strconv.FormatInt(int64(s.DiskPoll), 10), strconv.FormatInt(s.Disk, 10)}, StrictWritableDirs...)
 	ex, err := m.d.ContainerExecCreate(ctx, m.id, container.ExecOptions{
 		User: meterUser, Cmd: args, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
-		return 0, 0, fmt.Errorf("create disk meter exec: %w", err)
+		return nil, fmt.Errorf("create disk meter exec: %w", err)
 	}
 	att, err := m.d.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
 	if err != nil {
-		return 0, 0, fmt.Errorf("start disk meter exec: %w", err)
+		return nil, fmt.Errorf("start disk meter exec: %w", err)
 	}
-	defer att.Close()
-	go func() { <-ctx.Done(); att.Close() }()
-	var out, errOut bytes.Buffer
-	if _, err := stdcopy.StdCopy(&out, &errOut, io.LimitReader(att.Reader, 64<<10)); err != nil && ctx.Err() == nil {
-		return 0, 0, fmt.Errorf("read disk meter: %w", err)
+	v := &volumeStream{
+		changed: make(chan struct{}, 1), first: make(chan struct{}), ended: make(chan struct{}),
 	}
-	var total, walk int64
-	var unreadable int
-	if _, err := fmt.Sscanf(strings.TrimSpace(out.String()), "%d %d %d", &total, &unreadable, &walk); err != nil {
-		return 0, 0, fmt.Errorf("read disk meter output %q: %v (%s)", clipString(out.String(), 200), err, clipString(errOut.String(), 200))
+	var once sync.Once
+	v.close = func() { once.Do(att.Close) }
+	pr, pw := io.Pipe()
+	var errOut bytes.Buffer
+	go func() {
+		_, err := stdcopy.StdCopy(pw, &limitedBuffer{b: &errOut, max: 4 << 10}, att.Reader)
+		pw.CloseWithError(err)
+	}()
+	go func() {
+		defer close(v.ended)
+		defer v.firstOnce.Do(func() { close(v.first) })
+		defer pr.Close()
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			var total, walk int64
+			var unreadable int
+			if _, err := fmt.Sscanf(sc.Text(), "%d %d %d", &total, &unreadable, &walk); err != nil {
+				v.end(fmt.Errorf("read disk meter output %q: %v", clipString(sc.Text(), 200), err))
+				return
+			}
+			v.mu.Lock()
+			v.total, v.walk, v.have = total, time.Duration(walk), true
+			v.mu.Unlock()
+			v.firstOnce.Do(func() { close(v.first) })
+			select {
+			case v.changed <- struct{}{}:
+			default:
+			}
+		}
+		err := sc.Err()
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		v.end(fmt.Errorf("disk meter stopped (%s): %w", clipString(strings.TrimSpace(errOut.String()), 200), err))
+	}()
+	return v, nil
+}
+
+func (v *volumeStream) end(err error) {
+	v.mu.Lock()
+	v.err = err
+	v.mu.Unlock()
+	v.close()
+}
+
+// latest is a measureFunc: the bytes the volumes held at the meter's last
+// measurement and what that walk took, waiting for the first one.
+func (v *volumeStream) latest(ctx context.Context) (int64, time.Duration, error) {
+	select {
+	case <-v.first:
+	case <-ctx.Done():
+		return 0, 0, ctx.Err()
 	}
-	return total, time.Duration(walk), nil
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.err != nil {
+		return 0, 0, v.err
+	}
+	return v.total, v.walk, nil
+}
+
+// limitedBuffer keeps the first max bytes written to it.
+type limitedBuffer struct {
+	b   *bytes.Buffer
+	max int
+	mu  sync.Mutex
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if room := l.max - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
 
 // remove removes the meter container (and its binary volume).

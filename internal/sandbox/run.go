@@ -118,6 +118,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		return res, err
 	}
 	var volumes measureFunc
+	var wake <-chan struct{}
 	if s.Profile == ProfileStrict {
 		// Removed before the sandbox container (defers run last first):
 		// it holds the volumes.
@@ -133,10 +134,15 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		if merr != nil {
 			return res, merr
 		}
-		volumes = m.measure
+		vs, werr := m.watch(ctx, s)
+		if werr != nil {
+			return res, werr
+		}
+		defer vs.close()
+		volumes, wake = vs.latest, vs.changed
 	}
 
-	delivered, execErr := execute(ctx, d, created.ID, s, res, volumes)
+	delivered, execErr := execute(ctx, d, created.ID, s, res, volumes, wake)
 	done = phase(timing.Signals)
 	unchanged := readSignals(d, created.ID, s, res)
 	done()
@@ -160,7 +166,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 // execute runs the command with the timeout, streams the transcript to
 // OnTranscript, and kills the container when the timeout or ctx ends the
 // run first.
-func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volumes measureFunc) (delivered int64, err error) {
+func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volumes measureFunc, wake <-chan struct{}) (delivered int64, err error) {
 	started := res.Phases.Start(timing.RunnerStart, s.Now)
 	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
 		User:         s.User,
@@ -201,7 +207,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volu
 	hit := make(chan struct{})
 	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
 	watched := make(chan diskWatch, 1)
-	go func() { watched <- watchDisk(watchCtx, d, id, s, volumes, hit) }()
+	go func() { watched <- watchDisk(watchCtx, d, id, s, volumes, wake, hit) }()
 
 	timer := time.NewTimer(s.Timeout)
 	defer timer.Stop()
