@@ -61,6 +61,7 @@ var commandRules = []commandRule{
 	{"placeholder", placeholderRule},
 	{"unset-variable", unsetVariable},
 	{"missing-input", missingInput},
+	{"made-by-skipped", madeBySkipped},
 	{"unknown-program", unknownProgram},
 	{"install", installRule},
 }
@@ -109,6 +110,7 @@ func (pl *planner) runHinted(b readme.Block, c candidate, base Decision) Entry {
 // would have set are noted as not set.
 func (pl *planner) skip(x *cmd, d Decision) (Entry, bool) {
 	pl.noteInstalls(x.c, d.Reason)
+	pl.noteUnmade(x)
 	for _, a := range assignments(x.cmds) {
 		if name, _, ok := strings.Cut(a, "="); ok && pl.seen.unset[name] == 0 {
 			pl.seen.unset[name] = x.c.line

@@ -11,6 +11,36 @@ import (
 // the directory the session is in.
 var inputCases = []planCase{
 	{
+		name: "what only a skipped line would write does not exist for the lines after it",
+		rule: "made-by-skipped",
+		readme: here.Doc(`
+			## Usage
+
+			~~~sh
+			tool scan --format json my-project/ > report.json
+			jq '.findings' report.json
+			cp report.json /tmp/report.json
+			tool scan --format json . > local.json
+			jq '.findings' local.json
+			~~~
+
+			~~~sh
+			curl -O https://acme.dev/samples/sample.wav
+			tool play sample.wav
+			~~~
+		`),
+		repo: repoWith("acme/tool", "tool", "samples/README.md"),
+		want: here.Doc(`
+			4 skip placeholder tool scan --format json my-project/ > report.json
+			5 skip missing-input jq '.findings' report.json
+			6 skip missing-input cp report.json /tmp/report.json
+			7 probe command tool scan --format json . > local.json
+			8 probe command jq '.findings' local.json
+			12 probe command curl -O https://acme.dev/samples/sample.wav
+			13 probe command tool play sample.wav
+		`),
+	},
+	{
 		name: "files the repository lacks and no earlier command makes",
 		rule: "missing-input",
 		readme: here.Doc(`

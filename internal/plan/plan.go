@@ -232,6 +232,7 @@ type session struct {
 	cloned      map[string]bool   // tools "installed" by a clone of this repository linked to the checkout
 	cloneDirs   map[string]bool   // where a skipped clone of this repository would have gone
 	notMade     map[string]int    // clone directories not made (the clone was an alternative), by line
+	unmade      map[string]int    // files only skipped lines would have written, by the line of the first
 	images      map[string]bool   // Docker images of this project built by a skipped command
 	mentioned   map[string]bool   // words of the commands that run so far
 	defined     map[string]bool   // functions and aliases the commands that run so far define
@@ -253,7 +254,7 @@ type session struct {
 }
 
 func newSession() session {
-	return session{installed: map[string]int{}, cloned: map[string]bool{}, cloneDirs: map[string]bool{}, notMade: map[string]int{},
+	return session{installed: map[string]int{}, cloned: map[string]bool{}, cloneDirs: map[string]bool{}, notMade: map[string]int{}, unmade: map[string]int{},
 		images: map[string]bool{}, mentioned: map[string]bool{}, defined: map[string]bool{}, unset: map[string]int{}, downloads: map[string]string{}}
 }
 

@@ -35,6 +35,11 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 			}
 		}
 	}
+	if section && pl.reinstalls(b, es) {
+		// The project is installed already: this block is another way
+		// to install it, which a person takes only when the first fails.
+		section = false
+	}
 	for i := range es {
 		e := &es[i]
 		if !e.Run {
@@ -74,4 +79,50 @@ func (pl *planner) commandResolves(e Entry) bool {
 	}
 	n := ss[0].name()
 	return n == "" || pl.resolve(strings.TrimSpace(n)) != unresolved
+}
+
+// reinstalls reports a block that installs the project when a block
+// before it already did (not by a clone, which is the checkout itself):
+// one whose install runs, or whose install was skipped as another way, so
+// that the block's other lines (a version variable, a chmod of what the
+// skipped download writes) belong to that other way.
+func (pl *planner) reinstalls(b readme.Block, es []Entry) bool {
+	earlier := false
+	for _, n := range pl.repo.Names {
+		if l := pl.seen.installed[n]; l > 0 && l < b.Line && !pl.seen.cloned[n] {
+			earlier = true
+		}
+	}
+	if !earlier {
+		return false
+	}
+	for _, e := range es {
+		if !e.Run && e.cause&causeAlternative != 0 {
+			return true // its install was skipped as another way: the rest goes with it
+		}
+		if !e.Run || e.Command == "" {
+			continue
+		}
+		ws := lex(e.command())
+		cmds := simples(ws)
+		var tools []string
+		for _, s := range cmds {
+			if ts, self, ok := installs(s, pl.repo); ok {
+				tools = append(tools, ts...)
+				if self {
+					return true
+				}
+			}
+		}
+		tools = append(tools, binInstalls(cmds)...)
+		if url, ok := pipesToShell(ws); ok && pl.urlNamesRepo(url) || pl.downloadsProject(cmds) {
+			return true
+		}
+		for _, t := range tools {
+			if pl.repo.is(t) {
+				return true
+			}
+		}
+	}
+	return false
 }

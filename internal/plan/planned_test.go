@@ -146,6 +146,33 @@ var plannedCases = []planCase{
 			17 probe command ls
 		`),
 	},
+	{
+		name: "the rest of a block whose install is another way is a probe",
+		readme: here.Doc(`
+			## Installation
+
+			~~~sh
+			curl -fsSL https://acme.dev/tool/install | sh
+			~~~
+
+			Or by hand:
+
+			~~~sh
+			VERSION=v1.2.0
+			curl -L "https://github.com/acme/tool/releases/download/${VERSION}/tool.tar.gz" | tar xz -C /usr/local/bin tool
+			chmod +rx /usr/local/bin/tool
+			curl -L https://github.com/acme/tool/releases/download/${VERSION}/tool-helper -o /usr/local/bin/tool-helper
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile"),
+		want: here.Doc(`
+			4 step command curl -fsSL https://acme.dev/tool/install | sh
+			10 probe command VERSION=v1.2.0
+			11 skip alternative curl -L "https://github.com/acme/tool/releases/download/${VERSION}/tool.tar.gz" | tar xz -C /usr/local/bin tool
+			12 skip missing-input chmod +rx /usr/local/bin/tool
+			13 probe command curl -L https://github.com/acme/tool/releases/download/${VERSION}/tool-helper -o /usr/local/bin/tool-helper
+		`),
+	},
 }
 
 func TestPlanned(t *testing.T) { testPlans(t, plannedCases) }
