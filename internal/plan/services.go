@@ -79,6 +79,10 @@ func uninstalls(cmds []simple, own func(string) bool) bool {
 		args := s.args()
 		for i, a := range args {
 			switch a {
+			case "--uninstall":
+				if own(path.Base(s.name())) {
+					return true // the project's own program undoing its set-up
+				}
 			case "uninstall", "reinstall", "remove", "purge", "autoremove":
 				switch n := path.Base(s.name()); n {
 				case "make", "npm", "pnpm", "yarn", "pip", "pip3", "pipx", "cargo", "gem", "apt", "apt-get", "dpkg", "brew", "snap", "uv":

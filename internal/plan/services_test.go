@@ -176,6 +176,8 @@ var serviceCases = []planCase{
 			croc uninstall
 			pip uninstall -y croc
 			tool remove thing
+			croc --uninstall --global
+			tool --uninstall
 			~~~
 		`),
 		repo: slugRepo("schollz/croc"),
@@ -185,6 +187,8 @@ var serviceCases = []planCase{
 			3 skip maintenance croc uninstall
 			4 skip maintenance pip uninstall -y croc
 			5 probe command tool remove thing
+			6 skip maintenance croc --uninstall --global
+			7 probe command tool --uninstall
 		`),
 	},
 	{
