@@ -313,8 +313,13 @@ func looksLikeFile(a string) bool {
 		domainRe.MatchString(a) || versionRe.MatchString(a) || strings.Contains(a, "...") {
 		return false
 	}
-	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./") || dotFileRe.MatchString(a)
+	return strings.Contains(strings.TrimPrefix(a, "./"), "/") || extRe.MatchString(a) || strings.HasPrefix(a, "./") || dotFileRe.MatchString(a) ||
+		capsStemRe.MatchString(a)
 }
+
+// capsStemRe is a file name with an upper-case stem and any extension:
+// FILE.zpln, INPUT.ipynb.bak, a README's stand-in for the reader's file.
+var capsStemRe = lazyre.New(`^[A-Z][A-Z0-9_]{2,}(\.[A-Za-z0-9]+)+$`)
 
 // packageVerbs are subcommands whose arguments name packages.
 var packageVerbs = toSet(`install i add get remove uninstall update upgrade up`)

@@ -11,6 +11,24 @@ import (
 // the directory the session is in.
 var inputCases = []planCase{
 	{
+		name: "a file named in capitals with any extension stands for the reader's",
+		readme: here.Doc(`
+			~~~sh
+			tool FILE.zpln
+			tool -f INPUT.ipynb.bak
+			tool NOTES.md
+			tool CHANGES.md
+			~~~
+		`),
+		repo: repoWith("acme/tool", "tool", "NOTES.md"),
+		want: here.Doc(`
+			2 skip missing-input tool FILE.zpln
+			3 skip missing-input tool -f INPUT.ipynb.bak
+			4 probe command tool NOTES.md
+			5 skip missing-input tool CHANGES.md
+		`),
+	},
+	{
 		name: "what only a skipped line would write does not exist for the lines after it",
 		rule: "made-by-skipped",
 		readme: here.Doc(`
