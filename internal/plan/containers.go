@@ -187,9 +187,36 @@ func ownDockerImage(pl *planner, x *cmd) (Entry, bool) {
 	return pass()
 }
 
+// clusterVerbs are the subcommands of a tool for Kubernetes that change
+// or read a cluster (`arkade install openfaas`, `tool apply -f x.yaml`);
+// its others (get, search, render, validate) work on this machine.
+var clusterVerbs = toSet(`install uninstall deploy undeploy apply delete upgrade rollout scale port-forward logs exec attach create destroy up down`)
+
+// clusterOpts are options that choose what part of a cluster a command
+// works on.
+var clusterOpts = toSet(`--namespace --kubeconfig --context --kube-context --cluster --all-namespaces`)
+
+// actsOnCluster reports a command that names a part of a cluster by an
+// option, or whose subcommand (its first argument that is not an option)
+// is a cluster verb.
+func actsOnCluster(s simple) bool {
+	for _, a := range s.args() {
+		if opt, _, _ := strings.Cut(a, "="); clusterOpts[opt] {
+			return true
+		}
+	}
+	for _, a := range s.args() {
+		if !strings.HasPrefix(a, "-") {
+			return clusterVerbs[a]
+		}
+	}
+	return false
+}
+
 // containerRule skips a command that needs a container engine or a
 // cluster: by its program, or because it runs the project's own program
-// and the README presents the project as a tool for Kubernetes.
+// with a subcommand that acts on a cluster and the README presents the
+// project as a tool for Kubernetes.
 func containerRule(pl *planner, x *cmd) (Entry, bool) {
 	if t := usesContainers(x.cmds); t != "" {
 		return pl.skip(x, because(KindContainer, "needs %s: the sandbox has no container engine", t))
@@ -203,7 +230,7 @@ func containerRule(pl *planner, x *cmd) (Entry, bool) {
 	}
 	if pl.readme.cluster {
 		for _, s := range x.cmds {
-			if pl.repo.is(path.Base(s.name())) && !s.onlyInfo() {
+			if pl.repo.is(path.Base(s.name())) && !s.onlyInfo() && actsOnCluster(s) {
 				return pl.skip(x, because(KindContainer, "runs %s, which the README presents as a tool for Kubernetes: it needs a cluster, and the sandbox has none", s.name()))
 			}
 		}

@@ -88,7 +88,7 @@ var containerCases = []planCase{
 		`),
 	},
 	{
-		name: "a tool the README presents as one for Kubernetes",
+		name: "a tool the README presents as one for Kubernetes: its subcommands that act on a cluster",
 		readme: here.Doc(`
 			# sealer
 
@@ -98,13 +98,19 @@ var containerCases = []planCase{
 
 			~~~sh
 			sealer --version
+			sealer get kubeseal@v0.24.0
+			sealer --namespace demo install controller
+			sealer apply -f sealed.yaml
 			sealer < secret.json > sealed.json
 			~~~
 		`),
-		repo: repoWith("acme/sealer", "secret.json"),
+		repo: repoWith("acme/sealer", "secret.json", "sealed.yaml"),
 		want: here.Doc(`
 			8 probe command sealer --version
-			9 skip container sealer < secret.json > sealed.json
+			9 probe command sealer get kubeseal@v0.24.0
+			10 skip container sealer --namespace demo install controller
+			11 skip container sealer apply -f sealed.yaml
+			12 probe command sealer < secret.json > sealed.json
 		`),
 	},
 	{
