@@ -174,13 +174,31 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 		return t, false
 	case templateRe.MatchString(bare):
 		return bare, false // quoted, {{ … }} is a template the command reads (--format '{{.Name}}')
-	case i > 0 && numberedRe.MatchString(firstField(t)), exampleNameRe.MatchString(t), userHostRe.MatchString(bare) && i > 0:
+	case i > 0 && numberedRe.MatchString(firstField(t)), exampleNameRe.MatchString(t), userHostRe.MatchString(bare) && i > 0,
+		i > 0 && readersPath(t):
 		return t, false
 	case i > 0 && capsRe.MatchString(bare) && bare == t && len(t) >= 3 && !capsWords[strings.TrimSuffix(t, "...")] &&
 		!caseCommands[s.name()]:
 		return t, looksLikeSynopsis(s)
 	}
 	return "", false
+}
+
+// systemDirs are the top-level directories of a Linux system (and of
+// the sandbox); an absolute path under any other (/Users/me/code,
+// /user/path/to/code, /MyDirectory) is the README author's or reader's
+// own machine.
+var systemDirs = toSet(`bin boot dev etc home lib lib32 lib64 libx32 media mnt opt proc root run sbin srv sys tmp usr var workspace nix snap`)
+
+// readersPath reports an absolute path whose first directory no Linux
+// system has.
+func readersPath(t string) bool {
+	if !strings.HasPrefix(t, "/") || strings.ContainsAny(t, "$*?{}") {
+		return false
+	}
+	rel := strings.TrimPrefix(t, "/")
+	first, _, _ := strings.Cut(rel, "/")
+	return first != "" && fileArgRe.MatchString(rel) && !systemDirs[first]
 }
 
 // looksLikeSynopsis reports a usage line: [options], <arg>, FILE...

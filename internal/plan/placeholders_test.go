@@ -10,6 +10,28 @@ import (
 // example names.
 var placeholderCases = []planCase{
 	{
+		name: "an absolute path on the author's or reader's own machine",
+		readme: here.Doc(`
+			~~~sh
+			tool --file /user/tf/example.tf
+			tool -d /Users/me/code/infra
+			tool -d /MyDirectory
+			tool -d /tmp
+			tool --log /var/log/tool.log
+			tool -x /user/@status
+			~~~
+		`),
+		opts: Options{Programs: programsWith("tool")},
+		want: here.Doc(`
+			2 skip placeholder tool --file /user/tf/example.tf
+			3 skip placeholder tool -d /Users/me/code/infra
+			4 skip placeholder tool -d /MyDirectory
+			5 probe command tool -d /tmp
+			6 probe command tool --log /var/log/tool.log
+			7 probe command tool -x /user/@status
+		`),
+	},
+	{
 		name:  "values to fill in and usage syntax",
 		wrong: "line 11 runs: ls|sort|uniq is a pipeline written without spaces (shapeOf takes the whole of it for its first word and calls the line output, so the allKnown exception in rawPlaceholder is never reached)",
 		rule:  "placeholder",
