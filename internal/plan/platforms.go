@@ -312,6 +312,9 @@ func platformTool(pl *planner, x *cmd) (Entry, bool) {
 		return pass()
 	}
 	for _, s := range x.cmds {
+		if pl.repo.is(path.Base(s.name())) {
+			continue // the project's own program: what the README is about
+		}
 		if p := commandPlatform(s, x.c.text); p != "" {
 			d := otherPlatform("%s", p)
 			if p == "Ubuntu PPA" {

@@ -11,6 +11,22 @@ import (
 // sentence before a block: blockrules_test.go.)
 var platformCases = []planCase{
 	{
+		name: "a package manager of another platform is not one in its own README",
+		readme: here.Doc(`
+			# vcpkg
+
+			~~~sh
+			vcpkg new --application
+			conan install .
+			~~~
+		`),
+		repo: repoWith("microsoft/vcpkg", "vcpkg", "bootstrap-vcpkg.sh"),
+		want: here.Doc(`
+			4 probe command vcpkg new --application
+			5 skip other-platform conan install .
+		`),
+	},
+	{
 		name:  "other platforms' package managers and syntax",
 		rule:  "other-platform-tool",
 		wrong: "line 20, a Windows path, is other-platform, not output (its capital first letter makes it text before any rule sees it)",
