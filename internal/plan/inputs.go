@@ -12,9 +12,6 @@ import (
 // What a command needs that the run may not have: a file, an archive, a
 // directory, a server on this machine; and the session's directory.
 
-// httpClients are programs whose argument names a server to talk to.
-var httpClients = toSet(`curl wget http https xh curlie httpie wrk hey ab siege vegeta k6 websocat wscat grpcurl`)
-
 // missingArchive returns the archive a `tar x` or `unzip` extracts when it
 // is not in the repository and no earlier command downloaded it (the README
 // says in prose to download it from a releases page), "" otherwise.
@@ -44,73 +41,6 @@ func (pl *planner) missingArchive(cmds []simple) string {
 	}
 	return ""
 }
-
-// localURL returns the URL or host of a server on this machine that a
-// client talks to (curl localhost:8080, ssh -p 23231 localhost, git clone
-// ssh://localhost:23231/repo, psql -h localhost), "" for none.
-func localURL(cmds []simple) string {
-	for _, s := range cmds {
-		name, args := path.Base(s.name()), s.args()
-		if u := localDatabaseURL(s); u != "" {
-			return u
-		}
-		switch {
-		case httpClients[name], name == "git" && len(args) > 0 && (args[0] == "clone" || args[0] == "push" || args[0] == "pull" || args[0] == "fetch" || args[0] == "remote"):
-			for _, a := range args {
-				if m := localURLRe.FindString(a); m != "" {
-					return m
-				}
-				if u, ok := strings.CutPrefix(a, "ssh://"); ok && localURLRe.MatchString("ssh://"+u[strings.IndexByte(u, '@')+1:]) {
-					return a // ssh://git@localhost:23231/repo
-				}
-			}
-		case dbClients[name] && !slices.Contains(args, "-h") && !slices.Contains(args, "--host") && !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "://") }):
-			return name + " (its default server on this machine)"
-		case dbClients[name] || name == "ssh":
-			for i, a := range args {
-				if i > 0 && (args[i-1] == "-h" || args[i-1] == "--host") && localHostRe.MatchString(a) {
-					return a
-				}
-				if host := a[strings.IndexByte(a, '@')+1:]; name == "ssh" && !strings.HasPrefix(a, "-") && localHostRe.MatchString(host) {
-					return a
-				}
-			}
-		}
-	}
-	return ""
-}
-
-var (
-	// localURLRe is a URL of this machine.
-	localURLRe = lazyre.New(`(?i)^(https?|wss?|ssh)://(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(:\d+)?|^(localhost|127\.0\.0\.1):\d+`)
-)
-
-// databaseURLRe is the URL of a database or message broker on this
-// machine: its host is this machine's, or empty (a Unix socket:
-// postgres://user@/db?host=/var/run/postgresql).
-var databaseURLRe = lazyre.New(`(?i)^(postgres(ql)?|mysql|mariadb|redis|rediss|mongodb|clickhouse|amqps?|nats|sqlserver|mssql|cockroachdb)://([^/@\s]*@)?(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])?([:/?]\S*)?$`)
-
-// localDatabaseURL returns a database URL on this machine that a command
-// gives a program or a variable (dbmate -u postgres://…@127.0.0.1/app,
-// DATABASE_URL=mysql://root@localhost/app), "" for none: whatever reads it
-// needs that server running.
-func localDatabaseURL(s simple) string {
-	for _, v := range append(slices.Clone(s.assign), s.args()...) { // export NAME=value is an argument
-		if _, after, ok := strings.Cut(v, "="); ok && !strings.Contains(v[:len(v)-len(after)], "://") {
-			v = after // NAME=value, --url=value
-		}
-		if v = strings.Trim(v, `"'`); databaseURLRe.MatchString(v) {
-			return v
-		}
-	}
-	return ""
-}
-
-// localHostRe is this machine, as a client names it.
-var localHostRe = lazyre.New(`(?i)^(localhost|127\.0\.0\.1|0\.0\.0\.0|::1|\[::1\])$`)
-
-// dbClients are database clients whose -h names the server.
-var dbClients = toSet(`psql mysql mariadb redis-cli valkey-cli mongosh mongo clickhouse-client cqlsh`)
 
 // inLineData reports an argument that the command line itself gives as
 // data: `echo '{"foo":"bar"}' | json foo` reads the key foo of the JSON it
@@ -220,10 +150,13 @@ func (pl *planner) missingFile(cmds []simple) string {
 			}
 			continue
 		}
-		if notFileCommands[name] || notFileCommands[path.Base(name)] {
+		args := s.args()
+		if (notFileCommands[name] || notFileCommands[path.Base(name)]) && !gitFileVerb(name, args) {
 			continue
 		}
-		args := s.args()
+		if name == "git" {
+			args = args[1:] // the files after `git add`, `git apply`
+		}
 		if len(args) > 0 && packageVerbs[args[0]] {
 			continue // `clib install clibs/ms`: package names, not files
 		}
@@ -301,6 +234,16 @@ func (pl *planner) globMisses(a string) bool {
 		}
 	}
 	return true
+}
+
+// gitFileVerbs are git subcommands whose arguments are files of the
+// working tree or patches to read.
+var gitFileVerbs = toSet(`add apply am rm blame`)
+
+// gitFileVerb reports `git add FILE`, `git apply PATCH`: a git command
+// whose arguments name files.
+func gitFileVerb(name string, args []string) bool {
+	return name == "git" && len(args) > 0 && gitFileVerbs[args[0]]
 }
 
 // createVerbs are subcommands that make what their arguments name.

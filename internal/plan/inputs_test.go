@@ -11,6 +11,26 @@ import (
 // the directory the session is in.
 var inputCases = []planCase{
 	{
+		name: "git add and git apply name files",
+		readme: here.Doc(`
+			~~~sh
+			git add patches/left-pad+1.3.0.patch
+			git apply fixes/0001-fix.patch
+			git add docs/guide.md
+			git checkout v1.2.0
+			git add .
+			~~~
+		`),
+		repo: repoWith("acme/tool", "docs/guide.md"),
+		want: here.Doc(`
+			2 skip missing-input git add patches/left-pad+1.3.0.patch
+			3 skip missing-input git apply fixes/0001-fix.patch
+			4 probe command git add docs/guide.md
+			5 probe command git checkout v1.2.0
+			6 probe command git add .
+		`),
+	},
+	{
 		name: "a file named in capitals with any extension stands for the reader's",
 		readme: here.Doc(`
 			~~~sh
