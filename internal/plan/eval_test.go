@@ -129,6 +129,11 @@ type score struct {
 	runBoth, runPlan, runLabel int // lines both run, the plan runs, the person runs
 	steps, stepsRight          int // lines the plan runs as steps, of them labelled run
 	agree                      int
+	// safe are the READMEs none of whose steps is a line the person does
+	// not run (a step's failure fails the run, so only there can a wrong
+	// line fail a verdict); untested those where the person runs a line
+	// and the plan runs none.
+	safe, untested int
 }
 
 func (s score) precision() float64 { return pct(s.runBoth, s.runPlan) }
@@ -145,9 +150,9 @@ func pct(a, b int) float64 {
 }
 
 func (s score) String() string {
-	return fmt.Sprintf("%d READMEs, %d decisions: precision %.1f%% (%d of %d the plan runs), recall %.1f%% (%d of %d the person runs), steps labelled run %.1f%% (%d of %d), agreement %.1f%%",
+	return fmt.Sprintf("%d READMEs, %d decisions: precision %.1f%% (%d of %d the plan runs), recall %.1f%% (%d of %d the person runs), steps labelled run %.1f%% (%d of %d), agreement %.1f%%; READMEs with no step a person would not run %d, with nothing run that a person runs %d",
 		s.readmes, s.decisions, s.precision(), s.runBoth, s.runPlan, s.recall(), s.runBoth, s.runLabel,
-		s.stepPrecision(), s.stepsRight, s.steps, pct(s.agree, s.decisions))
+		s.stepPrecision(), s.stepsRight, s.steps, pct(s.agree, s.decisions), s.safe, s.untested)
 }
 
 // disagreement is one line where plan and person differ.
@@ -182,6 +187,7 @@ func evaluate(t *testing.T, set []labelled) (score, []disagreement) {
 	for _, r := range set {
 		p := planFile(t, r.readme)
 		s.readmes++
+		before := s
 		labelled := map[int]bool{}
 		for _, l := range r.labels {
 			labelled[l.line] = true
@@ -236,6 +242,12 @@ func evaluate(t *testing.T, set []labelled) (score, []disagreement) {
 				ds = append(ds, disagreement{readme: r.name, label: label{line: e.Line, kind: "unlabelled"}, entry: e})
 			}
 		}
+		if s.steps-before.steps == s.stepsRight-before.stepsRight {
+			s.safe++
+		}
+		if s.runLabel > before.runLabel && s.runBoth == before.runBoth {
+			s.untested++
+		}
 	}
 	return s, ds
 }
@@ -280,9 +292,6 @@ func TestEvalTraining(t *testing.T) {
 func TestEvalTestHalf(t *testing.T) {
 	t.Parallel()
 	_, test := corpusHalves(t)
-	if len(test) == 0 {
-		t.Skip("no labelled corpus yet")
-	}
 	s, _ := evaluate(t, test)
 	t.Logf("test half: %s", s)
 	assert.Assert(t, s.readmes >= evalMinReadmes, "test half READMEs went missing: %d", s.readmes)
