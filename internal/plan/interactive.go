@@ -59,6 +59,9 @@ func interactive(cmds []simple) string {
 	if opensREPL(s, len(cmds) > 1 && cmds[len(cmds)-2].piped) {
 		return name + " (a REPL)"
 	}
+	if g := generator(name, args); g != "" {
+		return g + " (a project generator, which asks its questions on the terminal)"
+	}
 	switch name {
 	case "$EDITOR", "${EDITOR}", "$VISUAL", "${VISUAL}":
 		return "an editor (" + name + ")"
@@ -78,6 +81,43 @@ func interactive(cmds []simple) string {
 		}
 		if pos <= 1 {
 			return name
+		}
+	}
+	return ""
+}
+
+// generator names a project generator that asks for the new project's
+// name and options (`npm create hono@latest`, `npx create-react-app`,
+// `cargo generate`, `deno run -A jsr:@fresh/init`), "" for other commands
+// and for one told to take its defaults (-y, --yes, cargo generate's
+// --name).
+func generator(name string, args []string) string {
+	if slices.Contains(args, "-y") || slices.Contains(args, "--yes") || slices.Contains(args, "--defaults") {
+		return ""
+	}
+	switch name {
+	case "npm", "pnpm", "yarn", "bun":
+		if len(args) > 1 && (args[0] == "create" || args[0] == "init" && !strings.HasPrefix(args[1], "-")) {
+			return name + " " + args[0]
+		}
+	case "npx", "pnpx", "bunx":
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				if strings.HasPrefix(npmTool(a), "create-") {
+					return name + " " + npmTool(a)
+				}
+				break
+			}
+		}
+	case "cargo":
+		if len(args) > 0 && args[0] == "generate" && !slices.ContainsFunc(args, func(a string) bool { return a == "--name" || strings.HasPrefix(a, "--name=") }) {
+			return "cargo generate"
+		}
+	case "deno":
+		for _, a := range args {
+			if strings.HasPrefix(a, "jsr:@") && strings.HasSuffix(a, "/init") || strings.HasPrefix(a, "npm:create-") {
+				return "deno run " + a
+			}
 		}
 	}
 	return ""

@@ -10,6 +10,31 @@ import (
 // What needs a person at a terminal, and what never ends by itself.
 var interactiveCases = []planCase{
 	{
+		name: "a project generator asks its questions on the terminal",
+		readme: here.Doc(`
+			~~~sh
+			npm create hono@latest
+			npm init vite my-app
+			npx create-react-app my-app
+			npm create vite@latest demo -- --template react --yes
+			cargo generate gh:acme/template
+			cargo generate gh:acme/template --name demo
+			deno run -Ar jsr:@fresh/init
+			npm init -y
+			~~~
+		`),
+		want: here.Doc(`
+			2 skip interactive npm create hono@latest
+			3 skip interactive npm init vite my-app
+			4 skip interactive npx create-react-app my-app
+			5 probe command npm create vite@latest demo -- --template react --yes
+			6 skip interactive cargo generate gh:acme/template
+			7 probe command cargo generate gh:acme/template --name demo
+			8 skip interactive deno run -Ar jsr:@fresh/init
+			9 probe command npm init -y
+		`),
+	},
+	{
 		name:  "programs that need a terminal",
 		wrong: "line 14 runs: tmux new -d starts a detached session, with no terminal (interactive() returns early for tmux new, before the -d its first loop allows)",
 		rule:  "interactive",
