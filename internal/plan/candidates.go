@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"path"
 	"strings"
 
@@ -31,6 +32,7 @@ func scriptCandidates(ls []readme.Line) []candidate {
 	var cur *candidate
 	var sc readme.Scanner
 	comment, lastWasComment := "", false
+	output := false // after a "# Output:" comment, until a blank line or another comment
 	for _, l := range ls {
 		if cur != nil {
 			cur.text += "\n" + l.Text
@@ -46,9 +48,10 @@ func scriptCandidates(ls []readme.Line) []candidate {
 		t := strings.TrimSpace(l.Text)
 		switch {
 		case t == "":
-			comment, lastWasComment = "", false
+			comment, lastWasComment, output = "", false, false
 			continue
 		case strings.HasPrefix(t, "#"):
+			output = outputMarkRe.MatchString(t)
 			if lastWasComment {
 				comment += "\n" + t
 			} else {
@@ -59,6 +62,9 @@ func scriptCandidates(ls []readme.Line) []candidate {
 		}
 		lastWasComment = false
 		shape := shapeOf(l.Text)
+		if output {
+			shape = shapeText // what the command above prints
+		}
 		c := candidate{text: t, line: l.Line, endLine: l.Line, shape: shape, comment: comment}
 		if shape != shapeCommand {
 			out = append(out, c)
@@ -201,3 +207,7 @@ func (pl *planner) usedAfter(file string, line int) int {
 	}
 	return 0
 }
+
+// outputMarkRe is a comment that introduces what the command above it
+// prints: "# Output:", "# => ", "# Result (abridged):".
+var outputMarkRe = lazyre.New(`(?i)^#+\s*(=>|->|output|outputs|result|results|returns|prints|response|stdout)\s*(\([^)]*\))?\s*:?\s*$`)

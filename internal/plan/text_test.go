@@ -136,6 +136,36 @@ func TestText(t *testing.T) { testPlans(t, textCases) }
 // blocks, text blocks that run the project, other languages.
 var candidateCases = []planCase{
 	{
+		name: "what a comment such as # Output: introduces is output, up to a blank line or another comment",
+		readme: here.Doc(`
+			~~~sh
+			echo '[1,2]' | jq 'map(. * 2)'
+			# Output:
+			[
+			    2,
+			    4
+			]
+
+			ls
+			# => README.md
+			# now count them
+			ls | wc -l
+			# output the version
+			jq --version
+			~~~
+		`),
+		want: here.Doc(`
+			2 probe command echo '[1,2]' | jq 'map(. * 2)'
+			4 skip output [
+			5 skip output 2,
+			6 skip output 4
+			7 skip output ]
+			9 probe command ls
+			12 probe command ls | wc -l
+			14 probe command jq --version
+		`),
+	},
+	{
 		name: "console prompts",
 		readme: here.Doc(`
 			~~~console
