@@ -379,6 +379,9 @@ func missingInput(pl *planner, x *cmd) (Entry, bool) {
 		if f := pl.missingArchive(x.head); f != "" {
 			return pl.skip(x, because(KindMissingInput, "extracts %s, which no earlier command downloads (a download the text describes)", f).with(causeArchive))
 		}
+		if ext := pl.searchFindsNothing(x.head); ext != "" {
+			return pl.skip(x, because(KindMissingInput, "searches for .%s files, and the checkout has none: an example for the reader's own files", ext))
+		}
 		if f := pl.missingFile(x.head); f != "" && !inLineData(x.c.text, f) {
 			return pl.skip(x, because(KindMissingInput, "refers to %s, which is not in the repository and which no earlier command creates: an example, not a step", f))
 		}

@@ -11,6 +11,31 @@ import (
 // the directory the session is in.
 var inputCases = []planCase{
 	{
+		name: "a search for files of an extension the checkout has none of",
+		readme: here.Doc(`
+			~~~sh
+			fd -e zip -x unzip
+			fd -e md
+			fd -e h -e cpp -x clang-format -i
+			fd -e rs -e toml
+			fd -e pdf . ~/Documents
+			find . -name '*.ipynb' -exec nbstripout {} +
+			find . -name '*.md'
+			~~~
+		`),
+		repo: repoWith("acme/tool", "docs/guide.md", "src/main.rs"),
+		opts: Options{Programs: programsWith("fd", "nbstripout")},
+		want: here.Doc(`
+			2 skip missing-input fd -e zip -x unzip
+			3 probe command fd -e md
+			4 skip missing-input fd -e h -e cpp -x clang-format -i
+			5 probe command fd -e rs -e toml
+			6 probe command fd -e pdf . ~/Documents
+			7 skip missing-input find . -name '*.ipynb' -exec nbstripout {} +
+			8 probe command find . -name '*.md'
+		`),
+	},
+	{
 		name: "git add and git apply name files",
 		readme: here.Doc(`
 			~~~sh

@@ -51,6 +51,18 @@ func (r Repo) FilesKnown() bool { return len(r.Files) >= 3 }
 
 func (r Repo) hasFile(p string) bool { return r.Files[strings.TrimSuffix(path.Clean(p), "/")] }
 
+// hasExt reports a file of the repository with the extension (zip,
+// ipynb), in any case.
+func (r Repo) hasExt(ext string) bool {
+	suffix := "." + strings.ToLower(strings.TrimPrefix(ext, "."))
+	for f := range r.Files {
+		if strings.HasSuffix(strings.ToLower(f), suffix) {
+			return true
+		}
+	}
+	return false
+}
+
 // AddFiles records repository paths and their parent directories.
 func (r *Repo) AddFiles(paths ...string) {
 	if r.Files == nil {
