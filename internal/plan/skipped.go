@@ -2,6 +2,7 @@ package plan
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -52,8 +53,8 @@ func writtenBy(cmds []simple) []string {
 		case "mkdir", "touch", "tee":
 			out = append(out, operands...)
 		case "curl", "wget":
-			saves := name == "wget" && !slicesHas(args, "-O") && !slicesHas(args, "-qO-")
-			saves = saves || name == "curl" && (slicesHas(args, "-O") || slicesHas(args, "--remote-name") || hasShortFlag(args, 'O'))
+			saves := name == "wget" && !slices.Contains(args, "-O") && !slices.Contains(args, "-qO-")
+			saves = saves || name == "curl" && (slices.Contains(args, "-O") || slices.Contains(args, "--remote-name") || hasShortFlag(args, 'O'))
 			if saves {
 				for _, a := range operands {
 					if u, _, _ := strings.Cut(a, "?"); urlRe.MatchString(u) {
@@ -81,15 +82,6 @@ func hasTargetDirOpt(args []string) bool {
 func hasShortFlag(args []string, f byte) bool {
 	for _, a := range args {
 		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], f) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func slicesHas(args []string, a string) bool {
-	for _, x := range args {
-		if x == a {
 			return true
 		}
 	}
