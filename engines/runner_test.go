@@ -73,8 +73,8 @@ func TestMarkdownOutputNamesNoRunnerFile(t *testing.T) {
 		assert.Assert(t, !strings.Contains(c.Output+l.OutcomeReason, bad), "%q leaks the runner (%s)", c.Output, bad)
 	}
 	// A syntax error in eval'd text and a failed cd read as bash prints them.
-	l, _ = runLocal(t, MarkdownName, readmePlan("<!-- readme2demo: continue-on-error -->\n```sh\ncd /no/such/dir\nif then\n```\n"), nil)
-	assert.Equal(t, l.Commands[0].Output, "bash: cd: /no/such/dir: No such file or directory\n")
+	l, _ = runLocal(t, MarkdownName, readmePlan("<!-- readme2demo: continue-on-error -->\n```sh\ncd /tmp/no/such/dir\nif then\n```\n"), nil)
+	assert.Equal(t, l.Commands[0].Output, "bash: cd: /tmp/no/such/dir: No such file or directory\n")
 	assert.Assert(t, strings.HasPrefix(l.Commands[1].Output, "bash: syntax error near unexpected token `then'"), l.Commands[1].Output)
 }
 
@@ -148,9 +148,9 @@ func TestMarkdownCheckOutput(t *testing.T) {
 
 func TestMarkdownExitHint(t *testing.T) {
 	t.Parallel()
-	md := "<!-- readme2demo: exit=2 -->\n```sh\necho setup\nls /no/such/file\n```\n\n```sh\necho after\n```\n"
+	md := "<!-- readme2demo: exit=2 -->\n```sh\necho setup\nls /tmp/no-such-file\n```\n\n```sh\necho after\n```\n"
 	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
-	assert.DeepEqual(t, cmdSummary(l), []string{"3 echo setup => 0 ok", "4 ls /no/such/file => 2 failed", "8 echo after => 0 ok"})
+	assert.DeepEqual(t, cmdSummary(l), []string{"3 echo setup => 0 ok", "4 ls /tmp/no-such-file => 2 failed", "8 echo after => 0 ok"})
 	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess, l.OutcomeReason)
 
 	md = "<!-- readme2demo: exit=3 -->\n```sh\ntrue\n```\n\n```sh\necho after\n```\n"

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/containerpath"
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
@@ -184,11 +185,18 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 	return "", false
 }
 
-// systemDirs are the top-level directories of a Linux system (and of
-// the sandbox); an absolute path under any other (/Users/me/code,
-// /user/path/to/code, /MyDirectory) is the README author's or reader's
-// own machine.
-var systemDirs = toSet(`bin boot dev etc home lib lib32 lib64 libx32 media mnt opt proc root run sbin srv sys tmp usr var workspace nix snap`)
+// systemDirs are the top-level directories of a Linux system and of the
+// sandbox (its workspace and run directory); an absolute path under any
+// other (/Users/me/code, /user/path/to/code, /MyDirectory) is the README
+// author's or reader's own machine.
+var systemDirs = func() map[string]bool {
+	dirs := toSet(`bin boot dev etc home lib lib32 lib64 libx32 media mnt opt proc root run sbin srv sys tmp usr var nix snap`)
+	for _, p := range []string{containerpath.Workspace, containerpath.RunDir, containerpath.AgentHome} {
+		first, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+		dirs[first] = true
+	}
+	return dirs
+}()
 
 // readersPath reports an absolute path whose first directory no Linux
 // system has.

@@ -17,7 +17,7 @@ var placeholderCases = []planCase{
 			tool -d /Users/me/code/infra
 			tool -d /MyDirectory
 			tool -d /tmp
-			tool --log /var/log/tool.log
+			tool --log /readme2demo/tool.log
 			tool -x /user/@status
 			~~~
 		`),
@@ -27,7 +27,7 @@ var placeholderCases = []planCase{
 			3 skip placeholder tool -d /Users/me/code/infra
 			4 skip placeholder tool -d /MyDirectory
 			5 probe command tool -d /tmp
-			6 probe command tool --log /var/log/tool.log
+			6 probe command tool --log /readme2demo/tool.log
 			7 probe command tool -x /user/@status
 		`),
 	},
