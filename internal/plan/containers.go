@@ -54,6 +54,25 @@ func usesContainers(cmds []simple) string {
 	return ""
 }
 
+// clientInfoOnly reports commands whose cluster clients (kubectl, helm,
+// k9s) only print their version or help, and are the project itself or
+// installed by an earlier line: no cluster is needed for that.
+func (pl *planner) clientInfoOnly(cmds []simple) bool {
+	clients := 0
+	for _, s := range cmds {
+		n := path.Base(s.name())
+		t := containerTools[n]
+		if t == "" {
+			continue
+		}
+		if !strings.Contains(t, "cluster") || !s.onlyInfo() || !pl.repo.is(n) && pl.seen.installed[n] == 0 {
+			return false
+		}
+		clients++
+	}
+	return clients > 0
+}
+
 // entersContainer reports a container command that leaves the reader
 // typing inside the container: `docker run -it IMAGE` or `docker compose
 // run SERVICE` with no command after the image or service, or one that is a
@@ -218,7 +237,7 @@ func actsOnCluster(s simple) bool {
 // with a subcommand that acts on a cluster and the README presents the
 // project as a tool for Kubernetes.
 func containerRule(pl *planner, x *cmd) (Entry, bool) {
-	if t := usesContainers(x.cmds); t != "" {
+	if t := usesContainers(x.cmds); t != "" && !pl.clientInfoOnly(x.cmds) {
 		return pl.skip(x, because(KindContainer, "needs %s: the sandbox has no container engine", t))
 	}
 	if pl.readme.device != "" {

@@ -10,6 +10,30 @@ import (
 // the lines typed inside a container it would have entered.
 var containerCases = []planCase{
 	{
+		name: "a cluster client that only prints its version or help needs no cluster",
+		readme: here.Doc(`
+			# k9s
+
+			~~~sh
+			go install github.com/derailed/k9s@latest
+			k9s version
+			k9s help
+			k9s -n demo
+			kubectl version --client
+			helm --help
+			~~~
+		`),
+		repo: repoWith("derailed/k9s", "go.mod"),
+		want: here.Doc(`
+			4 probe command go install github.com/derailed/k9s@latest
+			5 probe command k9s version
+			6 probe command k9s help
+			7 skip container k9s -n demo
+			8 skip container kubectl version --client
+			9 skip container helm --help
+		`),
+	},
+	{
 		name: "commands that need a container engine or a cluster",
 		rule: "container",
 		readme: here.Doc(`
