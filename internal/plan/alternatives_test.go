@@ -13,6 +13,25 @@ import (
 // and the steps that only build toward them, are alternatives.
 var alternativeCases = []planCase{
 	{
+		name: "a Python tool installed with its version after @ is the same tool",
+		readme: here.Doc(`
+			## Installation
+
+			~~~sh
+			uv tool install ruff@latest
+			~~~
+
+			~~~sh
+			pip install ruff
+			~~~
+		`),
+		repo: slugRepo("astral-sh/ruff"),
+		want: here.Doc(`
+			4 step command uv tool install ruff@latest
+			8 skip alternative pip install ruff
+		`),
+	},
+	{
 		name: "a Debian recipe after a generic install is another way",
 		readme: here.Doc(`
 			# vhs

@@ -255,7 +255,7 @@ func npmTool(p string) string {
 // pyTool is the distribution name without extras or version.
 func pyTool(p string) string {
 	p = strings.Trim(p, `'"`)
-	if i := strings.IndexAny(p, "[=<>~!;"); i >= 0 {
+	if i := strings.IndexAny(p, "[=<>~!;@"); i >= 0 {
 		p = p[:i]
 	}
 	return strings.ToLower(p)
