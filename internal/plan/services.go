@@ -232,6 +232,15 @@ func selfAdd(s simple, repo Repo) (string, bool) {
 				return a, true
 			}
 		}
+	case "uv", "poetry", "pdm", "rye", "pipenv":
+		if sub != "add" && !(name == "pipenv" && sub == "install") {
+			return "", false
+		}
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a, "-") && (repo.is(pyTool(a)) || repo.isPackage(pyTool(a))) {
+				return a, true // a dependency of the reader's Python project
+			}
+		}
 	case "cargo", "composer", "dotnet":
 		if !(name == "cargo" && sub == "add" || name == "composer" && sub == "require" || name == "dotnet" && sub == "add") {
 			return "", false

@@ -67,6 +67,9 @@ var serviceCases = []planCase{
 			bun add -d @types/bun
 			npm install --save-dev -g typescript
 			npm install typescript
+			uv add --dev tool
+			poetry add tool==1.2
+			uv add requests
 			~~~
 		`),
 		repo: func() Repo {
@@ -87,6 +90,9 @@ var serviceCases = []planCase{
 			11 skip library-use bun add -d @types/bun
 			12 probe command npm install --save-dev -g typescript
 			13 probe command npm install typescript
+			14 skip library-use uv add --dev tool
+			15 skip library-use poetry add tool==1.2
+			16 probe command uv add requests
 		`),
 	},
 	{
