@@ -10,6 +10,29 @@ import (
 // What needs a person at a terminal, and what never ends by itself.
 var interactiveCases = []planCase{
 	{
+		name: "a program the README pipes into reads standard input when a line gives it nothing",
+		readme: here.Doc(`
+			~~~sh
+			curl -s https://example.com | pretty
+			pretty > note.md
+			pretty notes.md
+			pretty --version
+			pretty < notes.md
+			other > out.txt
+			~~~
+		`),
+		repo: repoWith("acme/pretty", "notes.md"),
+		opts: Options{Programs: programsWith("pretty", "other")},
+		want: here.Doc(`
+			2 probe command curl -s https://example.com | pretty
+			3 skip interactive pretty > note.md
+			4 probe command pretty notes.md
+			5 probe command pretty --version
+			6 probe command pretty < notes.md
+			7 probe command other > out.txt
+		`),
+	},
+	{
 		name: "a project generator asks its questions on the terminal",
 		readme: here.Doc(`
 			~~~sh

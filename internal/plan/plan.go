@@ -224,6 +224,9 @@ type readmeFacts struct {
 	server  string
 	cluster bool
 	device  string // the hardware the opening says the project works with ("Android devices")
+	// filters are the programs some shell line of the README pipes into
+	// with no file argument (`curl … | bat`): they read standard input.
+	filters map[string]bool
 }
 
 // session is what the commands that run so far did, in README order.
@@ -270,6 +273,7 @@ func learnReadme(src []byte, doc *readme.Doc, repo Repo) readmeFacts {
 	intro := introText(src)
 	f.cluster = clusterIntroRe.MatchString(intro)
 	f.device = hardwareRe.FindString(plainText(intro))
+	f.filters = pipeFilters(doc)
 	return f
 }
 
