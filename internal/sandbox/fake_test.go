@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/longtest"
+	"github.com/readme2demo/readme2demo/internal/timing"
 
 	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
@@ -1002,4 +1003,68 @@ func (f *failAfter) Write(p []byte) (int, error) {
 	}
 	f.n++
 	return len(p), nil
+}
+
+// The strict profile starts the README's commands only once its disk
+// meter has measured: a meter that starts late on a loaded machine would
+// otherwise let a fast writer fill a gigabyte unmeasured (CI saw 1043 MiB
+// past a 384 MiB cap after 3 measurements).
+func TestCommandWaitsForTheMetersFirstMeasurement(t *testing.T) {
+	d := happyDocker(t)
+	d.create = func(_ *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
+		if name == meterName("r1") {
+			return container.CreateResponse{ID: "m1"}, nil
+		}
+		return container.CreateResponse{ID: "c1"}, nil
+	}
+	var mu sync.Mutex
+	var measured, commandAt time.Time
+	d.execCrt = func(o container.ExecOptions) (container.ExecCreateResponse, error) {
+		if len(o.Cmd) > 1 && o.Cmd[1] == "watch" {
+			return container.ExecCreateResponse{ID: "meter"}, nil
+		}
+		if len(o.Cmd) > 2 && o.Cmd[0] == "bash" {
+			mu.Lock()
+			commandAt = time.Now()
+			mu.Unlock()
+		}
+		return container.ExecCreateResponse{ID: "cmd"}, nil
+	}
+	ran := d.execAtt
+	d.execAtt = func(id string) (types.HijackedResponse, error) {
+		if id != "meter" {
+			return ran(id)
+		}
+		c1, c2 := net.Pipe()
+		go func() {
+			defer c2.Close()
+			time.Sleep(300 * time.Millisecond) // the meter's program starting on a loaded machine
+			mu.Lock()
+			measured = time.Now()
+			mu.Unlock()
+			w := stdcopy.NewStdWriter(c2, stdcopy.Stdout)
+			for {
+				if _, err := fmt.Fprintf(w, "0 0 1000\n"); err != nil {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+		return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
+	}
+	s := fakeSpec()
+	s.Profile = ProfileStrict
+	s.MeterBinary = os.Args[0]
+	s.Files = nil
+	s.Disk = 384 << 20
+	s.DiskPoll = 100 * time.Millisecond
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Assert(t, !commandAt.IsZero(), "the command never started")
+	assert.Check(t, !measured.IsZero(), "the run ended before the meter measured")
+	assert.Check(t, measured.IsZero() || !commandAt.Before(measured), "the command started %v before the meter's first measurement", measured.Sub(commandAt))
+	_, ok := res.Phases.Took(timing.Meter)
+	assert.Check(t, ok, "the wait is timed as the meter's phase")
 }

@@ -31,6 +31,10 @@ var (
 	removePoll    = time.Second
 )
 
+// meterFirstTimeout bounds the wait for the strict profile's disk meter to
+// measure once before the command starts.
+const meterFirstTimeout = 60 * time.Second
+
 // Timeouts of the steps that run on a fresh context after the run's own
 // context may have ended: the whole cleanup stays well inside the 10 s a
 // cancelled CI job allows.
@@ -140,6 +144,17 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		}
 		defer vs.close()
 		volumes, wake = vs.latest, vs.changed
+		// The README's commands start only once the meter measures: on a
+		// loaded machine its first measurement can come a second late,
+		// and a fast writer fills a gigabyte meanwhile (CI saw 1043 MiB
+		// past a 384 MiB cap after 3 measurements).
+		done = phase(timing.Meter)
+		err := firstMeasurement(ctx, vs)
+		done()
+		if err != nil {
+			res.Canceled = ctx.Err() != nil
+			return res, err
+		}
 	}
 
 	delivered, execErr := execute(ctx, d, created.ID, s, res, volumes, wake)
@@ -161,6 +176,21 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		s.OnTranscript(res.Transcript[delivered:])
 	}
 	return res, execErr
+}
+
+// firstMeasurement waits for the disk meter's first measurement (or the
+// end of its stream, whose error the watcher then reports).
+func firstMeasurement(ctx context.Context, vs *volumeStream) error {
+	t := time.NewTimer(meterFirstTimeout)
+	defer t.Stop()
+	select {
+	case <-vs.first:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("run agent: %w", context.Cause(ctx))
+	case <-t.C:
+		return fmt.Errorf("the disk meter made no measurement within %s: the README's commands were not started", meterFirstTimeout)
+	}
 }
 
 // execute runs the command with the timeout, streams the transcript to
