@@ -175,8 +175,7 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 		return t, false
 	case templateRe.MatchString(bare):
 		return bare, false // quoted, {{ … }} is a template the command reads (--format '{{.Name}}')
-	case i > 0 && numberedRe.MatchString(firstField(t)), exampleNameRe.MatchString(t), userHostRe.MatchString(bare) && i > 0,
-		i > 0 && readersPath(t):
+	case i > 0 && numberedRe.MatchString(firstField(t)), exampleNameRe.MatchString(t), userHostRe.MatchString(bare) && i > 0:
 		return t, false
 	case i > 0 && capsRe.MatchString(bare) && bare == t && len(t) >= 3 && !capsWords[strings.TrimSuffix(t, "...")] &&
 		!caseCommands[s.name()]:
@@ -186,9 +185,7 @@ func placeholderWord(w word, i int, s simple) (string, bool) {
 }
 
 // systemDirs are the top-level directories of a Linux system and of the
-// sandbox (its workspace and run directory); an absolute path under any
-// other (/Users/me/code, /user/path/to/code, /MyDirectory) is the README
-// author's or reader's own machine.
+// sandbox (its workspace and run directory).
 var systemDirs = func() map[string]bool {
 	dirs := toSet(`bin boot dev etc home lib lib32 lib64 libx32 media mnt opt proc root run sbin srv sys tmp usr var nix snap`)
 	for _, p := range []string{containerpath.Workspace, containerpath.RunDir, containerpath.AgentHome} {
@@ -198,15 +195,36 @@ var systemDirs = func() map[string]bool {
 	return dirs
 }()
 
-// readersPath reports an absolute path whose first directory no Linux
-// system has.
-func readersPath(t string) bool {
-	if !strings.HasPrefix(t, "/") || strings.ContainsAny(t, "$*?{}") {
-		return false
+// readersDirRe is the first directory of a path on the README author's or
+// reader's own machine: a capitalised one (/Users/me, /MyDirectory,
+// /Volumes/disk) or a stand-in (/user/path/to/code, /path/to/x,
+// /my-project).
+var readersDirRe = lazyre.New(`^([A-Z][\w.-]*|users?|path|(my|your|some)[\w.-]*)$`)
+
+// readersPath returns an argument that is an absolute path on the README
+// author's or reader's own machine (/Users/me/code, /user/path/to/code,
+// /MyDirectory): its first directory is no Linux system's, looks like a
+// person's, and no earlier command made it; "" for none.
+func (pl *planner) readersPath(cmds []simple) string {
+	for _, s := range cmds {
+		if n := path.Base(s.name()); n == "mkdir" || n == "touch" {
+			continue // it makes what it names
+		}
+		for _, a := range s.args() {
+			if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
+				a = v // --dockerfile-path=/Users/me/Dockerfile
+			}
+			if !strings.HasPrefix(a, "/") || strings.ContainsAny(a, "$*?{}") {
+				continue
+			}
+			rel := strings.TrimPrefix(a, "/")
+			first, _, _ := strings.Cut(rel, "/")
+			if first != "" && fileArgRe.MatchString(rel) && !systemDirs[first] && readersDirRe.MatchString(first) && !pl.madeUnder("/"+first) {
+				return a
+			}
+		}
 	}
-	rel := strings.TrimPrefix(t, "/")
-	first, _, _ := strings.Cut(rel, "/")
-	return first != "" && fileArgRe.MatchString(rel) && !systemDirs[first]
+	return ""
 }
 
 // looksLikeSynopsis reports a usage line: [options], <arg>, FILE...
@@ -317,6 +335,9 @@ func placeholderRule(pl *planner, x *cmd) (Entry, bool) {
 		}
 		return pl.skip(x, because(KindPlaceholder, "placeholder %s: a value to fill in", ph))
 	}
+	if p := pl.readersPath(x.head); p != "" && !x.funcDef {
+		return pl.skip(x, because(KindPlaceholder, "placeholder %s: a path on the README author's or reader's own machine", p))
+	}
 	if a := pl.exampleArg(x.head); a != "" && !x.funcDef && !inLineData(x.c.text, a) {
 		return pl.skip(x, because(KindPlaceholder, "example argument %s: an illustration, not a value for this run", a))
 	}
@@ -339,4 +360,15 @@ func unsetVariable(pl *planner, x *cmd) (Entry, bool) {
 		}
 	}
 	return pass()
+}
+
+// madeUnder reports a path at or under dir that an earlier command named
+// (`sudo mkdir -p /MyData/db`).
+func (pl *planner) madeUnder(dir string) bool {
+	for m := range pl.seen.mentioned {
+		if m == dir || strings.HasPrefix(m, dir+"/") {
+			return true
+		}
+	}
+	return false
 }

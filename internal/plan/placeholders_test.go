@@ -19,6 +19,10 @@ var placeholderCases = []planCase{
 			tool -d /tmp
 			tool --log /readme2demo/tool.log
 			tool -x /user/@status
+			tool --xpath /catalog/book
+			sudo mkdir -p /MyData/db
+			tool --dbpath /MyData/db
+			tool --dockerfile-path=/Users/me/Dockerfile
 			~~~
 		`),
 		opts: Options{Programs: programsWith("tool")},
@@ -29,6 +33,10 @@ var placeholderCases = []planCase{
 			5 probe command tool -d /tmp
 			6 probe command tool --log /readme2demo/tool.log
 			7 probe command tool -x /user/@status
+			8 probe command tool --xpath /catalog/book
+			9 probe command sudo mkdir -p /MyData/db
+			10 probe command tool --dbpath /MyData/db
+			11 skip placeholder tool --dockerfile-path=/Users/me/Dockerfile
 		`),
 	},
 	{
