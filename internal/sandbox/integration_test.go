@@ -424,9 +424,18 @@ func TestRunResourceBombsEndCleanly(t *testing.T) {
 }
 
 // Writing past the disk cap, in many files each under it (so the file-size
-// limit does not stop them), ends the run with Stopped = disk soon after
-// usage passes the cap: in the dev profile the container's layer is
-// measured, in the strict profile its volumes (the disk meter).
+// limit does not stop them), ends the run with Stopped = disk long before
+// the writer is done: in the dev profile the container's layer is
+// measured, in the strict profile its volumes (the disk meter). How far
+// past the cap the writer gets is the write speed times the time between
+// two measurements, which a loaded machine stretches (CI, with every
+// package's tests beside it, saw 660 to 790 MiB past the cap, where a
+// quiet machine sees under 130); SECURITY.md says so. That the watcher
+// acts at the first measurement past the cap, and that a slow daemon does
+// not delay the strict profile's check, is tested against the fake daemon
+// (TestDiskCapKillsTheContainerWhenUsagePassesIt,
+// TestDiskCapOfVolumesDoesNotWaitForASlowDaemon,
+// TestCommandWaitsForTheMetersFirstMeasurement).
 func TestRunDiskCapStopsTheRun(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	const capBytes = 384 << 20
@@ -446,8 +455,8 @@ func TestRunDiskCapStopsTheRun(t *testing.T) {
 			assert.Check(t, res.ExitCode == nil, "a stopped command has no exit code")
 			assert.Check(t, !strings.Contains(string(res.Transcript), "all written"))
 			assert.Check(t, res.Usage.DiskPeak > capBytes, "peak %d", res.Usage.DiskPeak)
-			// Stopped within a few measurements of passing the cap.
-			assert.Check(t, res.Usage.DiskPeak < capBytes+512<<20, "peak %d: the cap was passed by far", res.Usage.DiskPeak)
+			// Stopped well before the writer's 2.5 GiB were written.
+			assert.Check(t, res.Usage.DiskPeak < 2<<30, "peak %d: the cap did not stop the writer", res.Usage.DiskPeak)
 			assert.Check(t, time.Since(start) < 60*time.Second, "took %v", time.Since(start))
 			assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container (or the meter) was not removed")
 		})
