@@ -911,12 +911,6 @@ func TestDiskWatcherSecondMeasurementComesSoon(t *testing.T) {
 func TestDiskCapOfVolumesDoesNotWaitForASlowDaemon(t *testing.T) {
 	longtest.Require(t) // runs for real seconds against a fake daemon
 	d, _ := hangingDocker(t)
-	d.create = func(_ *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
-		if name == meterName("r1") {
-			return container.CreateResponse{ID: "m1"}, nil
-		}
-		return container.CreateResponse{ID: "c1"}, nil
-	}
 	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
 		if withSize {
 			time.Sleep(2 * time.Second) // a loaded daemon walking the layer
@@ -924,40 +918,13 @@ func TestDiskCapOfVolumesDoesNotWaitForASlowDaemon(t *testing.T) {
 		return inspected(0, true, false), nil
 	}
 	var watchArgs []string
-	d.execCrt = func(o container.ExecOptions) (container.ExecCreateResponse, error) {
+	// The meter measures every 10 ms a writer at 1 GiB/s.
+	meteredDocker(d, nil, func(since time.Duration) int64 { return int64(since.Seconds() * float64(1<<30)) }, func(o container.ExecOptions) {
 		if len(o.Cmd) > 1 && o.Cmd[1] == "watch" {
 			watchArgs = o.Cmd
-			return container.ExecCreateResponse{ID: "meter"}, nil
 		}
-		return container.ExecCreateResponse{ID: "cmd"}, nil
-	}
-	hang := d.execAtt
-	d.execAtt = func(id string) (types.HijackedResponse, error) {
-		if id != "meter" {
-			return hang(id)
-		}
-		// The meter measures every 10 ms a writer at 1 GiB/s.
-		c1, c2 := net.Pipe()
-		go func() {
-			defer c2.Close()
-			w := stdcopy.NewStdWriter(c2, stdcopy.Stdout)
-			start := time.Now()
-			for {
-				written := int64(time.Since(start).Seconds() * float64(1<<30))
-				if _, err := fmt.Fprintf(w, "%d 0 1000\n", written); err != nil {
-					return
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-		}()
-		return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
-	}
-	s := fakeSpec()
-	s.Profile = ProfileStrict
-	s.MeterBinary = os.Args[0]
-	s.Files = nil
-	s.Disk = 384 << 20
-	s.DiskPoll = 100 * time.Millisecond
+	})
+	s := strictFakeSpec()
 	s.Timeout = 20 * time.Second
 	start := time.Now()
 	res, err := Run(context.Background(), d, s)
@@ -1011,53 +978,22 @@ func (f *failAfter) Write(p []byte) (int, error) {
 // past a 384 MiB cap after 3 measurements).
 func TestCommandWaitsForTheMetersFirstMeasurement(t *testing.T) {
 	d := happyDocker(t)
-	d.create = func(_ *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
-		if name == meterName("r1") {
-			return container.CreateResponse{ID: "m1"}, nil
-		}
-		return container.CreateResponse{ID: "c1"}, nil
-	}
 	var mu sync.Mutex
 	var measured, commandAt time.Time
-	d.execCrt = func(o container.ExecOptions) (container.ExecCreateResponse, error) {
-		if len(o.Cmd) > 1 && o.Cmd[1] == "watch" {
-			return container.ExecCreateResponse{ID: "meter"}, nil
-		}
+	ready := func() {
+		time.Sleep(300 * time.Millisecond) // the meter's program starting on a loaded machine
+		mu.Lock()
+		measured = time.Now()
+		mu.Unlock()
+	}
+	meteredDocker(d, ready, func(time.Duration) int64 { return 0 }, func(o container.ExecOptions) {
 		if len(o.Cmd) > 2 && o.Cmd[0] == "bash" {
 			mu.Lock()
 			commandAt = time.Now()
 			mu.Unlock()
 		}
-		return container.ExecCreateResponse{ID: "cmd"}, nil
-	}
-	ran := d.execAtt
-	d.execAtt = func(id string) (types.HijackedResponse, error) {
-		if id != "meter" {
-			return ran(id)
-		}
-		c1, c2 := net.Pipe()
-		go func() {
-			defer c2.Close()
-			time.Sleep(300 * time.Millisecond) // the meter's program starting on a loaded machine
-			mu.Lock()
-			measured = time.Now()
-			mu.Unlock()
-			w := stdcopy.NewStdWriter(c2, stdcopy.Stdout)
-			for {
-				if _, err := fmt.Fprintf(w, "0 0 1000\n"); err != nil {
-					return
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-		}()
-		return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
-	}
-	s := fakeSpec()
-	s.Profile = ProfileStrict
-	s.MeterBinary = os.Args[0]
-	s.Files = nil
-	s.Disk = 384 << 20
-	s.DiskPoll = 100 * time.Millisecond
+	})
+	s := strictFakeSpec()
 	res, err := Run(context.Background(), d, s)
 	assert.NilError(t, err)
 	mu.Lock()
@@ -1067,4 +1003,58 @@ func TestCommandWaitsForTheMetersFirstMeasurement(t *testing.T) {
 	assert.Check(t, measured.IsZero() || !commandAt.Before(measured), "the command started %v before the meter's first measurement", measured.Sub(commandAt))
 	_, ok := res.Phases.Took(timing.Meter)
 	assert.Check(t, ok, "the wait is timed as the meter's phase")
+}
+
+// meteredDocker gives d a strict run's disk meter: its container, its
+// `watch` exec (every exec's options go to onExec first) and a stream that,
+// once ready returns (at once when nil), prints every 10 ms the bytes that
+// measure gives for the time since.
+func meteredDocker(d *fakeDocker, ready func(), measure func(since time.Duration) int64, onExec func(container.ExecOptions)) {
+	d.create = func(_ *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
+		if name == meterName("r1") {
+			return container.CreateResponse{ID: "m1"}, nil
+		}
+		return container.CreateResponse{ID: "c1"}, nil
+	}
+	d.execCrt = func(o container.ExecOptions) (container.ExecCreateResponse, error) {
+		onExec(o)
+		if len(o.Cmd) > 1 && o.Cmd[1] == "watch" {
+			return container.ExecCreateResponse{ID: "meter"}, nil
+		}
+		return container.ExecCreateResponse{ID: "cmd"}, nil
+	}
+	other := d.execAtt
+	d.execAtt = func(id string) (types.HijackedResponse, error) {
+		if id != "meter" {
+			return other(id)
+		}
+		c1, c2 := net.Pipe()
+		go func() {
+			defer c2.Close()
+			if ready != nil {
+				ready()
+			}
+			w := stdcopy.NewStdWriter(c2, stdcopy.Stdout)
+			start := time.Now()
+			for {
+				if _, err := fmt.Fprintf(w, "%d 0 1000\n", measure(time.Since(start))); err != nil {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+		return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
+	}
+}
+
+// strictFakeSpec is fakeSpec under the strict profile, its meter this
+// test binary, with a 384 MiB cap measured every 100 ms.
+func strictFakeSpec() Spec {
+	s := fakeSpec()
+	s.Profile = ProfileStrict
+	s.MeterBinary = os.Args[0]
+	s.Files = nil
+	s.Disk = 384 << 20
+	s.DiskPoll = 100 * time.Millisecond
+	return s
 }
