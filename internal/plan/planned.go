@@ -2,6 +2,7 @@ package plan
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -103,25 +104,13 @@ func (pl *planner) reinstalls(b readme.Block, es []Entry) bool {
 		if !e.Run || e.Command == "" {
 			continue
 		}
-		ws := lex(e.command())
-		cmds := simples(ws)
-		var tools []string
-		for _, s := range cmds {
-			if ts, self, ok := installs(s, pl.repo); ok {
-				tools = append(tools, ts...)
-				if self {
-					return true
-				}
-			}
+		x := &cmd{ws: lex(e.command())}
+		if x.cmds = simples(x.ws); len(x.cmds) == 0 {
+			continue
 		}
-		tools = append(tools, binInstalls(cmds)...)
-		if url, ok := pipesToShell(ws); ok && pl.urlNamesRepo(url) || pl.downloadsProject(cmds) {
+		tools, self := pl.installedBy(x)
+		if self || slices.ContainsFunc(tools, pl.repo.is) {
 			return true
-		}
-		for _, t := range tools {
-			if pl.repo.is(t) {
-				return true
-			}
 		}
 	}
 	return false
