@@ -42,7 +42,8 @@ func binInstalls(cmds []simple) []string {
 				}
 			}
 		case "tar":
-			out = append(out, tarIntoBin(args)...)
+			_, programs := tarIntoBin(args)
+			out = append(out, programs...)
 		case "wget", "curl":
 			for _, o := range s.outputs {
 				if m := binTargetRe.FindStringSubmatch(o); m != nil {
@@ -61,14 +62,15 @@ func binInstalls(cmds []simple) []string {
 	return out
 }
 
-// tarIntoBin returns the members a `tar x` extracts into a bin directory
-// (`tar xz -C /usr/local/bin goss`): the programs it installs. With no
-// members named, what it installs is not known.
-func tarIntoBin(args []string) []string {
+// tarIntoBin returns the bin directory a `tar x` extracts into and the
+// members it extracts there (`tar xz -C /usr/local/bin goss`): the
+// programs it installs. With no members named, what it installs is not
+// known.
+func tarIntoBin(args []string) (dir string, programs []string) {
 	if len(args) == 0 {
-		return nil
+		return "", nil
 	}
-	extract, dir, files := false, "", []string(nil)
+	extract, files := false, []string(nil)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -95,11 +97,10 @@ func tarIntoBin(args []string) []string {
 		}
 	}
 	if !extract || !strings.HasSuffix(strings.TrimSuffix(dir, "/"), "/bin") {
-		return nil
+		return "", nil
 	}
-	var out []string
 	for _, f := range files {
-		out = append(out, strings.ToLower(path.Base(f)))
+		programs = append(programs, strings.ToLower(path.Base(f)))
 	}
-	return out
+	return dir, programs
 }

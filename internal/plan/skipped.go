@@ -41,13 +41,8 @@ func writtenBy(cmds []simple) []string {
 				out = append(out, operands[len(operands)-1])
 			}
 		case "tar":
-			dir := "."
-			for i, a := range args {
-				if (a == "-C" || a == "--directory") && i+1 < len(args) {
-					dir = args[i+1]
-				}
-			}
-			for _, m := range tarIntoBin(args) {
+			dir, programs := tarIntoBin(args)
+			for _, m := range programs {
 				out = append(out, path.Join(dir, m)) // what it extracts into a bin directory
 			}
 		case "mkdir", "touch", "tee":
