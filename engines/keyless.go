@@ -95,6 +95,9 @@ func parseRunnerTranscript(engine string, r io.Reader, sink Sink) (*commandlog.L
 		// BLOCKED would be (without a marker: the runner writes none).
 		l.Outcome = commandlog.OutcomeBlocked
 	}
+	if v.End == runner.EndNothingToRun {
+		l.OutcomeCause = commandlog.CauseNothingToRun
+	}
 	return b.done(l)
 }
 

@@ -55,6 +55,7 @@ func TestMarkdownNothingToRunListsTheBlocks(t *testing.T) {
 	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
 	assert.Equal(t, len(l.Commands), 0)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed, "schema v1 has no other outcome for it")
+	assert.Equal(t, l.OutcomeCause, commandlog.CauseNothingToRun, "readers know it by its cause, not its text")
 	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, "nothing to run: none of the 3 code blocks of README.md has a command to run on Linux"), l.OutcomeReason)
 	for _, want := range []string{"line 4: go code, not shell", "line 8: other platform: Homebrew", "line 12: unlabelled block: line 12 is not a command"} {
 		assert.Assert(t, strings.Contains(l.OutcomeReason, want), "%q lacks %q", l.OutcomeReason, want)
@@ -68,6 +69,7 @@ func TestMarkdownOutputNamesNoRunnerFile(t *testing.T) {
 	l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
 	c := l.Commands[1]
 	assert.Equal(t, c.Output, "bash: r2d-no-such-tool: command not found\n")
+	assert.Equal(t, l.OutcomeCause, commandlog.Cause(""), "a run with commands has no nothing-to-run cause")
 	assert.Equal(t, *c.ExitCode, 127)
 	for _, bad := range []string{"runner", "line 2", ".sh:"} {
 		assert.Assert(t, !strings.Contains(c.Output+l.OutcomeReason, bad), "%q leaks the runner (%s)", c.Output, bad)

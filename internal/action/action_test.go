@@ -325,6 +325,7 @@ func TestNothingToRunIsNoCommands(t *testing.T) {
 			h.mutate = func(l *commandlog.Log) {
 				l.Engine, l.Outcome, l.Commands, l.Markers = "markdown", commandlog.OutcomeFailed, nil, nil
 				l.OutcomeReason = "nothing to run: none of the 1 code blocks of README.md has a command to run on Linux (line 4: go code, not shell)"
+				l.OutcomeCause = commandlog.CauseNothingToRun
 			}
 			r := h.run()
 			assert.Check(t, is.Equal(r.code, tc.want), r.stdout)

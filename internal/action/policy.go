@@ -46,9 +46,10 @@ func (f failOn) String() string { return strings.Join(slices.Sorted(maps.Keys(f)
 // verdict returns the exit code for a log under the policy, and why it
 // fails ("" when it passes).
 //
-// A keyless run with nothing to run (report.NothingToRun) is a no-commands
-// case, not a failed README: its outcome is "failed" only because schema v1
-// has no other, so it fails the step only under no-commands.
+// A keyless run with nothing to run (report.NothingToRun: its log's
+// outcome_cause) is a no-commands case, not a failed README: its outcome is
+// "failed" only because schema v1 has no other, so it fails the step only
+// under no-commands.
 func (f failOn) verdict(l *commandlog.Log) (int, string) {
 	switch {
 	case report.NothingToRun(l):

@@ -34,10 +34,23 @@ const (
 )
 
 // NothingToRun starts the outcome reason of a keyless run whose README
-// has no command to run (failed, no commands: schema v1 has no outcome of
-// its own for it). The planner writes it; the report and the Action's
-// policy recognise it by it.
+// has no command to run: the English the planner writes. Readers recognise
+// such a run by its cause, CauseNothingToRun, never by this text.
 const NothingToRun = "nothing to run"
+
+// Cause is what decided a run's outcome, where the log states it as a
+// fact rather than only in the outcome reason's English (an optional
+// addition to schema v1: absent when the log does not say).
+type Cause string
+
+// The causes.
+const (
+	// CauseNothingToRun is a keyless run whose README has no command to
+	// run: its outcome is failed and it has no commands, because schema v1
+	// has no outcome of its own for it; the Action's `fail-on` counts it
+	// as no-commands.
+	CauseNothingToRun Cause = "nothing-to-run"
+)
 
 // Status is the result of one command.
 type Status string
@@ -68,14 +81,17 @@ type Log struct {
 	Outcome       Outcome `json:"outcome"`
 	// OutcomeReason says why a run failed when the reason is not a marker:
 	// the agent hit its turn limit, the cost cap was crossed, it was killed.
-	OutcomeReason string     `json:"outcome_reason,omitempty"`
-	Adjusted      bool       `json:"adjusted"`
-	Markers       []Marker   `json:"markers"`
-	Commands      []Command  `json:"commands"`
-	FileEdits     []FileEdit `json:"file_edits"`
-	CostUSD       *float64   `json:"cost_usd"`
-	Turns         *int       `json:"turns"`
-	DurationMS    *int64     `json:"duration_ms"`
+	OutcomeReason string `json:"outcome_reason,omitempty"`
+	// OutcomeCause is what decided the outcome, as a fact; empty when the
+	// log does not say (optional addition to schema v1).
+	OutcomeCause Cause      `json:"outcome_cause,omitempty"`
+	Adjusted     bool       `json:"adjusted"`
+	Markers      []Marker   `json:"markers"`
+	Commands     []Command  `json:"commands"`
+	FileEdits    []FileEdit `json:"file_edits"`
+	CostUSD      *float64   `json:"cost_usd"`
+	Turns        *int       `json:"turns"`
+	DurationMS   *int64     `json:"duration_ms"`
 	// Sandbox is the sandbox profile and the limits the run had (optional
 	// addition to schema v1; nil when the log does not say, e.g. `parse`).
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
@@ -305,6 +321,9 @@ func EncodeLists(w io.Writer, l *Log, lists Lists) error {
 	e.field("outcome", l.Outcome)
 	if l.OutcomeReason != "" {
 		e.field("outcome_reason", l.OutcomeReason)
+	}
+	if l.OutcomeCause != "" {
+		e.field("outcome_cause", l.OutcomeCause)
 	}
 	e.field("adjusted", l.Adjusted)
 	e.list("markers", lists.Markers)
@@ -568,6 +587,15 @@ func (v *Validator) Finish(l *Log) error {
 	}
 	if l.Adjusted && l.Outcome != OutcomeSuccess {
 		v.add("adjusted is true but outcome is %q", l.Outcome)
+	}
+	switch l.OutcomeCause {
+	case "":
+	case CauseNothingToRun:
+		if l.Outcome != OutcomeFailed || v.commands > 0 {
+			v.add("outcome_cause %q needs outcome failed and no commands", l.OutcomeCause)
+		}
+	default:
+		v.add("outcome_cause %q is not %s", l.OutcomeCause, CauseNothingToRun)
 	}
 	for i, sk := range l.Skipped {
 		if sk.File == "" || sk.Line < 1 || sk.Reason == "" {

@@ -74,6 +74,10 @@ func TestValidate(t *testing.T) {
 		{"environment", func(l *Log) { l.Commands[0].Environment = &Environment{Kind: "oom", Detail: "x"} }, ""},
 		{"planned", func(l *Log) { l.Commands[0].Planned = PlannedProbe }, ""},
 		{"planned value", func(l *Log) { l.Commands[0].Planned = "guess" }, `commands[0] (a): planned "guess" is not step or probe`},
+		{"nothing to run", func(l *Log) { l.Outcome, l.OutcomeCause, l.Commands = OutcomeFailed, CauseNothingToRun, nil }, ""},
+		{"nothing to run with commands", func(l *Log) { l.Outcome, l.OutcomeCause = OutcomeFailed, CauseNothingToRun }, `outcome_cause "nothing-to-run" needs outcome failed and no commands`},
+		{"nothing to run passed", func(l *Log) { l.OutcomeCause, l.Commands = CauseNothingToRun, nil }, `outcome_cause "nothing-to-run" needs outcome failed`},
+		{"cause value", func(l *Log) { l.OutcomeCause = "limit" }, `outcome_cause "limit" is not nothing-to-run`},
 		{"sandbox", func(l *Log) { l.Sandbox = &Sandbox{Profile: "strict", Disk: 1, Memory: 1, CPU: 1, Pids: 1} }, ""},
 		{"sandbox profile", func(l *Log) { l.Sandbox = &Sandbox{Disk: 1} }, "sandbox needs a profile"},
 		{"sandbox negative", func(l *Log) { l.Sandbox = &Sandbox{Profile: "dev", Memory: -1} }, "sandbox needs"},
@@ -110,7 +114,8 @@ func TestDecodeRoundTrip(t *testing.T) {
 	assert.DeepEqual(t, l, func() *Log { v := withSandbox(); v.Normalize(); return v }())
 	buf.Reset()
 	assert.NilError(t, Encode(&buf, valid()))
-	assert.Assert(t, !strings.Contains(buf.String(), "sandbox") && !strings.Contains(buf.String(), "environment") && !strings.Contains(buf.String(), "planned"),
+	assert.Assert(t, !strings.Contains(buf.String(), "sandbox") && !strings.Contains(buf.String(), "environment") && !strings.Contains(buf.String(), "planned") &&
+		!strings.Contains(buf.String(), "outcome_cause"),
 		"a log without them must not grow the optional fields: %s", buf.String())
 	_, err = Decode(strings.NewReader(`{"schema_version":1}`))
 	assert.Assert(t, errors.Is(err, ErrInvalid))
@@ -123,7 +128,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 func TestEncodeMatchesMarshalIndent(t *testing.T) {
 	c, turns, d := 0.5, 3, int64(99)
 	ver := "2.1.0"
-	l := &Log{SchemaVersion: 1, Engine: "e", AgentVersion: &ver, Outcome: OutcomeBlocked, OutcomeReason: "no db",
+	l := &Log{SchemaVersion: 1, Engine: "e", AgentVersion: &ver, Outcome: OutcomeBlocked, OutcomeReason: "no db", OutcomeCause: CauseNothingToRun,
 		Markers: []Marker{{Kind: MarkerFix, Text: "a \"quoted\" <tag>"}, {Kind: MarkerBlocked, Text: "no db"}},
 		Commands: []Command{{ID: "1", Command: "ls", Output: "x\ny", ExitCode: ip(0), Status: StatusOK, DurationMS: &d, Source: &Source{File: "README.md", Line: 3}}, {ID: "2", Command: "false", Status: StatusFailed, ParentID: "p",
 			Environment: &Environment{Kind: "disk-full", Detail: "the disk cap <10 GiB> was reached: raise --disk"}, Planned: PlannedProbe}},

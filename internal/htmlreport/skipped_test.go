@@ -16,6 +16,7 @@ func TestSkippedAndNothingToRun(t *testing.T) {
 	l := &commandlog.Log{
 		SchemaVersion: 1, Engine: "markdown", Outcome: commandlog.OutcomeFailed,
 		OutcomeReason: "nothing to run: none of the 2 code blocks of README.md has a command to run on Linux (line 4: go code, not shell; line 9: other platform: Homebrew)",
+		OutcomeCause:  commandlog.CauseNothingToRun,
 		Skipped: []commandlog.Skipped{
 			{File: "README.md", Line: 9, Command: "brew install <b>lib</b>", Reason: "other platform: Homebrew"},
 			{File: "README.md", Line: 12, Command: "export KEY=" + secret, Reason: "placeholder"},

@@ -18,7 +18,7 @@ func TestVerdictPerOutcome(t *testing.T) {
 		{commandlog.Log{Outcome: commandlog.OutcomeBlocked, Markers: []commandlog.Marker{{Kind: commandlog.MarkerBlocked, Text: "no key"}}}, "Blocked: the agent could not proceed"},
 		{commandlog.Log{Outcome: commandlog.OutcomeBlocked}, "Blocked: the README could not be checked here"},
 		{commandlog.Log{Outcome: commandlog.OutcomeFailed, Commands: []commandlog.Command{{ID: "c1"}}}, "The README did not work"},
-		{commandlog.Log{Outcome: commandlog.OutcomeFailed, OutcomeReason: "nothing to run: no command"}, "Nothing to run: no README command to test"},
+		{commandlog.Log{Outcome: commandlog.OutcomeFailed, OutcomeReason: "nothing to run: no command", OutcomeCause: commandlog.CauseNothingToRun}, "Nothing to run: no README command to test"},
 	} {
 		assert.Equal(t, verdict(&tc.log), tc.want)
 	}

@@ -6,21 +6,29 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
-	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/report"
 )
 
-// The planner's "nothing to run" reasons are the ones the report (and the
-// Action's no-commands policy) recognise: both read commandlog.NothingToRun.
-func TestPlannerNothingToRunIsRecognised(t *testing.T) {
-	for _, readme := range []string{
-		"# Title\n\nOnly prose, no code block.\n",
-		"# Title\n\n```\nC:\\> dir\n```\n\n```powershell\nGet-ChildItem\n```\n",
+// A run with nothing to run is known by its cause, a fact of the log, not
+// by the English of its reason: rewording the planner's message changes
+// nothing, and a failed run whose reason happens to start with the same
+// words is still a failed README.
+func TestNothingToRunIsKnownByItsCause(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		reason string
+		cause  commandlog.Cause
+		want   bool
+		title  string
+	}{
+		{"the planner's words", commandlog.NothingToRun + ": none of the 1 code blocks of README.md has a command to run on Linux", commandlog.CauseNothingToRun, true, "⚪ Nothing to run: no README command to test"},
+		{"reworded", "no command of the README fits the sandbox", commandlog.CauseNothingToRun, true, "⚪ Nothing to run: no README command to test"},
+		{"the words without the cause", commandlog.NothingToRun + ": the agent said so", "", false, "❌ The README did not work"},
 	} {
-		why := plan.Make([]byte(readme), plan.Options{}).NothingToRun()
-		assert.Assert(t, why != "", "the plan of %q runs something", readme)
-		l := &commandlog.Log{Outcome: commandlog.OutcomeFailed, OutcomeReason: why}
-		assert.Check(t, report.NothingToRun(l), "not recognised: %q", why)
+		t.Run(tc.name, func(t *testing.T) {
+			l := &commandlog.Log{Outcome: commandlog.OutcomeFailed, OutcomeReason: tc.reason, OutcomeCause: tc.cause}
+			assert.Equal(t, report.NothingToRun(l), tc.want)
+			assert.Equal(t, report.Verdict(l), tc.title)
+		})
 	}
-	assert.Check(t, !report.NothingToRun(&commandlog.Log{Outcome: commandlog.OutcomeFailed, OutcomeReason: "the agent gave up"}))
 }

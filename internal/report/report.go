@@ -169,10 +169,10 @@ func (r *renderer) render() string {
 }
 
 // NothingToRun reports a keyless run that found no README command to run:
-// its outcome is failed (schema v1 has no other), and its reason, written
-// by the engine, starts with commandlog.NothingToRun.
+// a no-commands case, not a failed README, though schema v1 makes its
+// outcome "failed". The log says so as a fact, its outcome_cause.
 func NothingToRun(l *commandlog.Log) bool {
-	return l.Outcome == commandlog.OutcomeFailed && len(l.Commands) == 0 && strings.HasPrefix(l.OutcomeReason, commandlog.NothingToRun)
+	return l.OutcomeCause == commandlog.CauseNothingToRun
 }
 
 // Verdict is the one-line verdict for a log, such as "✅ The README works".

@@ -132,6 +132,7 @@ func TestRenderGolden(t *testing.T) {
 	nothing.Engine, nothing.AgentVersion, nothing.Turns, nothing.CostUSD = "markdown", sp("readme2demo-runner/1"), nil, fp(0)
 	nothing.Outcome, nothing.Markers, nothing.Commands = commandlog.OutcomeFailed, nil, nil
 	nothing.OutcomeReason = "nothing to run: none of the 2 code blocks of README.md has a command to run on Linux (line 4: go code, not shell; line 9: other platform: Homebrew)"
+	nothing.OutcomeCause = commandlog.CauseNothingToRun
 	nothing.Skipped = []commandlog.Skipped{{File: "README.md", Line: 9, Command: "brew install lib", Reason: "other platform: Homebrew"}}
 
 	// An engine whose key the egress proxy could not hold: the report warns.
