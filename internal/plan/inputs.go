@@ -175,6 +175,7 @@ func (pl *planner) missingFile(cmds []simple) string {
 			if opt, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(opt, "--") && !outputOptRe.MatchString(opt) {
 				a = v // --find=src/Utils.hs
 			}
+			a = fileOfArg(a)
 			if i > 0 && patternOpts[args[i-1]] {
 				continue // an output to make, or a pattern to match, not a file to read
 			}
@@ -234,6 +235,27 @@ func (pl *planner) globMisses(a string) bool {
 		}
 	}
 	return true
+}
+
+// fileLocRe is a file with a place in it, as compilers and linters print
+// them: src/main.cr:26:83, app.py:12.
+var fileLocRe = lazyre.New(`^([^:]+\.[A-Za-z0-9]+):\d+(:\d+)?$`)
+
+// schemeFileRe is a file named with a source scheme before it, as scanners
+// and image tools take them: sbom:./sbom.json, dir:./src,
+// docker-archive:./image.tar.
+var schemeFileRe = lazyre.New(`^[a-z][a-z0-9+-]*:(\.\.?/.*)$`)
+
+// fileOfArg returns the file an argument names when it wraps one in a
+// location (path:LINE:COL) or a scheme (sbom:./x.json); a itself otherwise.
+func fileOfArg(a string) string {
+	if m := fileLocRe.FindStringSubmatch(a); m != nil {
+		return m[1]
+	}
+	if m := schemeFileRe.FindStringSubmatch(a); m != nil {
+		return m[1]
+	}
+	return a
 }
 
 // gitFileVerbs are git subcommands whose arguments are files of the

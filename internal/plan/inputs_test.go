@@ -56,6 +56,27 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "a file with a line and column, or a scheme before it, is still a file",
+		readme: here.Doc(`
+			~~~sh
+			ameba src/command/format.cr:26:83
+			ameba src/ameba.cr:12
+			grype sbom:./sbom.json
+			grype dir:./src
+			curl example.com:8080
+			~~~
+		`),
+		repo: repoWith("acme/ameba", "src/ameba.cr", "src/main.cr"),
+		opts: Options{Programs: programsWith("grype")},
+		want: here.Doc(`
+			2 skip missing-input ameba src/command/format.cr:26:83
+			3 probe command ameba src/ameba.cr:12
+			4 skip missing-input grype sbom:./sbom.json
+			5 probe command grype dir:./src
+			6 probe command curl example.com:8080
+		`),
+	},
+	{
 		name: "a file named in capitals with any extension stands for the reader's",
 		readme: here.Doc(`
 			~~~sh

@@ -33,6 +33,33 @@ var interactiveCases = []planCase{
 		`),
 	},
 	{
+		name: "a program given - alone reads standard input",
+		readme: here.Doc(`
+			~~~sh
+			typos - --write-changes
+			hr - '#' -
+			echo 'teh' | typos -
+			typos - < notes.md
+			tar -cf - src
+			cd -
+			git checkout -
+			nosuchtool -
+			~~~
+		`),
+		repo: repoWith("acme/typos", "notes.md", "src/main.rs"),
+		opts: Options{Programs: programsWith("typos", "hr")},
+		want: here.Doc(`
+			2 skip interactive typos - --write-changes
+			3 probe command hr - '#' -
+			4 probe command echo 'teh' | typos -
+			5 probe command typos - < notes.md
+			6 probe command tar -cf - src
+			7 probe command cd -
+			8 probe command git checkout -
+			9 skip text nosuchtool -
+		`),
+	},
+	{
 		name: "a project generator asks its questions on the terminal",
 		readme: here.Doc(`
 			~~~sh

@@ -63,11 +63,41 @@ func stdinRule(pl *planner, x *cmd) (Entry, bool) {
 	}
 	if len(x.cmds) == 1 && !x.funcDef && !strings.Contains(x.c.text, "<<") {
 		s := x.cmds[0]
-		if n := path.Base(s.name()); len(s.args()) == 0 && !s.stdinGiven && pl.readme.filters[n] {
+		n := path.Base(s.name())
+		switch {
+		case s.stdinGiven:
+		case len(s.args()) == 0 && pl.readme.filters[n]:
 			return pl.skip(x, because(KindInteractive, "%s with no argument reads standard input (the README pipes into it elsewhere), and the line gives it none: it would wait for a person to type", n))
+		case dashInput(s) && pl.resolve(s.name()) != unresolved:
+			return pl.skip(x, because(KindInteractive, "%s is given - (standard input) as its input, and the line gives it none: it would wait for a person to type", n))
 		}
 	}
 	return pass()
+}
+
+// dashKeeps are programs for which "-" is not standard input: cd's and
+// git's previous directory or branch, su's login shell.
+var dashKeeps = toSet(`cd pushd popd git su sudo`)
+
+// dashInput reports a command whose one argument that is no option is "-"
+// (`typos - --write-changes`, `lint -`): the usual name for standard input.
+// A "-" that is an option's value (`tar -cf -`, `curl -o -`) is not one,
+// nor a "-" among other arguments, where it may be a value of the
+// program's own (`hr - '#' -` draws dashes).
+func dashInput(s simple) bool {
+	if dashKeeps[path.Base(s.name())] {
+		return false
+	}
+	args, dash, others := s.args(), false, 0
+	for i, a := range args {
+		switch {
+		case a == "-" && (i == 0 || !strings.HasPrefix(args[i-1], "-")):
+			dash = true
+		case !strings.HasPrefix(a, "-"):
+			others++
+		}
+	}
+	return dash && others == 0
 }
 
 // pipeFilters are the programs a shell line of the README pipes into
