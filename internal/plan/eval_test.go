@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -89,10 +90,12 @@ func parseLabels(b []byte) ([]label, error) {
 func readmeOf(t *testing.T, labels string) string {
 	t.Helper()
 	stem := strings.TrimSuffix(labels, ".labels")
-	ms, err := filepath.Glob(stem + ".*")
+	dir := filepath.Dir(labels)
+	names, err := dirNames(dir)
 	assert.NilError(t, err)
-	for _, m := range ms {
-		if m != labels && !strings.HasSuffix(m, ".repo") {
+	base := filepath.Base(stem) + "."
+	for _, n := range names {
+		if m := filepath.Join(dir, n); strings.HasPrefix(n, base) && !strings.Contains(n[len(base):], ".") && m != labels && !strings.HasSuffix(m, ".repo") {
 			return m
 		}
 	}
@@ -100,9 +103,34 @@ func readmeOf(t *testing.T, labels string) string {
 	return ""
 }
 
-// loadLabelled reads every labelled README of a corpus directory.
+// dirNames lists a corpus directory once for every test that reads it.
+func dirNames(dir string) ([]string, error) {
+	if v, ok := listedDirs.Load(dir); ok {
+		return v.([]string), nil
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	listedDirs.Store(dir, names)
+	return names, nil
+}
+
+var listedDirs sync.Map
+
+// loadLabelled reads every labelled README of a corpus directory, once
+// for every test that reads it.
 func loadLabelled(t *testing.T, dir string) []labelled {
 	t.Helper()
+	if v, ok := loadedLabels.Load(dir); ok {
+		return v.([]labelled)
+	}
 	ls, err := filepath.Glob(filepath.Join("..", "..", "testdata", "readmes", dir, "*.labels"))
 	assert.NilError(t, err)
 	var out []labelled
@@ -119,8 +147,12 @@ func loadLabelled(t *testing.T, dir string) []labelled {
 		}
 		out = append(out, labelled{name: strings.TrimSuffix(filepath.Base(l), ".labels"), readme: md, slug: slug, labels: labels})
 	}
+	out = slices.Clip(out) // callers append to it
+	loadedLabels.Store(dir, out)
 	return out
 }
+
+var loadedLabels sync.Map
 
 // score is the agreement of plans with labels.
 type score struct {
