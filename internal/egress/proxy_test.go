@@ -311,6 +311,7 @@ func TestIsProxy(t *testing.T) {
 // request body once the answer begins broke the upstream connection, and
 // the agent saw its answer cut off ("terminated").
 func TestProxyAnswersWhileTheBodyIsStillComing(t *testing.T) {
+	t.Parallel() // it waits on purpose: let the others run meanwhile
 	const size = 100 << 10 // under the 256 KiB a Go server reads to discard a body: it closes it
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		assert.Check(t, http.NewResponseController(w).EnableFullDuplex())
@@ -388,6 +389,7 @@ func TestCutAnswerIsAnErrorEvent(t *testing.T) {
 // An agent giving up on its own request is not an API failure: no error
 // event, where an API that cannot be reached is one.
 func TestAgentCancelIsNotAnErrorEvent(t *testing.T) {
+	t.Parallel() // it waits on purpose: let the others run meanwhile
 	release := make(chan struct{})
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
