@@ -25,6 +25,7 @@ func claudeBothWays(t *testing.T, in []byte) (clipped, whole string) {
 // Every Claude Code transcript in testdata gives the same log whether the
 // decoder clips output (jsonv.Options.Clip) or decodes it whole.
 func TestClaudeClipMatchesWholeDecodeOnFixtures(t *testing.T) {
+	t.Parallel()
 	var files []string
 	for _, dir := range []string{"../testdata/fixtures/claude-code", "../testdata/corpus/claude-code", "../testdata/bench/claude-code", "testdata"} {
 		m, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
@@ -50,6 +51,7 @@ func TestClaudeClipMatchesWholeDecodeOnFixtures(t *testing.T) {
 // them, content that is a serialised list of blocks after white space, and
 // an assistant message whose string content holds a marker in the middle.
 func TestClaudeClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(21))
 	head, tail := OutputHeadBytes+claudeClipSlack, OutputTailBytes+claudeClipSlack
 	text := func() string { return hostileOutput(rng, 4500+rng.Intn(20000), head, tail) }

@@ -191,6 +191,7 @@ func TestClaudeResultFields(t *testing.T) {
 }
 
 func TestClaudeHugeOutputIsTruncated(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("line of output\n", 200000) // 3 MiB
 	in := `{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"yes"}}]}}` + "\n" +
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"a","content":"preview"}]},"tool_use_result":{"stdout":"` + strings.ReplaceAll(big, "\n", `\n`) + `","stderr":""}}` + "\n"

@@ -117,6 +117,7 @@ func runBuildCommand(t *testing.T, cmd, binary string, env []string) []string {
 var stdinSeen, settingsSeen = map[string]string{}, map[string]string{}
 
 func TestCodexBuildCommand(t *testing.T) {
+	t.Parallel()
 	eng, err := engines.Lookup("codex")
 	assert.NilError(t, err)
 	cmd := eng.BuildCommand(engines.Limits{Model: "gpt-5.5", MaxTurns: 7})

@@ -28,6 +28,7 @@ func detectFile(t *testing.T, path string) (engines.Detection, error) {
 // engine understands its own fixtures: auto-detection and the refusal never
 // get in the way of a real transcript.
 func TestDetectEveryFixture(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	for _, name := range engines.Names() {
 		eng, err := engines.Lookup(name)
@@ -122,6 +123,7 @@ func TestDetectNothingAndRefusal(t *testing.T) {
 // A transcript given to the wrong engine is refused: no agent engine
 // understands most of another agent's fixtures.
 func TestOtherEnginesRefuse(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	agents := []string{engines.ClaudeCodeName, engines.CodexName, engines.GeminiName, engines.OpenHandsName}
 	for _, owner := range agents {

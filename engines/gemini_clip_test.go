@@ -25,6 +25,7 @@ func geminiBothWays(t *testing.T, in []byte) (clipped, whole string) {
 // Every Gemini CLI transcript and session file in testdata gives the same
 // log whether the decoder clips output (jsonv.Options.Clip) or not.
 func TestGeminiClipMatchesWholeDecodeOnFixtures(t *testing.T) {
+	t.Parallel()
 	var files []string
 	for _, pat := range []string{"../testdata/fixtures/gemini/*.json*", "../testdata/corpus/gemini/*.json*"} {
 		m, err := filepath.Glob(pat)
@@ -73,6 +74,7 @@ func TestGeminiClipMatchesWholeDecodeOnFixtures(t *testing.T) {
 // with a line break hidden in the middle; also as a session's response
 // output, which is read whole.
 func TestGeminiClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
+	t.Parallel()
 	pieces := []string{`\n`, `\n`, `12345`, `é`, `😀`, `\t`, `\"`, `\/`, ` `, `a`}
 	odds := append([]string{`\\`, `\u00e9`, `\u001b[0m`, `\ud83d\ude00`, `\ud83d`, `\x`, `[`, `{`}, pieces...)
 	rng := rand.New(rand.NewSource(21))

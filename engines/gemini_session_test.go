@@ -20,6 +20,7 @@ import (
 // BuildCommand copies the chat session file gemini wrote under its private
 // home to SessionContainerPath, and still exits with gemini's status.
 func TestGeminiBuildCommandKeepsSession(t *testing.T) {
+	t.Parallel()
 	g := eng(t, "gemini")
 	for _, tc := range []struct {
 		name    string

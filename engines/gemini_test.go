@@ -69,6 +69,7 @@ func TestGeminiResolveEnv(t *testing.T) {
 }
 
 func TestGeminiBuildCommand(t *testing.T) {
+	t.Parallel()
 	g := eng(t, "gemini")
 	for _, tc := range []struct {
 		name      string

@@ -106,6 +106,7 @@ func goldenName(path string) string {
 // TestGoldenFixtures parses every fixture of every registered engine and
 // compares the command log with its golden file.
 func TestGoldenFixtures(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	for _, name := range engines.Names() {
 		eng, err := engines.Lookup(name)

@@ -59,6 +59,7 @@ func clippedContents(t *testing.T, in []byte) int {
 // onto one line (where the decoder's fast path clips), gives the same logs
 // whether the decoder clips output (jsonv.Options.Clip) or decodes it whole.
 func TestOpenHandsClipMatchesWholeDecodeOnFixtures(t *testing.T) {
+	t.Parallel()
 	var files []string
 	for _, pat := range []string{"../testdata/fixtures/openhands/*.json*", "../testdata/fixtures/openhands/*.log",
 		"../testdata/corpus/openhands/*.json*", "../testdata/bench/openhands/*.json*"} {
@@ -95,6 +96,7 @@ func TestOpenHandsClipMatchesWholeDecodeOnFixtures(t *testing.T) {
 // content is a string) with a marker of its own in the middle of a long
 // content.
 func TestOpenHandsClipMatchesWholeDecodeOnHostileOutput(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(21))
 	head, tail := OutputHeadBytes+openHandsClipSlack, OutputTailBytes+openHandsClipSlack
 	text := func() string {

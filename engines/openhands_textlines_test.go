@@ -78,6 +78,7 @@ func noisy(rnd *rand.Rand, events [][]byte) []byte {
 }
 
 func TestTextLinesMatchTheFilter(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("..", "testdata", "fixtures", OpenHandsName, "*"))
 	assert.NilError(t, err)
 	extra, _ := filepath.Glob(filepath.Join("..", "testdata", "bench", OpenHandsName, "*"))

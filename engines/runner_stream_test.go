@@ -17,6 +17,7 @@ import (
 // whether the failing command is sealed early or late, and a command left
 // unfinished among thousands is still the one named.
 func TestRunnerStreamsVerdictInOrder(t *testing.T) {
+	t.Parallel()
 	n := 3 * openSlots
 	for _, tt := range []struct {
 		name    string

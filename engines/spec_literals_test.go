@@ -50,6 +50,7 @@ func isEngineNameConst(e ast.Expr) bool {
 // engine to run it (engines.MarkdownName for the keyless verification) is
 // fine. Comments may mention names freely.
 func TestNoEngineNameLiteralsOutsideEngines(t *testing.T) {
+	t.Parallel()
 	names := Names()
 	root, err := filepath.Abs("..")
 	assert.NilError(t, err)

@@ -104,6 +104,7 @@ func markerBinary(marker string) []byte {
 }
 
 func TestReleaseScriptTakesTheReleasedPath(t *testing.T) {
+	t.Parallel() // a script of its own, in its own directories
 	marker := filepath.Join(t.TempDir(), "ran")
 	binary := markerBinary(marker)
 	manifest := testManifest(t, "127.0.0.1:5000/readme2demo/readme2demo-sandbox-keyless@"+testDigest)
@@ -137,6 +138,7 @@ func TestReleaseScriptTakesTheReleasedPath(t *testing.T) {
 // The major tag and a SHA find their version in CHANGELOG.md; this
 // checkout's CHANGELOG names no release yet, so both build from source.
 func TestReleaseScriptBuildsFromSourceOffARelease(t *testing.T) {
+	t.Parallel() // a script of its own, in its own directories
 	manifest := testManifest(t, "127.0.0.1:5000/readme2demo/readme2demo-sandbox-keyless@"+testDigest)
 	base, requested := releasetest.Assets(t, testVersion, releaseAssets(t, markerBinary("/dev/null"), manifest))
 	for _, tc := range []struct {
@@ -166,6 +168,7 @@ func TestReleaseScriptBuildsFromSourceOffARelease(t *testing.T) {
 // The SHA of a release commit takes the released path only when it is the
 // commit the release names; CHANGELOG.md says which release to look at.
 func TestReleaseScriptSHAOfARelease(t *testing.T) {
+	t.Parallel() // a script of its own, in its own directories
 	actionPath := t.TempDir()
 	assert.NilError(t, os.MkdirAll(filepath.Join(actionPath, "scripts/action"), 0o755))
 	script, err := os.ReadFile("../../scripts/action/release.sh")
@@ -198,6 +201,7 @@ func TestReleaseScriptSHAOfARelease(t *testing.T) {
 // A download that does not match checksums.txt fails the step before the
 // binary is ever run, and is deleted.
 func TestReleaseScriptFailsClosedOnATamperedDownload(t *testing.T) {
+	t.Parallel() // a script of its own, in its own directories
 	marker := filepath.Join(t.TempDir(), "ran")
 	binary := markerBinary(marker)
 	manifest := testManifest(t, "127.0.0.1:5000/readme2demo/readme2demo-sandbox-keyless@"+testDigest)
