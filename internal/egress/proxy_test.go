@@ -311,7 +311,7 @@ func TestIsProxy(t *testing.T) {
 // request body once the answer begins broke the upstream connection, and
 // the agent saw its answer cut off ("terminated").
 func TestProxyAnswersWhileTheBodyIsStillComing(t *testing.T) {
-	t.Parallel() // it waits on purpose: let the others run meanwhile
+	t.Parallel()           // it waits on purpose: let the others run meanwhile
 	const size = 100 << 10 // under the 256 KiB a Go server reads to discard a body: it closes it
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		assert.Check(t, http.NewResponseController(w).EnableFullDuplex())
