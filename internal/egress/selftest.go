@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/shell"
 )
 
 // SelfTestExit is the exit status of the agent's command when the network
@@ -65,7 +67,7 @@ func (t SelfTest) Script() string {
 		case t.Upstream > 0:
 			b.WriteString("    api " + t.ProxyIP + " " + strconv.Itoa(t.Upstream) + " &\n")
 		case t.Listed != "":
-			b.WriteString("    reached " + pp + " " + shellQuote(t.Listed) + " &\n")
+			b.WriteString("    reached " + pp + " " + shell.Quote(t.Listed) + " &\n")
 		}
 	}
 	b.WriteString(`    wait
@@ -79,8 +81,6 @@ unset -f r2d_selftest
 `)
 	return b.String()
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // SelfTestError is a failed self-test: the agent was not started.
 type SelfTestError struct{ Failures []string }

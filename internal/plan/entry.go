@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/readme2demo/readme2demo/internal/shell"
 )
 
 // The plan's entries and how the runner runs them.
@@ -123,7 +125,7 @@ func (e Entry) Exec(linkTarget string) string {
 		return heredoc(e.Step.WriteFile, e.Step.Content)
 	case e.Step.LinkCheckout != "":
 		d := dirWord(e.Step.LinkCheckout)
-		link := fmt.Sprintf(`mkdir -p -- "$(dirname -- %s)" && ln -sfn -- %s %s`, d, shellQuote(linkTarget), d)
+		link := fmt.Sprintf(`mkdir -p -- "$(dirname -- %s)" && ln -sfn -- %s %s`, d, shell.Quote(linkTarget), d)
 		if e.Step.Exec != "" {
 			link += " && " + e.Step.Exec
 		}
@@ -139,7 +141,7 @@ func dirWord(d string) string {
 		return `"$HOME"/` + dirWord(rest)
 	}
 	if strings.ContainsAny(d, "\"`\\") {
-		return shellQuote(d)
+		return shell.Quote(d)
 	}
 	return `"` + d + `"`
 }
@@ -151,21 +153,12 @@ func heredoc(p, content string) string {
 	for i := 1; strings.Contains(content, delim); i++ {
 		delim = fmt.Sprintf("README2DEMO_EOF_%d", i)
 	}
-	q := shellQuote(p)
+	q := shell.Quote(p)
 	mk := ""
 	if d := path.Dir(p); d != "." && d != "/" {
-		mk = fmt.Sprintf("mkdir -p -- %s && ", shellQuote(d))
+		mk = fmt.Sprintf("mkdir -p -- %s && ", shell.Quote(d))
 	}
 	return fmt.Sprintf("%scat > %s <<'%s'\n%s\n%s", mk, q, delim, content, delim)
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./~+@%:=", r))
-	}) < 0 && !strings.HasPrefix(s, "~") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // firstLine is a command's first line, with " …" when there are more.

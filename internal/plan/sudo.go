@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
+	"github.com/readme2demo/readme2demo/internal/shell"
 )
 
 // System package steps as a person runs them: with sudo where the README
@@ -103,7 +104,7 @@ func needsRoot(cmds []simple) string {
 // else the command as written (root already, or no sudo: it then fails
 // as it would for the reader).
 func asRoot(text string) string {
-	return "if [ \"$(id -u)\" != 0 ] && sudo -n true 2>/dev/null; then sudo env \"PATH=$PATH\" bash -c " + shellQuote(text) + "; else\n" + text + "\nfi"
+	return "if [ \"$(id -u)\" != 0 ] && sudo -n true 2>/dev/null; then sudo env \"PATH=$PATH\" bash -c " + shell.Quote(text) + "; else\n" + text + "\nfi"
 }
 
 // aptAsks are the apt verbs that ask for confirmation; aptVerbRe finds

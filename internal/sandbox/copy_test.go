@@ -256,8 +256,8 @@ func TestRunCopiesOutOnlyTheKnownFilesThatChanged(t *testing.T) {
 			assert.Check(t, is.DeepEqual(res.Collected, map[string][]byte{"/workspace/README.md": []byte(tc.want)}))
 			if !tc.timeout {
 				assert.Assert(t, is.Len(scripts, 1))
-				assert.Check(t, is.Contains(scripts[0], `[ -f '/workspace/README.md' ] && [ ! -L '/workspace/README.md' ] && `+
-					`[ "$(wc -c < '/workspace/README.md')" -eq 13 ] && h=$(sha256sum < '/workspace/README.md') && echo "known 0 ${h%% *}"`))
+				assert.Check(t, is.Contains(scripts[0], `[ -f /workspace/README.md ] && [ ! -L /workspace/README.md ] && `+
+					`[ "$(wc -c < /workspace/README.md)" -eq 13 ] && h=$(sha256sum < /workspace/README.md) && echo "known 0 ${h%% *}"`))
 			}
 		})
 	}

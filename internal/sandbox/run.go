@@ -20,6 +20,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/pkg/stdcopy"
+	"github.com/readme2demo/readme2demo/internal/shell"
 	"github.com/readme2demo/readme2demo/internal/timing"
 )
 
@@ -350,7 +351,7 @@ func readSignals(d Docker, id string, s Spec, res *Result) (unchanged map[string
 func knownScript(known []string, content map[string][]byte) string {
 	var b strings.Builder
 	for i, p := range known {
-		q := shellQuote(p)
+		q := shell.Quote(p)
 		fmt.Fprintf(&b, "; [ -f %s ] && [ ! -L %s ] && [ \"$(wc -c < %s)\" -eq %d ] && h=$(sha256sum < %s) && echo \"known %d ${h%%%% *}\"",
 			q, q, q, len(content[p]), q, i)
 	}
@@ -455,7 +456,7 @@ func poll(ctx context.Context, d Docker, id string, s Spec) int64 {
 func readFrom(ctx context.Context, d Docker, id string, s Spec, off int64) []byte {
 	ctx, cancel := context.WithTimeout(ctx, pollTimeout)
 	defer cancel()
-	script := "exec 2>/dev/null; tail -c +" + strconv.FormatInt(off+1, 10) + " " + shellQuote(s.TranscriptPath) +
+	script := "exec 2>/dev/null; tail -c +" + strconv.FormatInt(off+1, 10) + " " + shell.Quote(s.TranscriptPath) +
 		" | head -c " + strconv.Itoa(pollChunk)
 	out, _ := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}, 0)
 	return out
@@ -524,10 +525,6 @@ func envList(env map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func shellQuote(s string) string {
-	return "'" + string(bytes.ReplaceAll([]byte(s), []byte("'"), []byte(`'\''`))) + "'"
 }
 
 // tailBuffer keeps the last max bytes written to it.
