@@ -18,6 +18,7 @@ import (
 
 	"github.com/readme2demo/readme2demo/engines"
 	"github.com/readme2demo/readme2demo/internal/agentcli"
+	"github.com/readme2demo/readme2demo/internal/gosource"
 )
 
 func lookup(t *testing.T, engine string) agentcli.CLI {
@@ -267,27 +268,13 @@ func TestSessionSuffix(t *testing.T) {
 func TestVersionWordsHaveOneHome(t *testing.T) {
 	root := filepath.Join("..", "..")
 	word := regexp.MustCompile(`([=!]=\s*"(pinned|latest)")|(case\s[^:\n]*"(pinned|latest)")|(StringVar\([^\n]*,\s*"(pinned|latest)",)`)
-	var found []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".cache" || d.Name() == "testdata" || d.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		for _, m := range word.FindAllString(string(b), -1) {
-			rel, _ := filepath.Rel(root, p)
-			found = append(found, filepath.ToSlash(rel)+": "+m)
-		}
-		return nil
-	})
+	files, err := gosource.Files(root)
 	assert.NilError(t, err)
+	var found []string
+	for _, f := range files {
+		for _, m := range word.FindAllString(f.Text, -1) {
+			found = append(found, f.Path+": "+m)
+		}
+	}
 	assert.Check(t, is.Len(found, 0), "use agentcli.VersionPinned / VersionLatest: %v", found)
 }

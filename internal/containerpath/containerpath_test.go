@@ -1,7 +1,7 @@
 package containerpath_test
 
 import (
-	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -9,6 +9,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/readme2demo/readme2demo/internal/gosource"
 )
 
 // No Go file outside this package spells a container path as a string of
@@ -20,34 +22,23 @@ func TestPathsHaveOneHome(t *testing.T) {
 	notPaths := map[string]string{
 		`scripts/releaseserve/main.go: "/readme2demo"`: "the registry namespace of the release images",
 	}
+	files, err := gosource.Files(root)
+	assert.NilError(t, err)
 	var found []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, f := range files {
+		if path.Dir(f.Path) == "internal/containerpath" {
+			continue
 		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".cache" || d.Name() == "testdata" || d.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || filepath.Base(filepath.Dir(p)) == "containerpath" {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		for _, line := range strings.Split(string(b), "\n") {
+		for _, line := range strings.Split(f.Text, "\n") {
 			if strings.HasPrefix(strings.TrimSpace(line), "//") {
 				continue
 			}
 			for _, m := range spelled.FindAllString(line, -1) {
-				if use := filepath.ToSlash(rel) + ": " + m; notPaths[use] == "" {
+				if use := f.Path + ": " + m; notPaths[use] == "" {
 					found = append(found, use)
 				}
 			}
 		}
-		return nil
-	})
-	assert.NilError(t, err)
+	}
 	assert.Check(t, is.Len(found, 0), "use the containerpath constants: %v", found)
 }

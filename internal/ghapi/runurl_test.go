@@ -1,7 +1,6 @@
 package ghapi_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/readme2demo/readme2demo/internal/ghapi"
+	"github.com/readme2demo/readme2demo/internal/gosource"
 )
 
 func TestRunURL(t *testing.T) {
@@ -36,27 +36,13 @@ func TestRunURL(t *testing.T) {
 // One home for the run's URL: no other Go file spells its path.
 func TestRunURLHasOneHome(t *testing.T) {
 	root := filepath.Join("..", "..")
-	var homes []string
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".cache" || d.Name() == "testdata" || d.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if strings.Contains(string(b), `/actions/runs/%s`) {
-			rel, _ := filepath.Rel(root, p)
-			homes = append(homes, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	files, err := gosource.Files(root)
 	assert.NilError(t, err)
+	var homes []string
+	for _, f := range files {
+		if strings.Contains(f.Text, `/actions/runs/%s`) {
+			homes = append(homes, f.Path)
+		}
+	}
 	assert.Check(t, is.DeepEqual(homes, []string{"internal/ghapi/runurl.go"}))
 }

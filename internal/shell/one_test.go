@@ -1,15 +1,15 @@
 package shell_test
 
 import (
-	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/readme2demo/readme2demo/internal/gosource"
 )
 
 // quoterRe is the heart of a POSIX shell quoter: a single quote replaced
@@ -20,29 +20,18 @@ var quoterRe = regexp.MustCompile("ReplaceAll\\([^,]+,\\s*(\"'\"|`'`|\\[\\]byte\
 // the shell on its own: every command line readme2demo writes quotes with
 // Quote, so they all follow one rule.
 func TestOneShellQuoter(t *testing.T) {
-	root := filepath.Join("..", "..")
+	files, err := gosource.Files("../..")
+	assert.NilError(t, err)
 	var found []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, f := range files {
+		if path.Dir(f.Path) == "internal/shell" {
+			continue
 		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && p != root) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || filepath.Base(filepath.Dir(p)) == "shell" {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		for i, line := range strings.Split(string(b), "\n") {
+		for i, line := range strings.Split(f.Text, "\n") {
 			if quoterRe.MatchString(line) {
-				found = append(found, p+":"+strings.TrimSpace(line)+" (line "+strconv.Itoa(i+1)+")")
+				found = append(found, f.Path+":"+strconv.Itoa(i+1)+": "+strings.TrimSpace(line))
 			}
 		}
-		return nil
-	})
-	assert.NilError(t, err)
+	}
 	assert.DeepEqual(t, found, []string(nil))
 }
