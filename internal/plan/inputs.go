@@ -185,8 +185,9 @@ func (pl *planner) missingFile(cmds []simple) string {
 			if w := s.argv[i+1]; w.text == w.bare && pl.globMisses(a) {
 				return a // *.png, and the checkout has none
 			}
-			if !looksLikeFile(a) || pl.slugArg(a) {
-				continue
+			generic := genericPathRe.MatchString(a) && (i > 0 || strings.ContainsAny(a, "/.") || len(args) == 1 || strings.HasPrefix(args[1], "-"))
+			if !generic && (!looksLikeFile(a) || pl.slugArg(a)) {
+				continue // (a bare `file` before other arguments may be a subcommand: `tool file list`)
 			}
 			clean := strings.TrimSuffix(strings.TrimPrefix(a, "./"), "/")
 			if generatedRe.MatchString(clean) || pl.inRepo(clean) || pl.seen.mentioned[clean] || pl.seen.mentioned[path.Base(clean)] || pl.seen.mentioned[strings.SplitN(clean, "/", 2)[0]] {
@@ -236,6 +237,10 @@ func (pl *planner) globMisses(a string) bool {
 	}
 	return true
 }
+
+// genericPathRe is a path made only of the words READMEs write for "a
+// file of yours": file, dir/file, folder/file.txt, some/dir.
+var genericPathRe = lazyre.New(`^(\./)?((dir|directory|folder|path|file|filename|some|my)/)*(dir|directory|folder|file|filename)(\.[a-z0-9]+)?/?$`)
 
 // fileLocRe is a file with a place in it, as compilers and linters print
 // them: src/main.cr:26:83, app.py:12.

@@ -77,6 +77,31 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "a path made of the words for a file of yours is one the checkout lacks",
+		readme: here.Doc(`
+			~~~sh
+			typos dir/file --diff
+			hyperfine 'hexdump file' 'xxd file'
+			ls folder/
+			typos docs/guide.md
+			gdrive file list
+			touch file
+			degit acme/template
+			~~~
+		`),
+		repo: repoWith("acme/typos", "docs/guide.md"),
+		opts: Options{Programs: programsWith("typos", "hyperfine", "hexdump", "gdrive", "degit")},
+		want: here.Doc(`
+			2 skip missing-input typos dir/file --diff
+			3 skip missing-input hyperfine 'hexdump file' 'xxd file'
+			4 skip missing-input ls folder/
+			5 probe command typos docs/guide.md
+			6 probe command gdrive file list
+			7 probe command touch file
+			8 probe command degit acme/template
+		`),
+	},
+	{
 		name: "a file named in capitals with any extension stands for the reader's",
 		readme: here.Doc(`
 			~~~sh
