@@ -30,7 +30,7 @@ var inputCases = []planCase{
 			3 probe command fd -e md
 			4 skip missing-input fd -e h -e cpp -x clang-format -i
 			5 probe command fd -e rs -e toml
-			6 probe command fd -e pdf . ~/Documents
+			6 skip placeholder fd -e pdf . ~/Documents
 			7 skip missing-input find . -name '*.ipynb' -exec nbstripout {} +
 			8 probe command find . -name '*.md'
 		`),

@@ -201,10 +201,17 @@ var systemDirs = func() map[string]bool {
 // /my-project).
 var readersDirRe = lazyre.New(`^([A-Z][\w.-]*|users?|path|(my|your|some)[\w.-]*)$`)
 
+// homeReadersDirRe is a folder of a person's home directory where their
+// own files and checkouts live (~/Desktop, ~/Documents, ~/github,
+// ~/projects), not one a program or the README's set-up makes.
+var homeReadersDirRe = lazyre.New(`^(Desktop|Documents|Downloads|Pictures|Music|Videos|Movies|Dropbox|projects?|Projects?|code|Code|repos?|github|gitlab|workspace|dev|sites|www|(my|your|some)[\w.-]*)$`)
+
 // readersPath returns an argument that is an absolute path on the README
 // author's or reader's own machine (/Users/me/code, /user/path/to/code,
 // /MyDirectory): its first directory is no Linux system's, looks like a
-// person's, and no earlier command made it; "" for none.
+// person's, and no earlier command made it; or a path under one of the
+// folders of a person's home (~/Desktop/x, ~/github/x) that no earlier
+// command made; "" for none.
 func (pl *planner) readersPath(cmds []simple) string {
 	for _, s := range cmds {
 		if n := path.Base(s.name()); n == "mkdir" || n == "touch" {
@@ -213,6 +220,15 @@ func (pl *planner) readersPath(cmds []simple) string {
 		for _, a := range s.args() {
 			if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
 				a = v // --dockerfile-path=/Users/me/Dockerfile
+			}
+			if home, ok := strings.CutPrefix(a, "~/"); ok && !strings.ContainsAny(home, "$*?{}") {
+				// ~/Desktop/jdk8, ~/github/project: the reader's own folders,
+				// which a fresh machine's home does not have.
+				first, _, _ := strings.Cut(home, "/")
+				if fileArgRe.MatchString(home) && homeReadersDirRe.MatchString(first) && !pl.madeUnder("~/"+first) {
+					return a
+				}
+				continue
 			}
 			if !strings.HasPrefix(a, "/") || strings.ContainsAny(a, "$*?{}") {
 				continue

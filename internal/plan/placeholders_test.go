@@ -40,6 +40,32 @@ var placeholderCases = []planCase{
 		`),
 	},
 	{
+		name: "a folder of a person's home that a fresh machine does not have",
+		readme: here.Doc(`
+			~~~sh
+			tool --out ~/Documents/report.pdf
+			tool ~/github/my-project
+			mkdir -p ~/projects/demo
+			tool ~/projects/demo
+			tool ~/.config/tool/config.toml
+			cp tool ~/bin/
+			tool ~/go/src/example.com/x
+			cd ~/Desktop/jdk8
+			~~~
+		`),
+		opts: Options{Programs: programsWith("tool")},
+		want: here.Doc(`
+			2 skip placeholder tool --out ~/Documents/report.pdf
+			3 skip placeholder tool ~/github/my-project
+			4 probe command mkdir -p ~/projects/demo
+			5 probe command tool ~/projects/demo
+			6 probe command tool ~/.config/tool/config.toml
+			7 probe command cp tool ~/bin/
+			8 probe command tool ~/go/src/example.com/x
+			9 skip placeholder cd ~/Desktop/jdk8
+		`),
+	},
+	{
 		name:  "values to fill in and usage syntax",
 		wrong: "line 11 runs: ls|sort|uniq is a pipeline written without spaces (shapeOf takes the whole of it for its first word and calls the line output, so the allKnown exception in rawPlaceholder is never reached)",
 		rule:  "placeholder",
