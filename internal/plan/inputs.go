@@ -185,9 +185,8 @@ func (pl *planner) missingFile(cmds []simple) string {
 			if w := s.argv[i+1]; w.text == w.bare && pl.globMisses(a) {
 				return a // *.png, and the checkout has none
 			}
-			generic := genericPathRe.MatchString(a) && (i > 0 || strings.ContainsAny(a, "/.") || len(args) == 1 || strings.HasPrefix(args[1], "-"))
-			if !generic && (!looksLikeFile(a) || pl.slugArg(a)) {
-				continue // (a bare `file` before other arguments may be a subcommand: `tool file list`)
+			if !genericArg(a, args, i) && (!looksLikeFile(a) || pl.slugArg(a)) {
+				continue
 			}
 			clean := strings.TrimSuffix(strings.TrimPrefix(a, "./"), "/")
 			if generatedRe.MatchString(clean) || pl.inRepo(clean) || pl.seen.mentioned[clean] || pl.seen.mentioned[path.Base(clean)] || pl.seen.mentioned[strings.SplitN(clean, "/", 2)[0]] {
@@ -241,6 +240,14 @@ func (pl *planner) globMisses(a string) bool {
 // genericPathRe is a path made only of the words READMEs write for "a
 // file of yours": file, dir/file, folder/file.txt, some/dir.
 var genericPathRe = lazyre.New(`^(\./)?((dir|directory|folder|path|file|filename|some|my)/)*(dir|directory|folder|file|filename)(\.[a-z0-9]+)?/?$`)
+
+// genericArg reports an argument (a, args[i] as the file it names) made
+// only of the words for a file of yours, even shaped like owner/name
+// (dir/file); a bare word first before other arguments may be a
+// subcommand instead (`tool file list`).
+func genericArg(a string, args []string, i int) bool {
+	return genericPathRe.MatchString(a) && (i > 0 || strings.ContainsAny(a, "/.") || len(args) == 1 || strings.HasPrefix(args[1], "-"))
+}
 
 // fileLocRe is a file with a place in it, as compilers and linters print
 // them: src/main.cr:26:83, app.py:12.

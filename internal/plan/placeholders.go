@@ -214,7 +214,7 @@ var homeReadersDirRe = lazyre.New(`^(Desktop|Documents|Downloads|Pictures|Music|
 // command made; "" for none.
 func (pl *planner) readersPath(cmds []simple) string {
 	for _, s := range cmds {
-		if n := path.Base(s.name()); n == "mkdir" || n == "touch" {
+		if n := path.Base(s.name()); n == "mkdir" || n == "touch" || n == "git" && len(s.args()) > 0 && s.args()[0] == "clone" {
 			continue // it makes what it names
 		}
 		for _, a := range s.args() {

@@ -50,6 +50,7 @@ var placeholderCases = []planCase{
 			tool ~/.config/tool/config.toml
 			cp tool ~/bin/
 			tool ~/go/src/example.com/x
+			git clone https://example.com/acme/other.git ~/github/other
 			cd ~/Desktop/jdk8
 			~~~
 		`),
@@ -62,7 +63,8 @@ var placeholderCases = []planCase{
 			6 probe command tool ~/.config/tool/config.toml
 			7 probe command cp tool ~/bin/
 			8 probe command tool ~/go/src/example.com/x
-			9 skip placeholder cd ~/Desktop/jdk8
+			9 probe command git clone https://example.com/acme/other.git ~/github/other
+			10 skip placeholder cd ~/Desktop/jdk8
 		`),
 	},
 	{
