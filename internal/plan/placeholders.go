@@ -221,21 +221,19 @@ func (pl *planner) readersPath(cmds []simple) string {
 			if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "--") {
 				a = v // --dockerfile-path=/Users/me/Dockerfile
 			}
-			if home, ok := strings.CutPrefix(a, "~/"); ok && !strings.ContainsAny(home, "$*?{}") {
-				// ~/Desktop/jdk8, ~/github/project: the reader's own folders,
-				// which a fresh machine's home does not have.
-				first, _, _ := strings.Cut(home, "/")
-				if fileArgRe.MatchString(home) && homeReadersDirRe.MatchString(first) && !pl.madeUnder("~/"+first) {
-					return a
-				}
+			// The root the path starts at, and what a person's folder
+			// there looks like: /Users/me, or ~/Desktop and ~/github (a
+			// fresh machine's home has none of them).
+			root, readers := "/", readersDirRe
+			if strings.HasPrefix(a, "~/") {
+				root, readers = "~/", homeReadersDirRe
+			}
+			rel, ok := strings.CutPrefix(a, root)
+			if !ok || strings.ContainsAny(rel, "$*?{}") {
 				continue
 			}
-			if !strings.HasPrefix(a, "/") || strings.ContainsAny(a, "$*?{}") {
-				continue
-			}
-			rel := strings.TrimPrefix(a, "/")
 			first, _, _ := strings.Cut(rel, "/")
-			if first != "" && fileArgRe.MatchString(rel) && !systemDirs[first] && readersDirRe.MatchString(first) && !pl.madeUnder("/"+first) {
+			if first != "" && fileArgRe.MatchString(rel) && !(root == "/" && systemDirs[first]) && readers.MatchString(first) && !pl.madeUnder(root+first) {
 				return a
 			}
 		}
