@@ -55,6 +55,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{[]string{"run", "--engine", "markdown", "--memory", "0", sampleRepo}, `--memory: size "0"`},
 		{[]string{"run", "--engine", "markdown", "--cpus", "-1", sampleRepo}, `--cpus: cpus "-1"`},
 		{[]string{"run", "--engine", "markdown", "--pids", "-3", sampleRepo}, "--pids: -3 is negative"},
+		{[]string{"run", "--engine", "markdown", "--inodes", "-3", sampleRepo}, "--inodes: -3 is negative"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -223,4 +224,15 @@ func TestRunMarkdownEngineOnTheSampleNeedsNoKey(t *testing.T) {
 		"python3 greet.py World ok", "python3 greet.py Ada Grace ok", "python3 greet.py --shout World failed",
 	}))
 	assert.Check(t, is.Contains(stderr.String(), "$ python3 greet.py --shout World"))
+}
+
+// The sandbox flags become the sandbox's resources; --inodes left at 0
+// takes the sandbox's default (one per 8 KiB of --disk).
+func TestSandboxFlagsResolve(t *testing.T) {
+	r, err := sandboxFlags{profile: "strict", disk: "2g", memory: "1g", cpus: "1.5", pids: 300, inodes: 250000}.resolve()
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(r, sandbox.Resources{Disk: 2 << 30, Memory: 1 << 30, NanoCPUs: 15e8, PidsLimit: 300, Inodes: 250000}))
+	r, err = sandboxFlags{profile: "dev", disk: "10g", memory: "4g"}.resolve()
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(r.Inodes, int64(0)))
 }

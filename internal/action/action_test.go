@@ -392,10 +392,11 @@ func TestBadInputsAreAllReported(t *testing.T) {
 	h.env["INPUT_MEMORY"] = "0"
 	h.env["INPUT_CPUS"] = "-2"
 	h.env["INPUT_PIDS"] = "many"
+	h.env["INPUT_INODES"] = "0"
 	h.env["INPUT_ORDER"] = "alphabetical"
 	r := h.run()
 	assert.Check(t, is.Equal(r.code, exitcode.Usage))
-	for _, in := range []string{"max-turns", "max-cost-usd", "comment", "fail-on", "network", "order", "sandbox", "disk", "memory", "cpus", "pids"} {
+	for _, in := range []string{"max-turns", "max-cost-usd", "comment", "fail-on", "network", "order", "sandbox", "disk", "memory", "cpus", "pids", "inodes"} {
 		assert.Check(t, is.Contains(r.stdout, "::error::input "+in+":"))
 	}
 	assert.Check(t, is.Equal(h.calls.Load(), int32(0)))
@@ -410,6 +411,7 @@ func TestSandboxInputsReachThePipeline(t *testing.T) {
 	h.env["INPUT_MEMORY"] = "1.5g"
 	h.env["INPUT_CPUS"] = "1.5"
 	h.env["INPUT_PIDS"] = "300"
+	h.env["INPUT_INODES"] = "250000"
 	h.env["INPUT_IMAGE"] = "devcontainer"
 	h.env["INPUT_BASE_IMAGE"] = "readme2demo-base:action"
 	var got pipeline.Config
@@ -421,7 +423,7 @@ func TestSandboxInputsReachThePipeline(t *testing.T) {
 	h.run()
 	assert.Assert(t, is.Equal(h.calls.Load(), int32(1)))
 	assert.Check(t, is.Equal(got.Sandbox, "strict"))
-	assert.Check(t, is.DeepEqual(got.Resources, sandbox.Resources{Disk: 2 << 30, Memory: 3 << 29, NanoCPUs: 15e8, PidsLimit: 300}))
+	assert.Check(t, is.DeepEqual(got.Resources, sandbox.Resources{Disk: 2 << 30, Inodes: 250000, Memory: 3 << 29, NanoCPUs: 15e8, PidsLimit: 300}))
 	assert.Check(t, got.Devcontainer)
 	assert.Check(t, is.Equal(got.Image, "readme2demo-base:action"))
 

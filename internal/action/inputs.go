@@ -166,12 +166,17 @@ func parseConfig(in inputReader, getenv func(string) string) (config, error) {
 		}
 		c.Resources.NanoCPUs = n
 	}
-	if v := in("pids"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 1 {
-			bad("pids", "%q is not a positive whole number", v)
+	for _, n := range []struct {
+		input string
+		dst   *int64
+	}{{"pids", &c.Resources.PidsLimit}, {"inodes", &c.Resources.Inodes}} {
+		if v := in(n.input); v != "" {
+			k, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || k < 1 {
+				bad(n.input, "%q is not a positive whole number", v)
+			}
+			*n.dst = k
 		}
-		c.Resources.PidsLimit = n
 	}
 	network, err := pipeline.ParseNetwork(cmp.Or(in("network"), pipeline.NetworkAllowlist), c.Engine)
 	if err != nil {

@@ -130,12 +130,17 @@ type Sandbox struct {
 	// DiskPeak is the largest writable-space usage measured; nil when it
 	// was never measured.
 	DiskPeak *int64 `json:"disk_peak,omitempty"`
-	// Stopped names the limit that ended the run early: "disk", "pids" or
-	// "timeout"; empty when none did.
+	// Inodes is the cap on the files, directories and links of the
+	// writable space, and InodesPeak the most measured (nil: not
+	// measured). Optional additions to v1: absent in older logs.
+	Inodes     int64  `json:"inodes,omitempty"`
+	InodesPeak *int64 `json:"inodes_peak,omitempty"`
+	// Stopped names the limit that ended the run early: "disk", "inodes",
+	// "pids" or "timeout"; empty when none did.
 	Stopped string `json:"stopped,omitempty"`
 	// Reached lists the limits the run reached, whether or not they
-	// stopped it: "disk", "memory" (the OOM killer ended a process),
-	// "pids", "timeout".
+	// stopped it: "disk", "inodes", "memory" (the OOM killer ended a
+	// process), "pids", "timeout".
 	Reached []string `json:"reached,omitempty"`
 	// KeysInContainer names the engine's credential variables that were in
 	// the agent's environment, where a README can read them; KeysWhy says
@@ -622,7 +627,8 @@ func (v *Validator) Finish(l *Log) error {
 	if l.DurationMS != nil && *l.DurationMS < 0 {
 		p = append(p, "duration_ms is negative")
 	}
-	if sb := l.Sandbox; sb != nil && (sb.Profile == "" || sb.Disk < 0 || sb.Memory < 0 || sb.CPU < 0 || sb.Pids < 0 || (sb.DiskPeak != nil && *sb.DiskPeak < 0)) {
+	if sb := l.Sandbox; sb != nil && (sb.Profile == "" || sb.Disk < 0 || sb.Memory < 0 || sb.CPU < 0 || sb.Pids < 0 || (sb.DiskPeak != nil && *sb.DiskPeak < 0) ||
+		sb.Inodes < 0 || (sb.InodesPeak != nil && *sb.InodesPeak < 0)) {
 		p = append(p, "sandbox needs a profile and limits that are not negative")
 	}
 	s := l.ParseStats

@@ -81,6 +81,8 @@ func TestValidate(t *testing.T) {
 		{"sandbox", func(l *Log) { l.Sandbox = &Sandbox{Profile: "strict", Disk: 1, Memory: 1, CPU: 1, Pids: 1} }, ""},
 		{"sandbox profile", func(l *Log) { l.Sandbox = &Sandbox{Disk: 1} }, "sandbox needs a profile"},
 		{"sandbox negative", func(l *Log) { l.Sandbox = &Sandbox{Profile: "dev", Memory: -1} }, "sandbox needs"},
+		{"sandbox negative inodes", func(l *Log) { l.Sandbox = &Sandbox{Profile: "dev", Inodes: -1} }, "sandbox needs"},
+		{"sandbox negative inodes peak", func(l *Log) { n := int64(-1); l.Sandbox = &Sandbox{Profile: "dev", InodesPeak: &n} }, "sandbox needs"},
 		{"all at once", func(l *Log) { l.Engine = ""; l.Outcome = "" }, "engine is empty; outcome"},
 	}
 	for _, tt := range tests {
@@ -103,7 +105,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 	withSandbox := func() *Log {
 		v := valid()
 		peak := int64(123)
-		v.Sandbox = &Sandbox{Profile: "dev", Disk: 10 << 30, Memory: 4 << 30, CPU: 2, Pids: 2048, DiskPeak: &peak}
+		v.Sandbox = &Sandbox{Profile: "dev", Disk: 10 << 30, Memory: 4 << 30, CPU: 2, Pids: 2048, DiskPeak: &peak, Inodes: 1310720, InodesPeak: &peak}
 		v.Commands[0].Environment = &Environment{Kind: "stdin-eof", Detail: "asked a question"}
 		v.Commands[0].Planned = PlannedStep
 		return v
@@ -134,7 +136,7 @@ func TestEncodeMatchesMarshalIndent(t *testing.T) {
 			Environment: &Environment{Kind: "disk-full", Detail: "the disk cap <10 GiB> was reached: raise --disk"}, Planned: PlannedProbe}},
 		FileEdits: []FileEdit{{Path: "README.md", Tool: "Edit", OK: true}},
 		CostUSD:   &c, Turns: &turns, DurationMS: &d, ParseStats: ParseStats{Lines: 4, Malformed: 1, UnknownEvents: 2},
-		Sandbox:      &Sandbox{Profile: "dev", Image: "img", Network: "open", Disk: 10 << 30, Memory: 4 << 30, CPU: 1.5, Pids: 2048, DiskPeak: &d, Stopped: "disk", Reached: []string{"disk", "memory"}},
+		Sandbox:      &Sandbox{Profile: "dev", Image: "img", Network: "open", Disk: 10 << 30, Memory: 4 << 30, CPU: 1.5, Pids: 2048, DiskPeak: &d, Inodes: 4096, InodesPeak: &d, Stopped: "disk", Reached: []string{"disk", "memory"}},
 		RepoFindings: []RepoFinding{{Path: "CLAUDE.md", Action: "flag", Reason: "agent <instructions>"}, {Path: ".git/config", Action: "scrub", Reason: "credentials"}},
 		Skipped:      []Skipped{{File: "README.md", Line: 9, Command: "sudo reboot", Reason: "restarts the machine"}}}
 	var got bytes.Buffer

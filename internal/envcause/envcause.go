@@ -75,6 +75,12 @@ type Signals struct {
 	Disk        int64
 	DiskStopped bool
 	DiskPeak    int64
+	// Inodes is the cap on the files, directories and links of the run's
+	// writable space; InodesStopped says the sandbox stopped the run
+	// because it passed it, InodesPeak is the most measured (-1 unknown).
+	Inodes        int64
+	InodesStopped bool
+	InodesPeak    int64
 	// TmpSize is the size of the strict profile's /tmp tmpfs ("512m").
 	TmpSize string
 	Memory  int64
@@ -97,6 +103,19 @@ type Signals struct {
 	Keyless bool
 }
 
+// InodesPassed says that the run's writable space passed the inode cap
+// (peak < 0: not known); RaiseInodes says what to change.
+func InodesPassed(limit, peak int64) string {
+	measured := ""
+	if peak >= 0 {
+		measured = fmt.Sprintf(" (measured %d)", peak)
+	}
+	return fmt.Sprintf("its writable space held more files, directories and links than the cap of %d%s", limit, measured)
+}
+
+// RaiseInodes is what to change when the inode cap stopped a run.
+var RaiseInodes = raise("--inodes", "inodes")
+
 // Cause is a sandbox limit that explains a failed command.
 type Cause struct {
 	Kind Kind
@@ -114,6 +133,8 @@ func Classify(c Command, s Signals) (Cause, bool) {
 	switch {
 	case c.Last && c.Unknown && s.DiskStopped:
 		return Cause{DiskFull, diskCapDetail(s)}, true
+	case c.Last && c.Unknown && s.InodesStopped:
+		return Cause{DiskFull, InodesPassed(s.Inodes, s.InodesPeak) + "; " + RaiseInodes}, true
 	case fileTooLarge(out, c.ExitCode):
 		return Cause{DiskFull, fmt.Sprintf("a file reached the size limit, which equals the disk cap (%s): no single file may exceed it; %s",
 			size(s.Disk), raise("--disk", "disk"))}, true

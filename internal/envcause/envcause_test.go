@@ -39,6 +39,11 @@ func TestClassify(t *testing.T) {
 		// ---- disk ----
 		{"disk cap stopped the command in progress", Command{Text: "head -c 20G /dev/zero > big", Unknown: true, Last: true},
 			with(func(s *Signals) { s.DiskStopped = true; s.DiskPeak = 11 << 30 }), DiskFull, []string{"disk cap of 10GiB", "measured 11GiB", "--disk", "`disk`"}},
+		{"inode cap stopped the command in progress", Command{Text: "touch $(seq 1 2000000)", Unknown: true, Last: true},
+			with(func(s *Signals) { s.InodesStopped = true; s.Inodes = 131072; s.InodesPeak = 140000 }), DiskFull,
+			[]string{"files, directories and links", "cap of 131072 (measured 140000)", "--inodes", "`inodes`"}},
+		{"inode cap: an earlier unknown command is not blamed", Command{Text: "sleep 1", Unknown: true, Last: false},
+			with(func(s *Signals) { s.InodesStopped = true }), "", nil},
 		{"disk cap: an earlier unknown command is not blamed", Command{Text: "sleep 1", Unknown: true, Last: false},
 			with(func(s *Signals) { s.DiskStopped = true }), "", nil},
 		{"file size limit (bash, SIGXFSZ)", Command{Text: "head -c 2M /dev/zero > x", ExitCode: code(153),

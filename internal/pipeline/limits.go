@@ -28,10 +28,15 @@ func sandboxRecord(image, network string, res *sandbox.Result) *commandlog.Sandb
 		Memory:  lim.Memory,
 		CPU:     float64(lim.NanoCPUs) / 1e9,
 		Pids:    lim.PidsLimit,
+		Inodes:  lim.Inodes,
 	}
 	if res.Usage.DiskPeak >= 0 {
 		peak := res.Usage.DiskPeak
 		rec.DiskPeak = &peak
+	}
+	if res.Usage.InodesPeak >= 0 {
+		peak := res.Usage.InodesPeak
+		rec.InodesPeak = &peak
 	}
 	switch {
 	case res.Stopped != "":
@@ -41,6 +46,9 @@ func sandboxRecord(image, network string, res *sandbox.Result) *commandlog.Sandb
 	}
 	if res.Stopped == sandbox.StoppedDisk && res.Usage.DiskPeak > lim.Disk {
 		rec.Reached = append(rec.Reached, "disk")
+	}
+	if res.Stopped == sandbox.StoppedInodes {
+		rec.Reached = append(rec.Reached, "inodes")
 	}
 	if res.Usage.OOMKills > 0 {
 		rec.Reached = append(rec.Reached, "memory")
@@ -57,20 +65,23 @@ func sandboxRecord(image, network string, res *sandbox.Result) *commandlog.Sandb
 // signals gathers what the sandbox observed for the classifier.
 func signals(res *sandbox.Result, network string, timeout time.Duration, denied []string) envcause.Signals {
 	return envcause.Signals{
-		Profile:     res.Profile,
-		Network:     network,
-		Disk:        res.Limits.Disk,
-		DiskStopped: res.Stopped == sandbox.StoppedDisk,
-		DiskPeak:    res.Usage.DiskPeak,
-		TmpSize:     res.Limits.TmpSize,
-		Memory:      res.Limits.Memory,
-		OOMKills:    res.Usage.OOMKills,
-		Pids:        res.Limits.PidsLimit,
-		PidsHit:     res.Usage.PidsHit,
-		PidsStopped: res.Stopped == sandbox.StoppedPids,
-		TimedOut:    res.TimedOut,
-		Timeout:     timeout,
-		Denied:      denied,
+		Profile:       res.Profile,
+		Network:       network,
+		Disk:          res.Limits.Disk,
+		DiskStopped:   res.Stopped == sandbox.StoppedDisk,
+		DiskPeak:      res.Usage.DiskPeak,
+		Inodes:        res.Limits.Inodes,
+		InodesStopped: res.Stopped == sandbox.StoppedInodes,
+		InodesPeak:    res.Usage.InodesPeak,
+		TmpSize:       res.Limits.TmpSize,
+		Memory:        res.Limits.Memory,
+		OOMKills:      res.Usage.OOMKills,
+		Pids:          res.Limits.PidsLimit,
+		PidsHit:       res.Usage.PidsHit,
+		PidsStopped:   res.Stopped == sandbox.StoppedPids,
+		TimedOut:      res.TimedOut,
+		Timeout:       timeout,
+		Denied:        denied,
 	}
 }
 
@@ -129,6 +140,10 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		}
 		l.OutcomeReason = "stopped by the sandbox: " + why + lastRan(l) +
 			"; raise the cap with --disk (Action input `disk`) if the README really needs more"
+		return
+	case res.Stopped == sandbox.StoppedInodes:
+		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false
+		l.OutcomeReason = "stopped by the sandbox: " + envcause.InodesPassed(sig.Inodes, sig.InodesPeak) + lastRan(l) + "; " + envcause.RaiseInodes
 		return
 	case res.Stopped == sandbox.StoppedPids:
 		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false

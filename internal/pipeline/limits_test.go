@@ -16,8 +16,8 @@ import (
 func ip(n int) *int { return &n }
 
 func result(edit func(r *sandbox.Result)) *sandbox.Result {
-	r := &sandbox.Result{Profile: sandbox.ProfileDev, Limits: sandbox.Resources{Disk: 1 << 30, Memory: 4 << 30, NanoCPUs: 2e9, PidsLimit: 4096},
-		Usage: sandbox.Usage{DiskPeak: 5 << 20, OOMKills: 0}}
+	r := &sandbox.Result{Profile: sandbox.ProfileDev, Limits: sandbox.Resources{Disk: 1 << 30, Inodes: 131072, Memory: 4 << 30, NanoCPUs: 2e9, PidsLimit: 4096},
+		Usage: sandbox.Usage{DiskPeak: 5 << 20, InodesPeak: 4000, OOMKills: 0}}
 	if edit != nil {
 		edit(r)
 	}
@@ -79,6 +79,16 @@ func TestNameLimits(t *testing.T) {
 			res:     result(func(r *sandbox.Result) { r.Stopped = sandbox.StoppedDisk; r.Usage.DiskPeak = 2 << 30 }),
 			outcome: commandlog.OutcomeFailed, reason: []string{"disk cap", "while command 1 (\"npm ci\") ran"},
 			env: map[int]string{0: "disk-full"},
+		},
+		{
+			name: "the inode cap stopped the run",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: "README.md line 4: x did not finish",
+				Commands: []commandlog.Command{{ID: "1", Command: "for i in $(seq 1 2000000); do : > f$i; done", Status: commandlog.StatusUnknown, Source: src(4)}}},
+			res:     result(func(r *sandbox.Result) { r.Stopped = sandbox.StoppedInodes; r.Usage.InodesPeak = 131100 }),
+			keyless: true, outcome: commandlog.OutcomeFailed,
+			reason:    []string{"stopped by the sandbox", "more files, directories and links than the cap of 131072 (measured 131100)", "README.md line 4", "--inodes", "`inodes`"},
+			notReason: []string{"AI engine", "disk cap"},
+			env:       map[int]string{0: "disk-full"},
 		},
 		{
 			name: "a fork bomb: the process limit stopped the run",
@@ -217,11 +227,16 @@ func TestSandboxRecord(t *testing.T) {
 	})
 	rec := sandboxRecord("img:tag", NetworkAllowlist, res)
 	peak := int64(5 << 20)
+	inodes := int64(4000)
 	assert.Check(t, is.DeepEqual(rec, &commandlog.Sandbox{Profile: "strict", Image: "img:tag", Network: "allowlist", Disk: 1 << 30, Memory: 4 << 30, CPU: 2,
-		Pids: 4096, DiskPeak: &peak, Stopped: "timeout", Reached: []string{"memory", "pids", "timeout"}}))
+		Pids: 4096, DiskPeak: &peak, Inodes: 131072, InodesPeak: &inodes, Stopped: "timeout", Reached: []string{"memory", "pids", "timeout"}}))
 	rec = sandboxRecord("img", NetworkOpen, result(func(r *sandbox.Result) { r.Usage.DiskPeak = -1; r.Stopped = sandbox.StoppedDisk }))
 	assert.Check(t, rec.DiskPeak == nil)
 	assert.Check(t, is.Equal(rec.Stopped, "disk"))
+	rec = sandboxRecord("img", NetworkOpen, result(func(r *sandbox.Result) { r.Usage.InodesPeak = -1; r.Stopped = sandbox.StoppedInodes }))
+	assert.Check(t, rec.InodesPeak == nil, "inodes not measured")
+	assert.Check(t, is.Equal(rec.Stopped, "inodes"))
+	assert.Check(t, is.DeepEqual(rec.Reached, []string{"inodes"}))
 }
 
 // An AI agent's run that timed out already says so; the command the

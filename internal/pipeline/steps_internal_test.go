@@ -222,7 +222,7 @@ func TestSandboxStepOnTheFake(t *testing.T) {
 	assert.Check(t, r.res.ExitCode != nil && *r.res.ExitCode == 0)
 	assert.Check(t, is.DeepEqual(slices.DeleteFunc(d.Calls(), func(c string) bool { return strings.HasPrefix(c, "exec-create ") }), []string{
 		"ping", "image readme2demo-base:test", // the docker step
-		"list", "create readme2demo-r2dsteps0001", "copy-from /usr/share/readme2demo/programs.txt", "start readme2demo-r2dsteps0001",
+		"list", "create readme2demo-r2dsteps0001", "inspect", "copy-from /usr/share/readme2demo/programs.txt", "start readme2demo-r2dsteps0001",
 		"copy-to /", "exec-attach", "exec-inspect", "exec-attach", "inspect",
 		"copy-from /readme2demo", "copy-from /workspace/README.md",
 		"remove readme2demo-r2dsteps0001",

@@ -14,7 +14,7 @@ import (
 const maxLimitRows = 20
 
 // SandboxLine describes the sandbox a run had, for people: the profile,
-// the limits, the peak disk use, the limit that stopped the run. "" when
+// the limits, the peak disk and file use, the limit that stopped the run. "" when
 // the log does not say (logs from `parse`, older logs).
 func SandboxLine(sb *commandlog.Sandbox) string {
 	if sb == nil {
@@ -27,6 +27,17 @@ func SandboxLine(sb *commandlog.Sandbox) string {
 			d += " (peak " + units.BytesSize(float64(*sb.DiskPeak)) + ")"
 		}
 		parts = append(parts, d)
+	}
+	if sb.Inodes > 0 {
+		// Files, directories and links; not measured where the daemon
+		// names no directory for the container's layer (dev profile).
+		f := fmt.Sprintf("file cap %d", sb.Inodes)
+		if sb.InodesPeak != nil {
+			f += fmt.Sprintf(" (peak %d)", *sb.InodesPeak)
+		} else {
+			f += " (not measured on this host)"
+		}
+		parts = append(parts, f)
 	}
 	if sb.Memory > 0 {
 		parts = append(parts, "memory "+units.BytesSize(float64(sb.Memory)))

@@ -45,8 +45,8 @@ func (s Spec) withDefaults() (Spec, error) {
 		s.Grace = Grace
 	}
 	s.User = cmp.Or(s.User, DefaultUser)
-	if s.Memory < 0 || s.NanoCPUs < 0 || s.PidsLimit < 0 || s.Disk < 0 {
-		return s, &ConfigError{"negative memory, CPU, process or disk limit"}
+	if s.Memory < 0 || s.NanoCPUs < 0 || s.PidsLimit < 0 || s.Disk < 0 || s.Inodes < 0 {
+		return s, &ConfigError{"negative memory, CPU, process, disk or inode limit"}
 	}
 	s.Memory = cmp.Or(s.Memory, DefaultMemory)
 	if s.NanoCPUs == 0 {
@@ -59,8 +59,14 @@ func (s Spec) withDefaults() (Spec, error) {
 		}
 	}
 	s.Disk = cmp.Or(s.Disk, DefaultDisk)
+	s.Inodes = cmp.Or(s.Inodes, DefaultInodes(s.Disk))
 	if s.TmpSize == "" && s.Profile == ProfileStrict {
 		s.TmpSize = StrictTmpSize
+	}
+	if s.Profile == ProfileStrict {
+		if _, err := ParseSize(s.TmpSize); err != nil {
+			return s, &ConfigError{"tmp size: " + err.Error()}
+		}
 	}
 	s.NetworkMode = cmp.Or(s.NetworkMode, DefaultNetwork)
 	if s.NetworkMode == "host" && !s.AllowHostNetwork {
@@ -102,6 +108,10 @@ func NewRunID() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// DefaultInodes is the inode cap of a disk cap: one per BytesPerInode,
+// at least 1024.
+func DefaultInodes(disk int64) int64 { return max(disk/BytesPerInode, 1024) }
 
 // ContainerName is the name of a run's container.
 func ContainerName(runID string) string { return "readme2demo-" + runID }
@@ -163,7 +173,10 @@ func containerConfigs(s Spec, deadline time.Time) (*container.Config, *container
 	case ProfileStrict:
 		hc.SecurityOpt = append(hc.SecurityOpt, "no-new-privileges:true")
 		hc.ReadonlyRootfs = true
-		hc.Tmpfs = map[string]string{"/tmp": "rw,nosuid,nodev,size=" + s.TmpSize}
+		// The kernel enforces both of the tmpfs's caps: bytes, and
+		// inodes in the same ratio as the run's.
+		tmp, _ := ParseSize(s.TmpSize) // checked by withDefaults
+		hc.Tmpfs = map[string]string{"/tmp": "rw,nosuid,nodev,size=" + s.TmpSize + ",nr_inodes=" + strconv.FormatInt(DefaultInodes(tmp), 10)}
 		hc.Ulimits = append(hc.Ulimits, &container.Ulimit{Name: "nofile", Soft: StrictNofile, Hard: StrictNofile})
 		for _, d := range StrictWritableDirs {
 			// Anonymous volumes: filled from the image (ownership kept),

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,8 +116,12 @@ func TestRunCopiesInOnceAndOutOncePerDirectory(t *testing.T) {
 func TestRunCopiesIntoEachVolumeUnderStrict(t *testing.T) {
 	d := happyDocker(t)
 	in := map[string][]string{}
+	var mu sync.Mutex // the meter's copy runs beside the sandbox's
 	d.copyTo = func(dst string, r io.Reader) error {
-		in[dst] = append(in[dst], archived(t, r)...)
+		files := archived(t, r)
+		mu.Lock()
+		defer mu.Unlock()
+		in[dst] = append(in[dst], files...)
 		return nil
 	}
 	s := fakeSpec()

@@ -54,19 +54,27 @@ const (
 // diskWatch is what the watcher found.
 type diskWatch struct {
 	peak       int64
+	inodesPeak int64 // -1: inodes were not measured
 	measures   int
 	unmeasured bool
 	lastErr    error
 	over       bool // usage passed the cap
+	overInodes bool // ... the inode cap
 	failed     bool // diskFailLimit measurements in a row failed
 	pidsHit    int
 	pidsStuck  bool // the process limit stayed reached for PidsStuck
 }
 
-// measureFunc returns the bytes the run's volumes hold (the strict
-// profile's disk meter) and the time the measuring work took; nil when
-// everything is in the container's layer.
-type measureFunc func(ctx context.Context) (int64, time.Duration, error)
+// measureFunc returns what the disk meter's directories hold (the strict
+// profile's volumes, and the container's layer where the meter sees it)
+// and the time the measuring work took; nil when there is no meter.
+type measureFunc func(ctx context.Context) (DirSize, time.Duration, error)
+
+// nextMeasureOf is nextMeasure for bytes and inodes: the sooner of the two.
+func nextMeasureOf(poll time.Duration, caps DirSize, measures int, cost time.Duration, prev, cur DirSize, elapsed time.Duration) time.Duration {
+	return min(nextMeasure(poll, caps.Bytes, measures, cost, prev.Bytes, cur.Bytes, elapsed),
+		nextMeasure(poll, caps.Inodes, measures, cost, prev.Inodes, cur.Inodes, elapsed))
+}
 
 // nextMeasure is the interval before the next measurement, after the
 // measures-th, which took cost and found used bytes, elapsed after the
@@ -89,28 +97,51 @@ func nextMeasure(poll time.Duration, capBytes int64, measures int, cost time.Dur
 	return next
 }
 
-// watchDisk measures the run's writable space until ctx ends or the cap
-// is passed; it then closes hit (once) and returns what it found. The
-// container's layer is measured by the daemon on the watcher's schedule;
-// the volumes (nil: none) are read from the meter, whose every new
-// measurement (wake) is checked at once against the layer's last size.
-func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measureFunc, wake <-chan struct{}, hit chan<- struct{}) diskWatch {
-	w := diskWatch{peak: -1}
+// watchDisk measures the run's writable space until ctx ends or a cap is
+// passed; it then closes hit (once) and returns what it found. The disk
+// meter (nil: none) streams what its directories hold, and every new
+// measurement (wake) is checked at once; the container's layer, unless
+// the meter sees it (layerMetered), is measured by the daemon on the
+// watcher's schedule, its last size added to the meter's.
+func watchDisk(ctx context.Context, d Docker, id string, s Spec, meter measureFunc, layerMetered bool, wake <-chan struct{}, hit chan<- struct{}) diskWatch {
+	w := diskWatch{peak: -1, inodesPeak: -1}
+	caps := DirSize{Bytes: s.Disk, Inodes: s.Inodes}
+	// check records a measurement; it reports whether a cap is passed
+	// (and then closes hit). Inodes are known where the meter measured.
+	check := func(u DirSize) bool {
+		w.measures++
+		w.peak = max(w.peak, u.Bytes)
+		if meter != nil {
+			w.inodesPeak = max(w.inodesPeak, u.Inodes)
+		}
+		switch {
+		case u.Bytes > s.Disk:
+			w.over = true
+		case meter != nil && u.Inodes > s.Inodes:
+			w.over, w.overInodes = true, true
+		default:
+			return false
+		}
+		close(hit)
+		return true
+	}
 	interval := s.DiskPoll
 	fails := 0
 	var atLimitSince, pidsAt time.Time
 	// The rate of the first measurement counts from nothing at the start:
 	// an overestimate (the repository copied in counts too), on the safe
 	// side.
-	prevUsed, prevAt := int64(0), time.Now()
+	var prev DirSize
+	prevAt := time.Now()
 	layer := int64(-1) // the layer's size at the last measurement
 	// The daemon's measurement runs beside the loop, so that a slow one
 	// does not hold up checking the meter's.
 	type layerResult struct {
-		used, layer int64
-		known       bool
-		cost        time.Duration
-		err         error
+		used  DirSize
+		layer int64
+		known bool
+		cost  time.Duration
+		err   error
 	}
 	results := make(chan layerResult, 1)
 	t := time.NewTimer(interval)
@@ -123,29 +154,25 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 		case <-wake:
 			// Before the daemon's first answer the layer counts as
 			// empty: the check can only be late, never wrong.
-			v, _, err := volumes(ctx)
+			v, _, err := meter(ctx)
 			if err != nil {
 				continue // the next full measurement reports it
 			}
-			used := max(layer, 0) + v
-			w.measures++
-			w.peak = max(w.peak, used)
-			if used > s.Disk {
-				w.over = true
-				close(hit)
+			v.Bytes += max(layer, 0)
+			if check(v) {
 				return w
 			}
 			continue
 		case <-t.C:
 			go func() {
 				var r layerResult
-				r.used, r.layer, r.known, r.cost, r.err = measureOnce(ctx, d, id, volumes)
+				r.used, r.layer, r.known, r.cost, r.err = measureOnce(ctx, d, id, meter, layerMetered)
 				results <- r
 			}()
 			continue
 		case r = <-results:
 		}
-		used, rw, known, cost, err := r.used, r.layer, r.known, r.cost, r.err
+		used, known, cost, err := r.used, r.known, r.cost, r.err
 		if ctx.Err() != nil {
 			return w
 		}
@@ -164,20 +191,16 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 			w.unmeasured = true
 		default:
 			fails = 0
-			layer = rw
-			w.measures++
-			w.peak = max(w.peak, used)
-			if used > s.Disk {
-				w.over = true
-				close(hit)
+			layer = r.layer
+			if check(used) {
 				return w
 			}
 		}
 		next := min(max(s.DiskPoll, cost*diskCostFactor), MaxDiskPoll)
 		if known && err == nil {
 			now := time.Now()
-			next = nextMeasure(s.DiskPoll, s.Disk, w.measures, cost, prevUsed, used, now.Sub(prevAt))
-			prevUsed, prevAt = used, now
+			next = nextMeasureOf(s.DiskPoll, caps, w.measures, cost, prev, used, now.Sub(prevAt))
+			prev, prevAt = used, now
 		} else if w.measures <= 1 {
 			next = min(next, 2*s.DiskPoll)
 		}
@@ -211,30 +234,38 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, volumes measure
 
 // measureOnce returns the run's writable-space usage, the container
 // layer's part of it, and what measuring cost: the daemon's walk of the
-// layer (the inspect's duration; the volumes are walked by the meter on
-// its own schedule). known is false when the daemon reports no size for
-// the container's layer.
-func measureOnce(ctx context.Context, d Docker, id string, volumes measureFunc) (used, layer int64, known bool, cost time.Duration, err error) {
+// layer (the inspect's duration; the meter walks on its own schedule).
+// Where the meter sees the layer (layerMetered), the daemon is not asked:
+// the meter's last measurement is the whole usage. known is false when the
+// daemon reports no size for the container's layer.
+func measureOnce(ctx context.Context, d Docker, id string, meter measureFunc, layerMetered bool) (used DirSize, layer int64, known bool, cost time.Duration, err error) {
 	ctx, cancel := context.WithTimeout(ctx, diskTimeout)
 	defer cancel()
+	if layerMetered {
+		used, cost, err = meter(ctx)
+		if err != nil {
+			return DirSize{}, 0, false, cost, fmt.Errorf("measure the run's files: %w", err)
+		}
+		return used, 0, true, cost, nil
+	}
 	start := time.Now()
 	c, _, err := d.ContainerInspectWithRaw(ctx, id, true)
 	cost = time.Since(start)
 	if err != nil {
-		return 0, 0, false, cost, fmt.Errorf("measure container size: %w", err)
+		return DirSize{}, 0, false, cost, fmt.Errorf("measure container size: %w", err)
 	}
 	if c.SizeRw == nil {
-		return 0, 0, false, cost, nil
+		return DirSize{}, 0, false, cost, nil
 	}
 	layer = *c.SizeRw
-	used = layer
-	if volumes != nil {
-		v, _, err := volumes(ctx)
+	if meter != nil {
+		v, _, err := meter(ctx)
 		if err != nil {
-			return 0, 0, false, cost, fmt.Errorf("measure volumes: %w", err)
+			return DirSize{}, 0, false, cost, fmt.Errorf("measure volumes: %w", err)
 		}
-		used += v
+		used = v
 	}
+	used.Bytes += layer
 	return used, layer, true, cost, nil
 }
 

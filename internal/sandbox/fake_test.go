@@ -55,6 +55,21 @@ type fakeDocker struct {
 	execCrt  func(container.ExecOptions) (container.ExecCreateResponse, error)
 	execAtt  func(string) (types.HijackedResponse, error)
 	execIns  func(string) (container.ExecInspect, error)
+	// The disk meter's container and exec: their calls run beside the
+	// sandbox's start and copy-in, so they are kept apart (meterCalls).
+	sandboxID, meterID, meterExec string
+	meterCalls                    []string
+}
+
+// recFor records a call on container or exec id: the meter's apart.
+func (f *fakeDocker) recFor(id, name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if id != "" && (id == f.meterID || id == f.meterExec) {
+		f.meterCalls = append(f.meterCalls, name)
+		return
+	}
+	f.calls = append(f.calls, name)
 }
 
 func (f *fakeDocker) rec(name string) {
@@ -114,18 +129,31 @@ func (f *fakeDocker) ImageInspect(context.Context, string, ...client.ImageInspec
 	return image.InspectResponse{}, nil
 }
 func (f *fakeDocker) ContainerCreate(_ context.Context, c *container.Config, hc *container.HostConfig, _ *network.NetworkingConfig, _ *ocispec.Platform, name string) (container.CreateResponse, error) {
-	f.rec("create")
-	return f.create(c, hc, name)
+	r, err := f.create(c, hc, name)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !strings.HasSuffix(name, "-meter") {
+		f.calls = append(f.calls, "create")
+		f.sandboxID = r.ID
+		return r, err
+	}
+	f.meterCalls = append(f.meterCalls, "create")
+	if r.ID != "" && r.ID == f.sandboxID {
+		r.ID += "-meter" // apart from the sandbox's, whatever the fake answered
+	}
+	f.meterID = r.ID
+	return r, err
 }
 func (f *fakeDocker) ContainerStart(_ context.Context, id string, _ container.StartOptions) error {
-	f.rec("start")
-	return f.start(id)
+	f.recFor(id, "start")
+	return f.start(strings.TrimSuffix(id, "-meter"))
 }
 func (f *fakeDocker) ContainerKill(_ context.Context, id, _ string) error {
 	f.rec("kill")
 	return f.kill(id)
 }
 func (f *fakeDocker) ContainerRemove(_ context.Context, id string, o container.RemoveOptions) error {
+	id = strings.TrimSuffix(id, "-meter")
 	f.rec("remove " + id)
 	return f.rm(id, o)
 }
@@ -133,21 +161,28 @@ func (f *fakeDocker) ContainerList(_ context.Context, o container.ListOptions) (
 	f.rec("list")
 	return f.list(o)
 }
-func (f *fakeDocker) CopyToContainer(_ context.Context, _, dst string, r io.Reader, _ container.CopyToContainerOptions) error {
-	f.rec("copy-to " + dst)
+func (f *fakeDocker) CopyToContainer(_ context.Context, id, dst string, r io.Reader, _ container.CopyToContainerOptions) error {
+	f.recFor(id, "copy-to "+dst)
 	return f.copyTo(dst, r)
 }
 func (f *fakeDocker) CopyFromContainer(_ context.Context, _, src string) (io.ReadCloser, container.PathStat, error) {
 	f.rec("copy-from " + src)
 	return f.copyFrom(src)
 }
-func (f *fakeDocker) ContainerExecCreate(_ context.Context, _ string, o container.ExecOptions) (container.ExecCreateResponse, error) {
-	f.rec("exec-create")
-	return f.execCrt(o)
+func (f *fakeDocker) ContainerExecCreate(_ context.Context, id string, o container.ExecOptions) (container.ExecCreateResponse, error) {
+	f.recFor(id, "exec-create")
+	r, err := f.execCrt(o)
+	if id != "" && id == f.meterID && r.ID != "" {
+		f.mu.Lock()
+		r.ID += "-meter"
+		f.meterExec = r.ID
+		f.mu.Unlock()
+	}
+	return r, err
 }
 func (f *fakeDocker) ContainerExecAttach(_ context.Context, id string, _ container.ExecAttachOptions) (types.HijackedResponse, error) {
-	f.rec("exec-attach")
-	return f.execAtt(id)
+	f.recFor(id, "exec-attach")
+	return f.execAtt(strings.TrimSuffix(id, "-meter"))
 }
 func (f *fakeDocker) ContainerExecInspect(_ context.Context, id string) (container.ExecInspect, error) {
 	f.rec("exec-inspect")
@@ -283,7 +318,7 @@ func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
 	assert.Check(t, is.Equal(string(res.Transcript), "data of /readme2demo/t.jsonl"))
 	assert.Check(t, is.Equal(string(res.Stderr), "data of /readme2demo/t.stderr"))
 	assert.Check(t, is.Equal(string(res.Output), "hello\n"))
-	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "start", "copy-to /", "exec-create", "exec-attach",
+	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "inspect", "start", "copy-to /", "exec-create", "exec-attach",
 		"exec-inspect", "exec-create", "exec-attach", "inspect", "copy-from /readme2demo", "remove c1"}))
 }
 
@@ -508,7 +543,7 @@ func TestContainerConfigsHarden(t *testing.T) {
 				assert.Check(t, is.Contains(hc.SecurityOpt, "no-new-privileges:true"))
 				assert.Check(t, hc.ReadonlyRootfs)
 				assert.Check(t, is.Equal(*hc.PidsLimit, int64(StrictPidsLimit)))
-				assert.Check(t, is.Equal(hc.Tmpfs["/tmp"], "rw,nosuid,nodev,size=512m"))
+				assert.Check(t, is.Equal(hc.Tmpfs["/tmp"], "rw,nosuid,nodev,size=512m,nr_inodes=65536"))
 				assert.Check(t, is.Len(hc.Mounts, len(StrictWritableDirs)))
 				assert.Check(t, is.Len(cfg.Env, 0))
 			case ProfileDev:
@@ -808,6 +843,8 @@ func TestParseCgroupCounters(t *testing.T) {
 	assert.Check(t, oom == -1 && pids == -1)
 }
 
+// DirUsage counts bytes of regular files (sparse ones by their size) and
+// every inode below the directories given, each once.
 func TestDirUsageCountsHardLinksOnceAndSparseFilesBySize(t *testing.T) {
 	dir := t.TempDir()
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "a"), make([]byte, 1000), 0o644))
@@ -819,13 +856,19 @@ func TestDirUsageCountsHardLinksOnceAndSparseFilesBySize(t *testing.T) {
 	assert.NilError(t, f.Truncate(1<<20))
 	f.Close()
 	assert.NilError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "link")))
-	total, unreadable := DirUsage(dir, filepath.Join(dir, "missing"))
-	assert.Check(t, is.Equal(total, int64(1000+24+1<<20)))
-	assert.Check(t, is.Equal(unreadable, 1))
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "empty"), nil, 0o644))
+	u := DirUsage(dir, filepath.Join(dir, "missing"), filepath.Join(dir, "sub"))
+	assert.Check(t, is.Equal(u.Bytes, int64(1000+24+1<<20)))
+	// a (b is the same inode), sub, deep, c, sparse, link, empty: sub
+	// given again adds nothing.
+	assert.Check(t, is.Equal(u.Inodes, int64(7)))
+	assert.Check(t, is.Equal(u.Unreadable, 1))
 
 	var out, errOut bytes.Buffer
 	assert.Check(t, is.Equal(MeterMain([]string{"measure", dir}, &out, &errOut), 0))
-	assert.Check(t, strings.HasPrefix(out.String(), fmt.Sprintf("%d 0 ", 1000+24+1<<20)), "%q", out.String())
+	got, _, err := parseMeterLine(strings.TrimSpace(out.String()))
+	assert.NilError(t, err)
+	assert.Check(t, is.DeepEqual(got, DirSize{Bytes: 1000 + 24 + 1<<20, Inodes: 7}))
 	assert.Check(t, is.Equal(MeterMain([]string{"nonsense"}, &out, &errOut), 2))
 }
 
@@ -919,7 +962,7 @@ func TestDiskCapOfVolumesDoesNotWaitForASlowDaemon(t *testing.T) {
 	}
 	var watchArgs []string
 	// The meter measures every 10 ms a writer at 1 GiB/s.
-	meteredDocker(d, nil, func(since time.Duration) int64 { return int64(since.Seconds() * float64(1<<30)) }, func(o container.ExecOptions) {
+	meteredDocker(d, nil, func(since time.Duration) DirSize { return DirSize{Bytes: int64(since.Seconds() * float64(1<<30))} }, func(o container.ExecOptions) {
 		if len(o.Cmd) > 1 && o.Cmd[1] == "watch" {
 			watchArgs = o.Cmd
 		}
@@ -929,7 +972,7 @@ func TestDiskCapOfVolumesDoesNotWaitForASlowDaemon(t *testing.T) {
 	start := time.Now()
 	res, err := Run(context.Background(), d, s)
 	assert.NilError(t, err)
-	assert.Check(t, is.DeepEqual(watchArgs[2:4], []string{"100000000", "402653184"}), "the meter is told the poll and the cap")
+	assert.Check(t, is.DeepEqual(watchArgs[2:5], []string{"100000000", "402653184", "49152"}), "the meter is told the poll and the caps")
 	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
 	assert.Check(t, res.Usage.DiskPeak > 384<<20)
 	// Checked at each streamed measurement: at most one 10 ms step (about
@@ -944,9 +987,9 @@ func TestMeterWatchStreamsUntilItsOutputCloses(t *testing.T) {
 	dir := t.TempDir()
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "a"), make([]byte, 1000), 0o644))
 	w := &failAfter{lines: 3}
-	assert.Check(t, is.Equal(MeterMain([]string{"watch", "1000000", "1048576", dir}, w, io.Discard), 0))
+	assert.Check(t, is.Equal(MeterMain([]string{"watch", "1000000", "1048576", "100", dir}, w, io.Discard), 0))
 	assert.Check(t, is.Equal(w.buf.String(), "1000 0 ")) // only the start of each line is stable
-	for _, bad := range [][]string{{"watch", "x", "1", dir}, {"watch", "1", "0", dir}, {"watch", "1", "1"}} {
+	for _, bad := range [][]string{{"watch", "x", "1", "1", dir}, {"watch", "1", "0", "1", dir}, {"watch", "1", "1", "0", dir}, {"watch", "1", "1", "1"}} {
 		var errOut bytes.Buffer
 		assert.Check(t, is.Equal(MeterMain(bad, io.Discard, &errOut), 2), "%q", bad)
 		assert.Check(t, is.Contains(errOut.String(), "usage:"))
@@ -986,7 +1029,7 @@ func TestCommandWaitsForTheMetersFirstMeasurement(t *testing.T) {
 		measured = time.Now()
 		mu.Unlock()
 	}
-	meteredDocker(d, ready, func(time.Duration) int64 { return 0 }, func(o container.ExecOptions) {
+	meteredDocker(d, ready, func(time.Duration) DirSize { return DirSize{} }, func(o container.ExecOptions) {
 		if len(o.Cmd) > 2 && o.Cmd[0] == "bash" {
 			mu.Lock()
 			commandAt = time.Now()
@@ -1009,7 +1052,7 @@ func TestCommandWaitsForTheMetersFirstMeasurement(t *testing.T) {
 // `watch` exec (every exec's options go to onExec first) and a stream that,
 // once ready returns (at once when nil), prints every 10 ms the bytes that
 // measure gives for the time since.
-func meteredDocker(d *fakeDocker, ready func(), measure func(since time.Duration) int64, onExec func(container.ExecOptions)) {
+func meteredDocker(d *fakeDocker, ready func(), measure func(since time.Duration) DirSize, onExec func(container.ExecOptions)) {
 	d.create = func(_ *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
 		if name == meterName("r1") {
 			return container.CreateResponse{ID: "m1"}, nil
@@ -1037,7 +1080,7 @@ func meteredDocker(d *fakeDocker, ready func(), measure func(since time.Duration
 			w := stdcopy.NewStdWriter(c2, stdcopy.Stdout)
 			start := time.Now()
 			for {
-				if _, err := fmt.Fprintf(w, "%d 0 1000\n", measure(time.Since(start))); err != nil {
+				if _, err := fmt.Fprintln(w, measure(time.Since(start)).line(time.Microsecond)); err != nil {
 					return
 				}
 				time.Sleep(10 * time.Millisecond)

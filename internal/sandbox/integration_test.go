@@ -463,6 +463,52 @@ func TestRunDiskCapStopsTheRun(t *testing.T) {
 	}
 }
 
+// An inode bomb (empty files, directories and links: nearly no bytes) is
+// stopped by the inode cap in both profiles, the run names it, and its
+// containers go. In the dev profile the meter sees the container's layer
+// (the whole root file system); in strict, the volumes and the layer.
+func TestRunInodeCapStopsTheRun(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	const capInodes = 20000
+	for _, profile := range sandbox.Profiles {
+		t.Run(profile, func(t *testing.T) {
+			// 200 directories of 500 empty files and a link: 100,400 inodes.
+			s := spec(img, `echo start > `+transcript+`; mkdir -p /workspace/many && cd /workspace/many && `+
+				`for d in $(seq 1 200); do mkdir d$d && (cd d$d && touch $(seq 1 500) && ln -s 1 link); done; echo "all made" >> `+transcript)
+			s.Profile = profile
+			s.RunID = sandbox.NewRunID()
+			s.Timeout = 90 * time.Second
+			s.Inodes = capInodes
+			s.DiskPoll = 200 * time.Millisecond
+			res, err := sandbox.Run(context.Background(), cli, s)
+			assert.NilError(t, err)
+			t.Logf("inodes peak %d after %d measurements (cap %d)", res.Usage.InodesPeak, res.Usage.DiskMeasures, capInodes)
+			assert.Check(t, res.Usage.LayerMetered, "the daemon names overlay2's layer directory here")
+			assert.Check(t, is.Equal(res.Stopped, sandbox.StoppedInodes), "usage %+v, transcript %s", res.Usage, res.Transcript)
+			assert.Check(t, res.ExitCode == nil, "a stopped command has no exit code")
+			assert.Check(t, !strings.Contains(string(res.Transcript), "all made"))
+			assert.Check(t, res.Usage.InodesPeak > capInodes, "peak %d", res.Usage.InodesPeak)
+			assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container (or the meter) was not removed")
+		})
+	}
+}
+
+// The strict profile's /tmp is a tmpfs whose inodes the kernel caps (one
+// per 8 KiB of its size): past them, creating a file fails at once.
+func TestStrictTmpHasAnInodeLimit(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	s := spec(img, `cd /tmp && for d in $(seq 1 12); do mkdir d$d && (cd d$d && touch $(seq 1 1000)) || exit 9; done; echo "all made"`)
+	s.Profile = sandbox.ProfileStrict
+	s.RunID = sandbox.NewRunID()
+	s.TmpSize = "64m" // 8192 inodes
+	res, err := sandbox.Run(context.Background(), cli, s)
+	assert.NilError(t, err)
+	assert.Assert(t, res.ExitCode != nil, "%+v", res)
+	assert.Check(t, is.Equal(*res.ExitCode, 9), "%s", res.Output)
+	assert.Check(t, is.Contains(string(res.Output), "No space left on device"))
+	assert.Check(t, !strings.Contains(string(res.Output), "all made"))
+}
+
 func TestContainerEndsByItselfAtItsDeadline(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	// A run whose process is SIGKILLed never removes its container: the

@@ -38,92 +38,122 @@ import (
 const MeterProgram = "readme2demo-disk-meter"
 
 const (
-	meterBinDir = "/r2d-meter"
-	meterUser   = "0:0"
+	meterBinDir   = "/r2d-meter"
+	meterLayerDir = "/r2d-layer"
+	meterUser     = "0:0"
 )
 
 // IsMeter reports whether a program started as arg0 (os.Args[0]) is to run
 // as the disk meter; its main then returns MeterMain's status.
 func IsMeter(arg0 string) bool { return filepath.Base(arg0) == MeterProgram }
 
-// MeterMain is the disk meter's program. `measure DIR...` prints the
-// bytes the directories hold (regular files' sizes, each inode once, not
-// crossing into other file systems) on one line; `watch POLL CAP DIR...`
+// MeterMain is the disk meter's program. `measure DIR...` prints what the
+// directories hold on one line; `watch POLL CAP_BYTES CAP_INODES DIR...`
 // measures again and again and prints a line per measurement, spaced as
 // the watcher spaces its own (nextMeasure, with POLL the shortest interval
-// in nanoseconds and CAP the bytes the directories may hold), until its
+// in nanoseconds and the caps what the directories may hold), until its
 // output can no longer be written (the run's end closed it). A line is
-// "BYTES UNREADABLE WALK_NANOSECONDS". It returns the exit status.
+// "BYTES UNREADABLE WALK_NANOSECONDS INODES": the regular files' sizes
+// and the number of files, directories and links (each inode once, other
+// file systems not entered; see DirUsage). It returns the exit status.
 func MeterMain(args []string, stdout, stderr io.Writer) int {
 	usage := func() int {
-		fmt.Fprintf(stderr, "usage: %s measure DIR... | watch POLL_NS CAP_BYTES DIR...\n", MeterProgram)
+		fmt.Fprintf(stderr, "usage: %s measure DIR... | watch POLL_NS CAP_BYTES CAP_INODES DIR...\n", MeterProgram)
 		return 2
 	}
 	switch {
 	case len(args) >= 2 && args[0] == "measure":
 		start := time.Now()
-		total, errs := DirUsage(args[1:]...)
-		fmt.Fprintf(stdout, "%d %d %d\n", total, errs, time.Since(start).Nanoseconds())
+		u := DirUsage(args[1:]...)
+		fmt.Fprintln(stdout, u.line(time.Since(start)))
 		return 0
-	case len(args) >= 4 && args[0] == "watch":
-		poll, err1 := strconv.ParseInt(args[1], 10, 64)
-		capBytes, err2 := strconv.ParseInt(args[2], 10, 64)
-		if err1 != nil || err2 != nil || poll <= 0 || capBytes <= 0 {
-			return usage()
+	case len(args) >= 5 && args[0] == "watch":
+		var caps [3]int64
+		for i := range caps {
+			n, err := strconv.ParseInt(args[1+i], 10, 64)
+			if err != nil || n <= 0 {
+				return usage()
+			}
+			caps[i] = n
 		}
-		watchDirs(time.Duration(poll), capBytes, args[3:], stdout)
+		watchDirs(time.Duration(caps[0]), DirSize{Bytes: caps[1], Inodes: caps[2]}, args[4:], stdout)
 		return 0
 	}
 	return usage()
 }
 
 // watchDirs is `watch`: it returns when a line cannot be written.
-func watchDirs(poll time.Duration, capBytes int64, dirs []string, stdout io.Writer) {
-	var prev int64
+func watchDirs(poll time.Duration, caps DirSize, dirs []string, stdout io.Writer) {
+	var prev DirSize
 	prevAt := time.Now()
 	for n := 0; ; n++ {
 		start := time.Now()
-		total, errs := DirUsage(dirs...)
+		u := DirUsage(dirs...)
 		walk := time.Since(start)
-		if _, err := fmt.Fprintf(stdout, "%d %d %d\n", total, errs, walk.Nanoseconds()); err != nil {
+		if _, err := fmt.Fprintln(stdout, u.line(walk)); err != nil {
 			return
 		}
 		now := time.Now()
-		time.Sleep(nextMeasure(poll, capBytes, n+1, walk, prev, total, now.Sub(prevAt)))
-		prev, prevAt = total, now
+		time.Sleep(nextMeasureOf(poll, caps, n+1, walk, prev, u, now.Sub(prevAt)))
+		prev, prevAt = u, now
 	}
 }
 
-// DirUsage returns the apparent size of the regular files under dirs
-// (hard links counted once, other file systems not entered) and how many
-// entries could not be read.
-func DirUsage(dirs ...string) (total int64, unreadable int) {
+// DirSize is what directories hold: the apparent size of their regular
+// files, and their inodes (files, directories, links, device nodes and
+// overlayfs whiteouts; hard links once). Unreadable counts the entries
+// that could not be read.
+type DirSize struct {
+	Bytes, Inodes int64
+	Unreadable    int
+}
+
+// line is the meter's output line for u, measured in walk.
+func (u DirSize) line(walk time.Duration) string {
+	return fmt.Sprintf("%d %d %d %d", u.Bytes, u.Unreadable, walk.Nanoseconds(), u.Inodes)
+}
+
+// parseMeterLine reads a line of the meter's output.
+func parseMeterLine(line string) (DirSize, time.Duration, error) {
+	var u DirSize
+	var walk int64
+	var rest string
+	n, _ := fmt.Sscanf(line, "%d %d %d %d%s", &u.Bytes, &u.Unreadable, &walk, &u.Inodes, &rest)
+	if n != 4 || u.Bytes < 0 || u.Inodes < 0 || walk < 0 {
+		return DirSize{}, 0, fmt.Errorf("read disk meter output %q: want BYTES UNREADABLE WALK_NS INODES", clipString(line, 200))
+	}
+	return u, time.Duration(walk), nil
+}
+
+// DirUsage measures dirs: the regular files' apparent sizes and every
+// inode below them (each once: hard links, and a directory given twice,
+// count once), not entering other file systems. The directories
+// themselves are not counted.
+func DirUsage(dirs ...string) DirSize {
+	var u DirSize
 	seen := map[[2]uint64]bool{}
 	for _, dir := range dirs {
 		root, err := os.Lstat(dir)
 		if err != nil {
-			unreadable++
+			u.Unreadable++
 			continue
 		}
 		rootDev := devOf(root)
 		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				unreadable++
+				u.Unreadable++
+				return nil
+			}
+			if p == dir {
 				return nil
 			}
 			info, err := d.Info()
 			if err != nil {
-				unreadable++
+				u.Unreadable++
 				return nil
 			}
-			if d.IsDir() {
-				if p != dir && devOf(info) != rootDev {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !info.Mode().IsRegular() || info.Size() == 0 {
-				return nil
+			if d.IsDir() && devOf(info) != rootDev {
+				return fs.SkipDir // a mount point: another file system
 			}
 			if dev, ino, ok := fileID(info); ok {
 				key := [2]uint64{dev, ino}
@@ -132,11 +162,14 @@ func DirUsage(dirs ...string) (total int64, unreadable int) {
 				}
 				seen[key] = true
 			}
-			total += info.Size()
+			u.Inodes++
+			if info.Mode().IsRegular() {
+				u.Bytes += info.Size()
+			}
 			return nil
 		})
 	}
-	return total, unreadable
+	return u
 }
 
 func devOf(info fs.FileInfo) uint64 {
@@ -170,18 +203,99 @@ func meterBinary(s Spec) (string, error) {
 	return exe, nil
 }
 
-// startMeter creates and starts the meter for the sandbox container id.
-// The returned meter is never nil; remove it (before the sandbox
-// container, whose volumes it holds) whatever the error.
-func startMeter(ctx context.Context, d Docker, s Spec, id string, deadline time.Time) (*diskMeter, error) {
-	m := &diskMeter{d: d}
+// meterStart is a meter started for a run: m is nil when the run has none
+// (the dev profile where the layer's directory is unknown, or this binary
+// cannot run in a Linux container: the daemon measures the layer alone).
+type meterStart struct {
+	m *diskMeter
+	// stream is the meter's measurements; layer says they include the
+	// container's own layer (then the daemon need not measure it).
+	stream *volumeStream
+	layer  bool
+	err    error
+}
+
+// startRunMeter starts the disk meter for the sandbox container id: it
+// measures the strict profile's volumes and, in both profiles, the
+// container's own layer, where the daemon said where that is (layer, see
+// layerDir). Remove the meter (before the sandbox container, whose volumes
+// it holds) whatever the error.
+func startRunMeter(ctx context.Context, d Docker, s Spec, id, layer string, deadline time.Time) meterStart {
+	if s.Profile != ProfileStrict && layer == "" {
+		return meterStart{}
+	}
 	bin, err := meterBinary(s)
 	if err != nil {
-		return m, err
+		if s.Profile != ProfileStrict {
+			return meterStart{}
+		}
+		return meterStart{err: err}
 	}
+	m, err := startMeter(ctx, d, s, id, deadline, bin, layer)
+	if err != nil {
+		if s.Profile != ProfileStrict {
+			// The dev profile's layer is measured by the daemon as
+			// well: without the meter only its inodes go unmeasured.
+			return meterStart{m: m}
+		}
+		return meterStart{m: m, err: err}
+	}
+	var dirs []string
+	if s.Profile == ProfileStrict {
+		dirs = append(dirs, StrictWritableDirs...)
+	}
+	if layer != "" {
+		dirs = append(dirs, meterLayerDir)
+	}
+	vs, err := m.watch(ctx, s, dirs)
+	return meterStart{m: m, stream: vs, layer: layer != "", err: err}
+}
+
+// layerDir is the host directory of the container's writable layer, as
+// the daemon names it (overlay2's UpperDir: every file the run adds or
+// changes, and nothing else), or "" when the storage driver names none.
+func layerDir(ctx context.Context, d Docker, id string) string {
+	c, _, err := d.ContainerInspectWithRaw(ctx, id, false)
+	if err != nil || c.GraphDriver.Name != "overlay2" {
+		return ""
+	}
+	dir := c.GraphDriver.Data["UpperDir"]
+	if !filepath.IsAbs(dir) || strings.ContainsAny(dir, ":,") {
+		return "" // not a path a bind mount can name
+	}
+	return dir
+}
+
+// startMeter creates and starts the meter container, with bin copied in;
+// layer, when known, is bound read-only at meterLayerDir. The returned
+// meter is never nil.
+func startMeter(ctx context.Context, d Docker, s Spec, id string, deadline time.Time, bin, layer string) (*diskMeter, error) {
+	m := &diskMeter{d: d}
 	life := int64(deadline.Sub(s.Now()).Seconds()) + 1
 	init := true
 	pids := int64(64)
+	hc := &container.HostConfig{
+		LogConfig:      NoContainerLog,
+		NetworkMode:    "none",
+		CapDrop:        []string{"ALL"},
+		CapAdd:         []string{"DAC_READ_SEARCH"},
+		SecurityOpt:    []string{"no-new-privileges:true"},
+		ReadonlyRootfs: true,
+		Init:           &init,
+		Mounts:         []mount.Mount{{Type: mount.TypeVolume, Target: meterBinDir}},
+		Resources: container.Resources{
+			Memory: 256 << 20, MemorySwap: 256 << 20, NanoCPUs: 5e8, PidsLimit: &pids,
+		},
+	}
+	if s.Profile == ProfileStrict {
+		hc.VolumesFrom = []string{id + ":ro"}
+	}
+	if layer != "" {
+		// The only host path any container of a run gets: the run's own
+		// layer, read-only, in the meter, whose one program is this binary.
+		hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: layer, Target: meterLayerDir, ReadOnly: true,
+			BindOptions: &mount.BindOptions{Propagation: mount.PropagationRSlave}}) // the daemon requires it under its root
+	}
 	created, err := d.ContainerCreate(ctx, &container.Config{
 		Image:      s.Image,
 		User:       meterUser,
@@ -194,20 +308,7 @@ func startMeter(ctx context.Context, d Docker, s Spec, id string, deadline time.
 			LabelRole:     RoleDiskMeter,
 		},
 		NetworkDisabled: true,
-	}, &container.HostConfig{
-		LogConfig:      NoContainerLog,
-		NetworkMode:    "none",
-		CapDrop:        []string{"ALL"},
-		CapAdd:         []string{"DAC_READ_SEARCH"},
-		SecurityOpt:    []string{"no-new-privileges:true"},
-		ReadonlyRootfs: true,
-		Init:           &init,
-		VolumesFrom:    []string{id + ":ro"},
-		Mounts:         []mount.Mount{{Type: mount.TypeVolume, Target: meterBinDir}},
-		Resources: container.Resources{
-			Memory: 256 << 20, MemorySwap: 256 << 20, NanoCPUs: 5e8, PidsLimit: &pids,
-		},
-	}, nil, nil, meterName(s.RunID))
+	}, hc, nil, nil, meterName(s.RunID))
 	if err != nil {
 		_ = remove(d, meterName(s.RunID))
 		return m, fmt.Errorf("create disk meter container: %w", err)
@@ -251,18 +352,18 @@ type volumeStream struct {
 	close   func()
 
 	mu        sync.Mutex
-	total     int64
+	size      DirSize
 	walk      time.Duration
 	have      bool
 	err       error // why the stream ended
 	firstOnce sync.Once
 }
 
-// watch starts the meter's `watch` exec. Close the stream when the run's
-// command has ended.
-func (m *diskMeter) watch(ctx context.Context, s Spec) (*volumeStream, error) {
+// watch starts the meter's `watch` exec of dirs. Close the stream when the
+// run's command has ended.
+func (m *diskMeter) watch(ctx context.Context, s Spec, dirs []string) (*volumeStream, error) {
 	args := append([]string{meterBinDir + "/" + MeterProgram, "watch",
-		strconv.FormatInt(int64(s.DiskPoll), 10), strconv.FormatInt(s.Disk, 10)}, StrictWritableDirs...)
+		strconv.FormatInt(int64(s.DiskPoll), 10), strconv.FormatInt(s.Disk, 10), strconv.FormatInt(s.Inodes, 10)}, dirs...)
 	ex, err := m.d.ContainerExecCreate(ctx, m.id, container.ExecOptions{
 		User: meterUser, Cmd: args, AttachStdout: true, AttachStderr: true,
 	})
@@ -290,14 +391,13 @@ func (m *diskMeter) watch(ctx context.Context, s Spec) (*volumeStream, error) {
 		defer pr.Close()
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
-			var total, walk int64
-			var unreadable int
-			if _, err := fmt.Sscanf(sc.Text(), "%d %d %d", &total, &unreadable, &walk); err != nil {
-				v.end(fmt.Errorf("read disk meter output %q: %v", clipString(sc.Text(), 200), err))
+			u, walk, err := parseMeterLine(sc.Text())
+			if err != nil {
+				v.end(err)
 				return
 			}
 			v.mu.Lock()
-			v.total, v.walk, v.have = total, time.Duration(walk), true
+			v.size, v.walk, v.have = u, walk, true
 			v.mu.Unlock()
 			v.firstOnce.Do(func() { close(v.first) })
 			select {
@@ -321,20 +421,21 @@ func (v *volumeStream) end(err error) {
 	v.close()
 }
 
-// latest is a measureFunc: the bytes the volumes held at the meter's last
-// measurement and what that walk took, waiting for the first one.
-func (v *volumeStream) latest(ctx context.Context) (int64, time.Duration, error) {
+// latest is a measureFunc: what the metered directories held at the
+// meter's last measurement and what that walk took, waiting for the first
+// one.
+func (v *volumeStream) latest(ctx context.Context) (DirSize, time.Duration, error) {
 	select {
 	case <-v.first:
 	case <-ctx.Done():
-		return 0, 0, ctx.Err()
+		return DirSize{}, 0, ctx.Err()
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.err != nil {
-		return 0, 0, v.err
+		return DirSize{}, 0, v.err
 	}
-	return v.total, v.walk, nil
+	return v.size, v.walk, nil
 }
 
 // limitedBuffer keeps the first max bytes written to it.
@@ -353,12 +454,13 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// remove removes the meter container (and its binary volume).
-func (m *diskMeter) remove() error {
+// remove removes the meter container (and its binary volume), waiting
+// for a slow removal as the sandbox's own does (ctx: the run's).
+func (m *diskMeter) remove(ctx context.Context) error {
 	if m == nil || m.id == "" {
 		return nil
 	}
-	return remove(m.d, m.id)
+	return removeWaiting(ctx, m.d, m.id)
 }
 
 func clipString(s string, n int) string {

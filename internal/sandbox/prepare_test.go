@@ -67,7 +67,7 @@ func TestPrepareReadsTheImageBeforeTheStart(t *testing.T) {
 		`/usr/share/big: "" nil=true err=read /usr/share/big: big: file too large (10 bytes, kept 4)`,
 	}))
 	assert.Check(t, is.DeepEqual(copied, map[string]string{"/readme2demo/prompt.md": "made from the image"}))
-	assert.Check(t, is.DeepEqual(d.mainCalls()[:7], []string{"list", "create", "copy-from /usr/share/list.txt", "copy-from /usr/share/missing",
+	assert.Check(t, is.DeepEqual(d.mainCalls()[:8], []string{"list", "create", "inspect", "copy-from /usr/share/list.txt", "copy-from /usr/share/missing",
 		"copy-from /usr/share/dir", "copy-from /usr/share/big", "start"}))
 }
 
@@ -82,5 +82,5 @@ func TestPrepareErrorEndsTheRunBeforeTheStart(t *testing.T) {
 	assert.Check(t, errors.Is(err, boom), "err %v", err)
 	assert.Check(t, is.ErrorContains(err, "prepare run: boom"))
 	assert.Check(t, res.ExitCode == nil)
-	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "remove c1"}))
+	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "inspect", "remove c1"}))
 }

@@ -63,7 +63,7 @@ const (
 // errors; the Result is never nil.
 func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	s, err := spec.withDefaults()
-	res = &Result{RunID: s.RunID, Profile: s.Profile, Limits: s.Resources, Usage: Usage{DiskPeak: -1, OOMKills: -1}}
+	res = &Result{RunID: s.RunID, Profile: s.Profile, Limits: s.Resources, Usage: Usage{DiskPeak: -1, InodesPeak: -1, OOMKills: -1}}
 	if err != nil {
 		return res, err
 	}
@@ -101,6 +101,25 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		}
 	}()
 
+	// The disk meter starts beside the container's start and copy-in: it
+	// needs only the container created. Removed before the sandbox
+	// container (defers run last first): it holds its volumes and layer.
+	layer := layerDir(ctx, d, created.ID)
+	meterc := make(chan meterStart, 1)
+	go func(s Spec) { meterc <- startRunMeter(ctx, d, s, created.ID, layer, deadline) }(s) // s changes below
+	var meter meterStart
+	meterOnce := sync.OnceFunc(func() { meter = <-meterc })
+	defer func() {
+		meterOnce()
+		defer phase(timing.Remove)()
+		if rerr := meter.m.remove(ctx); rerr != nil {
+			res.RemoveErr = errors.Join(res.RemoveErr, rerr)
+		}
+		if meter.stream != nil {
+			meter.stream.close()
+		}
+	}()
+
 	if s.Prepare != nil {
 		done = phase(timing.Input)
 		files, err := s.Prepare(ctx, func(p string, limit int64) ([]byte, error) { return readFile(ctx, d, created.ID, p, limit) })
@@ -122,43 +141,31 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	var volumes measureFunc
+	var measure measureFunc
 	var wake <-chan struct{}
-	if s.Profile == ProfileStrict {
-		// Removed before the sandbox container (defers run last first):
-		// it holds the volumes.
+	// What is left of the meter's start, and its first measurement: the
+	// README's commands start only once the meter measures. On a loaded
+	// machine its first measurement can come a second late, and a fast
+	// writer fills a gigabyte meanwhile (CI saw 1043 MiB past a 384 MiB
+	// cap after 3 measurements).
+	done = func() {}
+	if s.Profile == ProfileStrict || layer != "" {
 		done = phase(timing.Meter)
-		m, merr := startMeter(ctx, d, s, created.ID, deadline)
-		done()
-		defer func() {
-			defer phase(timing.Remove)()
-			if rerr := m.remove(); rerr != nil {
-				res.RemoveErr = errors.Join(res.RemoveErr, rerr)
-			}
-		}()
-		if merr != nil {
-			return res, merr
-		}
-		vs, werr := m.watch(ctx, s)
-		if werr != nil {
-			return res, werr
-		}
-		defer vs.close()
-		volumes, wake = vs.latest, vs.changed
-		// The README's commands start only once the meter measures: on a
-		// loaded machine its first measurement can come a second late,
-		// and a fast writer fills a gigabyte meanwhile (CI saw 1043 MiB
-		// past a 384 MiB cap after 3 measurements).
-		done = phase(timing.Meter)
-		err := firstMeasurement(ctx, vs)
-		done()
-		if err != nil {
-			res.Canceled = ctx.Err() != nil
-			return res, err
-		}
 	}
+	meterOnce()
+	err = meter.err
+	if err == nil && meter.stream != nil {
+		measure, wake = meter.stream.latest, meter.stream.changed
+		err = firstMeasurement(ctx, meter.stream)
+	}
+	done()
+	if err != nil {
+		res.Canceled = ctx.Err() != nil
+		return res, err
+	}
+	res.Usage.LayerMetered = meter.layer
 
-	delivered, execErr := execute(ctx, d, created.ID, s, res, volumes, wake)
+	delivered, execErr := execute(ctx, d, created.ID, s, res, measure, meter.layer, wake)
 	done = phase(timing.Signals)
 	unchanged := readSignals(d, created.ID, s, res)
 	done()
@@ -197,7 +204,7 @@ func firstMeasurement(ctx context.Context, vs *volumeStream) error {
 // execute runs the command with the timeout, streams the transcript to
 // OnTranscript, and kills the container when the timeout or ctx ends the
 // run first.
-func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volumes measureFunc, wake <-chan struct{}) (delivered int64, err error) {
+func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, measure measureFunc, layerMetered bool, wake <-chan struct{}) (delivered int64, err error) {
 	started := res.Phases.Start(timing.RunnerStart, s.Now)
 	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
 		User:         s.User,
@@ -238,7 +245,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volu
 	hit := make(chan struct{})
 	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
 	watched := make(chan diskWatch, 1)
-	go func() { watched <- watchDisk(watchCtx, d, id, s, volumes, wake, hit) }()
+	go func() { watched <- watchDisk(watchCtx, d, id, s, measure, layerMetered, wake, hit) }()
 
 	timer := time.NewTimer(s.Timeout)
 	defer timer.Stop()
@@ -248,7 +255,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volu
 	case <-timer.C:
 		res.TimedOut = true
 	case <-hit:
-		res.Stopped = StoppedDisk // or StoppedPids, below
+		res.Stopped = StoppedDisk // or StoppedInodes, StoppedPids, below
 	case <-ctx.Done():
 		res.Canceled = true
 		runErr = fmt.Errorf("run agent: %w", context.Cause(ctx))
@@ -256,9 +263,13 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, volu
 	stopWatch()
 	w := <-watched
 	res.Usage.DiskPeak, res.Usage.DiskMeasures, res.Usage.DiskUnmeasured = w.peak, w.measures, w.unmeasured && w.measures == 0
+	res.Usage.InodesPeak = w.inodesPeak
 	res.Usage.PidsHit = w.pidsHit
-	if res.Stopped != "" && w.pidsStuck {
+	switch {
+	case res.Stopped != "" && w.pidsStuck:
 		res.Stopped = StoppedPids
+	case res.Stopped != "" && w.overInodes:
+		res.Stopped = StoppedInodes
 	}
 	if w.lastErr != nil {
 		res.Usage.DiskError = w.lastErr.Error()

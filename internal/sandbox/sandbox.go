@@ -90,7 +90,11 @@ const (
 	DefaultNanoCPUs = 2e9
 	// DefaultDisk caps the run's whole writable space: sized for real
 	// builds (a Go or Rust toolchain's caches, node_modules, a Python venv).
-	DefaultDisk    = 10 << 30
+	DefaultDisk = 10 << 30
+	// BytesPerInode sets the default inode cap: one inode per 8 KiB of the
+	// disk cap (1,310,720 for 10 GiB; half of ext4's default ratio, since
+	// node_modules and source trees hold many small files).
+	BytesPerInode  = 8 << 10
 	DefaultNetwork = "bridge"
 	// Grace is how long the container outlives the timeout before its own
 	// main process ends it: time to kill, copy out and remove.
@@ -113,6 +117,9 @@ type Resources struct {
 	// layer and (strict) its volumes. The largest single file is capped at
 	// the same size (RLIMIT_FSIZE).
 	Disk int64
+	// Inodes caps the files, directories and links in the same space
+	// (default: one per BytesPerInode of Disk).
+	Inodes int64
 	// TmpSize is the size of the strict profile's /tmp tmpfs, e.g. "512m"
 	// (the dev profile's /tmp is on disk, under the disk cap).
 	TmpSize string
@@ -215,8 +222,8 @@ type Result struct {
 	ExitCode *int
 	TimedOut bool // the timeout killed the command
 	Canceled bool // the caller's context ended the run
-	// Stopped names the sandbox limit that killed the command: StoppedDisk
-	// or StoppedPids; "" otherwise (TimedOut and Canceled are apart).
+	// Stopped names the sandbox limit that killed the command: StoppedDisk,
+	// StoppedInodes or StoppedPids; "" otherwise (TimedOut and Canceled are apart).
 	Stopped string
 	// Profile and Limits are what the run had (the Spec with its defaults).
 	Profile string
@@ -246,6 +253,9 @@ const (
 	// StoppedDisk: the run's writable space passed the disk cap (or could
 	// not be measured).
 	StoppedDisk = "disk"
+	// StoppedInodes: the run's writable space held more inodes (files,
+	// directories, links) than the inode cap.
+	StoppedInodes = "inodes"
 	// StoppedPids: the process limit stayed reached for Spec.PidsStuck
 	// (a fork bomb), so nothing could start in the container any more.
 	StoppedPids = "pids"
@@ -262,6 +272,13 @@ type Usage struct {
 	DiskUnmeasured bool
 	// DiskError is the last measurement error, when measuring failed.
 	DiskError string
+	// InodesPeak is the largest number of inodes measured (-1: not
+	// measured: the dev profile where the daemon names no layer directory).
+	InodesPeak int64
+	// LayerMetered says the disk meter measured the container's own layer
+	// (not only the daemon): the caps were checked on every measurement
+	// the meter streamed.
+	LayerMetered bool
 	// OOMKills is how many processes the cgroup's OOM killer ended.
 	OOMKills int
 	// PidsHit counts the polls that found the process limit reached (plus

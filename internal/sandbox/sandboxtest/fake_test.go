@@ -33,7 +33,7 @@ func TestFakeDockerRunsAWholeSandboxRun(t *testing.T) {
 	assert.Check(t, is.Equal(*res.ExitCode, 0))
 	assert.Check(t, is.Len(res.CopyErrors, 1), "the README the fake does not hold is a copy error: %v", res.CopyErrors)
 	assert.Check(t, is.DeepEqual(d.Calls(), []string{
-		"list", "create readme2demo-r1", "start readme2demo-r1", "copy-to /",
+		"list", "create readme2demo-r1", "inspect", "start readme2demo-r1", "copy-to /",
 		"exec-create bash -lc agent --go", "exec-attach", "exec-inspect",
 		"exec-create /bin/sh -c exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done; exit 0",
 		"exec-attach", "inspect",
@@ -49,5 +49,5 @@ func TestFakeDockerFieldsOverrideTheDefaults(t *testing.T) {
 	res, err := sandbox.Run(context.Background(), d, sandbox.Spec{Image: "img", RunID: "r2", Command: "true"})
 	assert.Check(t, errors.Is(err, boom), "%v", err)
 	assert.Check(t, is.Equal(res.ContainerID, "readme2demo-r2"))
-	assert.Check(t, is.DeepEqual(d.Calls(), []string{"list", "create readme2demo-r2", "start readme2demo-r2", "remove readme2demo-r2"}))
+	assert.Check(t, is.DeepEqual(d.Calls(), []string{"list", "create readme2demo-r2", "inspect", "start readme2demo-r2", "remove readme2demo-r2"}))
 }

@@ -1,0 +1,125 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/api/types/storage"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// overlayLayer is the inspect answer of a daemon that names the
+// container's layer directory (overlay2, as Docker's default storage).
+func overlayLayer(c container.InspectResponse) container.InspectResponse {
+	c.GraphDriver = storage.DriverData{Name: "overlay2", Data: map[string]string{
+		"UpperDir": "/var/lib/docker/overlay2/abc/diff", "MergedDir": "/var/lib/docker/overlay2/abc/merged",
+	}}
+	return c
+}
+
+// In the dev profile, where the daemon names the container's layer, the
+// disk meter sees that layer (read-only, and nothing else of the host), so
+// its inodes are counted: a README that creates files past the inode cap
+// is stopped by it, with no call to the daemon's slow size walk.
+func TestDevMeterStopsARunPastTheInodeCap(t *testing.T) {
+	d, killed := hangingDocker(t)
+	var sized atomic.Int32
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		if withSize {
+			sized.Add(1)
+		}
+		return overlayLayer(inspected(0, !*killed, false)), nil
+	}
+	var meterHC *container.HostConfig
+	var watchArgs []string
+	meteredDocker(d, nil, func(since time.Duration) DirSize {
+		// 100 empty files every millisecond.
+		return DirSize{Bytes: 4096, Inodes: int64(since.Milliseconds()) * 100}
+	}, func(o container.ExecOptions) {
+		if len(o.Cmd) > 1 && o.Cmd[1] == "watch" {
+			watchArgs = o.Cmd
+		}
+	})
+	create := d.create
+	d.create = func(c *container.Config, hc *container.HostConfig, name string) (container.CreateResponse, error) {
+		if name == meterName("r1") {
+			meterHC = hc
+		}
+		return create(c, hc, name)
+	}
+	s := fakeSpec()
+	s.MeterBinary = os.Args[0]
+	s.Inodes = 20000
+	s.Timeout = 20 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Stopped, StoppedInodes))
+	assert.Check(t, *killed)
+	assert.Check(t, res.Usage.LayerMetered)
+	assert.Check(t, res.Usage.InodesPeak > 20000 && res.Usage.InodesPeak < 30000, "peak %d", res.Usage.InodesPeak)
+	assert.Check(t, is.Equal(sized.Load(), int32(0)), "the layer is the meter's to measure, not the daemon's")
+
+	assert.Assert(t, meterHC != nil, "no meter under dev")
+	assert.Check(t, is.Len(meterHC.VolumesFrom, 0), "the dev profile has no volumes")
+	assert.Check(t, is.DeepEqual(meterHC.Mounts[1:], []mount.Mount{{Type: mount.TypeBind, Source: "/var/lib/docker/overlay2/abc/diff",
+		Target: meterLayerDir, ReadOnly: true, BindOptions: &mount.BindOptions{Propagation: mount.PropagationRSlave}}}))
+	assert.Check(t, is.DeepEqual(watchArgs[2:], []string{"100000000", "10737418240", "20000", meterLayerDir}))
+}
+
+// Where the daemon names no layer directory (another storage driver), the
+// dev profile runs no meter: the daemon measures the layer's bytes, and
+// its inodes go unmeasured (and the run is not stopped for them).
+func TestDevWithoutALayerDirectoryMeasuresBytesOnly(t *testing.T) {
+	d := happyDocker(t)
+	d.create = func(_ *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
+		assert.Check(t, name != meterName("r1"), "a meter without anything to measure")
+		return container.CreateResponse{ID: "c1"}, nil
+	}
+	res, err := Run(context.Background(), d, fakeSpec())
+	assert.NilError(t, err)
+	assert.Check(t, !res.Usage.LayerMetered)
+	assert.Check(t, is.Equal(res.Usage.InodesPeak, int64(-1)))
+	assert.Check(t, is.Equal(res.Limits.Inodes, DefaultInodes(DefaultDisk)))
+	assert.Check(t, is.Equal(res.Limits.Inodes, int64(1310720)))
+}
+
+// The strict profile's meter sees the layer beside the volumes, and the
+// inode cap counts both.
+func TestStrictMeterSeesTheLayerAndTheVolumes(t *testing.T) {
+	d, killed := hangingDocker(t)
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		return overlayLayer(inspected(0, !*killed, false)), nil
+	}
+	var watchArgs []string
+	meteredDocker(d, nil, func(time.Duration) DirSize { return DirSize{Bytes: 1 << 20, Inodes: 60000} }, func(o container.ExecOptions) {
+		if len(o.Cmd) > 1 && o.Cmd[1] == "watch" {
+			watchArgs = o.Cmd
+		}
+	})
+	s := strictFakeSpec()
+	s.Timeout = 20 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Stopped, StoppedInodes), "49152 inodes is the default for a 384 MiB cap")
+	assert.Check(t, is.DeepEqual(watchArgs[5:], append(append([]string{}, StrictWritableDirs...), meterLayerDir)))
+}
+
+// The default inode cap is proportionate to the disk cap, and a negative
+// one is refused.
+func TestInodeCapDefaults(t *testing.T) {
+	for _, tc := range []struct{ disk, want int64 }{
+		{10 << 30, 1310720}, {1 << 30, 131072}, {384 << 20, 49152}, {1 << 20, 1024},
+	} {
+		assert.Check(t, is.Equal(DefaultInodes(tc.disk), tc.want), "disk %d", tc.disk)
+	}
+	s := fakeSpec()
+	s.Inodes = -1
+	_, err := s.withDefaults()
+	assert.Check(t, is.ErrorContains(err, "inode"))
+}
