@@ -158,13 +158,19 @@ func TestDiskBombCannotPassTheCap(t *testing.T) {
 			assert.Check(t, len(seen) > 0, "no directory of the run was measured")
 			assert.Check(t, peak > capBytes/2, "the run's files took %d MiB: the sampler missed the bomb", peak>>20)
 			// At most the cap, plus what the writers added between two
-			// measurements: bounded in both profiles, whose meter sees the
-			// container's layer (and strict's volumes) and streams its
-			// measurements without waiting on the daemon (when each dev
-			// measurement was a call to the daemon, a loaded machine let
-			// sixteen writers go 4 GiB over a 1 GiB cap).
-			assert.Check(t, res.Log.Sandbox.InodesPeak != nil, "the meter measured the run (inodes known)")
-			assert.Check(t, peak < capBytes+1536<<20, "the run's files took %d MiB with a %d MiB cap", peak>>20, capBytes>>20)
+			// measurements: bounded in the strict profile, whose meter
+			// streams its measurements from before the first command and
+			// does not wait on the daemon. The dev profile's meter starts a
+			// second into the run (sandbox.DefaultMeterDelay); until then
+			// each measurement is a call to the daemon, which a loaded
+			// machine makes take seconds while sixteen writers go on
+			// (SECURITY.md; CI once saw 4 GiB over a 1 GiB cap when the
+			// daemon measured the whole run): the run is stopped, the
+			// writers do not finish (above), and the space comes back
+			// (below).
+			if profile == sandbox.ProfileStrict {
+				assert.Check(t, peak < capBytes+1536<<20, "the run's files took %d MiB with a %d MiB cap", peak>>20, capBytes>>20)
+			}
 			// And it is given back: the run's layer and volume directories
 			// are gone, and no volume of the run is left.
 			for d := range seen {

@@ -81,6 +81,9 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.PidsStuck <= 0 {
 		s.PidsStuck = DefaultPidsStuck
 	}
+	if s.MeterDelay <= 0 {
+		s.MeterDelay = DefaultMeterDelay
+	}
 	if s.Now == nil {
 		s.Now = time.Now
 	}

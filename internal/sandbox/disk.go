@@ -46,6 +46,10 @@ const (
 	// pidsPoll spaces the process-count checks, which need no fine
 	// timing (a fork bomb is stopped after PidsStuck).
 	pidsPoll = time.Second
+	// DefaultMeterDelay is Spec.MeterDelay's default: a README of a few
+	// quick commands is done before it, and an inode bomb makes a few
+	// hundred thousand files in it (the default cap is 1,310,720).
+	DefaultMeterDelay = time.Second
 	// DefaultPidsStuck is how long the process limit may stay reached
 	// before the run is stopped (Spec.PidsStuck).
 	DefaultPidsStuck = time.Minute
@@ -60,9 +64,12 @@ type diskWatch struct {
 	lastErr    error
 	over       bool // usage passed the cap
 	overInodes bool // ... the inode cap
-	failed     bool // diskFailLimit measurements in a row failed
-	pidsHit    int
-	pidsStuck  bool // the process limit stayed reached for PidsStuck
+	// layerMetered: the meter measured the container's layer (from its
+	// first measurement on; the daemon did before).
+	layerMetered bool
+	failed       bool // diskFailLimit measurements in a row failed
+	pidsHit      int
+	pidsStuck    bool // the process limit stayed reached for PidsStuck
 }
 
 // measureFunc returns what the disk meter's directories hold (the strict
@@ -99,12 +106,15 @@ func nextMeasure(poll time.Duration, capBytes int64, measures int, cost time.Dur
 
 // watchDisk measures the run's writable space until ctx ends or a cap is
 // passed; it then closes hit (once) and returns what it found. The disk
-// meter (nil: none) streams what its directories hold, and every new
-// measurement (wake) is checked at once; the container's layer, unless
-// the meter sees it (layerMetered), is measured by the daemon on the
-// watcher's schedule, its last size added to the meter's.
-func watchDisk(ctx context.Context, d Docker, id string, s Spec, meter measureFunc, layerMetered bool, wake <-chan struct{}, hit chan<- struct{}) diskWatch {
+// meter, once its feed is ready with a stream, streams what its
+// directories hold, and every new measurement (wake) is checked at once;
+// the container's layer, unless the meter sees it, is measured by the
+// daemon on the watcher's schedule, its last size added to the meter's.
+func watchDisk(ctx context.Context, d Docker, id string, s Spec, feed *meterFeed, hit chan<- struct{}) diskWatch {
 	w := diskWatch{peak: -1, inodesPeak: -1}
+	var meter measureFunc
+	var wake <-chan struct{}
+	ready := feed.ready
 	caps := DirSize{Bytes: s.Disk, Inodes: s.Inodes}
 	// check records a measurement; it reports whether a cap is passed
 	// (and then closes hit). Inodes are known where the meter measured.
@@ -151,6 +161,12 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, meter measureFu
 		select {
 		case <-ctx.Done():
 			return w
+		case <-ready:
+			ready = nil
+			if feed.stream != nil {
+				meter, wake, w.layerMetered = feed.stream.latest, feed.stream.changed, feed.layer
+			}
+			continue
 		case <-wake:
 			// Before the daemon's first answer the layer counts as
 			// empty: the check can only be late, never wrong.
@@ -158,17 +174,19 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, meter measureFu
 			if err != nil {
 				continue // the next full measurement reports it
 			}
-			v.Bytes += max(layer, 0)
+			if !w.layerMetered {
+				v.Bytes += max(layer, 0)
+			}
 			if check(v) {
 				return w
 			}
 			continue
 		case <-t.C:
-			go func() {
+			go func(meter measureFunc, layerMetered bool) {
 				var r layerResult
 				r.used, r.layer, r.known, r.cost, r.err = measureOnce(ctx, d, id, meter, layerMetered)
 				results <- r
-			}()
+			}(meter, w.layerMetered)
 			continue
 		case r = <-results:
 		}

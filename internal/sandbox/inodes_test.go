@@ -29,11 +29,7 @@ func overlayLayer(c container.InspectResponse) container.InspectResponse {
 // is stopped by it, with no call to the daemon's slow size walk.
 func TestDevMeterStopsARunPastTheInodeCap(t *testing.T) {
 	d, killed := hangingDocker(t)
-	var sized atomic.Int32
 	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
-		if withSize {
-			sized.Add(1)
-		}
 		return overlayLayer(inspected(0, !*killed, false)), nil
 	}
 	var meterHC *container.HostConfig
@@ -55,6 +51,7 @@ func TestDevMeterStopsARunPastTheInodeCap(t *testing.T) {
 	}
 	s := fakeSpec()
 	s.MeterBinary = os.Args[0]
+	s.MeterDelay = time.Nanosecond
 	s.Inodes = 20000
 	s.Timeout = 20 * time.Second
 	res, err := Run(context.Background(), d, s)
@@ -63,13 +60,70 @@ func TestDevMeterStopsARunPastTheInodeCap(t *testing.T) {
 	assert.Check(t, *killed)
 	assert.Check(t, res.Usage.LayerMetered)
 	assert.Check(t, res.Usage.InodesPeak > 20000 && res.Usage.InodesPeak < 30000, "peak %d", res.Usage.InodesPeak)
-	assert.Check(t, is.Equal(sized.Load(), int32(0)), "the layer is the meter's to measure, not the daemon's")
 
 	assert.Assert(t, meterHC != nil, "no meter under dev")
 	assert.Check(t, is.Len(meterHC.VolumesFrom, 0), "the dev profile has no volumes")
 	assert.Check(t, is.DeepEqual(meterHC.Mounts[1:], []mount.Mount{{Type: mount.TypeBind, Source: "/var/lib/docker/overlay2/abc/diff",
 		Target: meterLayerDir, ReadOnly: true, BindOptions: &mount.BindOptions{Propagation: mount.PropagationRSlave}}}))
 	assert.Check(t, is.DeepEqual(watchArgs[2:], []string{"100000000", "10737418240", "20000", meterLayerDir}))
+}
+
+// The dev profile's commands do not wait for the meter: until its first
+// measurement the daemon measures the layer, and stops a writer past the
+// disk cap by itself.
+func TestDevCommandsDoNotWaitForTheMeter(t *testing.T) {
+	d, killed := hangingDocker(t)
+	var sized atomic.Int64
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		var rw int64
+		if withSize {
+			rw = sized.Add(200 << 20) // 200 MiB more at each of the daemon's measurements
+		}
+		return overlayLayer(inspected(rw, !*killed, false)), nil
+	}
+	var commandAt, meterAt atomic.Int64
+	never := make(chan struct{})
+	t.Cleanup(func() { close(never) })
+	meteredDocker(d, func() {
+		meterAt.Store(time.Now().UnixNano())
+		<-never // the meter never measures
+	}, func(time.Duration) DirSize { return DirSize{} }, func(o container.ExecOptions) {
+		if len(o.Cmd) > 1 && o.Cmd[0] == "bash" {
+			commandAt.Store(time.Now().UnixNano())
+		}
+	})
+	s := fakeSpec()
+	s.MeterBinary = os.Args[0]
+	s.MeterDelay = time.Nanosecond
+	s.Disk = 512 << 20
+	s.Timeout = 20 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
+	assert.Check(t, !res.Usage.LayerMetered)
+	assert.Check(t, is.Equal(res.Usage.InodesPeak, int64(-1)), "no inodes without the meter's measurement")
+	assert.Check(t, commandAt.Load() != 0, "the command never started")
+	assert.Check(t, meterAt.Load() != 0, "the meter was not started")
+}
+
+// A dev run whose command ends before MeterDelay starts no meter: a README
+// of a few quick commands pays for no second container.
+func TestShortDevRunStartsNoMeter(t *testing.T) {
+	d := happyDocker(t)
+	d.inspect = func(string, bool) (container.InspectResponse, error) {
+		return overlayLayer(inspected(100, true, false)), nil
+	}
+	d.create = func(_ *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
+		assert.Check(t, name != meterName("r1"), "a meter for a run that was over before it was due")
+		return container.CreateResponse{ID: "c1"}, nil
+	}
+	s := fakeSpec()
+	s.MeterBinary = os.Args[0]
+	s.MeterDelay = time.Hour
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, !res.Usage.LayerMetered)
+	assert.Check(t, is.Equal(res.Usage.InodesPeak, int64(-1)))
 }
 
 // Where the daemon names no layer directory (another storage driver), the

@@ -472,9 +472,10 @@ func TestRunInodeCapStopsTheRun(t *testing.T) {
 	const capInodes = 20000
 	for _, profile := range sandbox.Profiles {
 		t.Run(profile, func(t *testing.T) {
-			// 200 directories of 500 empty files and a link: 100,400 inodes.
+			// 600 directories of 500 empty files and a link: 301,200 inodes, made
+			// for seconds (the dev profile starts its meter after one).
 			s := spec(img, `echo start > `+transcript+`; mkdir -p /workspace/many && cd /workspace/many && `+
-				`for d in $(seq 1 200); do mkdir d$d && (cd d$d && touch $(seq 1 500) && ln -s 1 link); done; echo "all made" >> `+transcript)
+				`for d in $(seq 1 600); do mkdir d$d && (cd d$d && touch $(seq 1 500) && ln -s 1 link); done; echo "all made" >> `+transcript)
 			s.Profile = profile
 			s.RunID = sandbox.NewRunID()
 			s.Timeout = 90 * time.Second

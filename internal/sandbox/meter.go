@@ -251,6 +251,32 @@ func startRunMeter(ctx context.Context, d Docker, s Spec, id, layer string, dead
 	return meterStart{m: m, stream: vs, layer: layer != "", err: err}
 }
 
+// meterFeed is the meter as the disk watcher reads it: ready is closed
+// once the meter has measured (or will not: then stream is nil and the
+// daemon measures the layer alone).
+type meterFeed struct {
+	ready  chan struct{}
+	stream *volumeStream
+	layer  bool // the stream includes the container's layer
+}
+
+// fill waits for the meter's start (started, which fills *m) and its first
+// measurement, then makes the feed ready: with the stream when the meter
+// measures, without it when the run has none or it failed (that error is
+// returned).
+func (f *meterFeed) fill(ctx context.Context, started func(), m *meterStart) error {
+	defer close(f.ready)
+	started()
+	if m.err != nil || m.stream == nil {
+		return m.err
+	}
+	if err := firstMeasurement(ctx, m.stream); err != nil {
+		return err
+	}
+	f.stream, f.layer = m.stream, m.layer
+	return nil
+}
+
 // layerDir is the host directory of the container's writable layer, as
 // the daemon names it (overlay2's UpperDir: every file the run adds or
 // changes, and nothing else), or "" when the storage driver names none.

@@ -101,22 +101,44 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		}
 	}()
 
-	// The disk meter starts beside the container's start and copy-in: it
-	// needs only the container created. Removed before the sandbox
-	// container (defers run last first): it holds its volumes and layer.
+	// The strict profile's disk meter starts beside the container's start
+	// and copy-in (it needs only the container created); the dev
+	// profile's MeterDelay after the creation, unless the command has
+	// ended by then. Removed before the sandbox container (defers run
+	// last first): it holds its volumes and layer.
 	layer := layerDir(ctx, d, created.ID)
 	meterc := make(chan meterStart, 1)
-	go func(s Spec) { meterc <- startRunMeter(ctx, d, s, created.ID, layer, deadline) }(s) // s changes below
+	ended := make(chan struct{}) // the command has ended: a meter not started yet never starts
+	endMeter := sync.OnceFunc(func() { close(ended) })
+	go func(s Spec) { // s changes below
+		if s.Profile != ProfileStrict {
+			t := time.NewTimer(s.MeterDelay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ended:
+				meterc <- meterStart{}
+				return
+			}
+		}
+		meterc <- startRunMeter(ctx, d, s, created.ID, layer, deadline)
+	}(s)
 	var meter meterStart
 	meterOnce := sync.OnceFunc(func() { meter = <-meterc })
-	defer func() {
+	// Once the command has ended the meter is removed beside the signals
+	// and the copy-out; the run waits for it at the end.
+	removeMeter := sync.OnceValue(func() error {
+		endMeter()
 		meterOnce()
-		defer phase(timing.Remove)()
-		if rerr := meter.m.remove(ctx); rerr != nil {
-			res.RemoveErr = errors.Join(res.RemoveErr, rerr)
-		}
 		if meter.stream != nil {
 			meter.stream.close()
+		}
+		return meter.m.remove(ctx)
+	})
+	defer func() {
+		defer phase(timing.Remove)()
+		if rerr := removeMeter(); rerr != nil {
+			res.RemoveErr = errors.Join(res.RemoveErr, rerr)
 		}
 	}()
 
@@ -141,31 +163,28 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	var measure measureFunc
-	var wake <-chan struct{}
-	// What is left of the meter's start, and its first measurement: the
-	// README's commands start only once the meter measures. On a loaded
-	// machine its first measurement can come a second late, and a fast
-	// writer fills a gigabyte meanwhile (CI saw 1043 MiB past a 384 MiB
-	// cap after 3 measurements).
-	done = func() {}
-	if s.Profile == ProfileStrict || layer != "" {
+	// The strict profile's volumes are measured by the meter alone: the
+	// README's commands start only once it measures (on a loaded machine
+	// its first measurement can come a second late, and a fast writer
+	// fills a gigabyte meanwhile: CI saw 1043 MiB past a 384 MiB cap after
+	// 3 measurements). The dev profile's layer is measured by the daemon
+	// until the meter's first measurement, so its commands do not wait:
+	// the watcher switches to the meter when it comes.
+	feed := &meterFeed{ready: make(chan struct{})}
+	if s.Profile == ProfileStrict {
 		done = phase(timing.Meter)
+		err = feed.fill(ctx, meterOnce, &meter)
+		done()
+		if err != nil {
+			res.Canceled = ctx.Err() != nil
+			return res, err
+		}
+	} else {
+		go func() { _ = feed.fill(ctx, meterOnce, &meter) }() // without the meter, the daemon measures on
 	}
-	meterOnce()
-	err = meter.err
-	if err == nil && meter.stream != nil {
-		measure, wake = meter.stream.latest, meter.stream.changed
-		err = firstMeasurement(ctx, meter.stream)
-	}
-	done()
-	if err != nil {
-		res.Canceled = ctx.Err() != nil
-		return res, err
-	}
-	res.Usage.LayerMetered = meter.layer
 
-	delivered, execErr := execute(ctx, d, created.ID, s, res, measure, meter.layer, wake)
+	delivered, execErr := execute(ctx, d, created.ID, s, res, feed)
+	go func() { _ = removeMeter() }() // its error is the deferred call's
 	done = phase(timing.Signals)
 	unchanged := readSignals(d, created.ID, s, res)
 	done()
@@ -204,7 +223,7 @@ func firstMeasurement(ctx context.Context, vs *volumeStream) error {
 // execute runs the command with the timeout, streams the transcript to
 // OnTranscript, and kills the container when the timeout or ctx ends the
 // run first.
-func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, measure measureFunc, layerMetered bool, wake <-chan struct{}) (delivered int64, err error) {
+func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed *meterFeed) (delivered int64, err error) {
 	started := res.Phases.Start(timing.RunnerStart, s.Now)
 	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
 		User:         s.User,
@@ -245,7 +264,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, meas
 	hit := make(chan struct{})
 	watchCtx, stopWatch := context.WithCancel(context.WithoutCancel(ctx))
 	watched := make(chan diskWatch, 1)
-	go func() { watched <- watchDisk(watchCtx, d, id, s, measure, layerMetered, wake, hit) }()
+	go func() { watched <- watchDisk(watchCtx, d, id, s, feed, hit) }()
 
 	timer := time.NewTimer(s.Timeout)
 	defer timer.Stop()
@@ -263,7 +282,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, meas
 	stopWatch()
 	w := <-watched
 	res.Usage.DiskPeak, res.Usage.DiskMeasures, res.Usage.DiskUnmeasured = w.peak, w.measures, w.unmeasured && w.measures == 0
-	res.Usage.InodesPeak = w.inodesPeak
+	res.Usage.InodesPeak, res.Usage.LayerMetered = w.inodesPeak, w.layerMetered
 	res.Usage.PidsHit = w.pidsHit
 	switch {
 	case res.Stopped != "" && w.pidsStuck:

@@ -176,9 +176,14 @@ type Spec struct {
 	// means DefaultDiskPoll); a slow measurement spaces them out (disk.go).
 	DiskPoll time.Duration
 	// MeterBinary is a host path to a Linux readme2demo binary (anything
-	// that links this package) run as the strict profile's disk meter; ""
-	// means this executable (meter.go).
+	// that links this package) run as the disk meter; "" means this
+	// executable (meter.go).
 	MeterBinary string
+	// MeterDelay is how long the dev profile's commands run before its
+	// disk meter starts (0 means DefaultMeterDelay): a run that ends
+	// sooner pays no second container, and the daemon measures the layer
+	// meanwhile. The strict profile's commands wait for the meter.
+	MeterDelay time.Duration
 	// PidsStuck is how long the process limit may stay reached before the
 	// run is stopped (0 means DefaultPidsStuck).
 	PidsStuck time.Duration

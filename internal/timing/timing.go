@@ -38,8 +38,9 @@ const (
 	Start Phase = "start"
 	// CopyIn: the repository and the prompt or runner copied in.
 	CopyIn Phase = "copy-in"
-	// Meter: the wait, after the copy-in, for the disk meter's container
-	// (started beside the sandbox's start) and its first measurement.
+	// Meter: the strict profile's wait, after the copy-in, for the disk
+	// meter's container (started beside the sandbox's start) and its
+	// first measurement.
 	Meter Phase = "meter"
 	// RunnerStart: the exec that runs the agent or runner, created and
 	// attached.
