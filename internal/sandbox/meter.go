@@ -8,8 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,13 +128,21 @@ func parseMeterLine(line string) (DirSize, time.Duration, error) {
 }
 
 // DirUsage measures dirs: the regular files' apparent sizes and every
-// inode below them (each once: hard links, and a directory given twice,
-// count once), not entering other file systems. The directories
-// themselves are not counted.
+// inode below them (each once: a file's hard links count once, and a
+// directory given below another given one adds nothing), not entering
+// other file systems. The directories themselves are not counted. Its
+// memory does not grow with the number of files: only files with more
+// than one link are remembered.
 func DirUsage(dirs ...string) DirSize {
 	var u DirSize
-	seen := map[[2]uint64]bool{}
+	linked := map[[2]uint64]bool{}
+	var roots []string
 	for _, dir := range dirs {
+		dir = filepath.Clean(dir)
+		if slices.ContainsFunc(roots, func(r string) bool { return dir == r || strings.HasPrefix(dir, r+string(filepath.Separator)) }) {
+			continue
+		}
+		roots = append(roots, dir)
 		root, err := os.Lstat(dir)
 		if err != nil {
 			u.Unreadable++
@@ -155,12 +165,12 @@ func DirUsage(dirs ...string) DirSize {
 			if d.IsDir() && devOf(info) != rootDev {
 				return fs.SkipDir // a mount point: another file system
 			}
-			if dev, ino, ok := fileID(info); ok {
+			if dev, ino, nlink, ok := fileID(info); ok && nlink > 1 && !d.IsDir() {
 				key := [2]uint64{dev, ino}
-				if seen[key] {
+				if linked[key] {
 					return nil
 				}
-				seen[key] = true
+				linked[key] = true
 			}
 			u.Inodes++
 			if info.Mode().IsRegular() {
@@ -173,7 +183,7 @@ func DirUsage(dirs ...string) DirSize {
 }
 
 func devOf(info fs.FileInfo) uint64 {
-	dev, _, _ := fileID(info)
+	dev, _, _, _ := fileID(info)
 	return dev
 }
 
@@ -286,7 +296,7 @@ func layerDir(ctx context.Context, d Docker, id string) string {
 		return ""
 	}
 	dir := c.GraphDriver.Data["UpperDir"]
-	if !filepath.IsAbs(dir) || strings.ContainsAny(dir, ":,") {
+	if !path.IsAbs(dir) || strings.ContainsAny(dir, ":,") { // the daemon's paths are Linux ones
 		return "" // not a path a bind mount can name
 	}
 	return dir
