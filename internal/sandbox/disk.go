@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -125,6 +126,10 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, feed *meterFeed
 			w.inodesPeak = max(w.inodesPeak, u.Inodes)
 		}
 		switch {
+		case u.TooDeep > 0:
+			// What a tree past the path limit holds cannot be measured:
+			// a cap that cannot be checked is not left unchecked.
+			w.failed, w.lastErr = true, errors.New("the run made a directory tree deeper than the system's path limit (4096 bytes of path), so what it holds cannot be measured")
 		case u.Bytes > s.Disk:
 			w.over = true
 		case meter != nil && u.Inodes > s.Inodes:

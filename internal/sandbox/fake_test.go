@@ -843,9 +843,10 @@ func TestParseCgroupCounters(t *testing.T) {
 	assert.Check(t, oom == -1 && pids == -1)
 }
 
-// DirUsage counts bytes of regular files (sparse ones by their size) and
-// every inode below the directories given, each once, and what it could
-// not read.
+// DirUsage counts the space every inode below the directories given takes
+// (a sparse file at its size, a small file at its blocks, directories and
+// extended attributes' blocks too), and every inode, each once, and what
+// it could not read.
 func TestDirUsageCountsHardLinksOnceAndSparseFilesBySize(t *testing.T) {
 	dir := t.TempDir()
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "a"), make([]byte, 1000), 0o644))
@@ -858,18 +859,39 @@ func TestDirUsageCountsHardLinksOnceAndSparseFilesBySize(t *testing.T) {
 	f.Close()
 	assert.NilError(t, os.Symlink("/etc/passwd", filepath.Join(dir, "link")))
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "empty"), nil, 0o644))
+	// What each takes, read from its own stat: the larger of its size
+	// (regular files) and its blocks.
+	takes := func(rel string) int64 {
+		info, err := os.Lstat(filepath.Join(dir, rel))
+		assert.NilError(t, err)
+		st, _ := statOf(info)
+		size := int64(0)
+		if info.Mode().IsRegular() {
+			size = info.Size()
+		}
+		return max(size, st.allocated)
+	}
+	want := int64(0)
+	for _, rel := range []string{"a", "sub", "sub/deep", "sub/deep/c", "sparse", "link", "empty"} {
+		want += takes(rel)
+	}
+	assert.Check(t, want >= 1000+24+1<<20)
+	assert.Check(t, is.Equal(takes("sparse"), int64(1<<20)), "a sparse file counts at its size")
+	assert.Check(t, takes("a") >= 1000 && takes("sub") > 0, "a directory's blocks count")
+
 	u := DirUsage(dir, dir+"-missing", filepath.Join(dir, "sub"))
-	assert.Check(t, is.Equal(u.Bytes, int64(1000+24+1<<20)))
+	assert.Check(t, is.Equal(u.Bytes, want))
 	// a (b is the same inode), sub, deep, c, sparse, link, empty: sub
 	// given again adds nothing.
 	assert.Check(t, is.Equal(u.Inodes, int64(7)))
 	assert.Check(t, is.Equal(u.Unreadable, 1))
+	assert.Check(t, is.Equal(u.TooDeep, 0))
 
 	var out, errOut bytes.Buffer
 	assert.Check(t, is.Equal(MeterMain([]string{"measure", dir}, &out, &errOut), 0))
 	got, _, err := parseMeterLine(strings.TrimSpace(out.String()))
 	assert.NilError(t, err)
-	assert.Check(t, is.DeepEqual(got, DirSize{Bytes: 1000 + 24 + 1<<20, Inodes: 7}))
+	assert.Check(t, is.DeepEqual(got, DirSize{Bytes: want, Inodes: 7}))
 	assert.Check(t, is.Equal(MeterMain([]string{"nonsense"}, &out, &errOut), 2))
 }
 
@@ -989,7 +1011,7 @@ func TestMeterWatchStreamsUntilItsOutputCloses(t *testing.T) {
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "a"), make([]byte, 1000), 0o644))
 	w := &failAfter{lines: 3}
 	assert.Check(t, is.Equal(MeterMain([]string{"watch", "1000000", "1048576", "100", dir}, w, io.Discard), 0))
-	assert.Check(t, is.Equal(w.buf.String(), "1000 0 ")) // only the start of each line is stable
+	assert.Check(t, is.Equal(w.buf.String(), fmt.Sprintf("%d 0 ", DirUsage(dir).Bytes))) // only the start of each line is stable
 	for _, bad := range [][]string{{"watch", "x", "1", "1", dir}, {"watch", "1", "0", "1", dir}, {"watch", "1", "1", "0", dir}, {"watch", "1", "1", "1"}} {
 		var errOut bytes.Buffer
 		assert.Check(t, is.Equal(MeterMain(bad, io.Discard, &errOut), 2), "%q", bad)

@@ -177,3 +177,27 @@ func TestInodeCapDefaults(t *testing.T) {
 	_, err := s.withDefaults()
 	assert.Check(t, is.ErrorContains(err, "inode"))
 }
+
+// A tree the meter cannot walk (deeper than the path limit) stops the run
+// as one whose disk use cannot be checked, saying why.
+func TestTreeTooDeepToMeasureStopsTheRun(t *testing.T) {
+	d, killed := hangingDocker(t)
+	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
+		return overlayLayer(inspected(0, !*killed, false)), nil
+	}
+	meteredDocker(d, nil, func(since time.Duration) DirSize {
+		if since > 50*time.Millisecond {
+			return DirSize{Bytes: 1 << 20, Inodes: 3000, TooDeep: 1}
+		}
+		return DirSize{Bytes: 1 << 20, Inodes: 10}
+	}, func(container.ExecOptions) {})
+	s := fakeSpec()
+	s.MeterBinary = os.Args[0]
+	s.MeterDelay = time.Nanosecond
+	s.Timeout = 20 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
+	assert.Check(t, *killed)
+	assert.Check(t, is.Contains(res.Usage.DiskError, "a directory tree deeper than the system's path limit"))
+}

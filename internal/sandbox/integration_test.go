@@ -494,6 +494,35 @@ func TestRunInodeCapStopsTheRun(t *testing.T) {
 	}
 }
 
+// A tree deeper than the path limit, with a file past the disk cap at its
+// bottom, does not hide that file: the meter cannot walk the tree, and a
+// cap that cannot be checked stops the run.
+func TestRunTreeTooDeepToMeasureIsStopped(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	const capBytes = 384 << 20
+	for _, profile := range sandbox.Profiles {
+		t.Run(profile, func(t *testing.T) {
+			// 2,400 levels of "dd/", made 300 at a time (one cd per level
+			// past the path limit is slow in bash), then 600 MiB at the
+			// bottom, slowly enough for the dev profile's meter to start.
+			s := spec(img, `echo start > `+transcript+`; cd /workspace && p=$(printf 'dd/%.0s' $(seq 1 300)) && `+
+				`for j in $(seq 1 8); do mkdir -p "$p" && cd "$p" || exit 1; done && `+
+				`for i in $(seq 1 12); do head -c 50M /dev/zero >> big; sleep 0.2; done; echo "all written" >> `+transcript)
+			s.Profile = profile
+			s.RunID = sandbox.NewRunID()
+			s.Timeout = 90 * time.Second
+			s.Disk = capBytes
+			res, err := sandbox.Run(context.Background(), cli, s)
+			assert.NilError(t, err)
+			t.Logf("peak %d MiB, error %q", res.Usage.DiskPeak>>20, res.Usage.DiskError)
+			assert.Check(t, is.Equal(res.Stopped, sandbox.StoppedDisk), "usage %+v, transcript %s, output %s", res.Usage, res.Transcript, res.Output)
+			assert.Check(t, !strings.Contains(string(res.Transcript), "all written"))
+			assert.Check(t, is.Contains(res.Usage.DiskError, "deeper than the system's path limit"))
+			assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container (or the meter) was not removed")
+		})
+	}
+}
+
 // The strict profile's /tmp is a tmpfs whose inodes the kernel caps (one
 // per 8 KiB of its size): past them, creating a file fails at once.
 func TestStrictTmpHasAnInodeLimit(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -55,9 +57,8 @@ func IsMeter(arg0 string) bool { return filepath.Base(arg0) == MeterProgram }
 // the watcher spaces its own (nextMeasure, with POLL the shortest interval
 // in nanoseconds and the caps what the directories may hold), until its
 // output can no longer be written (the run's end closed it). A line is
-// "BYTES UNREADABLE WALK_NANOSECONDS INODES": the regular files' sizes
-// and the number of files, directories and links (each inode once, other
-// file systems not entered; see DirUsage). It returns the exit status.
+// "BYTES UNREADABLE WALK_NANOSECONDS INODES TOO_DEEP" (see DirSize and
+// DirUsage). It returns the exit status.
 func MeterMain(args []string, stdout, stderr io.Writer) int {
 	usage := func() int {
 		fmt.Fprintf(stderr, "usage: %s measure DIR... | watch POLL_NS CAP_BYTES CAP_INODES DIR...\n", MeterProgram)
@@ -101,18 +102,28 @@ func watchDirs(poll time.Duration, caps DirSize, dirs []string, stdout io.Writer
 	}
 }
 
-// DirSize is what directories hold: the apparent size of their regular
-// files, and their inodes (files, directories, links, device nodes and
-// overlayfs whiteouts; hard links once). Unreadable counts the entries
-// that could not be read.
+// DirSize is what directories hold: the space their inodes take (each
+// its apparent size or its allocated blocks, whichever is larger: a
+// sparse file counts at its full size, and a directory's own blocks and
+// extended attributes' blocks count too), and their inodes (files,
+// directories, links, device nodes and overlayfs whiteouts; hard links
+// once). Unreadable counts the entries that could not be read; TooDeep
+// those whose path was too long to read (ENAMETOOLONG): a tree deeper
+// than the system's path limit, which the meter cannot measure.
 type DirSize struct {
-	Bytes, Inodes int64
-	Unreadable    int
+	Bytes, Inodes       int64
+	Unreadable, TooDeep int
+}
+
+// fileStat is what the meter reads of a file's stat.
+type fileStat struct {
+	dev, ino, nlink uint64
+	allocated       int64 // bytes of the blocks it holds
 }
 
 // line is the meter's output line for u, measured in walk.
 func (u DirSize) line(walk time.Duration) string {
-	return fmt.Sprintf("%d %d %d %d", u.Bytes, u.Unreadable, walk.Nanoseconds(), u.Inodes)
+	return fmt.Sprintf("%d %d %d %d %d", u.Bytes, u.Unreadable, walk.Nanoseconds(), u.Inodes, u.TooDeep)
 }
 
 // parseMeterLine reads a line of the meter's output.
@@ -120,15 +131,15 @@ func parseMeterLine(line string) (DirSize, time.Duration, error) {
 	var u DirSize
 	var walk int64
 	var rest string
-	n, _ := fmt.Sscanf(line, "%d %d %d %d%s", &u.Bytes, &u.Unreadable, &walk, &u.Inodes, &rest)
-	if n != 4 || u.Bytes < 0 || u.Inodes < 0 || walk < 0 {
-		return DirSize{}, 0, fmt.Errorf("read disk meter output %q: want BYTES UNREADABLE WALK_NS INODES", clipString(line, 200))
+	n, _ := fmt.Sscanf(line, "%d %d %d %d %d%s", &u.Bytes, &u.Unreadable, &walk, &u.Inodes, &u.TooDeep, &rest)
+	if n != 5 || u.Bytes < 0 || u.Inodes < 0 || walk < 0 || u.TooDeep < 0 {
+		return DirSize{}, 0, fmt.Errorf("read disk meter output %q: want BYTES UNREADABLE WALK_NS INODES TOO_DEEP", clipString(line, 200))
 	}
 	return u, time.Duration(walk), nil
 }
 
-// DirUsage measures dirs: the regular files' apparent sizes and every
-// inode below them (each once: a file's hard links count once, and a
+// DirUsage measures dirs: the space every inode below them takes and
+// their number (each once: a file's hard links count once, and a
 // directory given below another given one adds nothing), not entering
 // other file systems. The directories themselves are not counted. Its
 // memory does not grow with the number of files: only files with more
@@ -148,8 +159,12 @@ func DirUsage(dirs ...string) DirSize {
 			u.Unreadable++
 			continue
 		}
-		rootDev := devOf(root)
+		rootStat, _ := statOf(root)
 		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if errors.Is(err, syscall.ENAMETOOLONG) {
+				u.TooDeep++
+				return nil
+			}
 			if err != nil {
 				u.Unreadable++
 				return nil
@@ -162,29 +177,27 @@ func DirUsage(dirs ...string) DirSize {
 				u.Unreadable++
 				return nil
 			}
-			if d.IsDir() && devOf(info) != rootDev {
+			st, known := statOf(info)
+			if d.IsDir() && st.dev != rootStat.dev {
 				return fs.SkipDir // a mount point: another file system
 			}
-			if dev, ino, nlink, ok := fileID(info); ok && nlink > 1 && !d.IsDir() {
-				key := [2]uint64{dev, ino}
+			if known && st.nlink > 1 && !d.IsDir() {
+				key := [2]uint64{st.dev, st.ino}
 				if linked[key] {
 					return nil
 				}
 				linked[key] = true
 			}
 			u.Inodes++
+			size := int64(0)
 			if info.Mode().IsRegular() {
-				u.Bytes += info.Size()
+				size = info.Size()
 			}
+			u.Bytes += max(size, st.allocated)
 			return nil
 		})
 	}
 	return u
-}
-
-func devOf(info fs.FileInfo) uint64 {
-	dev, _, _, _ := fileID(info)
-	return dev
 }
 
 // diskMeter is a running meter container.

@@ -7,11 +7,12 @@ import (
 	"syscall"
 )
 
-// fileID is a file's device and inode, and its number of hard links.
-func fileID(info fs.FileInfo) (dev, ino, nlink uint64, ok bool) {
+// statOf is what the meter reads of a file's stat.
+func statOf(info fs.FileInfo) (fileStat, bool) {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
-		return 0, 0, 0, false
+		return fileStat{}, false
 	}
-	return uint64(st.Dev), uint64(st.Ino), uint64(st.Nlink), true //nolint:unconvert // Dev is int32 and Nlink uint16 on some platforms
+	//nolint:unconvert // Dev is int32 and Nlink uint16 on some platforms
+	return fileStat{dev: uint64(st.Dev), ino: uint64(st.Ino), nlink: uint64(st.Nlink), allocated: int64(st.Blocks) * 512}, true
 }
