@@ -63,6 +63,12 @@ func TestDevMeterStopsARunPastTheInodeCap(t *testing.T) {
 
 	assert.Assert(t, meterHC != nil, "no meter under dev")
 	assert.Check(t, is.Len(meterHC.VolumesFrom, 0), "the dev profile has no volumes")
+	// The meter may read every directory (CAP_DAC_READ_SEARCH), never open
+	// a file by its handle (the way out of a container that capability
+	// opens under Docker's default seccomp profile).
+	assert.Check(t, is.DeepEqual([]string(meterHC.CapAdd), []string{"DAC_READ_SEARCH"}))
+	assert.Check(t, is.Contains(meterHC.SecurityOpt, meterSeccompOption()))
+	assert.Check(t, is.Contains(meterSeccompOption(), `{"names":["open_by_handle_at"],"action":"SCMP_ACT_ERRNO"`))
 	assert.Check(t, is.DeepEqual(meterHC.Mounts[1:], []mount.Mount{{Type: mount.TypeBind, Source: "/var/lib/docker/overlay2/abc/diff",
 		Target: meterLayerDir, ReadOnly: true, BindOptions: &mount.BindOptions{Propagation: mount.PropagationRSlave}}}))
 	assert.Check(t, is.DeepEqual(watchArgs[2:], []string{"100000000", "10737418240", "20000", meterLayerDir}))

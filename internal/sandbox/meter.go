@@ -336,6 +336,9 @@ func startMeter(ctx context.Context, d Docker, s Spec, id string, deadline time.
 			Memory: 256 << 20, MemorySwap: 256 << 20, NanoCPUs: 5e8, PidsLimit: &pids,
 		},
 	}
+	if opt := meterSeccompOption(); opt != "" {
+		hc.SecurityOpt = append(hc.SecurityOpt, opt)
+	}
 	if s.Profile == ProfileStrict {
 		hc.VolumesFrom = []string{id + ":ro"}
 	}

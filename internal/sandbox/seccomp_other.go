@@ -7,3 +7,6 @@ package sandbox
 // seccomp profile in place (without the fallocate rule of
 // seccomp_linux.go; the disk cap's polling and file-size limit still hold).
 func seccompOption() string { return "" }
+
+// meterSeccompOption is "" off Linux, for the same reason.
+func meterSeccompOption() string { return "" }
