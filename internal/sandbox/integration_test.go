@@ -494,6 +494,35 @@ func TestRunInodeCapStopsTheRun(t *testing.T) {
 	}
 }
 
+// Extended attributes take blocks a file's size does not show (here 4 KiB
+// per empty file): the meter counts blocks, so an xattr bomb of empty files
+// is stopped by the disk cap.
+func TestRunXattrBombIsStoppedByTheDiskCap(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	const capBytes = 64 << 20
+	for _, profile := range sandbox.Profiles {
+		t.Run(profile, func(t *testing.T) {
+			// 60,000 empty files with a 3,000-byte attribute each: about
+			// 240 MiB of blocks, no byte of file data.
+			s := spec(img, `echo start > `+transcript+`; mkdir -p /workspace/x && cd /workspace/x && python3 -c '`+
+				`import os; [(open(str(i), "w").close(), os.setxattr(str(i), "user.pad", b"x" * 3000)) for i in range(60000)]'`+
+				` && echo "all made" >> `+transcript)
+			s.Profile = profile
+			s.RunID = sandbox.NewRunID()
+			s.Timeout = 90 * time.Second
+			s.Disk = capBytes
+			s.Inodes = 1 << 20
+			res, err := sandbox.Run(context.Background(), cli, s)
+			assert.NilError(t, err)
+			t.Logf("peak %d MiB, %d inodes", res.Usage.DiskPeak>>20, res.Usage.InodesPeak)
+			assert.Check(t, is.Equal(res.Stopped, sandbox.StoppedDisk), "usage %+v, transcript %s, output %s", res.Usage, res.Transcript, res.Output)
+			assert.Check(t, !strings.Contains(string(res.Transcript), "all made"))
+			assert.Check(t, res.Usage.DiskPeak > capBytes)
+			assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container (or the meter) was not removed")
+		})
+	}
+}
+
 // A tree deeper than the path limit, with a file past the disk cap at its
 // bottom, does not hide that file: the meter cannot walk the tree, and a
 // cap that cannot be checked stops the run.
