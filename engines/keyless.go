@@ -58,12 +58,14 @@ func (k keyless) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error)
 }
 
 // BuildCommand runs the runner script, or writes an error record when the
-// sandbox input is not one.
+// sandbox input is not one. The script runs as a child of the command's
+// shell, not in its place (no exec): the sandbox's EXIT trap on that shell
+// reads the run's signals when it ends.
 func (keyless) BuildCommand(Limits) string {
 	p, t, s := ShellQuote(PromptContainerPath), ShellQuote(TranscriptContainerPath), ShellQuote(StderrContainerPath)
 	notRunner := `{"type":"error","text":"the sandbox input at ` + PromptContainerPath + ` is not a readme2demo runner script: the pipeline must call PrepareInput for this engine"}`
 	return `if { IFS= read -r __l; IFS= read -r __l; } < ` + p + ` 2>/dev/null && [ "$__l" = ` + ShellQuote(runner.Magic) + ` ]; then ` +
-		`cd ` + ShellQuote(WorkspaceContainerPath) + ` && exec bash ` + p + ` 2> ` + s + `; ` +
+		`cd ` + ShellQuote(WorkspaceContainerPath) + ` && bash ` + p + ` 2> ` + s + `; ` +
 		`else printf '%s\n' ` + ShellQuote(notRunner) + ` > ` + t + `; exit 2; fi`
 }
 

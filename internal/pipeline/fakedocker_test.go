@@ -84,7 +84,7 @@ func TestRunOnFakeDocker(t *testing.T) {
 	}
 	assert.Check(t, is.DeepEqual(phases, []timing.Phase{
 		timing.Prepare, timing.Docker, timing.Network, timing.Sweep, timing.Create, timing.Input, timing.Start, timing.CopyIn,
-		timing.RunnerStart, timing.Commands, timing.Signals, timing.CopyOut, timing.Remove, timing.Parse, timing.Reports, timing.Cleanup,
+		timing.RunnerStart, timing.Commands, timing.CopyOut, timing.Signals, timing.Remove, timing.Parse, timing.Reports, timing.Cleanup,
 	}))
 	assert.Check(t, is.DeepEqual(d.Calls()[len(d.Calls())-1], "remove readme2demo-r2dsteps0001"))
 }

@@ -463,7 +463,7 @@ func TestNoneNothingLeaves(t *testing.T) {
 	}
 	assert.Check(t, is.DeepEqual(phases, []timing.Phase{
 		timing.Prepare, timing.Docker, timing.Network, timing.Sweep, timing.Create, timing.Input, timing.Start, timing.CopyIn,
-		timing.RunnerStart, timing.Commands, timing.Signals, timing.CopyOut, timing.Remove, timing.Parse, timing.Reports, timing.Cleanup,
+		timing.RunnerStart, timing.Commands, timing.CopyOut, timing.Signals, timing.Remove, timing.Parse, timing.Reports, timing.Cleanup,
 	}))
 	assert.Check(t, res.Timings.Sum() <= res.Timings.Total, "phases %s > total %s", res.Timings.Sum(), res.Timings.Total)
 	t.Logf("timings:\n%s", res.Timings.Format())

@@ -223,8 +223,8 @@ func TestSandboxStepOnTheFake(t *testing.T) {
 	assert.Check(t, is.DeepEqual(slices.DeleteFunc(d.Calls(), func(c string) bool { return strings.HasPrefix(c, "exec-create ") }), []string{
 		"ping", "image readme2demo-base:test", // the docker step
 		"list", "create readme2demo-r2dsteps0001", "inspect", "copy-from /usr/share/readme2demo/programs.txt", "start readme2demo-r2dsteps0001",
-		"copy-to /", "exec-attach", "exec-inspect", "exec-attach", "inspect",
-		"copy-from /readme2demo", "copy-from /workspace/README.md",
+		"copy-to /", "exec-attach", "exec-inspect",
+		"copy-from /readme2demo", "exec-attach", "inspect", "copy-from /workspace/README.md", // the fake's command wrote no signals: an exec reads them
 		"remove readme2demo-r2dsteps0001",
 	}))
 	golden.Assert(t, progress.String()[printed:], "steps/sandbox.progress.golden")

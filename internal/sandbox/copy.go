@@ -16,6 +16,7 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/readme2demo/readme2demo/internal/repoconfig"
+	"github.com/readme2demo/readme2demo/internal/timing"
 )
 
 // Copies in and out of the container go through the daemon, and each is a
@@ -218,58 +219,26 @@ type copied struct {
 }
 
 // copyOutAll copies the transcript, stderr and the collected files out of
-// the container (running or stopped) into res. Files of one directory
-// come out in one archive of it (copyOutDir); a file alone in its
-// directory, or one the directory's archive did not give, is copied on
-// its own. Each copy gets timeout. A file of unchanged (readSignals) is
-// its Spec.CollectKnown content, without a copy.
-func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration, unchanged map[string]bool) {
-	var wants []wanted
-	seen := map[string]bool{}
-	add := func(p string, limit int64) {
-		if p != "" && !seen[p] {
-			seen[p] = true
-			wants = append(wants, wanted{p, limit})
-		}
-	}
-	add(s.TranscriptPath, MaxCopyOut)
-	add(s.StderrPath, MaxCopyOut)
-	got := map[string]copied{}
+// the container (running or stopped) into res, and reads what the kernel
+// counted (readSignals). The signals file the command's exit trap wrote
+// (signalsPath) comes out with the transcript; without it (the command
+// was stopped, or its shell never reached its end) an exec reads the
+// signals instead. A collected file they show unchanged is its
+// Spec.CollectKnown content, without a copy. Each copy gets timeout;
+// phase measures the copies (timing.CopyOut) and the signals' reading
+// (timing.Signals).
+func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration, phase func(timing.Phase) func()) {
+	// Everything but the files whose copy depends on the signals (those
+	// with known content) comes out at once.
+	wants := []wanted{{s.TranscriptPath, MaxCopyOut}, {s.StderrPath, MaxCopyOut}, {signalsPath, signalsLimit}}
 	for _, p := range s.Collect {
-		if unchanged[p] {
-			got[p] = copied{data: bytes.Clone(s.CollectKnown[p])}
-			continue
-		}
-		limit := s.CollectLimits[p]
-		if limit <= 0 {
-			limit = MaxCopyOut
-		}
-		add(p, limit)
-	}
-	byDir := map[string][]wanted{}
-	var dirs []string
-	for _, w := range wants {
-		dir := path.Dir(w.path)
-		if byDir[dir] == nil {
-			dirs = append(dirs, dir)
-		}
-		byDir[dir] = append(byDir[dir], w)
-	}
-	for _, dir := range dirs {
-		ws := byDir[dir]
-		if len(ws) > 1 && path.IsAbs(dir) && dir != "/" {
-			maps.Copy(got, copyOutDir(d, id, dir, ws, timeout))
-		}
-		for _, w := range ws {
-			if _, ok := got[w.path]; !ok {
-				data, err := copyOut(d, id, w.path, timeout, w.limit)
-				got[w.path] = copied{data, err}
-			}
+		if _, known := s.CollectKnown[p]; !known {
+			wants = append(wants, wanted{p, collectLimit(s, p)})
 		}
 	}
-
-	// As many results as before the copies were shared: each path asked
-	// for gets its data or its error.
+	done := phase(timing.CopyOut)
+	got := copyOutFiles(d, id, wants, timeout)
+	done()
 	if s.TranscriptPath != "" {
 		c := got[s.TranscriptPath]
 		res.Transcript = c.data
@@ -284,6 +253,30 @@ func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration,
 			res.CopyErrors = append(res.CopyErrors, c.err)
 		}
 	}
+	var trapped []byte
+	if c := got[signalsPath]; c.err == nil {
+		trapped = c.data
+	}
+	done = phase(timing.Signals)
+	unchanged := readSignals(d, id, s, res, trapped)
+	done()
+
+	wants = nil
+	for _, p := range s.Collect {
+		if _, known := s.CollectKnown[p]; !known {
+			continue
+		}
+		if unchanged[p] {
+			got[p] = copied{data: bytes.Clone(s.CollectKnown[p])}
+			continue
+		}
+		wants = append(wants, wanted{p, collectLimit(s, p)})
+	}
+	if len(wants) > 0 {
+		done = phase(timing.CopyOut)
+		maps.Copy(got, copyOutFiles(d, id, wants, timeout))
+		done()
+	}
 	for _, p := range s.Collect {
 		c := got[p]
 		if c.err != nil {
@@ -295,6 +288,49 @@ func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration,
 		}
 		res.Collected[p] = c.data
 	}
+}
+
+// collectLimit is the most of the collected file p kept.
+func collectLimit(s Spec, p string) int64 {
+	if limit := s.CollectLimits[p]; limit > 0 {
+		return limit
+	}
+	return MaxCopyOut
+}
+
+// copyOutFiles copies the files wants out: the files of one directory in
+// one archive of it (copyOutDir); a file alone in its directory, or one
+// the directory's archive did not give, on its own. Each path asked for
+// gets its data or its error; an empty path is skipped.
+func copyOutFiles(d Docker, id string, wants []wanted, timeout time.Duration) map[string]copied {
+	byDir := map[string][]wanted{}
+	var dirs []string
+	seen := map[string]bool{}
+	for _, w := range wants {
+		if w.path == "" || seen[w.path] {
+			continue
+		}
+		seen[w.path] = true
+		dir := path.Dir(w.path)
+		if byDir[dir] == nil {
+			dirs = append(dirs, dir)
+		}
+		byDir[dir] = append(byDir[dir], w)
+	}
+	got := map[string]copied{}
+	for _, dir := range dirs {
+		ws := byDir[dir]
+		if len(ws) > 1 && path.IsAbs(dir) && dir != "/" {
+			maps.Copy(got, copyOutDir(d, id, dir, ws, timeout))
+		}
+		for _, w := range ws {
+			if _, ok := got[w.path]; !ok {
+				data, err := copyOut(d, id, w.path, timeout, w.limit)
+				got[w.path] = copied{data, err}
+			}
+		}
+	}
+	return got
 }
 
 // copyOutDir copies the directory dir out in one archive and reads the

@@ -182,7 +182,7 @@ func TestCopyOutGivesUpACrowdedDirectory(t *testing.T) {
 	res, err := Run(context.Background(), d, fakeSpec())
 	assert.NilError(t, err)
 	assert.Check(t, is.DeepEqual(d.copyCalls(), []string{"copy-to /", "copy-from /readme2demo",
-		"copy-from /readme2demo/t.jsonl", "copy-from /readme2demo/t.stderr"}))
+		"copy-from /readme2demo/t.jsonl", "copy-from /readme2demo/t.stderr", "copy-from /readme2demo/.signals"}))
 	assert.Check(t, is.Equal(string(res.Transcript), "the transcript"))
 	assert.Check(t, is.Equal(string(res.Stderr), "the stderr"))
 }

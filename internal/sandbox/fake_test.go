@@ -307,10 +307,10 @@ func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
 	res, err := Run(context.Background(), d, fakeSpec())
 	assert.NilError(t, err)
 	assert.Check(t, is.DeepEqual(cfg.Env, DevEnv), "secrets in the container's configuration: %v", cfg.Env)
-	assert.Assert(t, is.Len(execs, 2)) // the command, then the read of the cgroup counters
+	assert.Assert(t, is.Len(execs, 2)) // the command, then the read of the cgroup counters (the fake's command wrote none)
 	assert.Check(t, is.DeepEqual(execs[0].Env, []string{"API_KEY=s3cret-value"}))
 	assert.Check(t, is.DeepEqual(execs[1].Env, []string{"PATH=/usr/bin:/bin"}), "the signals exec must not get the secrets")
-	assert.Check(t, is.DeepEqual([]string(execs[0].Cmd), []string{"bash", "-lc", "agent --go"}))
+	assert.Check(t, is.DeepEqual([]string(execs[0].Cmd), []string{"bash", "-lc", signalsTrap(fakeSpec()) + "agent --go"}))
 	assert.Check(t, is.Equal(execs[0].User, DefaultUser))
 	assert.Check(t, is.Equal(execs[0].WorkingDir, "/workspace"))
 	assert.Assert(t, res.ExitCode != nil)
@@ -319,7 +319,7 @@ func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
 	assert.Check(t, is.Equal(string(res.Stderr), "data of /readme2demo/t.stderr"))
 	assert.Check(t, is.Equal(string(res.Output), "hello\n"))
 	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "inspect", "start", "copy-to /", "exec-create", "exec-attach",
-		"exec-inspect", "exec-create", "exec-attach", "inspect", "copy-from /readme2demo", "remove c1"}))
+		"exec-inspect", "copy-from /readme2demo", "exec-create", "exec-attach", "inspect", "remove c1"}))
 }
 
 func TestRunRemovesTheContainerWhenAStepFails(t *testing.T) {

@@ -24,6 +24,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/readme2demo/readme2demo/internal/containerpath"
 	"github.com/readme2demo/readme2demo/internal/sandbox"
 	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest"
 )
@@ -459,6 +460,28 @@ func TestRunDiskCapStopsTheRun(t *testing.T) {
 			assert.Check(t, res.Usage.DiskPeak < 2<<30, "peak %d: the cap did not stop the writer", res.Usage.DiskPeak)
 			assert.Check(t, time.Since(start) < 60*time.Second, "took %v", time.Since(start))
 			assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container (or the meter) was not removed")
+		})
+	}
+}
+
+// The command's shell writes the run's signals as it exits (its EXIT
+// trap): the cgroup's counters are read without an exec of their own, and
+// the command's exit status is its own.
+func TestCommandShellWritesTheSignalsAsItExits(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	for _, profile := range sandbox.Profiles {
+		t.Run(profile, func(t *testing.T) {
+			s := spec(img, "echo ran > "+transcript+"; exit 3")
+			s.Profile = profile
+			s.RunID = sandbox.NewRunID()
+			signals := containerpath.RunDir + "/.signals"
+			s.Collect = []string{signals}
+			res, err := sandbox.Run(context.Background(), cli, s)
+			assert.NilError(t, err)
+			assert.Assert(t, res.ExitCode != nil)
+			assert.Check(t, is.Equal(*res.ExitCode, 3))
+			assert.Check(t, is.Contains(string(res.Collected[signals]), "/sys/fs/cgroup/"), "%q", res.Collected[signals])
+			assert.Check(t, is.Equal(res.Usage.OOMKills, 0))
 		})
 	}
 }

@@ -62,8 +62,8 @@ func TestRunTimesEachPhase(t *testing.T) {
 		{Phase: timing.CopyIn, Took: 8 * ms},
 		{Phase: timing.RunnerStart, Took: 16 * ms},
 		{Phase: timing.Commands, Took: 32 * ms},
-		{Phase: timing.Signals, Took: 64 * ms},
 		{Phase: timing.CopyOut, Took: 128 * ms}, // the transcript and stderr, in one archive of their directory
+		{Phase: timing.Signals, Took: 64 * ms},  // the fake's command wrote no signals: an exec reads them
 		{Phase: timing.Remove, Took: 256 * ms},
 	}))
 	assert.Check(t, is.Equal(res.Phases.Total, res.Elapsed))

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/pkg/stdcopy"
+	"github.com/readme2demo/readme2demo/internal/containerpath"
 	"github.com/readme2demo/readme2demo/internal/shell"
 	"github.com/readme2demo/readme2demo/internal/timing"
 )
@@ -185,19 +187,13 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 
 	delivered, execErr := execute(ctx, d, created.ID, s, res, feed)
 	go func() { _ = removeMeter() }() // its error is the deferred call's
-	done = phase(timing.Signals)
-	unchanged := readSignals(d, created.ID, s, res)
-	done()
-
 	// Collect what was written, on a fresh context: after a timeout or a
 	// cancellation the partial transcript is the most useful thing left.
 	perFile := copyOutTimeout
 	if res.Canceled {
 		perFile = cancelCopyOut
 	}
-	done = phase(timing.CopyOut)
-	copyOutAll(d, created.ID, s, res, perFile, unchanged)
-	done()
+	copyOutAll(d, created.ID, s, res, perFile, phase)
 	if s.OnTranscript != nil && int64(len(res.Transcript)) > delivered {
 		// The tail the last poll missed.
 		s.OnTranscript(res.Transcript[delivered:])
@@ -229,7 +225,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 		User:         s.User,
 		WorkingDir:   s.Workdir,
 		Env:          envList(s.Env),
-		Cmd:          []string{"bash", "-lc", s.Command},
+		Cmd:          []string{"bash", "-lc", signalsTrap(s) + s.Command},
 		AttachStdout: true,
 		AttachStderr: true,
 	})
@@ -337,23 +333,26 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 }
 
 // readSignals reads what the kernel counted about the run after the
-// command: the cgroup's OOM kills and refused forks (cgroup v1 or v2 files,
-// read by an exec while the container still runs), and the daemon's
-// OOMKilled state (which also holds after a kill). Failures leave the
+// command: the cgroup's OOM kills and refused forks (cgroup v1 or v2
+// files), and the daemon's OOMKilled state (which also holds after a
+// kill). The files are read by the command's own shell as it exits (its
+// EXIT trap, signalsTrap: trapped is what it wrote), or, when it wrote
+// nothing, by an exec while the container still runs. Failures leave the
 // counts unknown.
 //
-// The same exec checks the files of Spec.CollectKnown: it returns those
+// The same script checks the files of Spec.CollectKnown: it returns those
 // the command left as they were (same size and SHA-256), which need no copy
 // out.
-func readSignals(d Docker, id string, s Spec, res *Result) (unchanged map[string]bool) {
+func readSignals(d Docker, id string, s Spec, res *Result, trapped []byte) (unchanged map[string]bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
 	defer cancel()
 	if !res.TimedOut && !res.Canceled && res.Stopped == "" {
-		script := "exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events " +
-			"/sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done"
-		known := slices.Sorted(maps.Keys(s.CollectKnown))
-		script += knownScript(known, s.CollectKnown) + "; exit 0"
-		if out, ok := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}, 64<<10); ok {
+		script, known := signalsScript(s)
+		out, ok := trapped, trapped != nil
+		if !ok {
+			out, ok = execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", "exec 2>/dev/null; " + script + "; exit 0"}, signalsLimit)
+		}
+		if ok {
 			oom, pids := parseCgroupCounters(string(out))
 			if oom >= 0 {
 				res.Usage.OOMKills = oom
@@ -373,6 +372,35 @@ func readSignals(d Docker, id string, s Spec, res *Result) (unchanged map[string
 		}
 	}
 	return unchanged
+}
+
+// signalsPath is where the command's EXIT trap writes the signals, and
+// signalsLimit the most of them read.
+const (
+	signalsPath  = containerpath.RunDir + "/.signals"
+	signalsLimit = 64 << 10
+)
+
+// signalsScript is the shell script that prints the signals readSignals
+// reads, and the known files in the order its lines number them.
+func signalsScript(s Spec) (script string, known []string) {
+	known = slices.Sorted(maps.Keys(s.CollectKnown))
+	return "for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events " +
+		"/sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done" +
+		knownScript(known, s.CollectKnown), known
+}
+
+// signalsTrap is the line put before the command: when its shell exits,
+// the signals script writes signalsPath (through a file of its own, moved
+// into place, so nothing the command left at that path is written
+// through). The command's exit status is kept: the trap does not exit.
+// This spares the exec readSignals would otherwise make (about a tenth of
+// a keyless run).
+func signalsTrap(s Spec) string {
+	script, _ := signalsScript(s)
+	dir := path.Dir(signalsPath)
+	trap := "{ t=$(mktemp " + shell.Quote(dir+"/.signals.XXXXXX") + ") && { { " + script + "; } > \"$t\"; mv -fT \"$t\" " + shell.Quote(signalsPath) + "; }; } 2>/dev/null"
+	return "trap " + shell.Quote(trap) + " EXIT\n"
 }
 
 // knownScript is the shell that prints "known <i> <sha256>" for each file

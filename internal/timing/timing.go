@@ -48,7 +48,9 @@ const (
 	// Commands: from the exec's start to its end: the login shell, the
 	// agent or runner, and the README's commands.
 	Commands Phase = "commands"
-	// Signals: reading the cgroup's counters and the container's state.
+	// Signals: reading the cgroup's counters (from what the command's
+	// shell wrote as it exited, or by an exec when it wrote nothing) and
+	// the container's state.
 	Signals Phase = "signals"
 	// CopyOut: the transcript, stderr and the collected files copied out.
 	CopyOut Phase = "copy-out"

@@ -3,6 +3,7 @@ package sandboxtest_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,8 @@ func TestFakeDockerRunsAWholeSandboxRun(t *testing.T) {
 	d := &sandboxtest.FakeDocker{Files: map[string][]byte{
 		"/readme2demo/t.jsonl":  []byte("{\"line\":1}\n"),
 		"/readme2demo/t.stderr": []byte("warning\n"),
+		// What the command's shell wrote as it exited.
+		"/readme2demo/.signals": []byte("/sys/fs/cgroup/memory.events oom_kill 2\n"),
 	}}
 	res, err := sandbox.Run(context.Background(), d, sandbox.Spec{
 		Image: "img", RunID: "r1", Command: "agent --go", TranscriptPath: "/readme2demo/t.jsonl", StderrPath: "/readme2demo/t.stderr",
@@ -31,13 +34,20 @@ func TestFakeDockerRunsAWholeSandboxRun(t *testing.T) {
 	assert.Check(t, is.Equal(string(res.Stderr), "warning\n"))
 	assert.Assert(t, res.ExitCode != nil)
 	assert.Check(t, is.Equal(*res.ExitCode, 0))
+	assert.Check(t, is.Equal(res.Usage.OOMKills, 2), "the signals the command's shell wrote")
 	assert.Check(t, is.Len(res.CopyErrors, 1), "the README the fake does not hold is a copy error: %v", res.CopyErrors)
-	assert.Check(t, is.DeepEqual(d.Calls(), []string{
+	calls := d.Calls()
+	for i, c := range calls {
+		// The command runs after the EXIT trap that writes the signals.
+		if rest, ok := strings.CutPrefix(c, "exec-create bash -lc trap "); ok {
+			assert.Check(t, strings.HasSuffix(rest, " EXIT\nagent --go"), "%q", c)
+			calls[i] = "exec-create bash -lc (trap) agent --go"
+		}
+	}
+	assert.Check(t, is.DeepEqual(calls, []string{
 		"list", "create readme2demo-r1", "inspect", "start readme2demo-r1", "copy-to /",
-		"exec-create bash -lc agent --go", "exec-attach", "exec-inspect",
-		"exec-create /bin/sh -c exec 2>/dev/null; for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do [ -r \"$f\" ] && while read -r k v; do echo \"$f $k $v\"; done < \"$f\"; done; exit 0",
-		"exec-attach", "inspect",
-		"copy-from /readme2demo", "copy-from /workspace/README.md",
+		"exec-create bash -lc (trap) agent --go", "exec-attach", "exec-inspect",
+		"copy-from /readme2demo", "copy-from /workspace/README.md", "inspect",
 		"remove readme2demo-r1",
 	}))
 }
