@@ -486,92 +486,75 @@ func TestCommandShellWritesTheSignalsAsItExits(t *testing.T) {
 	}
 }
 
-// An inode bomb (empty files, directories and links: nearly no bytes) is
-// stopped by the inode cap in both profiles, the run names it, and its
-// containers go. In the dev profile the meter sees the container's layer
-// (the whole root file system); in strict, the volumes and the layer.
-func TestRunInodeCapStopsTheRun(t *testing.T) {
+// Bombs made of files rather than bytes are stopped in both profiles, and
+// the run says which limit stopped it: in the dev profile the meter sees
+// the container's layer (the whole root file system), in strict the
+// volumes and the layer. Each command writes "done" to the transcript if
+// it gets to its end.
+func TestRunFileBombsAreStopped(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
-	const capInodes = 20000
-	for _, profile := range sandbox.Profiles {
-		t.Run(profile, func(t *testing.T) {
-			// 600 directories of 500 empty files and a link: 301,200 inodes, made
-			// for seconds (the dev profile starts its meter after one).
-			s := spec(img, `echo start > `+transcript+`; mkdir -p /workspace/many && cd /workspace/many && `+
-				`for d in $(seq 1 600); do mkdir d$d && (cd d$d && touch $(seq 1 500) && ln -s 1 link); done; echo "all made" >> `+transcript)
-			s.Profile = profile
-			s.RunID = sandbox.NewRunID()
-			s.Timeout = 90 * time.Second
-			s.Inodes = capInodes
-			s.DiskPoll = 200 * time.Millisecond
-			res, err := sandbox.Run(context.Background(), cli, s)
-			assert.NilError(t, err)
-			t.Logf("inodes peak %d after %d measurements (cap %d)", res.Usage.InodesPeak, res.Usage.DiskMeasures, capInodes)
-			assert.Check(t, res.Usage.LayerMetered, "the daemon names overlay2's layer directory here")
-			assert.Check(t, is.Equal(res.Stopped, sandbox.StoppedInodes), "usage %+v, transcript %s", res.Usage, res.Transcript)
-			assert.Check(t, res.ExitCode == nil, "a stopped command has no exit code")
-			assert.Check(t, !strings.Contains(string(res.Transcript), "all made"))
-			assert.Check(t, res.Usage.InodesPeak > capInodes, "peak %d", res.Usage.InodesPeak)
-			assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container (or the meter) was not removed")
-		})
-	}
-}
-
-// Extended attributes take blocks a file's size does not show (here 4 KiB
-// per empty file): the meter counts blocks, so an xattr bomb of empty files
-// is stopped by the disk cap.
-func TestRunXattrBombIsStoppedByTheDiskCap(t *testing.T) {
-	cli, img := sandboxtest.Docker(t)
-	const capBytes = 64 << 20
-	for _, profile := range sandbox.Profiles {
-		t.Run(profile, func(t *testing.T) {
-			// 60,000 empty files with a 3,000-byte attribute each: about
-			// 240 MiB of blocks, no byte of file data.
-			s := spec(img, `echo start > `+transcript+`; mkdir -p /workspace/x && cd /workspace/x && python3 -c '`+
-				`import os; [(open(str(i), "w").close(), os.setxattr(str(i), "user.pad", b"x" * 3000)) for i in range(60000)]'`+
-				` && echo "all made" >> `+transcript)
-			s.Profile = profile
-			s.RunID = sandbox.NewRunID()
-			s.Timeout = 90 * time.Second
-			s.Disk = capBytes
-			s.Inodes = 1 << 20
-			res, err := sandbox.Run(context.Background(), cli, s)
-			assert.NilError(t, err)
-			t.Logf("peak %d MiB, %d inodes", res.Usage.DiskPeak>>20, res.Usage.InodesPeak)
-			assert.Check(t, is.Equal(res.Stopped, sandbox.StoppedDisk), "usage %+v, transcript %s, output %s", res.Usage, res.Transcript, res.Output)
-			assert.Check(t, !strings.Contains(string(res.Transcript), "all made"))
-			assert.Check(t, res.Usage.DiskPeak > capBytes)
-			assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container (or the meter) was not removed")
-		})
-	}
-}
-
-// A tree deeper than the path limit, with a file past the disk cap at its
-// bottom, does not hide that file: the meter cannot walk the tree, and a
-// cap that cannot be checked stops the run.
-func TestRunTreeTooDeepToMeasureIsStopped(t *testing.T) {
-	cli, img := sandboxtest.Docker(t)
-	const capBytes = 384 << 20
-	for _, profile := range sandbox.Profiles {
-		t.Run(profile, func(t *testing.T) {
-			// 2,400 levels of "dd/", made 300 at a time (one cd per level
-			// past the path limit is slow in bash), then 600 MiB at the
-			// bottom, slowly enough for the dev profile's meter to start.
-			s := spec(img, `echo start > `+transcript+`; cd /workspace && p=$(printf 'dd/%.0s' $(seq 1 300)) && `+
-				`for j in $(seq 1 8); do mkdir -p "$p" && cd "$p" || exit 1; done && `+
-				`for i in $(seq 1 12); do head -c 50M /dev/zero >> big; sleep 0.2; done; echo "all written" >> `+transcript)
-			s.Profile = profile
-			s.RunID = sandbox.NewRunID()
-			s.Timeout = 90 * time.Second
-			s.Disk = capBytes
-			res, err := sandbox.Run(context.Background(), cli, s)
-			assert.NilError(t, err)
-			t.Logf("peak %d MiB, error %q", res.Usage.DiskPeak>>20, res.Usage.DiskError)
-			assert.Check(t, is.Equal(res.Stopped, sandbox.StoppedDisk), "usage %+v, transcript %s, output %s", res.Usage, res.Transcript, res.Output)
-			assert.Check(t, !strings.Contains(string(res.Transcript), "all written"))
-			assert.Check(t, is.Contains(res.Usage.DiskError, "deeper than the system's path limit"))
-			assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container (or the meter) was not removed")
-		})
+	for _, tc := range []struct {
+		name         string
+		command      string
+		disk, inodes int64
+		stopped      string
+		inodesPassed bool   // the inodes measured passed the cap
+		diskPassed   bool   // the bytes measured passed the cap
+		diskErrorHas string // the limit is named in the measurement's error
+	}{{
+		// Empty files, directories and links, nearly no bytes: 600
+		// directories of 500 files and a link (301,200 inodes), made for
+		// seconds (the dev profile's meter starts after one).
+		name: "inodes",
+		command: `mkdir -p /workspace/many && cd /workspace/many && ` +
+			`for d in $(seq 1 600); do mkdir d$d && (cd d$d && touch $(seq 1 500) && ln -s 1 link); done`,
+		inodes: 20000, stopped: sandbox.StoppedInodes, inodesPassed: true,
+	}, {
+		// Extended attributes take blocks a file's size does not show:
+		// 60,000 empty files with a 3,000-byte attribute each are about
+		// 240 MiB of blocks and no byte of data.
+		name: "extended attributes",
+		command: `mkdir -p /workspace/x && cd /workspace/x && python3 -c '` +
+			`import os; [(open(str(i), "w").close(), os.setxattr(str(i), "user.pad", b"x" * 3000)) for i in range(60000)]'`,
+		disk: 64 << 20, inodes: 1 << 20, stopped: sandbox.StoppedDisk, diskPassed: true,
+	}, {
+		// A tree deeper than the path limit (2,400 levels of "dd/", made
+		// 300 at a time: one cd per level past the limit is slow in bash)
+		// with 600 MiB written slowly at its bottom: the meter cannot walk
+		// it, and a cap that cannot be checked stops the run.
+		name: "a tree too deep to measure",
+		command: `cd /workspace && p=$(printf 'dd/%.0s' $(seq 1 300)) && ` +
+			`for j in $(seq 1 8); do mkdir -p "$p" && cd "$p" || exit 1; done && ` +
+			`for i in $(seq 1 12); do head -c 50M /dev/zero >> big; sleep 0.2; done`,
+		disk: 384 << 20, stopped: sandbox.StoppedDisk, diskErrorHas: "deeper than the system's path limit",
+	}} {
+		for _, profile := range sandbox.Profiles {
+			t.Run(tc.name+"/"+profile, func(t *testing.T) {
+				s := spec(img, `echo start > `+transcript+`; `+tc.command+` && echo done >> `+transcript)
+				s.Profile = profile
+				s.RunID = sandbox.NewRunID()
+				s.Timeout = 90 * time.Second
+				s.Disk, s.Inodes = tc.disk, tc.inodes
+				s.DiskPoll = 200 * time.Millisecond
+				res, err := sandbox.Run(context.Background(), cli, s)
+				assert.NilError(t, err)
+				t.Logf("peak %d MiB, %d inodes after %d measurements; %q", res.Usage.DiskPeak>>20, res.Usage.InodesPeak, res.Usage.DiskMeasures, res.Usage.DiskError)
+				assert.Check(t, res.Usage.LayerMetered, "the daemon names overlay2's layer directory here")
+				assert.Check(t, is.Equal(res.Stopped, tc.stopped), "usage %+v, transcript %s, output %s", res.Usage, res.Transcript, res.Output)
+				assert.Check(t, res.ExitCode == nil, "a stopped command has no exit code")
+				assert.Check(t, !strings.Contains(string(res.Transcript), "done"), "the bomb finished")
+				if tc.inodesPassed {
+					assert.Check(t, res.Usage.InodesPeak > tc.inodes, "inodes peak %d", res.Usage.InodesPeak)
+				}
+				if tc.diskPassed {
+					assert.Check(t, res.Usage.DiskPeak > tc.disk, "peak %d", res.Usage.DiskPeak)
+				}
+				if tc.diskErrorHas != "" {
+					assert.Check(t, is.Contains(res.Usage.DiskError, tc.diskErrorHas))
+				}
+				assert.Check(t, is.Len(containersOf(t, cli, s.RunID), 0), "the container (or the meter) was not removed")
+			})
+		}
 	}
 }
 
