@@ -274,6 +274,62 @@ func startRunMeter(ctx context.Context, d Docker, s Spec, id, layer string, dead
 	return meterStart{m: m, stream: vs, layer: layer != "", err: err}
 }
 
+// runMeter is a run's disk meter, started in the background.
+type runMeter struct {
+	started chan meterStart
+	ended   chan struct{} // the command has ended: a meter not started yet never starts
+	m       meterStart
+	// wait waits for the start (it fills m); remove ends the meter,
+	// once, however often it is called.
+	wait   func()
+	remove func() error
+}
+
+// launchMeter starts the disk meter of the sandbox container id in the
+// background: the strict profile's at once, beside the container's start
+// and copy-in (it needs only the container created); the dev profile's
+// s.MeterDelay later, unless remove comes first (a quick run pays for no
+// second container). layer is layerDir's.
+func launchMeter(ctx context.Context, d Docker, s Spec, id, layer string, deadline time.Time) *runMeter {
+	r := &runMeter{started: make(chan meterStart, 1), ended: make(chan struct{})}
+	end := sync.OnceFunc(func() { close(r.ended) })
+	go func() {
+		if s.Profile != ProfileStrict {
+			t := time.NewTimer(s.MeterDelay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-r.ended:
+				r.started <- meterStart{}
+				return
+			}
+		}
+		r.started <- startRunMeter(ctx, d, s, id, layer, deadline)
+	}()
+	r.wait = sync.OnceFunc(func() { r.m = <-r.started })
+	r.remove = sync.OnceValue(func() error {
+		end()
+		r.wait()
+		if r.m.stream != nil {
+			r.m.stream.close()
+		}
+		return r.m.m.remove(ctx)
+	})
+	return r
+}
+
+// feed is the meter as the watcher reads it: filled (the meter started
+// and measured once) before it returns when wait is set, with the error
+// that kept it from measuring; filled in the background otherwise.
+func (r *runMeter) feed(ctx context.Context, wait bool) (*meterFeed, error) {
+	f := &meterFeed{ready: make(chan struct{})}
+	if !wait {
+		go func() { _ = f.fill(ctx, r.wait, &r.m) }() // without the meter, the daemon measures on
+		return f, nil
+	}
+	return f, f.fill(ctx, r.wait, &r.m)
+}
+
 // meterFeed is the meter as the disk watcher reads it: ready is closed
 // once the meter has measured (or will not: then stream is nil and the
 // daemon measures the layer alone).

@@ -103,43 +103,13 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		}
 	}()
 
-	// The strict profile's disk meter starts beside the container's start
-	// and copy-in (it needs only the container created); the dev
-	// profile's MeterDelay after the creation, unless the command has
-	// ended by then. Removed before the sandbox container (defers run
-	// last first): it holds its volumes and layer.
-	layer := layerDir(ctx, d, created.ID)
-	meterc := make(chan meterStart, 1)
-	ended := make(chan struct{}) // the command has ended: a meter not started yet never starts
-	endMeter := sync.OnceFunc(func() { close(ended) })
-	go func(s Spec) { // s changes below
-		if s.Profile != ProfileStrict {
-			t := time.NewTimer(s.MeterDelay)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ended:
-				meterc <- meterStart{}
-				return
-			}
-		}
-		meterc <- startRunMeter(ctx, d, s, created.ID, layer, deadline)
-	}(s)
-	var meter meterStart
-	meterOnce := sync.OnceFunc(func() { meter = <-meterc })
-	// Once the command has ended the meter is removed beside the signals
-	// and the copy-out; the run waits for it at the end.
-	removeMeter := sync.OnceValue(func() error {
-		endMeter()
-		meterOnce()
-		if meter.stream != nil {
-			meter.stream.close()
-		}
-		return meter.m.remove(ctx)
-	})
+	// The disk meter (meter.go) starts in the background; removed before
+	// the sandbox container (defers run last first): it holds its volumes
+	// and layer.
+	meter := launchMeter(ctx, d, s, created.ID, layerDir(ctx, d, created.ID), deadline)
 	defer func() {
 		defer phase(timing.Remove)()
-		if rerr := removeMeter(); rerr != nil {
+		if rerr := meter.remove(); rerr != nil {
 			res.RemoveErr = errors.Join(res.RemoveErr, rerr)
 		}
 	}()
@@ -172,21 +142,21 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	// 3 measurements). The dev profile's layer is measured by the daemon
 	// until the meter's first measurement, so its commands do not wait:
 	// the watcher switches to the meter when it comes.
-	feed := &meterFeed{ready: make(chan struct{})}
+	var feed *meterFeed
 	if s.Profile == ProfileStrict {
 		done = phase(timing.Meter)
-		err = feed.fill(ctx, meterOnce, &meter)
+		feed, err = meter.feed(ctx, true)
 		done()
 		if err != nil {
 			res.Canceled = ctx.Err() != nil
 			return res, err
 		}
 	} else {
-		go func() { _ = feed.fill(ctx, meterOnce, &meter) }() // without the meter, the daemon measures on
+		feed, _ = meter.feed(ctx, false)
 	}
 
 	delivered, execErr := execute(ctx, d, created.ID, s, res, feed)
-	go func() { _ = removeMeter() }() // its error is the deferred call's
+	go func() { _ = meter.remove() }() // beside the copy-out; its error is the deferred call's
 	// Collect what was written, on a fresh context: after a timeout or a
 	// cancellation the partial transcript is the most useful thing left.
 	perFile := copyOutTimeout
