@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/docker/docker/api/types/container"
@@ -96,8 +97,18 @@ func Traits(profile string) ([]Trait, error) {
 	} else {
 		mem += " of memory and swap"
 	}
-	add("limits", "%s, %g CPUs (at most the host's), a %s disk cap (`--memory`, `--cpus`, `--disk`)", mem, float64(hc.NanoCPUs)/1e9, sizeText(s.Disk))
+	add("limits", "%s, %g CPUs (at most the host's), a %s disk cap and a cap of %s files, directories and links on what the run writes (`--memory`, `--cpus`, `--disk`, `--inodes`)",
+		mem, float64(hc.NanoCPUs)/1e9, sizeText(s.Disk), groupDigits(s.Inodes))
 	return t, nil
+}
+
+// groupDigits writes n with a comma every three digits (1,310,720).
+func groupDigits(n int64) string {
+	d := strconv.FormatInt(n, 10)
+	for i := len(d) - 3; i > 0; i -= 3 {
+		d = d[:i] + "," + d[i:]
+	}
+	return d
 }
 
 // seccompOptionIn returns the seccomp option of a SecurityOpt list, or "".
