@@ -120,7 +120,8 @@ func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
 // install that runs is recorded (then the command is left to runRule).
 func installRule(pl *planner, x *cmd) (Entry, bool) {
 	if p := npxOf(x.cmds); p != "" && isInstallSection(x.b.Headings) {
-		if l := pl.seen.installed[npmTool(p)]; l > 0 {
+		// (after an install in the same block, npx is how that block runs it)
+		if l := pl.seen.installed[npmTool(p)]; l > 0 && (l < x.b.Line || l > x.b.EndLine) {
 			return pl.skip(x, because(KindAlternative, "alternative: runs %s with npx, without installing it; %s line %d already installs it", p, pl.file, l).with(causeAlternative))
 		}
 	}
@@ -172,6 +173,11 @@ func (pl *planner) installedBy(x *cmd) (tools []string, selfInstall bool) {
 		}
 	}
 	tools = append(tools, binInstalls(x.cmds)...)
+	for _, s := range x.cmds {
+		if what, self := selfAdd(s, pl.repo); self && blockRunsPackage(x.b, x.c.line, what) {
+			tools = append(tools, pl.repo.Names...) // the project's package, run with npx
+		}
+	}
 	for _, s := range x.cmds[1:] {
 		if url, _, ok := clone(s); ok && pl.repo.isClone(url) {
 			tools = append(tools, pl.repo.Names...) // a manual install from a clone
@@ -186,7 +192,13 @@ func (pl *planner) installedBy(x *cmd) (tools []string, selfInstall bool) {
 	if pl.downloadsProject(x.cmds) {
 		tools = append(tools, pl.repo.Names...) // the project's program, downloaded
 	}
-	return tools, selfInstall
+	var unique []string
+	for _, t := range tools {
+		if !slices.Contains(unique, t) {
+			unique = append(unique, t)
+		}
+	}
+	return unique, selfInstall
 }
 
 // installedAny returns the README line that installed one of the tools,

@@ -13,6 +13,47 @@ import (
 // and the steps that only build toward them, are alternatives.
 var alternativeCases = []planCase{
 	{
+		name: "a local npm install of the project that its block runs with npx is the install, and later ways are alternatives",
+		readme: here.Doc(`
+			## Installation
+
+			Install using NPM:
+
+			~~~sh
+			npm install --save-dev dbmate
+			npx dbmate --help
+			~~~
+
+			**Linux**
+
+			~~~sh
+			sudo curl -fsSL -o /usr/local/bin/dbmate https://github.com/amacneil/dbmate/releases/latest/download/dbmate-linux-amd64
+			sudo chmod +x /usr/local/bin/dbmate
+			~~~
+		`),
+		repo: slugRepo("amacneil/dbmate"),
+		want: here.Doc(`
+			6 step command npm install --save-dev dbmate
+			7 probe command npx dbmate --help
+			13 skip alternative sudo curl -fsSL -o /usr/local/bin/dbmate https://github.com/amacneil/dbmate/releases/latest/download/dbmate-linux-amd64
+			14 skip alternative sudo chmod +x /usr/local/bin/dbmate
+		`),
+	},
+	{
+		name: "a local npm install of the project that its block does not run is a library use",
+		readme: here.Doc(`
+			## Installation
+
+			~~~sh
+			npm install --save-dev dbmate
+			~~~
+		`),
+		repo: slugRepo("amacneil/dbmate"),
+		want: here.Doc(`
+			4 skip library-use npm install --save-dev dbmate
+		`),
+	},
+	{
 		name: "a Python tool installed with its version after @ is the same tool",
 		readme: here.Doc(`
 			## Installation

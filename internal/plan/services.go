@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
+	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
 // Commands that need something outside the sandbox or the README's purpose:
@@ -138,10 +139,15 @@ func otherVCSRule(pl *planner, x *cmd) (Entry, bool) {
 // libraryUseOrPublish skips adding this project to the reader's own
 // project (`npm install express` in express's README) and publishing or
 // logging in. A `go get` of the module presented as the install of its
-// tool is an install, not a library use.
+// tool is an install, not a library use, and so is an npm install of the
+// project whose block then runs it (`npx dbmate --help`).
 func libraryUseOrPublish(pl *planner, x *cmd) (Entry, bool) {
 	for _, s := range x.cmds {
-		if what, ok := selfAdd(s, pl.repo); ok && !(s.name() == "go" && (installToolRe.MatchString(lastSentence(x.b.Before)) || !pl.readme.goCode && isInstallSection(x.b.Headings))) {
+		what, self := selfAdd(s, pl.repo)
+		if self && blockRunsPackage(x.b, x.c.line, what) {
+			continue // the README's way to get its own tool
+		}
+		if self && !(s.name() == "go" && (installToolRe.MatchString(lastSentence(x.b.Before)) || !pl.readme.goCode && isInstallSection(x.b.Headings))) {
 			return pl.skip(x, because(KindLibraryUse, "adds this project (%s) to the reader's own project: the checkout is the project itself", what))
 		}
 		if what := devDependencies(s); what != "" {
@@ -156,6 +162,46 @@ func libraryUseOrPublish(pl *planner, x *cmd) (Entry, bool) {
 		}
 	}
 	return pass()
+}
+
+// blockRunsPackage reports a block whose command after README line `after`
+// runs the program of the npm package pkg (`npx dbmate --help` after
+// `npm install --save-dev dbmate`): then the install is the way the README
+// gets its tool, not the project added to the reader's own as a library.
+func blockRunsPackage(b readme.Block, after int, pkg string) bool {
+	for _, c := range b.Commands {
+		if c.Line <= after {
+			continue
+		}
+		for _, s := range simples(lex(c.Text)) {
+			if p := packageRun(s); p != "" && npmTool(p) == npmTool(pkg) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// packageRun is the npm package a package runner runs (`npx PKG`,
+// `pnpm exec PKG`, `yarn dlx PKG`, `npm exec PKG`), "" for none.
+func packageRun(s simple) string {
+	args := s.args()
+	switch path.Base(s.name()) {
+	case "npx", "bunx", "pnpx":
+	case "npm", "pnpm", "yarn", "bun":
+		if len(args) == 0 || args[0] != "exec" && args[0] != "dlx" && args[0] != "x" {
+			return ""
+		}
+		args = args[1:]
+	default:
+		return ""
+	}
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }
 
 // remoteClientRule skips a connection to a host outside the sandbox.
