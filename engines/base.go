@@ -69,7 +69,8 @@ type AgentEngine interface {
 	// Name is the value of --engine and of the Action's `engine` input.
 	Name() string
 	// RequiredEnv lists the host variables the engine may forward into the
-	// sandbox at exec time (alternatives included).
+	// sandbox, on the command's standard input as it starts (alternatives
+	// included).
 	RequiredEnv() []string
 	// ResolveEnv picks the variables to forward from getenv. It returns an
 	// *EngineError when a credential is missing or malformed; the error never

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -162,22 +163,22 @@ func TestFakeEngineActionInputs(t *testing.T) {
 }
 
 // The fake engine runs through `run` (pipeline.Run) on a Docker without a
-// daemon: its command is the one it builds, its key reaches the exec's
-// environment and no written file, and its transcript becomes the command
+// daemon: its command is the one it builds, its key reaches the command's
+// environment (on its standard input) and no written file, and its transcript becomes the command
 // log.
 func TestFakeEngineRun(t *testing.T) {
 	const key = "sk-fake-0123456789abcdef"
 	readme, err := os.ReadFile("../../testdata/sample-repo/README.md")
 	assert.NilError(t, err)
-	var execs []container.ExecOptions
+	var cfgs []*container.Config
 	d := &sandboxtest.FakeDocker{
 		Files: map[string][]byte{
 			engines.TranscriptContainerPath: []byte("0\tpython3 greet.py World\n2\tpython3 greet.py --shout World\n"),
 			"/workspace/README.md":          readme,
 		},
-		ContainerExecCreateFunc: func(_ string, o container.ExecOptions) (container.ExecCreateResponse, error) {
-			execs = append(execs, o)
-			return container.ExecCreateResponse{ID: "exec"}, nil
+		ContainerCreateFunc: func(c *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
+			cfgs = append(cfgs, c)
+			return container.CreateResponse{ID: name}, nil
 		},
 	}
 	var progress bytes.Buffer
@@ -193,9 +194,10 @@ func TestFakeEngineRun(t *testing.T) {
 	assert.Assert(t, is.Len(res.Log.Commands, 2))
 	assert.Check(t, is.Equal(res.Log.Commands[1].Command, "python3 greet.py --shout World"))
 	assert.Check(t, is.Equal(res.Log.Commands[1].Status, commandlog.StatusFailed))
-	assert.Assert(t, len(execs) > 0)
-	assert.Check(t, is.Contains(strings.Join(execs[0].Cmd, " "), fake{}.BuildCommand(engines.Limits{})))
-	assert.Check(t, is.Contains(execs[0].Env, keyVar+"="+key))
+	assert.Assert(t, len(cfgs) > 0)
+	assert.Check(t, is.Contains(strings.Join(cfgs[0].Cmd, " "), fake{}.BuildCommand(engines.Limits{})))
+	assert.Check(t, !strings.Contains(fmt.Sprint(cfgs[0]), key), "the key is in the container's configuration")
+	assert.Check(t, is.Contains(string(d.Stdin()), keyVar+"="+key+"\x00"), "the key was not handed to the command")
 	entries, err := os.ReadDir(out)
 	assert.NilError(t, err)
 	assert.Check(t, len(entries) > 0)

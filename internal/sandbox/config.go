@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -87,6 +88,11 @@ func (s Spec) withDefaults() (Spec, error) {
 	if s.Now == nil {
 		s.Now = time.Now
 	}
+	for k, v := range s.Env {
+		if !envNameRe.MatchString(k) || strings.ContainsRune(v, 0) {
+			return s, &ConfigError{fmt.Sprintf("environment variable %q: want a name of letters, digits and _ (not first a digit) and a value without NUL", k)}
+		}
+	}
 	if s.Profile == ProfileStrict && !s.underWritable(s.Workdir) {
 		return s, &ConfigError{fmt.Sprintf("workdir %s is not in a writable dir of the strict profile (%s)", s.Workdir, strings.Join(StrictWritableDirs, ", "))}
 	}
@@ -120,26 +126,35 @@ func DefaultInodes(disk int64) int64 { return max(disk/BytesPerInode, 1024) }
 func ContainerName(runID string) string { return "readme2demo-" + runID }
 
 // NoContainerLog is the log driver of every container a run makes:
-// none. Nothing reads a container's log (the README's commands run in
-// execs whose output is attached), and what a container's first process
-// writes would otherwise go to a file dockerd keeps on the host, with no
-// cap: a README that writes to /proc/1/fd/1 (sudo works under dev) could
+// none. Nothing reads a container's log (the command's output is
+// attached), and what a container's first process writes would otherwise
+// go to a file dockerd keeps on the host, with no cap: a README that writes to /proc/1/fd/1 (sudo works under dev) could
 // fill the host's disk. With the "none" driver dockerd keeps nothing.
 var NoContainerLog = container.LogConfig{Type: "none"}
 
+// envNameRe is a name a shell can export.
+var envNameRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // containerConfigs builds the container's configuration for s's profile.
-// s must have its defaults filled in. No secret goes here: Env is the
-// exec's business.
+// s must have its defaults filled in. No secret goes here: Env reaches the
+// command on its standard input (commandScript).
 func containerConfigs(s Spec, deadline time.Time) (*container.Config, *container.HostConfig) {
 	life := int64(deadline.Sub(s.Now()).Seconds()) + 1
 	cfg := &container.Config{
 		Image:      s.Image,
 		User:       s.User,
 		WorkingDir: s.Workdir,
-		// The container's life is a sleep: it ends by itself at the
-		// deadline even when nobody is left to remove it.
-		Entrypoint: []string{"sleep"},
-		Cmd:        []string{strconv.FormatInt(life, 10)},
+		// The command is the container's main process, under timeout(1):
+		// the container ends by itself at the deadline even when nobody
+		// is left to remove it. Its standard input carries Env, then
+		// closes (StdinOnce).
+		Entrypoint:   []string{"timeout", "-s", "KILL", strconv.FormatInt(life, 10)},
+		Cmd:          []string{"bash", "-lc", commandScript(s)},
+		OpenStdin:    true,
+		StdinOnce:    true,
+		AttachStdin:  true,
+		AttachStdout: true,
+		AttachStderr: true,
 		Labels: map[string]string{
 			LabelManaged:  "true",
 			LabelRunID:    s.RunID,

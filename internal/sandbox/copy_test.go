@@ -17,7 +17,6 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
-	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -201,9 +200,9 @@ func TestRebaseRefusesEntriesLeavingTheRepository(t *testing.T) {
 }
 
 // A collected file whose content the run knows (the README copied in) is
-// checked by the signals exec; one the command left as it was comes back
-// without a copy out, and one it changed, or a check that did not run
-// (the command timed out), is copied as before.
+// checked by the command's EXIT trap (signalsTrap); one the command left as
+// it was comes back without a copy out, and one it changed, or a check
+// that did not run (the command timed out), is copied as before.
 func TestRunCopiesOutOnlyTheKnownFilesThatChanged(t *testing.T) {
 	readme := []byte("# the repo's\n")
 	sum := sha256.Sum256(readme)
@@ -228,27 +227,21 @@ func TestRunCopiesOutOnlyTheKnownFilesThatChanged(t *testing.T) {
 			if tc.timeout {
 				d, _ = hangingDocker(t)
 			}
-			var scripts []string
-			d.execCrt = func(o container.ExecOptions) (container.ExecCreateResponse, error) {
-				if o.Cmd[0] == "bash" {
-					return container.ExecCreateResponse{ID: "e1"}, nil
-				}
-				scripts = append(scripts, o.Cmd[2])
-				return container.ExecCreateResponse{ID: "e2"}, nil
+			var cmd []string
+			create := d.create
+			d.create = func(c *container.Config, hc *container.HostConfig, name string) (container.CreateResponse, error) {
+				cmd = c.Cmd
+				return create(c, hc, name)
 			}
-			if !tc.timeout {
-				d.execAtt = func(id string) (types.HijackedResponse, error) {
-					if id == "e2" {
-						return hijacked(tc.signals), nil
-					}
-					return hijacked(""), nil
-				}
-			}
-			d.copyFrom = containerFS(map[string]string{
+			files := map[string]string{
 				"/readme2demo/t.jsonl":  "the transcript",
 				"/readme2demo/t.stderr": "the stderr",
 				"/workspace/README.md":  "# edited",
-			})
+			}
+			if tc.signals != "" {
+				files[signalsPath] = tc.signals
+			}
+			d.copyFrom = containerFS(files)
 			s := fakeSpec()
 			s.Collect = []string{"/workspace/README.md"}
 			s.CollectKnown = map[string][]byte{"/workspace/README.md": readme}
@@ -259,11 +252,9 @@ func TestRunCopiesOutOnlyTheKnownFilesThatChanged(t *testing.T) {
 			assert.NilError(t, err)
 			assert.Check(t, is.DeepEqual(d.copyCalls(), tc.wantCalls))
 			assert.Check(t, is.DeepEqual(res.Collected, map[string][]byte{"/workspace/README.md": []byte(tc.want)}))
-			if !tc.timeout {
-				assert.Assert(t, is.Len(scripts, 1))
-				assert.Check(t, is.Contains(scripts[0], `[ -f /workspace/README.md ] && [ ! -L /workspace/README.md ] && `+
-					`[ "$(wc -c < /workspace/README.md)" -eq 13 ] && h=$(sha256sum < /workspace/README.md) && echo "known 0 ${h%% *}"`))
-			}
+			assert.Assert(t, is.Len(cmd, 3))
+			assert.Check(t, is.Contains(cmd[2], `[ -f /workspace/README.md ] && [ ! -L /workspace/README.md ] && `+
+				`[ "$(wc -c < /workspace/README.md)" -eq 13 ] && h=$(sha256sum < /workspace/README.md) && echo "known 0 ${h%% *}"`))
 		})
 	}
 }

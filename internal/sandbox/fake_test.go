@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -55,6 +56,17 @@ type fakeDocker struct {
 	execCrt  func(container.ExecOptions) (container.ExecCreateResponse, error)
 	execAtt  func(string) (types.HijackedResponse, error)
 	execIns  func(string) (container.ExecInspect, error)
+	// attach is the command's output (attachOf); wait its end, asked
+	// once that output has ended (the daemon's answer to a wait for the
+	// next exit).
+	attach func(string) (types.HijackedResponse, error)
+	wait   func(string) (container.WaitResponse, error)
+	// stdin is what the run wrote to the command's standard input, and
+	// stdinClosed whether it closed it; outputDone closes when the
+	// command's output has ended.
+	stdin       bytes.Buffer
+	stdinClosed bool
+	outputDone  chan struct{}
 	// The disk meter's container and exec: their calls run beside the
 	// sandbox's start and copy-in, so they are kept apart (meterCalls).
 	sandboxID, meterID, meterExec string
@@ -189,6 +201,77 @@ func (f *fakeDocker) ContainerExecInspect(_ context.Context, id string) (contain
 	return f.execIns(id)
 }
 
+func (f *fakeDocker) ContainerAttach(_ context.Context, id string, o container.AttachOptions) (types.HijackedResponse, error) {
+	f.rec("attach")
+	assert.Check(f.t, o.Stream && o.Stdin && o.Stdout && o.Stderr, "attach options %+v", o)
+	return f.attach(id)
+}
+
+func (f *fakeDocker) ContainerWait(ctx context.Context, id string, cond container.WaitCondition) (<-chan container.WaitResponse, <-chan error) {
+	f.rec("wait")
+	assert.Check(f.t, is.Equal(cond, container.WaitConditionNextExit))
+	f.mu.Lock()
+	done := f.outputDone
+	f.mu.Unlock()
+	resp, errc := make(chan container.WaitResponse, 1), make(chan error, 1)
+	go func() {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			errc <- ctx.Err()
+			return
+		}
+		r, err := f.wait(id)
+		if err != nil {
+			errc <- err
+			return
+		}
+		resp <- r
+	}()
+	return resp, errc
+}
+
+// attachOf is the attach of a command that writes out (as stdout), then
+// ends, once until is closed (nil: at once). What the run writes to the
+// command's standard input goes to f.stdin.
+func (f *fakeDocker) attachOf(out string, until <-chan struct{}) types.HijackedResponse {
+	c1, c2 := net.Pipe()
+	done := make(chan struct{})
+	f.mu.Lock()
+	f.outputDone = done
+	f.mu.Unlock()
+	go func() {
+		defer close(done)
+		if out != "" {
+			_, _ = stdcopy.NewStdWriter(c2, stdcopy.Stdout).Write([]byte(out))
+		}
+		if until != nil {
+			<-until
+		}
+		c2.Close()
+	}()
+	return types.HijackedResponse{Conn: stdinConn{c1, f}, Reader: bufio.NewReader(c1)}
+}
+
+// stdinConn keeps what is written to it in its fake's stdin.
+type stdinConn struct {
+	net.Conn
+	f *fakeDocker
+}
+
+func (c stdinConn) Write(p []byte) (int, error) {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	return c.f.stdin.Write(p)
+}
+
+func (c stdinConn) CloseWrite() error {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	c.f.stdinClosed = true
+	return nil
+}
+
 // hijacked returns an exec attach response that streams out (as stdout)
 // and then EOF.
 func hijacked(out string) types.HijackedResponse {
@@ -260,7 +343,7 @@ func containerFS(files map[string]string) func(string) (io.ReadCloser, container
 
 // happyDocker is a fake on which a whole run succeeds.
 func happyDocker(t *testing.T) *fakeDocker {
-	return &fakeDocker{
+	d := &fakeDocker{
 		t: t,
 		create: func(*container.Config, *container.HostConfig, string) (container.CreateResponse, error) {
 			return container.CreateResponse{ID: "c1"}, nil
@@ -278,11 +361,14 @@ func happyDocker(t *testing.T) *fakeDocker {
 		execCrt: func(container.ExecOptions) (container.ExecCreateResponse, error) {
 			return container.ExecCreateResponse{ID: "e1"}, nil
 		},
-		execAtt: func(string) (types.HijackedResponse, error) { return hijacked("hello\n"), nil },
-		execIns: func(string) (container.ExecInspect, error) { return container.ExecInspect{ExitCode: 7}, nil },
+		execAtt: func(string) (types.HijackedResponse, error) { return hijacked(""), nil },
+		execIns: func(string) (container.ExecInspect, error) { return container.ExecInspect{}, nil },
+		wait:    func(string) (container.WaitResponse, error) { return container.WaitResponse{StatusCode: 7}, nil },
 		inspect: func(string, bool) (container.InspectResponse, error) { return inspected(100, true, false), nil },
 		stats:   func(string) (container.StatsResponseReader, error) { return statsOf(3, 4096), nil },
 	}
+	d.attach = func(string) (types.HijackedResponse, error) { return d.attachOf("hello\n", nil), nil }
+	return d
 }
 
 func fakeSpec() Spec {
@@ -291,7 +377,7 @@ func fakeSpec() Spec {
 		Now: func() time.Time { return time.Unix(1_000_000, 0) }}
 }
 
-func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
+func TestRunHandsSecretsToTheCommandOnItsInputOnly(t *testing.T) {
 	d := happyDocker(t)
 	var cfg *container.Config
 	d.create = func(c *container.Config, _ *container.HostConfig, name string) (container.CreateResponse, error) {
@@ -304,22 +390,48 @@ func TestRunInjectsSecretsAtExecTimeOnly(t *testing.T) {
 		execs = append(execs, o)
 		return container.ExecCreateResponse{ID: "e1"}, nil
 	}
-	res, err := Run(context.Background(), d, fakeSpec())
+	s := fakeSpec()
+	s.Env["OTHER"] = "two words\nand a line"
+	res, err := Run(context.Background(), d, s)
 	assert.NilError(t, err)
 	assert.Check(t, is.DeepEqual(cfg.Env, DevEnv), "secrets in the container's configuration: %v", cfg.Env)
-	assert.Assert(t, is.Len(execs, 2)) // the command, then the read of the cgroup counters (the fake's command wrote none)
-	assert.Check(t, is.DeepEqual(execs[0].Env, []string{"API_KEY=s3cret-value"}))
-	assert.Check(t, is.DeepEqual(execs[1].Env, []string{"PATH=/usr/bin:/bin"}), "the signals exec must not get the secrets")
-	assert.Check(t, is.DeepEqual([]string(execs[0].Cmd), []string{"bash", "-lc", signalsTrap(fakeSpec()) + "agent --go"}))
-	assert.Check(t, is.Equal(execs[0].User, DefaultUser))
-	assert.Check(t, is.Equal(execs[0].WorkingDir, "/workspace"))
+	assert.Check(t, !strings.Contains(fmt.Sprint(cfg), "s3cret-value"), "a secret in the container's configuration")
+	// The command is the container's main process: no exec runs it, and
+	// nothing else is exec'd (the fake's command wrote no signals: the
+	// counters stay unknown).
+	assert.Check(t, is.Len(execs, 0))
+	assert.Check(t, is.DeepEqual([]string(cfg.Cmd), []string{"bash", "-lc", envReadScript + signalsTrap(s) + "agent --go"}))
+	assert.Check(t, cfg.OpenStdin && cfg.StdinOnce && cfg.AttachStdin && cfg.AttachStdout && cfg.AttachStderr)
+	assert.Check(t, is.Equal(cfg.User, DefaultUser))
+	assert.Check(t, is.Equal(cfg.WorkingDir, "/workspace"))
+	d.mu.Lock()
+	stdin, closed := d.stdin.String(), d.stdinClosed
+	d.mu.Unlock()
+	assert.Check(t, is.Equal(stdin, "API_KEY=s3cret-value\x00OTHER=two words\nand a line\x00"))
+	assert.Check(t, closed, "the command's input was not closed: it would wait for more")
 	assert.Assert(t, res.ExitCode != nil)
 	assert.Check(t, is.Equal(*res.ExitCode, 7))
+	assert.Check(t, is.Equal(res.Usage.OOMKills, -1))
 	assert.Check(t, is.Equal(string(res.Transcript), "data of /readme2demo/t.jsonl"))
 	assert.Check(t, is.Equal(string(res.Stderr), "data of /readme2demo/t.stderr"))
 	assert.Check(t, is.Equal(string(res.Output), "hello\n"))
-	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "inspect", "start", "copy-to /", "exec-create", "exec-attach",
-		"exec-inspect", "copy-from /readme2demo", "exec-create", "exec-attach", "inspect", "remove c1"}))
+	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "inspect", "copy-to /", "attach", "wait", "start",
+		"copy-from /readme2demo", "inspect", "remove c1"}))
+}
+
+// The environment a shell reads from envReadScript is Env, value for
+// value (white space, quotes, new lines, $ and backslashes kept), and the
+// command's input is /dev/null after it.
+func TestEnvReadScriptExportsEnvExactly(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Fatalf("bash is needed: %v", err)
+	}
+	env := map[string]string{"A": "plain", "B": "two  words\nand 'quotes' \"too\" $HOME \\ `x`", "C": ""}
+	cmd := exec.Command("bash", "-c", envReadScript+`printf '%s|' "$A" "$B" "$C" "${C+set}"; [ "$(stat -L -c %t:%T /dev/stdin)" = "$(stat -L -c %t:%T /dev/null)" ] && echo stdin-null`)
+	cmd.Stdin = bytes.NewReader(envInput(env))
+	out, err := cmd.Output()
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(out), "plain|two  words\nand 'quotes' \"too\" $HOME \\ `x`||set|stdin-null\n"))
 }
 
 func TestRunRemovesTheContainerWhenAStepFails(t *testing.T) {
@@ -330,10 +442,8 @@ func TestRunRemovesTheContainerWhenAStepFails(t *testing.T) {
 	}{
 		{"start", func(d *fakeDocker) { d.start = func(string) error { return boom } }},
 		{"copy in", func(d *fakeDocker) { d.copyTo = func(string, io.Reader) error { return boom } }},
-		{"exec", func(d *fakeDocker) {
-			d.execCrt = func(container.ExecOptions) (container.ExecCreateResponse, error) {
-				return container.ExecCreateResponse{}, boom
-			}
+		{"attach", func(d *fakeDocker) {
+			d.attach = func(string) (types.HijackedResponse, error) { return types.HijackedResponse{}, boom }
 		}},
 	}
 	for _, tc := range tests {
@@ -396,20 +506,12 @@ func TestRunReportsAMissingImage(t *testing.T) {
 }
 
 func TestRunTimeoutKillsTheContainer(t *testing.T) {
-	d := happyDocker(t)
-	hang := make(chan struct{})
-	d.execAtt = func(string) (types.HijackedResponse, error) {
-		c1, c2 := net.Pipe()
-		go func() { <-hang; c2.Close() }()
-		return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
-	}
-	killed := false
-	d.kill = func(string) error { killed = true; close(hang); return nil }
+	d, killed := hangingDocker(t)
 	s := fakeSpec()
 	s.Timeout = time.Millisecond // the command hangs until the kill: only the timeout ends it
 	res, err := Run(context.Background(), d, s)
 	assert.NilError(t, err)
-	assert.Check(t, killed)
+	assert.Check(t, *killed)
 	assert.Check(t, res.TimedOut)
 	assert.Check(t, res.ExitCode == nil)
 	assert.Check(t, is.Equal(string(res.Transcript), "data of /readme2demo/t.jsonl"), "the partial transcript was not copied out")
@@ -429,14 +531,9 @@ func TestRunTimeoutToleratesASlowKill(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := happyDocker(t)
-			hang := make(chan struct{})
-			d.execAtt = func(string) (types.HijackedResponse, error) {
-				c1, c2 := net.Pipe()
-				go func() { <-hang; c2.Close() }()
-				return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
-			}
-			d.kill = func(string) error { close(hang); return fmt.Errorf("post kill: %w", tc.killErr) }
+			d, _ := hangingDocker(t)
+			kill := d.kill
+			d.kill = func(id string) error { _ = kill(id); return fmt.Errorf("post kill: %w", tc.killErr) }
 			var removed []string
 			d.rm = func(id string, o container.RemoveOptions) error {
 				assert.Check(t, o.Force)
@@ -533,9 +630,9 @@ func TestContainerConfigsHarden(t *testing.T) {
 			assert.Check(t, is.DeepEqual(cfg.Labels, map[string]string{
 				LabelManaged: "true", LabelRunID: "r1", LabelDeadline: strconv.FormatInt(deadline.Unix(), 10),
 			}))
-			// The container's own life ends at the deadline.
-			assert.Check(t, is.DeepEqual([]string(cfg.Entrypoint), []string{"sleep"}))
-			assert.Check(t, is.DeepEqual([]string(cfg.Cmd), []string{strconv.Itoa(int((DefaultTimeout+Grace)/time.Second) + 1)}))
+			// The container's own life, the command's, ends at the deadline.
+			assert.Check(t, is.DeepEqual([]string(cfg.Entrypoint), []string{"timeout", "-s", "KILL", strconv.Itoa(int((DefaultTimeout+Grace)/time.Second) + 1)}))
+			assert.Check(t, is.Equal(cfg.Cmd[0], "bash"))
 
 			switch profile {
 			case ProfileStrict:
@@ -639,11 +736,8 @@ func TestTarDirKeepsTreeAndOwnsItForTheAgent(t *testing.T) {
 func hangingDocker(t *testing.T) (*fakeDocker, *bool) {
 	d := happyDocker(t)
 	hang := make(chan struct{})
-	d.execAtt = func(string) (types.HijackedResponse, error) {
-		c1, c2 := net.Pipe()
-		go func() { <-hang; c2.Close() }()
-		return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
-	}
+	d.attach = func(string) (types.HijackedResponse, error) { return d.attachOf("", hang), nil }
+	d.wait = func(string) (container.WaitResponse, error) { return container.WaitResponse{StatusCode: 137}, nil }
 	killed := new(bool)
 	var once sync.Once
 	d.kill = func(string) error { *killed = true; once.Do(func() { close(hang) }); return nil }
@@ -808,20 +902,27 @@ func TestProcessLimitTouchedIsNotStuck(t *testing.T) {
 
 func TestSignalsAfterTheCommand(t *testing.T) {
 	d := happyDocker(t)
-	n := 0
-	d.execAtt = func(string) (types.HijackedResponse, error) {
-		n++
-		if n == 1 {
-			return hijacked("done\n"), nil
-		}
-		// The cgroup counters, as the signals exec prints them (v1 files).
-		return hijacked("/sys/fs/cgroup/memory/memory.oom_control oom_kill_disable 0\n" +
-			"/sys/fs/cgroup/memory/memory.oom_control oom_kill 2\n/sys/fs/cgroup/pids/pids.events max 7\n"), nil
-	}
+	// The cgroup counters, as the command's EXIT trap writes them (v1
+	// files).
+	d.copyFrom = containerFS(map[string]string{
+		"/readme2demo/t.jsonl": "the transcript",
+		signalsPath: "/sys/fs/cgroup/memory/memory.oom_control oom_kill_disable 0\n" +
+			"/sys/fs/cgroup/memory/memory.oom_control oom_kill 2\n/sys/fs/cgroup/pids/pids.events max 7\n",
+	})
 	res, err := Run(context.Background(), d, fakeSpec())
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(res.Usage.OOMKills, 2))
 	assert.Check(t, is.Equal(res.Usage.PidsHit, 7))
+
+	// Nothing written (the shell replaced itself, or was killed): the
+	// counters went with the container; a stopped container's OOMKilled
+	// state covers its whole life.
+	d = happyDocker(t)
+	d.inspect = func(string, bool) (container.InspectResponse, error) { return inspected(1, false, false), nil }
+	res, err = Run(context.Background(), d, fakeSpec())
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Usage.OOMKills, 0))
+	assert.Check(t, is.Equal(res.Usage.PidsHit, 0))
 
 	// Killed: the daemon's OOMKilled state stands in for the counters.
 	d, _ = hangingDocker(t)
@@ -1052,13 +1153,15 @@ func TestCommandWaitsForTheMetersFirstMeasurement(t *testing.T) {
 		measured = time.Now()
 		mu.Unlock()
 	}
-	meteredDocker(d, ready, func(time.Duration) DirSize { return DirSize{} }, func(o container.ExecOptions) {
-		if len(o.Cmd) > 2 && o.Cmd[0] == "bash" {
+	meteredDocker(d, ready, func(time.Duration) DirSize { return DirSize{} }, func(container.ExecOptions) {})
+	d.start = func(id string) error {
+		if id == "c1" { // the sandbox's main process is the command
 			mu.Lock()
 			commandAt = time.Now()
 			mu.Unlock()
 		}
-	})
+		return nil
+	}
 	s := strictFakeSpec()
 	res, err := Run(context.Background(), d, s)
 	assert.NilError(t, err)
@@ -1123,4 +1226,29 @@ func strictFakeSpec() Spec {
 	s.Disk = 384 << 20
 	s.DiskPoll = 100 * time.Millisecond
 	return s
+}
+
+// A transcript poll delivers what its exec printed after the mark, and
+// nothing when the exec could not start: the daemon then writes its own
+// error to the exec's output (seen as the command ends and the container
+// stops under a poll).
+func TestTranscriptPollTakesOnlyWhatItsScriptPrinted(t *testing.T) {
+	for _, tc := range []struct{ name, printed, want string }{
+		{"read", pollMark + "\n{\"n\":1}\n", "{\"n\":1}\n"},
+		{"nothing new", pollMark + "\n", ""},
+		{"the exec did not start", "OCI runtime exec failed: exec failed: unable to start container process: error writing config to pipe: write init-p: broken pipe: unknown\r\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := happyDocker(t)
+			var script string
+			d.execCrt = func(o container.ExecOptions) (container.ExecCreateResponse, error) {
+				script = o.Cmd[2]
+				return container.ExecCreateResponse{ID: "e1"}, nil
+			}
+			d.execAtt = func(string) (types.HijackedResponse, error) { return hijacked(tc.printed), nil }
+			got := readFrom(context.Background(), d, "c1", fakeSpec(), 41)
+			assert.Check(t, is.Equal(string(got), tc.want))
+			assert.Check(t, is.Equal(script, "exec 2>/dev/null; echo "+pollMark+"; tail -c +42 /readme2demo/t.jsonl | head -c 8388608"))
+		})
+	}
 }

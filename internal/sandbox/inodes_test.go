@@ -93,11 +93,13 @@ func TestDevCommandsDoNotWaitForTheMeter(t *testing.T) {
 	meteredDocker(d, func() {
 		meterAt.Store(time.Now().UnixNano())
 		<-never // the meter never measures
-	}, func(time.Duration) DirSize { return DirSize{} }, func(o container.ExecOptions) {
-		if len(o.Cmd) > 1 && o.Cmd[0] == "bash" {
+	}, func(time.Duration) DirSize { return DirSize{} }, func(container.ExecOptions) {})
+	d.start = func(id string) error {
+		if id == "c1" { // the sandbox's main process is the command
 			commandAt.Store(time.Now().UnixNano())
 		}
-	})
+		return nil
+	}
 	s := fakeSpec()
 	s.MeterBinary = os.Args[0]
 	s.MeterDelay = time.Nanosecond

@@ -158,9 +158,11 @@ func hardening(t *testing.T, cli *client.Client, img, profile string) {
 	assert.Check(t, c.Config.User != "" && c.Config.User != "root" && !strings.HasPrefix(c.Config.User, "0"), "user %q", c.Config.User)
 	assert.Check(t, is.Equal(c.Config.Labels[sandbox.LabelManaged], "true"))
 	assert.Check(t, is.Equal(c.Config.Labels[sandbox.LabelRunID], s.RunID))
-	assert.Check(t, is.DeepEqual([]string(c.Config.Entrypoint), []string{"sleep"}))
-	assert.Check(t, !strings.Contains(string(raw), "docker.sock"))
-	assert.Check(t, !strings.Contains(string(raw), canary), "the exec-time secret leaked into the container's configuration")
+	assert.Check(t, is.Equal(c.Config.Entrypoint[0], "timeout"), "the container's life is not bounded: %v", c.Config.Entrypoint)
+	mounts, err := json.Marshal([]any{hc, c.Mounts}) // (the command's own text names the socket it looks for)
+	assert.NilError(t, err)
+	assert.Check(t, !strings.Contains(string(mounts), "docker.sock"))
+	assert.Check(t, !strings.Contains(string(raw), canary), "the secret leaked into the container's configuration")
 	deadline := c.Config.Labels[sandbox.LabelDeadline]
 	assert.Check(t, deadline != "")
 	var dlUnix int64
@@ -614,7 +616,9 @@ func TestContainerEndsByItselfAtItsDeadline(t *testing.T) {
 }
 
 // startExpiringContainer starts a sandbox container with a one-second
-// timeout and grace and waits until its main process (a sleep) has ended it.
+// timeout and grace and waits until its main process has ended it: the
+// command, which waits for its environment on standard input that nobody
+// sends, ended by timeout(1) at the deadline.
 // It reports false when a concurrent sweep took it first.
 func startExpiringContainer(t *testing.T, cli *client.Client, img string) (string, bool) {
 	t.Helper()
@@ -637,7 +641,7 @@ func startExpiringContainer(t *testing.T, cli *client.Client, img string) (strin
 			return id, false
 		}
 		if !c.State.Running {
-			assert.Check(t, is.Equal(c.State.ExitCode, 0), "the container's sleep did not end it: %+v", c.State)
+			assert.Check(t, is.Equal(c.State.ExitCode, 137), "the deadline did not end it: %+v", c.State)
 			return id, true
 		}
 		assert.Assert(t, time.Now().Before(deadline), "the container outlived its deadline")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -26,7 +27,7 @@ func TestRunTimesEachPhase(t *testing.T) {
 		at = at.Add(d)
 	}
 	d := happyDocker(t)
-	list, create, start, copyTo, copyFrom, execCrt, execIns, rm := d.list, d.create, d.start, d.copyTo, d.copyFrom, d.execCrt, d.execIns, d.rm
+	list, create, start, copyTo, copyFrom, attach, wait, inspect, rm := d.list, d.create, d.start, d.copyTo, d.copyFrom, d.attach, d.wait, d.inspect, d.rm
 	d.list = func(o container.ListOptions) ([]container.Summary, error) { tick(1 * time.Millisecond); return list(o) }
 	d.create = func(c *container.Config, hc *container.HostConfig, name string) (container.CreateResponse, error) {
 		tick(2 * time.Millisecond)
@@ -34,19 +35,20 @@ func TestRunTimesEachPhase(t *testing.T) {
 	}
 	d.start = func(id string) error { tick(4 * time.Millisecond); return start(id) }
 	d.copyTo = func(dst string, r io.Reader) error { tick(8 * time.Millisecond); return copyTo(dst, r) }
-	d.execCrt = func(o container.ExecOptions) (container.ExecCreateResponse, error) {
-		if o.Cmd[0] == "bash" {
-			tick(16 * time.Millisecond) // the command's exec
-		} else {
-			tick(64 * time.Millisecond) // the signals' exec
-			return container.ExecCreateResponse{ID: "e2"}, nil
-		}
-		return execCrt(o)
-	}
-	d.execIns = func(id string) (container.ExecInspect, error) { tick(32 * time.Millisecond); return execIns(id) }
+	d.attach = func(id string) (types.HijackedResponse, error) { tick(16 * time.Millisecond); return attach(id) }
+	// The wait answers once the command's output has ended: after the start.
+	d.wait = func(id string) (container.WaitResponse, error) { tick(32 * time.Millisecond); return wait(id) }
 	d.copyFrom = func(src string) (io.ReadCloser, container.PathStat, error) {
 		tick(128 * time.Millisecond)
 		return copyFrom(src)
+	}
+	// The layer's directory (before the meter, no phase of its own) and
+	// the container's state after the command.
+	d.inspect = func(id string, size bool) (container.InspectResponse, error) {
+		if !size {
+			tick(64 * time.Millisecond)
+		}
+		return inspect(id, size)
 	}
 	d.rm = func(id string, o container.RemoveOptions) error { tick(256 * time.Millisecond); return rm(id, o) }
 
@@ -58,14 +60,14 @@ func TestRunTimesEachPhase(t *testing.T) {
 	assert.Check(t, is.DeepEqual(res.Phases.Spans, []timing.Span{
 		{Phase: timing.Sweep, Took: 1 * ms},
 		{Phase: timing.Create, Took: 2 * ms},
-		{Phase: timing.Start, Took: 4 * ms},
 		{Phase: timing.CopyIn, Took: 8 * ms},
-		{Phase: timing.RunnerStart, Took: 16 * ms},
+		{Phase: timing.RunnerStart, Took: 16 * ms}, // attached (and waited for) before the start
+		{Phase: timing.Start, Took: 4 * ms},
 		{Phase: timing.Commands, Took: 32 * ms},
 		{Phase: timing.CopyOut, Took: 128 * ms}, // the transcript and stderr, in one archive of their directory
-		{Phase: timing.Signals, Took: 64 * ms},  // the fake's command wrote no signals: an exec reads them
+		{Phase: timing.Signals, Took: 64 * ms},  // the fake's command wrote no signals: the container's state only
 		{Phase: timing.Remove, Took: 256 * ms},
 	}))
 	assert.Check(t, is.Equal(res.Phases.Total, res.Elapsed))
-	assert.Check(t, is.Equal(res.Elapsed, 511*ms))
+	assert.Check(t, is.Equal(res.Elapsed, 575*ms))
 }

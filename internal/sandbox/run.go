@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -123,12 +124,8 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		}
 		s.Files = slices.Concat(s.Files, files)
 	}
-	done = phase(timing.Start)
-	err = d.ContainerStart(ctx, created.ID, container.StartOptions{})
-	done()
-	if err != nil {
-		return res, fmt.Errorf("start container: %w", err)
-	}
+	// Everything goes in before the start: the container's main process
+	// is the command.
 	done = phase(timing.CopyIn)
 	err = copyIn(ctx, d, created.ID, s, res, !hc.ReadonlyRootfs)
 	done()
@@ -155,7 +152,11 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		feed, _ = meter.feed(ctx, false)
 	}
 
-	delivered, execErr := execute(ctx, d, created.ID, s, res, feed)
+	cmd, err := startCommand(ctx, d, created.ID, s, res)
+	if err != nil {
+		return res, err
+	}
+	delivered, execErr := execute(ctx, d, created.ID, s, res, feed, cmd)
 	go func() { _ = meter.remove() }() // beside the copy-out; its error is the deferred call's
 	// Collect what was written, on a fresh context: after a timeout or a
 	// cancellation the partial transcript is the most useful thing left.
@@ -186,37 +187,81 @@ func firstMeasurement(ctx context.Context, vs *volumeStream) error {
 	}
 }
 
-// execute runs the command with the timeout, streams the transcript to
-// OnTranscript, and kills the container when the timeout or ctx ends the
-// run first.
-func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed *meterFeed) (delivered int64, err error) {
-	started := res.Phases.Start(timing.RunnerStart, s.Now)
-	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
-		User:         s.User,
-		WorkingDir:   s.Workdir,
-		Env:          envList(s.Env),
-		Cmd:          []string{"bash", "-lc", signalsTrap(s) + s.Command},
-		AttachStdout: true,
-		AttachStderr: true,
-	})
+// started is the command as the container's main process: its attach
+// (output, and standard input) and the wait for its end.
+type started struct {
+	att      types.HijackedResponse
+	exited   <-chan container.WaitResponse
+	waitErr  <-chan error
+	stopWait context.CancelFunc
+}
+
+func (c *started) close() { c.stopWait(); c.att.Close() }
+
+// startCommand starts the container, whose main process is the command,
+// attached and waited for before the start: nothing the command writes,
+// and not its end, can come before them. It hands the command Env on its
+// standard input.
+func startCommand(ctx context.Context, d Docker, id string, s Spec, res *Result) (*started, error) {
+	done := res.Phases.Start(timing.RunnerStart, s.Now)
+	att, err := d.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
-		return 0, fmt.Errorf("create exec: %w", err)
+		done()
+		return nil, fmt.Errorf("attach container: %w", err)
 	}
-	att, err := d.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
-	started()
+	waitCtx, stopWait := context.WithCancel(context.WithoutCancel(ctx))
+	exited, waitErr := d.ContainerWait(waitCtx, id, container.WaitConditionNextExit)
+	c := &started{att: att, exited: exited, waitErr: waitErr, stopWait: stopWait}
+	done()
+	done = res.Phases.Start(timing.Start, s.Now)
+	err = d.ContainerStart(ctx, id, container.StartOptions{})
+	done()
 	if err != nil {
-		return 0, fmt.Errorf("start exec: %w", err)
+		c.close()
+		return nil, fmt.Errorf("start container: %w", err)
 	}
-	defer att.Close()
-	// Until the exec's end is known: its exit code inspected, or the
-	// container killed.
+	go func() {
+		// The command reads Env until its input closes; a command that
+		// ended first leaves nothing to read it.
+		_, _ = att.Conn.Write(envInput(s.Env))
+		_ = att.CloseWrite()
+	}()
+	return c, nil
+}
+
+// execute waits for the started command with the timeout, streams the
+// transcript to OnTranscript, and kills the container when the timeout, a
+// limit or ctx ends the run first.
+func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed *meterFeed, c *started) (delivered int64, err error) {
+	defer c.close()
+	// Until the command's end is known: the container exited, or was
+	// killed.
 	defer res.Phases.Start(timing.Commands, s.Now)()
+	att := c.att
 
 	out := &tailBuffer{max: outputTail}
-	done := make(chan struct{})
+	streamed := make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(streamed)
 		_, _ = stdcopy.StdCopy(out, out, att.Reader)
+	}()
+	// ended says the command ended, with its exit status when the daemon
+	// gave it.
+	ended := make(chan *int, 1)
+	go func() {
+		select {
+		case w := <-c.exited:
+			if w.Error == nil {
+				code := int(w.StatusCode)
+				ended <- &code
+				return
+			}
+		case <-c.waitErr:
+		}
+		// The wait failed: the end of the output is the end of the
+		// command, and the container's state says how it ended.
+		<-streamed
+		ended <- nil
 	}()
 
 	pollCtx, stopPoll := context.WithCancel(context.WithoutCancel(ctx))
@@ -235,8 +280,11 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 	timer := time.NewTimer(s.Timeout)
 	defer timer.Stop()
 	var runErr error
+	var code *int
+	exitKnown := false
 	select {
-	case <-done:
+	case code = <-ended:
+		exitKnown = true
 	case <-timer.C:
 		res.TimedOut = true
 	case <-hit:
@@ -259,9 +307,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 	if w.lastErr != nil {
 		res.Usage.DiskError = w.lastErr.Error()
 	}
-	if res.TimedOut || res.Canceled || res.Stopped != "" {
-		// There is no API to kill an exec'd process (moby #35703): kill the
-		// whole container, which ends every process in it.
+	if !exitKnown {
 		// A cancelled run must be gone within seconds; a run stopped by a
 		// limit may take longer to die (a fork bomb's thousands of
 		// processes). A kill the daemon does not confirm in time (seen on a
@@ -277,38 +323,61 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 			runErr = errors.Join(runErr, fmt.Errorf("kill container: %w", err))
 		}
 		cancel()
+		att.Close() // a killed command's last output is not waited for
+	}
+	// The output's last bytes: the stream ends as the container stops.
+	select {
+	case <-streamed:
+	case <-time.After(killTimeout):
 		att.Close()
-		select {
-		case <-done:
-		case <-time.After(killTimeout):
-		}
 	}
 	stopPoll()
 	off := <-offset
 	res.Output = out.Bytes()
 
-	if !res.TimedOut && !res.Canceled && res.Stopped == "" {
-		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
-		ins, err := d.ContainerExecInspect(ictx, ex.ID)
-		cancel()
-		if err != nil {
-			return off, fmt.Errorf("inspect exec: %w", err)
+	if exitKnown {
+		if code == nil {
+			ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
+			c, _, err := d.ContainerInspectWithRaw(ictx, id, false)
+			cancel()
+			if err != nil {
+				return off, fmt.Errorf("inspect container: %w", err)
+			}
+			if c.ContainerJSONBase != nil && c.State != nil && !c.State.Running {
+				code = &c.State.ExitCode
+			}
 		}
-		if !ins.Running {
-			code := ins.ExitCode
-			res.ExitCode = &code
-		}
+		res.ExitCode = code
 	}
 	return off, runErr
+}
+
+// envReadScript, first in the command's script, reads Env from the
+// command's standard input (envInput: NAME=value pairs, each ended by a
+// NUL) until it closes, then gives the command /dev/null there, as an
+// exec's was. Env never enters the container's configuration.
+const envReadScript = "while IFS= read -r -d '' __r2d_kv; do export \"$__r2d_kv\"; done; unset __r2d_kv; exec </dev/null\n"
+
+// commandScript is what the container's bash runs: Env read, the signals'
+// EXIT trap set, then the command.
+func commandScript(s Spec) string { return envReadScript + signalsTrap(s) + s.Command }
+
+// envInput is Env as envReadScript reads it.
+func envInput(env map[string]string) []byte {
+	var b []byte
+	for _, kv := range envList(env) {
+		b = append(append(b, kv...), 0)
+	}
+	return b
 }
 
 // readSignals reads what the kernel counted about the run after the
 // command: the cgroup's OOM kills and refused forks (cgroup v1 or v2
 // files), and the daemon's OOMKilled state (which also holds after a
 // kill). The files are read by the command's own shell as it exits (its
-// EXIT trap, signalsTrap: trapped is what it wrote), or, when it wrote
-// nothing, by an exec while the container still runs. Failures leave the
-// counts unknown.
+// EXIT trap, signalsTrap: trapped is what it wrote); when it wrote nothing
+// (it was killed, or replaced itself with exec) the counters went with the
+// container, and only the daemon's OOMKilled is known.
 //
 // The same script checks the files of Spec.CollectKnown: it returns those
 // the command left as they were (same size and SHA-256), which need no copy
@@ -317,12 +386,8 @@ func readSignals(d Docker, id string, s Spec, res *Result, trapped []byte) (unch
 	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
 	defer cancel()
 	if !res.TimedOut && !res.Canceled && res.Stopped == "" {
-		script, known := signalsScript(s)
-		out, ok := trapped, trapped != nil
-		if !ok {
-			out, ok = execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", "exec 2>/dev/null; " + script + "; exit 0"}, signalsLimit)
-		}
-		if ok {
+		if out := trapped; out != nil {
+			_, known := signalsScript(s)
 			oom, pids := parseCgroupCounters(string(out))
 			if oom >= 0 {
 				res.Usage.OOMKills = oom
@@ -481,14 +546,25 @@ func poll(ctx context.Context, d Docker, id string, s Spec) int64 {
 	}
 }
 
+// readFrom reads the transcript from byte off on. What the exec printed
+// counts only after pollMark, the script's first line: an exec that could
+// not start (the container stopping as the command ends) gets the
+// daemon's error message on its output instead, which is no transcript.
 func readFrom(ctx context.Context, d Docker, id string, s Spec, off int64) []byte {
 	ctx, cancel := context.WithTimeout(ctx, pollTimeout)
 	defer cancel()
-	script := "exec 2>/dev/null; tail -c +" + strconv.FormatInt(off+1, 10) + " " + shell.Quote(s.TranscriptPath) +
+	script := "exec 2>/dev/null; echo " + pollMark + "; tail -c +" + strconv.FormatInt(off+1, 10) + " " + shell.Quote(s.TranscriptPath) +
 		" | head -c " + strconv.Itoa(pollChunk)
 	out, _ := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}, 0)
-	return out
+	chunk, ok := bytes.CutPrefix(out, []byte(pollMark+"\n"))
+	if !ok {
+		return nil
+	}
+	return chunk
 }
+
+// pollMark starts what a poll's exec prints.
+const pollMark = "readme2demo-poll"
 
 // remove force-removes a container and its anonymous volumes on a fresh
 // context; a container that is already gone counts as removed.

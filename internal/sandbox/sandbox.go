@@ -1,11 +1,12 @@
 // Package sandbox runs one agent command in a fresh, hardened Docker
 // container and hands back what it wrote.
 //
-// A run creates a labelled container whose own main process is
-// `sleep <deadline>` (under an init), so it ends by itself even if
-// readme2demo is SIGKILLed; copies the repository and the run's files in
-// over the API (the host checkout is never mounted); executes the command
-// with `bash -lc` and the secrets in the exec's environment only; streams the
+// A run creates a labelled container whose main process is the command,
+// `bash -lc` under an init and `timeout <deadline>`, so it ends by itself
+// even if readme2demo is SIGKILLed; copies the repository and the run's
+// files in over the API before the start (the host checkout is never
+// mounted); starts it attached, and hands the secrets to the command on its
+// standard input (never in the container's configuration); streams the
 // growing transcript to a callback; enforces the timeout and the disk cap by
 // killing the container; copies the transcript and stderr out; and removes
 // the container on a fresh context with its own timeout, whatever happened
@@ -52,6 +53,11 @@ type Docker interface {
 	ImageInspect(ctx context.Context, imageID string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
 	ContainerCreate(ctx context.Context, config *container.Config, hostConfig *container.HostConfig, networkingConfig *network.NetworkingConfig, platform *ocispec.Platform, containerName string) (container.CreateResponse, error)
 	ContainerStart(ctx context.Context, containerID string, options container.StartOptions) error
+	// ContainerAttach and ContainerWait, made before the start, give the
+	// command's output, its standard input (Env) and its end: the command
+	// is the container's main process.
+	ContainerAttach(ctx context.Context, containerID string, options container.AttachOptions) (types.HijackedResponse, error)
+	ContainerWait(ctx context.Context, containerID string, condition container.WaitCondition) (<-chan container.WaitResponse, <-chan error)
 	ContainerKill(ctx context.Context, containerID, signal string) error
 	ContainerRemove(ctx context.Context, containerID string, options container.RemoveOptions) error
 	ContainerList(ctx context.Context, options container.ListOptions) ([]container.Summary, error)
@@ -151,10 +157,12 @@ type Spec struct {
 	// Files it returns are copied in after Files, replacing any of the same
 	// path. An error ends the run before the command starts.
 	Prepare func(ctx context.Context, read ReadFile) ([]File, error)
-	// Command runs as `bash -lc Command` in Workdir.
+	// Command runs as `bash -lc Command` in Workdir, as the container's
+	// main process.
 	Command string
-	// Env is added to the exec's environment only: never to the container's
-	// configuration, where `docker inspect` would show it.
+	// Env is handed to the command on its standard input as it starts:
+	// never to the container's configuration, where `docker inspect` would
+	// show it.
 	Env     map[string]string
 	Timeout time.Duration // 0 means DefaultTimeout
 	// Grace is how long the container outlives Timeout before its own main

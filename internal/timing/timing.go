@@ -34,23 +34,23 @@ const (
 	// Input: reading the image's command list and planning again with it
 	// (a keyless engine's Prepare).
 	Input Phase = "input"
-	// Start: starting the container.
+	// Start: starting the container, whose main process is the command.
 	Start Phase = "start"
 	// CopyIn: the repository and the prompt or runner copied in.
 	CopyIn Phase = "copy-in"
 	// Meter: the strict profile's wait, after the copy-in, for the disk
-	// meter's container (started beside the sandbox's start) and its
-	// first measurement.
+	// meter's container (started beside the copy-in) and its first
+	// measurement.
 	Meter Phase = "meter"
-	// RunnerStart: the exec that runs the agent or runner, created and
-	// attached.
+	// RunnerStart: the attach to the command (the container's main
+	// process: its output, and its standard input for the environment)
+	// and the wait for its end, both made before the start.
 	RunnerStart Phase = "runner-start"
-	// Commands: from the exec's start to its end: the login shell, the
-	// agent or runner, and the README's commands.
+	// Commands: from the container's start to the command's end: the
+	// login shell, the agent or runner, and the README's commands.
 	Commands Phase = "commands"
 	// Signals: reading the cgroup's counters (from what the command's
-	// shell wrote as it exited, or by an exec when it wrote nothing) and
-	// the container's state.
+	// shell wrote as it exited) and the container's state.
 	Signals Phase = "signals"
 	// CopyOut: the transcript, stderr and the collected files copied out.
 	CopyOut Phase = "copy-out"
@@ -67,8 +67,8 @@ const (
 )
 
 // Phases lists every phase in run order.
-var Phases = []Phase{Prepare, Docker, Devcontainer, Network, Sweep, Create, Input, Start, CopyIn, Meter,
-	RunnerStart, Commands, Signals, CopyOut, Remove, Parse, Reports, Cleanup}
+var Phases = []Phase{Prepare, Docker, Devcontainer, Network, Sweep, Create, Input, CopyIn, Meter,
+	RunnerStart, Start, Commands, Signals, CopyOut, Remove, Parse, Reports, Cleanup}
 
 // Span is how long one phase took.
 type Span struct {

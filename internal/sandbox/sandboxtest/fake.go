@@ -33,7 +33,7 @@ var _ sandbox.Docker = (*FakeDocker)(nil)
 // does with a container's answers (docker/cli's fakes): one function field
 // per method, and a nil field gives the answer of a container in which
 // everything works. By default the image exists, every call succeeds,
-// every exec writes nothing and exits 0, the container reads as stopped
+// the command and every exec write nothing and exit 0, the container reads as stopped
 // with nothing written, and CopyFromContainer answers with Files: the file
 // at that container path, or NotFound. A run's transcript is thus
 // Files[engines.TranscriptContainerPath].
@@ -45,15 +45,20 @@ type FakeDocker struct {
 	// by absolute path.
 	Files map[string][]byte
 
-	PingFunc                    func() (types.Ping, error)
-	ImageInspectFunc            func(image string) (image.InspectResponse, error)
-	ContainerCreateFunc         func(cfg *container.Config, hc *container.HostConfig, name string) (container.CreateResponse, error)
-	ContainerStartFunc          func(id string) error
-	ContainerKillFunc           func(id, signal string) error
-	ContainerRemoveFunc         func(id string, o container.RemoveOptions) error
-	ContainerListFunc           func(o container.ListOptions) ([]container.Summary, error)
-	CopyToContainerFunc         func(id, dst string, content io.Reader) error
-	CopyFromContainerFunc       func(id, src string) (io.ReadCloser, container.PathStat, error)
+	PingFunc              func() (types.Ping, error)
+	ImageInspectFunc      func(image string) (image.InspectResponse, error)
+	ContainerCreateFunc   func(cfg *container.Config, hc *container.HostConfig, name string) (container.CreateResponse, error)
+	ContainerStartFunc    func(id string) error
+	ContainerKillFunc     func(id, signal string) error
+	ContainerRemoveFunc   func(id string, o container.RemoveOptions) error
+	ContainerListFunc     func(o container.ListOptions) ([]container.Summary, error)
+	CopyToContainerFunc   func(id, dst string, content io.Reader) error
+	CopyFromContainerFunc func(id, src string) (io.ReadCloser, container.PathStat, error)
+	// ContainerAttachFunc answers the attach to a container's main process
+	// (the run's command): its output. ContainerWaitFunc is asked, once
+	// that output has ended, how the command exited.
+	ContainerAttachFunc         func(id string) (types.HijackedResponse, error)
+	ContainerWaitFunc           func(id string) (container.WaitResponse, error)
 	ContainerExecCreateFunc     func(id string, o container.ExecOptions) (container.ExecCreateResponse, error)
 	ContainerExecAttachFunc     func(execID string) (types.HijackedResponse, error)
 	ContainerExecInspectFunc    func(execID string) (container.ExecInspect, error)
@@ -62,6 +67,18 @@ type FakeDocker struct {
 
 	mu    sync.Mutex
 	calls []string
+	// stdin is what runs wrote to their commands' standard input;
+	// outputs close as each attached output is read to its end.
+	stdin   bytes.Buffer
+	outputs map[string]chan struct{}
+}
+
+// Stdin is what runs wrote to their commands' standard input (the
+// environment handed over as the command starts).
+func (f *FakeDocker) Stdin() []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return bytes.Clone(f.stdin.Bytes())
 }
 
 // Calls are the calls made so far, in order, one word each ("create",
@@ -188,6 +205,78 @@ func (f *FakeDocker) CopyFromContainer(_ context.Context, id, src string) (io.Re
 		panic(fmt.Sprintf("tar of %s: %v", src, err)) // writing to memory does not fail
 	}
 	return io.NopCloser(&b), container.PathStat{Name: base, Mode: os.ModeDir | 0o755}, nil
+}
+
+// ContainerAttach answers with the output of ContainerAttachFunc, or with
+// a command that writes nothing; what is written to it is kept (Stdin).
+func (f *FakeDocker) ContainerAttach(_ context.Context, id string, _ container.AttachOptions) (types.HijackedResponse, error) {
+	f.rec("attach %s", id)
+	h := Hijacked("")
+	if f.ContainerAttachFunc != nil {
+		var err error
+		if h, err = f.ContainerAttachFunc(id); err != nil {
+			return h, err
+		}
+	}
+	done := make(chan struct{})
+	f.mu.Lock()
+	if f.outputs == nil {
+		f.outputs = map[string]chan struct{}{}
+	}
+	f.outputs[id] = done
+	f.mu.Unlock()
+	r, w := io.Pipe()
+	go func() {
+		_, err := io.Copy(w, h.Reader)
+		w.CloseWithError(err)
+		close(done)
+	}()
+	return types.HijackedResponse{Conn: stdinConn{h.Conn, f}, Reader: bufio.NewReader(r)}, nil
+}
+
+// stdinConn keeps what is written to it in its fake's stdin.
+type stdinConn struct {
+	net.Conn
+	f *FakeDocker
+}
+
+func (c stdinConn) Write(p []byte) (int, error) {
+	c.f.mu.Lock()
+	defer c.f.mu.Unlock()
+	return c.f.stdin.Write(p)
+}
+
+func (c stdinConn) CloseWrite() error { return nil }
+
+// ContainerWait answers, once the attached output has ended, with
+// ContainerWaitFunc's answer or an exit status of 0.
+func (f *FakeDocker) ContainerWait(ctx context.Context, id string, _ container.WaitCondition) (<-chan container.WaitResponse, <-chan error) {
+	f.rec("wait %s", id)
+	f.mu.Lock()
+	done := f.outputs[id]
+	f.mu.Unlock()
+	resp, errc := make(chan container.WaitResponse, 1), make(chan error, 1)
+	go func() {
+		if done != nil {
+			select {
+			case <-done:
+			case <-ctx.Done():
+				errc <- ctx.Err()
+				return
+			}
+		}
+		if f.ContainerWaitFunc == nil {
+			resp <- container.WaitResponse{}
+			return
+		}
+		r, err := f.ContainerWaitFunc(id)
+		if err != nil {
+			errc <- err
+			return
+		}
+		resp <- r
+	}()
+	return resp, errc
 }
 
 func (f *FakeDocker) ContainerExecCreate(_ context.Context, id string, o container.ExecOptions) (container.ExecCreateResponse, error) {

@@ -3,10 +3,11 @@ package sandboxtest_test
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types"
+	"github.com/docker/docker/api/types/container"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -15,7 +16,7 @@ import (
 )
 
 // A whole sandbox.Run succeeds on the fake as it left: the transcript and
-// stderr are the fake's files, the exit code its exec's, and the container
+// stderr are the fake's files, the exit code its command's, and the container
 // is removed.
 func TestFakeDockerRunsAWholeSandboxRun(t *testing.T) {
 	d := &sandboxtest.FakeDocker{Files: map[string][]byte{
@@ -36,20 +37,27 @@ func TestFakeDockerRunsAWholeSandboxRun(t *testing.T) {
 	assert.Check(t, is.Equal(*res.ExitCode, 0))
 	assert.Check(t, is.Equal(res.Usage.OOMKills, 2), "the signals the command's shell wrote")
 	assert.Check(t, is.Len(res.CopyErrors, 1), "the README the fake does not hold is a copy error: %v", res.CopyErrors)
-	calls := d.Calls()
-	for i, c := range calls {
-		// The command runs after the EXIT trap that writes the signals.
-		if rest, ok := strings.CutPrefix(c, "exec-create bash -lc trap "); ok {
-			assert.Check(t, strings.HasSuffix(rest, " EXIT\nagent --go"), "%q", c)
-			calls[i] = "exec-create bash -lc (trap) agent --go"
-		}
-	}
-	assert.Check(t, is.DeepEqual(calls, []string{
-		"list", "create readme2demo-r1", "inspect", "start readme2demo-r1", "copy-to /",
-		"exec-create bash -lc (trap) agent --go", "exec-attach", "exec-inspect",
+	assert.Check(t, is.DeepEqual(d.Calls(), []string{
+		"list", "create readme2demo-r1", "inspect", "copy-to /", "attach readme2demo-r1", "wait readme2demo-r1", "start readme2demo-r1",
 		"copy-from /readme2demo", "copy-from /workspace/README.md", "inspect",
 		"remove readme2demo-r1",
 	}))
+	assert.Check(t, is.Equal(string(d.Stdin()), ""), "no environment given, none handed over")
+}
+
+// The command's output comes from ContainerAttachFunc and its exit status
+// from ContainerWaitFunc; the environment goes to Stdin.
+func TestFakeDockerAttachAndWait(t *testing.T) {
+	d := &sandboxtest.FakeDocker{
+		ContainerAttachFunc: func(string) (types.HijackedResponse, error) { return sandboxtest.Hijacked("hello\n"), nil },
+		ContainerWaitFunc:   func(string) (container.WaitResponse, error) { return container.WaitResponse{StatusCode: 3}, nil },
+	}
+	res, err := sandbox.Run(context.Background(), d, sandbox.Spec{Image: "img", RunID: "r3", Command: "true", Env: map[string]string{"K": "v"}})
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(res.Output), "hello\n"))
+	assert.Assert(t, res.ExitCode != nil)
+	assert.Check(t, is.Equal(*res.ExitCode, 3))
+	assert.Check(t, is.Equal(string(d.Stdin()), "K=v\x00"))
 }
 
 // A field set replaces the default answer of its method.
@@ -59,5 +67,6 @@ func TestFakeDockerFieldsOverrideTheDefaults(t *testing.T) {
 	res, err := sandbox.Run(context.Background(), d, sandbox.Spec{Image: "img", RunID: "r2", Command: "true"})
 	assert.Check(t, errors.Is(err, boom), "%v", err)
 	assert.Check(t, is.Equal(res.ContainerID, "readme2demo-r2"))
-	assert.Check(t, is.DeepEqual(d.Calls(), []string{"list", "create readme2demo-r2", "inspect", "start readme2demo-r2", "remove readme2demo-r2"}))
+	assert.Check(t, is.DeepEqual(d.Calls(), []string{"list", "create readme2demo-r2", "inspect", "copy-to /", "attach readme2demo-r2", "wait readme2demo-r2",
+		"start readme2demo-r2", "remove readme2demo-r2"}))
 }
