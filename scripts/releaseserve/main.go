@@ -7,7 +7,8 @@
 //     127.0.0.1, which dockerd pulls from over plain HTTP with no daemon
 //     setting; each -image FLAVOUR=LOCALIMAGE is copied from the Docker
 //     daemon into it as readme2demo-sandbox-FLAVOUR, gzip-compressed like a
-//     buildx push, inside a one-platform OCI index, on top of a tiny layer of
+//     buildx push (or zstd-compressed with -compression zstd, like a buildx
+//     push with compression=zstd), inside a one-platform OCI index, on top of a tiny layer of
 //     its own so that every pull of it downloads and extracts every layer;
 //
 //   - sandbox-images.json for those images (flavours without an image get a
@@ -44,6 +45,7 @@ import (
 	"time"
 
 	"github.com/docker/docker/client"
+	"github.com/google/go-containerregistry/pkg/compression"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -81,15 +83,19 @@ func main() {
 	commit := flag.String("commit", strings.Repeat("0", 40), "the release commit")
 	manifestPath := flag.String("manifest", "build/release/sandbox-images.json", "where to write sandbox-images.json")
 	dist := flag.String("dist", "dist", "directory of release assets to serve (goreleaser's dist)")
+	comp := flag.String("compression", "gzip", "the layers' compression: gzip or zstd")
 	flag.Parse()
+	if *comp != "gzip" && *comp != "zstd" {
+		log.Fatalf("releaseserve: -compression %q: want gzip or zstd", *comp)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, imgs, *regAddr, *assetsAddr, *version, *repository, *commit, *manifestPath, *dist); err != nil {
+	if err := run(ctx, imgs, compression.Compression(*comp), *regAddr, *assetsAddr, *version, *repository, *commit, *manifestPath, *dist); err != nil {
 		log.Fatalf("releaseserve: %v", err)
 	}
 }
 
-func run(ctx context.Context, imgs images, regAddr, assetsAddr, version, repository, commit, manifestPath, dist string) error {
+func run(ctx context.Context, imgs images, comp compression.Compression, regAddr, assetsAddr, version, repository, commit, manifestPath, dist string) error {
 	blobs, err := os.MkdirTemp("", "releaseserve-blobs-")
 	if err != nil {
 		return err
@@ -115,7 +121,7 @@ func run(ctx context.Context, imgs images, regAddr, assetsAddr, version, reposit
 			continue
 		}
 		start := time.Now()
-		ref, size, err := push(ctx, cli, local, repo, version)
+		ref, size, err := push(ctx, cli, local, repo, version, comp)
 		if err != nil {
 			return fmt.Errorf("push %s: %w", local, err)
 		}
@@ -175,8 +181,9 @@ func assetPath(dist, name string) string {
 }
 
 // push copies a local image to repo:version as a one-platform OCI index with
-// gzip layers and returns repo@DIGEST and the compressed size.
-func push(ctx context.Context, cli *client.Client, local, repo, version string) (string, int64, error) {
+// layers compressed with comp and returns repo@DIGEST and the compressed
+// size.
+func push(ctx context.Context, cli *client.Client, local, repo, version string, comp compression.Compression) (string, int64, error) {
 	tmp, err := os.CreateTemp("", "releaseserve-*.tar")
 	if err != nil {
 		return "", 0, err
@@ -220,13 +227,22 @@ func push(ctx context.Context, cli *client.Client, local, repo, version string) 
 	if err := tw.Close(); err != nil {
 		return "", 0, err
 	}
-	first, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(nonce.Bytes())), nil })
+	first, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(nonce.Bytes())), nil }, layerOptions(comp)...)
 	if err != nil {
 		return "", 0, err
 	}
 	layers, err := img.Layers()
 	if err != nil {
 		return "", 0, err
+	}
+	if comp != compression.GZip {
+		// The saved image's layers compress to gzip by default; each is
+		// compressed again from its uncompressed tar.
+		for i, l := range layers {
+			if layers[i], err = tarball.LayerFromOpener(l.Uncompressed, layerOptions(comp)...); err != nil {
+				return "", 0, err
+			}
+		}
 	}
 	if img, err = mutate.ConfigFile(empty.Image, &v1.ConfigFile{Architecture: cfg.Architecture, OS: cfg.OS, Config: cfg.Config}); err != nil {
 		return "", 0, err
@@ -255,4 +271,14 @@ func push(ctx context.Context, cli *client.Client, local, repo, version string) 
 		size += s
 	}
 	return repo + "@" + d.String(), size, nil
+}
+
+// layerOptions are the options of a layer compressed with comp, each
+// compressed once (its digest, its size and the push read the same bytes).
+func layerOptions(comp compression.Compression) []tarball.LayerOption {
+	opts := []tarball.LayerOption{tarball.WithCompressedCaching}
+	if comp == compression.ZStd {
+		opts = append(opts, tarball.WithCompression(compression.ZStd), tarball.WithMediaType(types.OCILayerZStd))
+	}
+	return opts
 }
