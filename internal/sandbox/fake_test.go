@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/longtest"
+	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest/stdin"
 	"github.com/readme2demo/readme2demo/internal/timing"
 
 	"github.com/docker/docker/api/types"
@@ -61,12 +62,10 @@ type fakeDocker struct {
 	// next exit).
 	attach func(string) (types.HijackedResponse, error)
 	wait   func(string) (container.WaitResponse, error)
-	// stdin is what the run wrote to the command's standard input, and
-	// stdinClosed whether it closed it; outputDone closes when the
-	// command's output has ended.
-	stdin       bytes.Buffer
-	stdinClosed bool
-	outputDone  chan struct{}
+	// stdin is what the run wrote to the command's standard input;
+	// outputDone closes when the command's output has ended.
+	stdin      stdin.Recorder
+	outputDone chan struct{}
 	// The disk meter's container and exec: their calls run beside the
 	// sandbox's start and copy-in, so they are kept apart (meterCalls).
 	sandboxID, meterID, meterExec string
@@ -250,26 +249,7 @@ func (f *fakeDocker) attachOf(out string, until <-chan struct{}) types.HijackedR
 		}
 		c2.Close()
 	}()
-	return types.HijackedResponse{Conn: stdinConn{c1, f}, Reader: bufio.NewReader(c1)}
-}
-
-// stdinConn keeps what is written to it in its fake's stdin.
-type stdinConn struct {
-	net.Conn
-	f *fakeDocker
-}
-
-func (c stdinConn) Write(p []byte) (int, error) {
-	c.f.mu.Lock()
-	defer c.f.mu.Unlock()
-	return c.f.stdin.Write(p)
-}
-
-func (c stdinConn) CloseWrite() error {
-	c.f.mu.Lock()
-	defer c.f.mu.Unlock()
-	c.f.stdinClosed = true
-	return nil
+	return types.HijackedResponse{Conn: f.stdin.Wrap(c1), Reader: bufio.NewReader(c1)}
 }
 
 // hijacked returns an exec attach response that streams out (as stdout)
@@ -404,11 +384,8 @@ func TestRunHandsSecretsToTheCommandOnItsInputOnly(t *testing.T) {
 	assert.Check(t, cfg.OpenStdin && cfg.StdinOnce && cfg.AttachStdin && cfg.AttachStdout && cfg.AttachStderr)
 	assert.Check(t, is.Equal(cfg.User, DefaultUser))
 	assert.Check(t, is.Equal(cfg.WorkingDir, "/workspace"))
-	d.mu.Lock()
-	stdin, closed := d.stdin.String(), d.stdinClosed
-	d.mu.Unlock()
-	assert.Check(t, is.Equal(stdin, "API_KEY=s3cret-value\x00OTHER=two words\nand a line\x00"))
-	assert.Check(t, closed, "the command's input was not closed: it would wait for more")
+	assert.Check(t, is.Equal(string(d.stdin.Bytes()), "API_KEY=s3cret-value\x00OTHER=two words\nand a line\x00"))
+	assert.Check(t, d.stdin.Closed(), "the command's input was not closed: it would wait for more")
 	assert.Assert(t, res.ExitCode != nil)
 	assert.Check(t, is.Equal(*res.ExitCode, 7))
 	assert.Check(t, is.Equal(res.Usage.OOMKills, -1))

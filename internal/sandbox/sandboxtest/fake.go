@@ -25,6 +25,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/readme2demo/readme2demo/internal/sandbox"
+	"github.com/readme2demo/readme2demo/internal/sandbox/sandboxtest/stdin"
 )
 
 var _ sandbox.Docker = (*FakeDocker)(nil)
@@ -69,17 +70,13 @@ type FakeDocker struct {
 	calls []string
 	// stdin is what runs wrote to their commands' standard input;
 	// outputs close as each attached output is read to its end.
-	stdin   bytes.Buffer
+	stdin   stdin.Recorder
 	outputs map[string]chan struct{}
 }
 
 // Stdin is what runs wrote to their commands' standard input (the
 // environment handed over as the command starts).
-func (f *FakeDocker) Stdin() []byte {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return bytes.Clone(f.stdin.Bytes())
-}
+func (f *FakeDocker) Stdin() []byte { return f.stdin.Bytes() }
 
 // Calls are the calls made so far, in order, one word each ("create",
 // "copy-from /path", …), without the disk and process measurements that
@@ -231,22 +228,8 @@ func (f *FakeDocker) ContainerAttach(_ context.Context, id string, _ container.A
 		w.CloseWithError(err)
 		close(done)
 	}()
-	return types.HijackedResponse{Conn: stdinConn{h.Conn, f}, Reader: bufio.NewReader(r)}, nil
+	return types.HijackedResponse{Conn: f.stdin.Wrap(h.Conn), Reader: bufio.NewReader(r)}, nil
 }
-
-// stdinConn keeps what is written to it in its fake's stdin.
-type stdinConn struct {
-	net.Conn
-	f *FakeDocker
-}
-
-func (c stdinConn) Write(p []byte) (int, error) {
-	c.f.mu.Lock()
-	defer c.f.mu.Unlock()
-	return c.f.stdin.Write(p)
-}
-
-func (c stdinConn) CloseWrite() error { return nil }
 
 // ContainerWait answers, once the attached output has ended, with
 // ContainerWaitFunc's answer or an exit status of 0.

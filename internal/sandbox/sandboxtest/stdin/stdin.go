@@ -1,0 +1,55 @@
+// Package stdin keeps what a run writes to a fake container's standard
+// input, for the Docker fakes of internal/sandbox (its own tests, which
+// cannot import sandboxtest, and sandboxtest.FakeDocker).
+package stdin
+
+import (
+	"bytes"
+	"net"
+	"sync"
+)
+
+// Recorder keeps what is written to the connections it wraps, and
+// whether one was closed for writing. Its methods may be called from
+// several goroutines.
+type Recorder struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	closed bool
+}
+
+// Wrap returns c with its writes and its CloseWrite going to r; reads and
+// the rest are c's.
+func (r *Recorder) Wrap(c net.Conn) net.Conn { return conn{c, r} }
+
+// Bytes is what was written so far.
+func (r *Recorder) Bytes() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return bytes.Clone(r.buf.Bytes())
+}
+
+// Closed reports whether the writer closed its side.
+func (r *Recorder) Closed() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closed
+}
+
+type conn struct {
+	net.Conn
+	r *Recorder
+}
+
+func (c conn) Write(p []byte) (int, error) {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	return c.r.buf.Write(p)
+}
+
+func (c conn) CloseWrite() error {
+	c.r.mu.Lock()
+	defer c.r.mu.Unlock()
+	c.r.closed = true
+	return nil
+}
