@@ -338,13 +338,13 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 	if exitKnown {
 		if code == nil {
 			ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
-			c, _, err := d.ContainerInspectWithRaw(ictx, id, false)
+			ins, _, err := d.ContainerInspectWithRaw(ictx, id, false)
 			cancel()
 			if err != nil {
 				return off, fmt.Errorf("inspect container: %w", err)
 			}
-			if c.ContainerJSONBase != nil && c.State != nil && !c.State.Running {
-				code = &c.State.ExitCode
+			if ins.ContainerJSONBase != nil && ins.State != nil && !ins.State.Running {
+				code = &ins.State.ExitCode
 			}
 		}
 		res.ExitCode = code
@@ -498,10 +498,9 @@ func parseCgroupCounters(out string) (oomKills, pidsMax int) {
 	return oomKills, pidsMax
 }
 
-// execOutput runs cmd in the container and returns its stdout (read from
-// at most limit bytes of the exec's stream when limit > 0); ok is false
+// execOutput runs cmd in the container and returns its stdout; ok is false
 // when it could not run.
-func execOutput(ctx context.Context, d Docker, id, user string, cmd []string, limit int64) ([]byte, bool) {
+func execOutput(ctx context.Context, d Docker, id, user string, cmd []string) ([]byte, bool) {
 	ex, err := d.ContainerExecCreate(ctx, id, container.ExecOptions{
 		User: user, Cmd: cmd, AttachStdout: true, Env: []string{"PATH=/usr/bin:/bin"},
 	})
@@ -514,12 +513,8 @@ func execOutput(ctx context.Context, d Docker, id, user string, cmd []string, li
 	}
 	defer att.Close()
 	go func() { <-ctx.Done(); att.Close() }()
-	var r io.Reader = att.Reader
-	if limit > 0 {
-		r = io.LimitReader(r, limit)
-	}
 	var buf bytes.Buffer
-	if _, err := stdcopy.StdCopy(&buf, io.Discard, r); err != nil {
+	if _, err := stdcopy.StdCopy(&buf, io.Discard, att.Reader); err != nil {
 		return nil, false
 	}
 	return buf.Bytes(), true
@@ -555,7 +550,7 @@ func readFrom(ctx context.Context, d Docker, id string, s Spec, off int64) []byt
 	defer cancel()
 	script := "exec 2>/dev/null; echo " + pollMark + "; tail -c +" + strconv.FormatInt(off+1, 10) + " " + shell.Quote(s.TranscriptPath) +
 		" | head -c " + strconv.Itoa(pollChunk)
-	out, _ := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script}, 0)
+	out, _ := execOutput(ctx, d, id, s.User, []string{"/bin/sh", "-c", script})
 	chunk, ok := bytes.CutPrefix(out, []byte(pollMark+"\n"))
 	if !ok {
 		return nil
