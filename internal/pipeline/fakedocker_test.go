@@ -83,8 +83,8 @@ func TestRunOnFakeDocker(t *testing.T) {
 		phases = append(phases, s.Phase)
 	}
 	assert.Check(t, is.DeepEqual(phases, []timing.Phase{
-		timing.Prepare, timing.Docker, timing.Network, timing.Sweep, timing.Create, timing.Input, timing.CopyIn,
-		timing.RunnerStart, timing.Start, timing.Commands, timing.CopyOut, timing.Signals, timing.Remove, timing.Parse, timing.Reports, timing.Cleanup,
+		timing.Prepare, timing.Docker, timing.Network, timing.Sweep, timing.Create, timing.Input, timing.RunnerStart,
+		timing.Start, timing.CopyIn, timing.Commands, timing.CopyOut, timing.Signals, timing.Remove, timing.Parse, timing.Reports, timing.Cleanup,
 	}))
 	assert.Check(t, is.DeepEqual(d.Calls()[len(d.Calls())-1], "remove readme2demo-r2dsteps0001"))
 }

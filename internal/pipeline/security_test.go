@@ -462,8 +462,8 @@ func TestNoneNothingLeaves(t *testing.T) {
 		assert.Check(t, sp.Took > 0, "phase %s took no time", sp.Phase)
 	}
 	assert.Check(t, is.DeepEqual(phases, []timing.Phase{
-		timing.Prepare, timing.Docker, timing.Network, timing.Sweep, timing.Create, timing.Input, timing.CopyIn,
-		timing.RunnerStart, timing.Start, timing.Commands, timing.CopyOut, timing.Signals, timing.Remove, timing.Parse, timing.Reports, timing.Cleanup,
+		timing.Prepare, timing.Docker, timing.Network, timing.Sweep, timing.Create, timing.Input, timing.RunnerStart,
+		timing.Start, timing.CopyIn, timing.Commands, timing.CopyOut, timing.Signals, timing.Remove, timing.Parse, timing.Reports, timing.Cleanup,
 	}))
 	assert.Check(t, res.Timings.Sum() <= res.Timings.Total, "phases %s > total %s", res.Timings.Sum(), res.Timings.Total)
 	t.Logf("timings:\n%s", res.Timings.Format())

@@ -223,7 +223,7 @@ func TestSandboxStepOnTheFake(t *testing.T) {
 	assert.Check(t, is.DeepEqual(slices.DeleteFunc(d.Calls(), func(c string) bool { return strings.HasPrefix(c, "exec-create ") }), []string{
 		"ping", "image readme2demo-base:test", // the docker step
 		"list", "create readme2demo-r2dsteps0001", "inspect", "copy-from /usr/share/readme2demo/programs.txt",
-		"copy-to /", "attach readme2demo-r2dsteps0001", "wait readme2demo-r2dsteps0001", "start readme2demo-r2dsteps0001", // the command is the container's main process
+		"attach readme2demo-r2dsteps0001", "wait readme2demo-r2dsteps0001", "start readme2demo-r2dsteps0001", "copy-to /", // the command is the container's main process, waiting for the copy-in and its environment
 		"copy-from /readme2demo", "inspect", "copy-from /workspace/README.md", // the fake's command wrote no signals: the README is copied out
 		"remove readme2demo-r2dsteps0001",
 	}))

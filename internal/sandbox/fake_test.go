@@ -392,7 +392,7 @@ func TestRunHandsSecretsToTheCommandOnItsInputOnly(t *testing.T) {
 	assert.Check(t, is.Equal(string(res.Transcript), "data of /readme2demo/t.jsonl"))
 	assert.Check(t, is.Equal(string(res.Stderr), "data of /readme2demo/t.stderr"))
 	assert.Check(t, is.Equal(string(res.Output), "hello\n"))
-	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "inspect", "copy-to /", "attach", "wait", "start",
+	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "inspect", "attach", "wait", "start", "copy-to /",
 		"copy-from /readme2demo", "inspect", "remove c1"}))
 }
 
@@ -1131,19 +1131,13 @@ func TestCommandWaitsForTheMetersFirstMeasurement(t *testing.T) {
 		mu.Unlock()
 	}
 	meteredDocker(d, ready, func(time.Duration) DirSize { return DirSize{} }, func(container.ExecOptions) {})
-	d.start = func(id string) error {
-		if id == "c1" { // the sandbox's main process is the command
-			mu.Lock()
-			commandAt = time.Now()
-			mu.Unlock()
-		}
-		return nil
-	}
 	s := strictFakeSpec()
 	res, err := Run(context.Background(), d, s)
 	assert.NilError(t, err)
 	mu.Lock()
 	defer mu.Unlock()
+	// The command waits for its environment: handing it over releases it.
+	commandAt = d.stdin.ClosedAt()
 	assert.Assert(t, !commandAt.IsZero(), "the command never started")
 	assert.Check(t, !measured.IsZero(), "the run ended before the meter measured")
 	assert.Check(t, measured.IsZero() || !commandAt.Before(measured), "the command started %v before the meter's first measurement", measured.Sub(commandAt))

@@ -60,9 +60,9 @@ func TestRunTimesEachPhase(t *testing.T) {
 	assert.Check(t, is.DeepEqual(res.Phases.Spans, []timing.Span{
 		{Phase: timing.Sweep, Took: 1 * ms},
 		{Phase: timing.Create, Took: 2 * ms},
-		{Phase: timing.CopyIn, Took: 8 * ms},
 		{Phase: timing.RunnerStart, Took: 16 * ms}, // attached (and waited for) before the start
 		{Phase: timing.Start, Took: 4 * ms},
+		{Phase: timing.CopyIn, Took: 8 * ms}, // the command waits for it, then for its environment
 		{Phase: timing.Commands, Took: 32 * ms},
 		{Phase: timing.CopyOut, Took: 128 * ms}, // the transcript and stderr, in one archive of their directory
 		{Phase: timing.Signals, Took: 64 * ms},  // the fake's command wrote no signals: the container's state only

@@ -68,7 +68,7 @@ func TestPrepareReadsTheImageBeforeTheStart(t *testing.T) {
 	}))
 	assert.Check(t, is.DeepEqual(copied, map[string]string{"/readme2demo/prompt.md": "made from the image"}))
 	assert.Check(t, is.DeepEqual(d.mainCalls()[:8], []string{"list", "create", "inspect", "copy-from /usr/share/list.txt", "copy-from /usr/share/missing",
-		"copy-from /usr/share/dir", "copy-from /usr/share/big", "copy-to /"}))
+		"copy-from /usr/share/dir", "copy-from /usr/share/big", "attach"}))
 }
 
 // A failing Prepare ends the run before the container starts, and the

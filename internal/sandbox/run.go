@@ -124,38 +124,45 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 		}
 		s.Files = slices.Concat(s.Files, files)
 	}
-	// Everything goes in before the start: the container's main process
-	// is the command.
+	// The container starts with the command, which first waits for its
+	// environment on its standard input: handing that over releases it,
+	// once everything is in and (strict) the meter has measured, as an
+	// exec did before the command was the main process.
+	cmd, err := startCommand(ctx, d, created.ID, s, res)
+	if err != nil {
+		return res, err
+	}
 	done = phase(timing.CopyIn)
 	err = copyIn(ctx, d, created.ID, s, res, !hc.ReadonlyRootfs)
 	done()
 	if err != nil {
+		cmd.close()
 		return res, err
 	}
 	// The strict profile's volumes are measured by the meter alone: the
 	// README's commands start only once it measures (on a loaded machine
 	// its first measurement can come a second late, and a fast writer
 	// fills a gigabyte meanwhile: CI saw 1043 MiB past a 384 MiB cap after
-	// 3 measurements). The dev profile's layer is measured by the daemon
-	// until the meter's first measurement, so its commands do not wait:
-	// the watcher switches to the meter when it comes.
+	// 3 measurements; and a first measurement long before the commands
+	// start leaves the next ones spaced for a README that writes nothing:
+	// CI saw 3285 MiB past a 1024 MiB cap when the container started only
+	// after it). The dev profile's layer is measured by the daemon until
+	// the meter's first measurement, so its commands do not wait: the
+	// watcher switches to the meter when it comes.
 	var feed *meterFeed
 	if s.Profile == ProfileStrict {
 		done = phase(timing.Meter)
 		feed, err = meter.feed(ctx, true)
 		done()
 		if err != nil {
+			cmd.close()
 			res.Canceled = ctx.Err() != nil
 			return res, err
 		}
 	} else {
 		feed, _ = meter.feed(ctx, false)
 	}
-
-	cmd, err := startCommand(ctx, d, created.ID, s, res)
-	if err != nil {
-		return res, err
-	}
+	cmd.release(s.Env)
 	delivered, execErr := execute(ctx, d, created.ID, s, res, feed, cmd)
 	go func() { _ = meter.remove() }() // beside the copy-out; its error is the deferred call's
 	// Collect what was written, on a fresh context: after a timeout or a
@@ -200,8 +207,8 @@ func (c *started) close() { c.stopWait(); c.att.Close() }
 
 // startCommand starts the container, whose main process is the command,
 // attached and waited for before the start: nothing the command writes,
-// and not its end, can come before them. It hands the command Env on its
-// standard input.
+// and not its end, can come before them. The command then waits for
+// release.
 func startCommand(ctx context.Context, d Docker, id string, s Spec, res *Result) (*started, error) {
 	done := res.Phases.Start(timing.RunnerStart, s.Now)
 	att, err := d.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
@@ -220,13 +227,18 @@ func startCommand(ctx context.Context, d Docker, id string, s Spec, res *Result)
 		c.close()
 		return nil, fmt.Errorf("start container: %w", err)
 	}
-	go func() {
-		// The command reads Env until its input closes; a command that
-		// ended first leaves nothing to read it.
-		_, _ = att.Conn.Write(envInput(s.Env))
-		_ = att.CloseWrite()
-	}()
 	return c, nil
+}
+
+// release hands the command env on its standard input and closes it: the
+// command waits for that before it does anything else (envReadScript). The
+// write goes into the connection's buffer at once; a daemon that takes
+// none of it for killTimeout gives up the write, and a command that
+// ended first leaves nothing to read it: either way the run goes on.
+func (c *started) release(env map[string]string) {
+	_ = c.att.Conn.SetWriteDeadline(time.Now().Add(killTimeout))
+	_, _ = c.att.Conn.Write(envInput(env))
+	_ = c.att.CloseWrite()
 }
 
 // execute waits for the started command with the timeout, streams the

@@ -3,10 +3,11 @@
 //
 // A run creates a labelled container whose main process is the command,
 // `bash -lc` under an init and `timeout <deadline>`, so it ends by itself
-// even if readme2demo is SIGKILLed; copies the repository and the run's
-// files in over the API before the start (the host checkout is never
-// mounted); starts it attached, and hands the secrets to the command on its
-// standard input (never in the container's configuration); streams the
+// even if readme2demo is SIGKILLed; starts it attached, the command waiting
+// for its environment; copies the repository and the run's files in over
+// the API (the host checkout is never mounted); then hands the secrets to
+// the command on its standard input (never in the container's
+// configuration), which releases it; streams the
 // growing transcript to a callback; enforces the timeout and the disk cap by
 // killing the container; copies the transcript and stderr out; and removes
 // the container on a fresh context with its own timeout, whatever happened

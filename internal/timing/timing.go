@@ -34,20 +34,21 @@ const (
 	// Input: reading the image's command list and planning again with it
 	// (a keyless engine's Prepare).
 	Input Phase = "input"
-	// Start: starting the container, whose main process is the command.
+	// Start: starting the container, whose main process is the command
+	// (which waits for its environment until after the copy-in).
 	Start Phase = "start"
 	// CopyIn: the repository and the prompt or runner copied in.
 	CopyIn Phase = "copy-in"
 	// Meter: the strict profile's wait, after the copy-in, for the disk
-	// meter's container (started beside the copy-in) and its first
-	// measurement.
+	// meter's container (started beside the sandbox's start and copy-in)
+	// and its first measurement.
 	Meter Phase = "meter"
 	// RunnerStart: the attach to the command (the container's main
 	// process: its output, and its standard input for the environment)
 	// and the wait for its end, both made before the start.
 	RunnerStart Phase = "runner-start"
-	// Commands: from the container's start to the command's end: the
-	// login shell, the agent or runner, and the README's commands.
+	// Commands: from the environment handed over to the command's end:
+	// the login shell, the agent or runner, and the README's commands.
 	Commands Phase = "commands"
 	// Signals: reading the cgroup's counters (from what the command's
 	// shell wrote as it exited) and the container's state.
@@ -67,8 +68,8 @@ const (
 )
 
 // Phases lists every phase in run order.
-var Phases = []Phase{Prepare, Docker, Devcontainer, Network, Sweep, Create, Input, CopyIn, Meter,
-	RunnerStart, Start, Commands, Signals, CopyOut, Remove, Parse, Reports, Cleanup}
+var Phases = []Phase{Prepare, Docker, Devcontainer, Network, Sweep, Create, Input, RunnerStart, Start, CopyIn, Meter,
+	Commands, Signals, CopyOut, Remove, Parse, Reports, Cleanup}
 
 // Span is how long one phase took.
 type Span struct {

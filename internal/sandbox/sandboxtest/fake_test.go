@@ -38,7 +38,7 @@ func TestFakeDockerRunsAWholeSandboxRun(t *testing.T) {
 	assert.Check(t, is.Equal(res.Usage.OOMKills, 2), "the signals the command's shell wrote")
 	assert.Check(t, is.Len(res.CopyErrors, 1), "the README the fake does not hold is a copy error: %v", res.CopyErrors)
 	assert.Check(t, is.DeepEqual(d.Calls(), []string{
-		"list", "create readme2demo-r1", "inspect", "copy-to /", "attach readme2demo-r1", "wait readme2demo-r1", "start readme2demo-r1",
+		"list", "create readme2demo-r1", "inspect", "attach readme2demo-r1", "wait readme2demo-r1", "start readme2demo-r1", "copy-to /",
 		"copy-from /readme2demo", "copy-from /workspace/README.md", "inspect",
 		"remove readme2demo-r1",
 	}))
@@ -67,6 +67,6 @@ func TestFakeDockerFieldsOverrideTheDefaults(t *testing.T) {
 	res, err := sandbox.Run(context.Background(), d, sandbox.Spec{Image: "img", RunID: "r2", Command: "true"})
 	assert.Check(t, errors.Is(err, boom), "%v", err)
 	assert.Check(t, is.Equal(res.ContainerID, "readme2demo-r2"))
-	assert.Check(t, is.DeepEqual(d.Calls(), []string{"list", "create readme2demo-r2", "inspect", "copy-to /", "attach readme2demo-r2", "wait readme2demo-r2",
+	assert.Check(t, is.DeepEqual(d.Calls(), []string{"list", "create readme2demo-r2", "inspect", "attach readme2demo-r2", "wait readme2demo-r2",
 		"start readme2demo-r2", "remove readme2demo-r2"}))
 }

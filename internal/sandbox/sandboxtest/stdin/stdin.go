@@ -7,15 +7,17 @@ import (
 	"bytes"
 	"net"
 	"sync"
+	"time"
 )
 
 // Recorder keeps what is written to the connections it wraps, and
 // whether one was closed for writing. Its methods may be called from
 // several goroutines.
 type Recorder struct {
-	mu     sync.Mutex
-	buf    bytes.Buffer
-	closed bool
+	mu       sync.Mutex
+	buf      bytes.Buffer
+	closed   bool
+	closedAt time.Time
 }
 
 // Wrap returns c with its writes and its CloseWrite going to r; reads and
@@ -36,6 +38,13 @@ func (r *Recorder) Closed() bool {
 	return r.closed
 }
 
+// ClosedAt is when the writer closed its side (zero: not yet).
+func (r *Recorder) ClosedAt() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closedAt
+}
+
 type conn struct {
 	net.Conn
 	r *Recorder
@@ -50,6 +59,8 @@ func (c conn) Write(p []byte) (int, error) {
 func (c conn) CloseWrite() error {
 	c.r.mu.Lock()
 	defer c.r.mu.Unlock()
-	c.r.closed = true
+	if !c.r.closed {
+		c.r.closed, c.r.closedAt = true, time.Now()
+	}
 	return nil
 }
