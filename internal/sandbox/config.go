@@ -128,8 +128,9 @@ func ContainerName(runID string) string { return "readme2demo-" + runID }
 // NoContainerLog is the log driver of every container a run makes:
 // none. Nothing reads a container's log (the command's output is
 // attached), and what a container's first process writes would otherwise
-// go to a file dockerd keeps on the host, with no cap: a README that writes to /proc/1/fd/1 (sudo works under dev) could
-// fill the host's disk. With the "none" driver dockerd keeps nothing.
+// go to a file dockerd keeps on the host, with no cap: a README that
+// writes to /proc/1/fd/1 (sudo works under dev) could fill the host's
+// disk. With the "none" driver dockerd keeps nothing.
 var NoContainerLog = container.LogConfig{Type: "none"}
 
 // envNameRe is a name a shell can export.

@@ -542,6 +542,8 @@ func TestSpecDefaultsRefuseUnsafeOrBrokenSpecs(t *testing.T) {
 		{"no command", func(s *Spec) { s.Command = "" }, "no command"},
 		{"file outside writable dirs (strict)", func(s *Spec) { s.Profile = ProfileStrict; s.Files = []File{{Path: "/etc/x"}} }, "not in a writable dir"},
 		{"unknown profile", func(s *Spec) { s.Profile = "loose" }, `sandbox profile "loose": use dev or strict`},
+		{"environment name a shell cannot export", func(s *Spec) { s.Env = map[string]string{"A-B": "x"} }, `environment variable "A-B"`},
+		{"environment value with a NUL", func(s *Spec) { s.Env = map[string]string{"K": "a\x00b"} }, `environment variable "K": want`},
 		{"negative disk", func(s *Spec) { s.Disk = -1 }, "negative"},
 		{"relative file", func(s *Spec) { s.Files = []File{{Path: "x/../y"}} }, "clean absolute path"},
 	}

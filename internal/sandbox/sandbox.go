@@ -161,9 +161,9 @@ type Spec struct {
 	// Command runs as `bash -lc Command` in Workdir, as the container's
 	// main process.
 	Command string
-	// Env is handed to the command on its standard input as it starts:
-	// never to the container's configuration, where `docker inspect` would
-	// show it.
+	// Env is handed to the command on its standard input once everything
+	// is copied in: never to the container's configuration, where `docker
+	// inspect` would show it.
 	Env     map[string]string
 	Timeout time.Duration // 0 means DefaultTimeout
 	// Grace is how long the container outlives Timeout before its own main
