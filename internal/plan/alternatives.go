@@ -52,12 +52,9 @@ func buildStep(s simple) bool {
 // npxOf returns the package an `npx PKG` command runs, "" for none.
 func npxOf(cmds []simple) string {
 	for _, s := range cmds {
-		if s.name() != "npx" {
-			continue
-		}
-		for _, a := range s.args() {
-			if !strings.HasPrefix(a, "-") {
-				return a
+		if s.name() == "npx" {
+			if p := packageRun(s); p != "" {
+				return p
 			}
 		}
 	}
