@@ -34,10 +34,10 @@ var _ sandbox.Docker = (*FakeDocker)(nil)
 // does with a container's answers (docker/cli's fakes): one function field
 // per method, and a nil field gives the answer of a container in which
 // everything works. By default the image exists, every call succeeds,
-// the command and every exec write nothing and exit 0, the container reads as stopped
-// with nothing written, and CopyFromContainer answers with Files: the file
-// at that container path, or NotFound. A run's transcript is thus
-// Files[engines.TranscriptContainerPath].
+// the command and every exec write nothing and exit 0, the container reads
+// as stopped with nothing written, and CopyFromContainer answers with
+// Files: the file at that container path, or NotFound. A run's transcript
+// is thus Files[engines.TranscriptContainerPath].
 //
 // Its methods may be called from several goroutines (the sandbox measures
 // the disk beside the command); Calls lists them in order.
@@ -75,7 +75,7 @@ type FakeDocker struct {
 }
 
 // Stdin is what runs wrote to their commands' standard input (the
-// environment handed over as the command starts).
+// environment, handed over once everything is copied in).
 func (f *FakeDocker) Stdin() []byte { return f.stdin.Bytes() }
 
 // Calls are the calls made so far, in order, one word each ("create",
