@@ -1225,3 +1225,22 @@ func TestTranscriptPollTakesOnlyWhatItsScriptPrinted(t *testing.T) {
 		})
 	}
 }
+
+// When the daemon's wait fails, the end of the command's output is its
+// end, and the stopped container's state gives its exit status.
+func TestRunTakesTheExitFromTheContainerWhenTheWaitFails(t *testing.T) {
+	d := happyDocker(t)
+	d.wait = func(string) (container.WaitResponse, error) {
+		return container.WaitResponse{}, errors.New("wait: connection reset")
+	}
+	d.inspect = func(_ string, size bool) (container.InspectResponse, error) {
+		c := inspected(100, false, false)
+		c.State.ExitCode = 3
+		return c, nil
+	}
+	res, err := Run(context.Background(), d, fakeSpec())
+	assert.NilError(t, err)
+	assert.Assert(t, res.ExitCode != nil)
+	assert.Check(t, is.Equal(*res.ExitCode, 3))
+	assert.Check(t, is.Equal(string(res.Output), "hello\n"))
+}

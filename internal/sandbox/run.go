@@ -257,24 +257,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 		defer close(streamed)
 		_, _ = stdcopy.StdCopy(out, out, att.Reader)
 	}()
-	// ended says the command ended, with its exit status when the daemon
-	// gave it.
-	ended := make(chan *int, 1)
-	go func() {
-		select {
-		case w := <-c.exited:
-			if w.Error == nil {
-				code := int(w.StatusCode)
-				ended <- &code
-				return
-			}
-		case <-c.waitErr:
-		}
-		// The wait failed: the end of the output is the end of the
-		// command, and the container's state says how it ended.
-		<-streamed
-		ended <- nil
-	}()
+	ended := c.ended(streamed)
 
 	pollCtx, stopPoll := context.WithCancel(context.WithoutCancel(ctx))
 	offset := make(chan int64, 1)
@@ -347,21 +330,49 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 	off := <-offset
 	res.Output = out.Bytes()
 
-	if exitKnown {
-		if code == nil {
-			ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
-			ins, _, err := d.ContainerInspectWithRaw(ictx, id, false)
-			cancel()
-			if err != nil {
-				return off, fmt.Errorf("inspect container: %w", err)
-			}
-			if ins.ContainerJSONBase != nil && ins.State != nil && !ins.State.Running {
-				code = &ins.State.ExitCode
-			}
+	if exitKnown && code == nil {
+		if code, err = stoppedExitCode(ctx, d, id); err != nil {
+			return off, err
 		}
-		res.ExitCode = code
 	}
+	res.ExitCode = code
 	return off, runErr
+}
+
+// ended says when the command ended, with its exit status when the
+// daemon's wait gave it; when the wait failed, the end of the output
+// (streamed closed) is the end of the command, with no status.
+func (c *started) ended(streamed <-chan struct{}) <-chan *int {
+	ended := make(chan *int, 1)
+	go func() {
+		select {
+		case w := <-c.exited:
+			if w.Error == nil {
+				code := int(w.StatusCode)
+				ended <- &code
+				return
+			}
+		case <-c.waitErr:
+		}
+		<-streamed
+		ended <- nil
+	}()
+	return ended
+}
+
+// stoppedExitCode is the exit status the container's state holds, nil
+// while it still runs.
+func stoppedExitCode(ctx context.Context, d Docker, id string) (*int, error) {
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), killTimeout)
+	defer cancel()
+	ins, _, err := d.ContainerInspectWithRaw(ictx, id, false)
+	if err != nil {
+		return nil, fmt.Errorf("inspect container: %w", err)
+	}
+	if ins.ContainerJSONBase != nil && ins.State != nil && !ins.State.Running {
+		return &ins.State.ExitCode, nil
+	}
+	return nil, nil
 }
 
 // envReadScript, first in the command's script, reads Env from the
