@@ -222,11 +222,11 @@ type copied struct {
 // the container (running or stopped) into res, and reads what the kernel
 // counted (readSignals). The signals file the command's exit trap wrote
 // (signalsPath) comes out with the transcript; without it (the command
-// was stopped, or its shell never reached its end) an exec reads the
-// signals instead. A collected file they show unchanged is its
-// Spec.CollectKnown content, without a copy. Each copy gets timeout;
-// phase measures the copies (timing.CopyOut) and the signals' reading
-// (timing.Signals).
+// was stopped, or its shell never reached its end) the counters are
+// unknown but for the daemon's OOM state. A collected file they show
+// unchanged is its Spec.CollectKnown content, without a copy. Each copy
+// gets timeout; phase measures the copies (timing.CopyOut) and the
+// signals' reading (timing.Signals).
 func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration, phase func(timing.Phase) func()) {
 	// Everything but the files whose copy depends on the signals (those
 	// with known content) comes out at once.

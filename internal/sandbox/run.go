@@ -408,18 +408,16 @@ func envInput(env map[string]string) []byte {
 func readSignals(d Docker, id string, s Spec, res *Result, trapped []byte) (unchanged map[string]bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), killTimeout)
 	defer cancel()
-	if !res.TimedOut && !res.Canceled && res.Stopped == "" {
-		if out := trapped; out != nil {
-			_, known := signalsScript(s)
-			oom, pids := parseCgroupCounters(string(out))
-			if oom >= 0 {
-				res.Usage.OOMKills = oom
-			}
-			if pids > 0 {
-				res.Usage.PidsHit += pids
-			}
-			unchanged = parseUnchanged(string(out), known, s.CollectKnown)
+	if trapped != nil && !res.TimedOut && !res.Canceled && res.Stopped == "" {
+		_, known := signalsScript(s)
+		oom, pids := parseCgroupCounters(string(trapped))
+		if oom >= 0 {
+			res.Usage.OOMKills = oom
 		}
+		if pids > 0 {
+			res.Usage.PidsHit += pids
+		}
+		unchanged = parseUnchanged(string(trapped), known, s.CollectKnown)
 	}
 	if c, _, err := d.ContainerInspectWithRaw(ctx, id, false); err == nil && c.ContainerJSONBase != nil && c.State != nil {
 		if c.State.OOMKilled && res.Usage.OOMKills <= 0 {
