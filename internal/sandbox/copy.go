@@ -42,10 +42,7 @@ var errCopyAborted = errors.New("copy aborted")
 // to their directories, one copy each.
 func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result, one bool) error {
 	uid, gid := owner(s.User)
-	files := map[string]File{} // by clean path: a later file replaces an earlier one
-	for _, f := range s.Files {
-		files[path.Clean(f.Path)] = f
-	}
+	files := filesByPath(s)
 	if one {
 		return copyInOne(ctx, d, id, s, res, files, uid, gid)
 	}
@@ -79,12 +76,44 @@ func copyIn(ctx context.Context, d Docker, id string, s Spec, res *Result, one b
 	return nil
 }
 
+// filesByPath is s.Files by clean path: a later file replaces an earlier
+// one.
+func filesByPath(s Spec) map[string]File {
+	files := make(map[string]File, len(s.Files))
+	for _, f := range s.Files {
+		files[path.Clean(f.Path)] = f
+	}
+	return files
+}
+
 // copyInOne copies the repository (under the workdir's name) and then the
 // files (under their own) in one archive extracted at "/".
 func copyInOne(ctx context.Context, d Docker, id string, s Spec, res *Result, files map[string]File, uid, gid int) error {
+	out, finish, err := oneArchive(s, files, uid, gid)
+	if err != nil {
+		return err
+	}
+	err = d.CopyToContainer(ctx, id, "/", out, container.CopyToContainerOptions{})
+	out.CloseWithError(errCopyAborted)
+	findings, archErr := finish()
+	res.RepoConfig = findings
+	if err == nil || archErr != nil {
+		err = archErr // the archive's failure made the copy fail
+	}
+	if err != nil {
+		return fmt.Errorf("copy repository and files into container: %w", err)
+	}
+	return nil
+}
+
+// oneArchive streams the repository (under the workdir's name) and then
+// the files (under their own) as one archive to extract at "/". Once the
+// caller has closed out, finish returns what repoArchive found and the
+// archive's own error (nil when it ended because out was closed first).
+func oneArchive(s Spec, files map[string]File, uid, gid int) (out *io.PipeReader, finish func() ([]repoconfig.Finding, error), err error) {
 	workdir := strings.TrimPrefix(path.Clean(s.Workdir), "/")
 	if workdir == "" || !path.IsAbs(s.Workdir) {
-		return &ConfigError{fmt.Sprintf("workdir %q: give an absolute directory other than /", s.Workdir)}
+		return nil, nil, &ConfigError{fmt.Sprintf("workdir %q: give an absolute directory other than /", s.Workdir)}
 	}
 	var repo *io.PipeReader
 	wait := func() []repoconfig.Finding { return nil }
@@ -119,22 +148,13 @@ func copyInOne(ctx context.Context, d Docker, id string, s Spec, res *Result, fi
 		ow.CloseWithError(err)
 		done <- err
 	}()
-	err := d.CopyToContainer(ctx, id, "/", out, container.CopyToContainerOptions{})
-	out.CloseWithError(errCopyAborted)
-	archErr := <-done
-	res.RepoConfig = wait()
-	if archErr != nil && (errors.Is(archErr, errCopyAborted) || errors.Is(archErr, io.ErrClosedPipe)) {
-		archErr = nil // the copy ended first: its error says why
-	}
-	if err == nil {
-		err = archErr
-	} else if archErr != nil {
-		err = archErr // the archive's failure made the copy fail
-	}
-	if err != nil {
-		return fmt.Errorf("copy repository and files into container: %w", err)
-	}
-	return nil
+	return out, func() ([]repoconfig.Finding, error) {
+		err := <-done
+		if errors.Is(err, errCopyAborted) || errors.Is(err, io.ErrClosedPipe) {
+			err = nil // the copy ended first: its error says why
+		}
+		return wait(), err
+	}, nil
 }
 
 // repoArchive streams the repository's tar, with names relative to it,

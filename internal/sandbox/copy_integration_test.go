@@ -1,6 +1,8 @@
 package sandbox_test
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -11,7 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 
 	"gotest.tools/v3/assert"
@@ -101,6 +105,99 @@ func TestRunCopiesOutTheKnownReadmeOnlyWhenChanged(t *testing.T) {
 			assert.Check(t, is.Equal(string(res.Transcript), "ok\n"))
 			assert.Check(t, is.DeepEqual(res.Collected, tc.want))
 			assert.Check(t, is.Equal(slices.Contains(d.from, "/workspace/README.md"), tc.copied), "copies out: %q", d.from)
+		})
+	}
+}
+
+// copyInCounter is the real daemon, recording the containers copied into.
+type copyInCounter struct {
+	*client.Client
+	mu sync.Mutex
+	to []string
+}
+
+func (c *copyInCounter) CopyToContainer(ctx context.Context, id, dst string, content io.Reader, o container.CopyToContainerOptions) error {
+	c.mu.Lock()
+	c.to = append(c.to, id)
+	c.mu.Unlock()
+	return c.Client.CopyToContainer(ctx, id, dst, content, o)
+}
+
+// unlabelled builds an image from img whose input-copy label is empty: an
+// image that promises nothing.
+func unlabelled(t *testing.T, cli *client.Client, img string) string {
+	t.Helper()
+	tag := "readme2demo-test-no-input-copy:" + sandbox.NewRunID()
+	dockerfile := "FROM " + img + "\nLABEL " + sandbox.LabelInputCopy + "=\"\"\n"
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	assert.NilError(t, tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile))}))
+	_, err := tw.Write([]byte(dockerfile))
+	assert.NilError(t, err)
+	assert.NilError(t, tw.Close())
+	resp, err := cli.ImageBuild(context.Background(), &buf, build.ImageBuildOptions{Tags: []string{tag}, Remove: true, ForceRemove: true})
+	assert.NilError(t, err)
+	out, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.NilError(t, err)
+	assert.Assert(t, !bytes.Contains(out, []byte(`"error"`)), "build: %s", out)
+	t.Cleanup(func() {
+		_, _ = cli.ImageRemove(context.Background(), tag, image.RemoveOptions{Force: true, PruneChildren: true})
+	})
+	return tag
+}
+
+// The repository and the run's files arrive the same whichever way they
+// go in: on the command's standard input (the test image promises tar:
+// images/base/Dockerfile's label), or by the daemon (an image without the
+// promise, and the strict profile's read-only root): modes, owners, a
+// symlink, a name with a space, and the environment beside them.
+func TestRunCopiesInOnTheCommandsInputOrByTheDaemon(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	ins, err := cli.ImageInspect(context.Background(), img)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(ins.Config.Labels[sandbox.LabelInputCopy], sandbox.InputCopyTar), "the test image does not promise the copy on input")
+
+	repo := t.TempDir()
+	assert.NilError(t, os.Chmod(repo, 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(repo, "run.sh"), []byte("#!/bin/sh\n"), 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(repo, "shared.txt"), nil, 0o600))
+	assert.NilError(t, os.Chmod(filepath.Join(repo, "shared.txt"), 0o664))
+	assert.NilError(t, os.WriteFile(filepath.Join(repo, "a b.txt"), []byte("spaced\n"), 0o644))
+	assert.NilError(t, os.Mkdir(filepath.Join(repo, "docs"), 0o750))
+	assert.NilError(t, os.Symlink("docs", filepath.Join(repo, "link")))
+	const want = "755 agent:agent /workspace\n755 agent:agent run.sh\n664 agent:agent shared.txt\n644 agent:agent a b.txt\n750 agent:agent docs\n" +
+		"docs\nspaced\nthe prompt\n600 agent:agent /readme2demo/prompt.md\nsecret-token\n"
+	command := `cd /workspace && stat -c '%a %U:%G %n' /workspace run.sh shared.txt 'a b.txt' docs && readlink link && cat 'a b.txt' /readme2demo/prompt.md && ` +
+		`stat -c '%a %U:%G %n' /readme2demo/prompt.md && echo "$TOKEN"`
+
+	for _, tc := range []struct {
+		name    string
+		image   string
+		profile string
+		copies  int
+	}{
+		{"on the command's input", img, sandbox.ProfileDev, 0},
+		{"by the daemon: an image without the promise", unlabelled(t, cli, img), sandbox.ProfileDev, 1},
+		{"by the daemon: the strict profile", img, sandbox.ProfileStrict, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			counter := &copyInCounter{Client: cli}
+			s := spec(tc.image, command)
+			s.Profile, s.RepoDir = tc.profile, repo
+			s.Env = map[string]string{"TOKEN": "secret-token"}
+			s.Files = []sandbox.File{{Path: "/readme2demo/prompt.md", Data: []byte("the prompt\n"), Mode: 0o600}}
+			res, err := sandbox.Run(context.Background(), counter, s)
+			assert.NilError(t, err)
+			assert.Check(t, is.Equal(string(res.Output), want))
+			// The disk meter's own container gets its program copied in.
+			into := 0
+			for _, id := range counter.to {
+				if id == res.ContainerID {
+					into++
+				}
+			}
+			assert.Check(t, is.Equal(into, tc.copies), "copies into the container")
 		})
 	}
 }

@@ -380,7 +380,7 @@ func TestRunHandsSecretsToTheCommandOnItsInputOnly(t *testing.T) {
 	// nothing else is exec'd (the fake's command wrote no signals: the
 	// counters stay unknown).
 	assert.Check(t, is.Len(execs, 0))
-	assert.Check(t, is.DeepEqual([]string(cfg.Cmd), []string{"bash", "-lc", envReadScript + signalsTrap(s) + "agent --go"}))
+	assert.Check(t, is.DeepEqual([]string(cfg.Cmd), []string{"bash", "-lc", inputScript + signalsTrap(s) + "agent --go"}))
 	assert.Check(t, cfg.OpenStdin && cfg.StdinOnce && cfg.AttachStdin && cfg.AttachStdout && cfg.AttachStderr)
 	assert.Check(t, is.Equal(cfg.User, DefaultUser))
 	assert.Check(t, is.Equal(cfg.WorkingDir, "/workspace"))
@@ -396,7 +396,7 @@ func TestRunHandsSecretsToTheCommandOnItsInputOnly(t *testing.T) {
 		"copy-from /readme2demo", "inspect", "remove c1"}))
 }
 
-// The environment a shell reads from envReadScript is Env, value for
+// The environment a shell reads from inputScript is Env, value for
 // value (white space, quotes, new lines, $ and backslashes kept), and the
 // command's input is /dev/null after it.
 func TestEnvReadScriptExportsEnvExactly(t *testing.T) {
@@ -404,7 +404,7 @@ func TestEnvReadScriptExportsEnvExactly(t *testing.T) {
 		t.Fatalf("bash is needed: %v", err)
 	}
 	env := map[string]string{"A": "plain", "B": "two  words\nand 'quotes' \"too\" $HOME \\ `x`", "C": ""}
-	cmd := exec.Command("bash", "-c", envReadScript+`printf '%s|' "$A" "$B" "$C" "${C+set}"; [ "$(stat -L -c %t:%T /dev/stdin)" = "$(stat -L -c %t:%T /dev/null)" ] && echo stdin-null`)
+	cmd := exec.Command("bash", "-c", inputScript+`printf '%s|' "$A" "$B" "$C" "${C+set}"; [ "$(stat -L -c %t:%T /dev/stdin)" = "$(stat -L -c %t:%T /dev/null)" ] && echo stdin-null`)
 	cmd.Stdin = bytes.NewReader(envInput(env))
 	out, err := cmd.Output()
 	assert.NilError(t, err)

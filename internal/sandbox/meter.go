@@ -356,19 +356,27 @@ func (f *meterFeed) fill(ctx context.Context, started func(), m *meterStart) err
 	return nil
 }
 
-// layerDir is the host directory of the container's writable layer, as
-// the daemon names it (overlay2's UpperDir: every file the run adds or
-// changes, and nothing else), or "" when the storage driver names none.
-func layerDir(ctx context.Context, d Docker, id string) string {
+// inspectCreated reads, in one inspect of the created container, the host
+// directory of its writable layer, as the daemon names it (overlay2's
+// UpperDir: every file the run adds or changes, and nothing else; "" when
+// the storage driver names none), and its labels (its image's with the
+// run's own).
+func inspectCreated(ctx context.Context, d Docker, id string) (layer string, labels map[string]string) {
 	c, _, err := d.ContainerInspectWithRaw(ctx, id, false)
-	if err != nil || c.GraphDriver.Name != "overlay2" {
-		return ""
+	if err != nil || c.ContainerJSONBase == nil {
+		return "", nil
+	}
+	if c.Config != nil {
+		labels = c.Config.Labels
+	}
+	if c.GraphDriver.Name != "overlay2" {
+		return "", labels
 	}
 	dir := c.GraphDriver.Data["UpperDir"]
 	if !path.IsAbs(dir) || strings.ContainsAny(dir, ":,") { // the daemon's paths are Linux ones
-		return "" // not a path a bind mount can name
+		return "", labels // not a path a bind mount can name
 	}
-	return dir
+	return dir, labels
 }
 
 // startMeter creates and starts the meter container, with bin copied in;

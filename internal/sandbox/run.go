@@ -107,7 +107,8 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	// The disk meter (meter.go) starts in the background; removed before
 	// the sandbox container (defers run last first): it holds its volumes
 	// and layer.
-	meter := launchMeter(ctx, d, s, created.ID, layerDir(ctx, d, created.ID), deadline)
+	layer, labels := inspectCreated(ctx, d, created.ID)
+	meter := launchMeter(ctx, d, s, created.ID, layer, deadline)
 	defer func() {
 		defer phase(timing.Remove)()
 		if rerr := meter.remove(); rerr != nil {
@@ -132,12 +133,15 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	done = phase(timing.CopyIn)
-	err = copyIn(ctx, d, created.ID, s, res, !hc.ReadonlyRootfs)
-	done()
-	if err != nil {
-		cmd.close()
-		return res, err
+	onInput := takesInputCopy(s, labels, hc.ReadonlyRootfs)
+	if !onInput {
+		done = phase(timing.CopyIn)
+		err = copyIn(ctx, d, created.ID, s, res, !hc.ReadonlyRootfs)
+		done()
+		if err != nil {
+			cmd.close()
+			return res, err
+		}
 	}
 	// The strict profile's volumes are measured by the meter alone: the
 	// README's commands start only once it measures (on a loaded machine
@@ -162,8 +166,24 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	} else {
 		feed, _ = meter.feed(ctx, false)
 	}
-	cmd.release(s.Env)
+	if onInput {
+		done = phase(timing.CopyIn)
+		err = cmd.releaseWithCopy(ctx, s, res, deadline)
+		done()
+		if err != nil {
+			cmd.close()
+			res.Canceled = ctx.Err() != nil
+			return res, err
+		}
+	} else {
+		cmd.release(s.Env)
+	}
 	delivered, execErr := execute(ctx, d, created.ID, s, res, feed, cmd)
+	if onInput {
+		if err := inputCopyFailure(res); err != nil {
+			return res, errors.Join(err, execErr)
+		}
+	}
 	go func() { _ = meter.remove() }() // beside the copy-out; its error is the deferred call's
 	// Collect what was written, on a fresh context: after a timeout or a
 	// cancellation the partial transcript is the most useful thing left.
@@ -201,6 +221,12 @@ type started struct {
 	exited   <-chan container.WaitResponse
 	waitErr  <-chan error
 	stopWait context.CancelFunc
+	// out keeps the output's tail, read from the start: the command may
+	// write before its release ends (tar's errors on a copy-in it could
+	// not take), and must not block on output nobody reads meanwhile.
+	// streamed closes at the output's end.
+	out      *tailBuffer
+	streamed chan struct{}
 }
 
 func (c *started) close() { c.stopWait(); c.att.Close() }
@@ -218,7 +244,11 @@ func startCommand(ctx context.Context, d Docker, id string, s Spec, res *Result)
 	}
 	waitCtx, stopWait := context.WithCancel(context.WithoutCancel(ctx))
 	exited, waitErr := d.ContainerWait(waitCtx, id, container.WaitConditionNextExit)
-	c := &started{att: att, exited: exited, waitErr: waitErr, stopWait: stopWait}
+	c := &started{att: att, exited: exited, waitErr: waitErr, stopWait: stopWait, out: &tailBuffer{max: outputTail}, streamed: make(chan struct{})}
+	go func() {
+		defer close(c.streamed)
+		_, _ = stdcopy.StdCopy(c.out, c.out, att.Reader)
+	}()
 	done()
 	done = res.Phases.Start(timing.Start, s.Now)
 	err = d.ContainerStart(ctx, id, container.StartOptions{})
@@ -250,14 +280,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 	// killed.
 	defer res.Phases.Start(timing.Commands, s.Now)()
 	att := c.att
-
-	out := &tailBuffer{max: outputTail}
-	streamed := make(chan struct{})
-	go func() {
-		defer close(streamed)
-		_, _ = stdcopy.StdCopy(out, out, att.Reader)
-	}()
-	ended := c.ended(streamed)
+	ended := c.ended(c.streamed)
 
 	pollCtx, stopPoll := context.WithCancel(context.WithoutCancel(ctx))
 	offset := make(chan int64, 1)
@@ -322,13 +345,13 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 	}
 	// The output's last bytes: the stream ends as the container stops.
 	select {
-	case <-streamed:
+	case <-c.streamed:
 	case <-time.After(killTimeout):
 		att.Close()
 	}
 	stopPoll()
 	off := <-offset
-	res.Output = out.Bytes()
+	res.Output = c.out.Bytes()
 
 	if exitKnown && code == nil {
 		if code, err = stoppedExitCode(ctx, d, id); err != nil {
@@ -375,24 +398,9 @@ func stoppedExitCode(ctx context.Context, d Docker, id string) (*int, error) {
 	return nil, nil
 }
 
-// envReadScript, first in the command's script, reads Env from the
-// command's standard input (envInput: NAME=value pairs, each ended by a
-// NUL) until it closes, then gives the command /dev/null there, as an
-// exec's was. Env never enters the container's configuration.
-const envReadScript = "while IFS= read -r -d '' __r2d_kv; do export \"$__r2d_kv\"; done; unset __r2d_kv; exec </dev/null\n"
-
-// commandScript is what the container's bash runs: Env read, the signals'
-// EXIT trap set, then the command.
-func commandScript(s Spec) string { return envReadScript + signalsTrap(s) + s.Command }
-
-// envInput is Env as envReadScript reads it.
-func envInput(env map[string]string) []byte {
-	var b []byte
-	for _, kv := range envList(env) {
-		b = append(append(b, kv...), 0)
-	}
-	return b
-}
+// commandScript is what the container's bash runs: Env (and the copy-in)
+// read, the signals' EXIT trap set, then the command.
+func commandScript(s Spec) string { return inputScript + signalsTrap(s) + s.Command }
 
 // readSignals reads what the kernel counted about the run after the
 // command: the cgroup's OOM kills and refused forks (cgroup v1 or v2

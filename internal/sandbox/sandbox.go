@@ -87,6 +87,16 @@ const (
 	RoleDiskMeter = "disk-meter"
 )
 
+// LabelInputCopy, on an image, with the value InputCopyTar, promises what
+// taking the copy-in on the command's standard input needs (inputcopy.go):
+// GNU tar on the PATH, and the workspace, the run's directory and the
+// agent's home owned by the agent user (uid 1000). images/base/Dockerfile
+// sets it.
+const (
+	LabelInputCopy = "io.readme2demo.input-copy"
+	InputCopyTar   = "tar"
+)
+
 // Defaults for a Spec's zero values. Where the profiles differ, the
 // defaults are in profile.go.
 const (
