@@ -247,17 +247,21 @@ type copied struct {
 // unchanged is its Spec.CollectKnown content, without a copy. Each copy
 // gets timeout; phase measures the copies (timing.CopyOut) and the
 // signals' reading (timing.Signals).
-func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration, phase func(timing.Phase) func()) {
+func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration, phase func(timing.Phase) func(), framed map[string][]byte) {
 	// Everything but the files whose copy depends on the signals (those
-	// with known content) comes out at once.
-	wants := []wanted{{s.TranscriptPath, MaxCopyOut}, {s.StderrPath, MaxCopyOut}, {signalsPath, signalsLimit}}
-	for _, p := range s.Collect {
-		if _, known := s.CollectKnown[p]; !known {
-			wants = append(wants, wanted{p, collectLimit(s, p)})
+	// with known content) comes out at once: what the shell wrote to its
+	// output as it exited needs no copy.
+	var wants []wanted
+	got := map[string]copied{}
+	for _, w := range outputWants(s) {
+		if data, ok := framed[w.path]; ok {
+			got[w.path] = copied{data: data}
+		} else if _, known := s.CollectKnown[w.path]; !known {
+			wants = append(wants, w)
 		}
 	}
 	done := phase(timing.CopyOut)
-	got := copyOutFiles(d, id, wants, timeout)
+	maps.Copy(got, copyOutFiles(d, id, wants, timeout))
 	done()
 	if s.TranscriptPath != "" {
 		c := got[s.TranscriptPath]
@@ -286,6 +290,9 @@ func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration,
 		if _, known := s.CollectKnown[p]; !known {
 			continue
 		}
+		if _, ok := got[p]; ok {
+			continue // on the output
+		}
 		if unchanged[p] {
 			got[p] = copied{data: bytes.Clone(s.CollectKnown[p])}
 			continue
@@ -308,6 +315,25 @@ func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration,
 		}
 		res.Collected[p] = c.data
 	}
+}
+
+// outputWants are the files a run copies out, each with the most of it
+// kept: the transcript, stderr, the signals and the collected files.
+func outputWants(s Spec) []wanted {
+	wants := []wanted{{s.TranscriptPath, MaxCopyOut}, {s.StderrPath, MaxCopyOut}, {signalsPath, signalsLimit}}
+	for _, p := range s.Collect {
+		wants = append(wants, wanted{p, collectLimit(s, p)})
+	}
+	return slices.DeleteFunc(wants, func(w wanted) bool { return w.path == "" })
+}
+
+// outputLimits is outputWants by path.
+func outputLimits(s Spec) map[string]int64 {
+	limits := map[string]int64{}
+	for _, w := range outputWants(s) {
+		limits[w.path] = w.limit
+	}
+	return limits
 }
 
 // collectLimit is the most of the collected file p kept.

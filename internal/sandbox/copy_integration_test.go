@@ -79,24 +79,30 @@ func (c *copyCounter) CopyFromContainer(ctx context.Context, id, src string) (io
 
 // A README the command left as it was is not copied out: the signals exec
 // found its size and SHA-256 unchanged. An edit of the same size, or a
-// symlink to the same text, is copied (and the symlink not followed).
+// symlink to the same text, is copied (and the symlink not followed). With
+// an image that has tar the README comes on the command's output whatever
+// became of it, but for the symlink, which only the daemon copies.
 func TestRunCopiesOutTheKnownReadmeOnlyWhenChanged(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	repo := t.TempDir()
 	readme := "# demo\n"
 	assert.NilError(t, os.WriteFile(filepath.Join(repo, "README.md"), []byte(readme), 0o644))
+	withoutTar := unlabelled(t, cli, img)
 	for _, tc := range []struct {
-		name, cmd string
-		copied    bool
-		want      map[string][]byte
+		name, image, cmd string
+		copied           bool
+		want             map[string][]byte
 	}{
-		{"left as it was", "cat README.md >/dev/null", false, map[string][]byte{"/workspace/README.md": []byte(readme)}},
-		{"edited, same size", "printf '# dome\\n' > README.md", true, map[string][]byte{"/workspace/README.md": []byte("# dome\n")}},
-		{"a symlink to the same text", "cp README.md /tmp/r; ln -sf /tmp/r README.md", true, nil},
+		{"left as it was", withoutTar, "cat README.md >/dev/null", false, map[string][]byte{"/workspace/README.md": []byte(readme)}},
+		{"edited, same size", withoutTar, "printf '# dome\\n' > README.md", true, map[string][]byte{"/workspace/README.md": []byte("# dome\n")}},
+		{"a symlink to the same text", withoutTar, "cp README.md /tmp/r; ln -sf /tmp/r README.md", true, nil},
+		{"on the output: left as it was", img, "cat README.md >/dev/null", false, map[string][]byte{"/workspace/README.md": []byte(readme)}},
+		{"on the output: edited, same size", img, "printf '# dome\\n' > README.md", false, map[string][]byte{"/workspace/README.md": []byte("# dome\n")}},
+		{"on the output: a symlink to the same text", img, "cp README.md /tmp/r; ln -sf /tmp/r README.md", true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := &copyCounter{Client: cli}
-			s := spec(img, tc.cmd+"; echo ok > "+transcript)
+			s := spec(tc.image, tc.cmd+"; echo ok > "+transcript)
 			s.RepoDir = repo
 			s.Collect = []string{"/workspace/README.md"}
 			s.CollectKnown = map[string][]byte{"/workspace/README.md": []byte(readme)}
@@ -198,6 +204,45 @@ func TestRunCopiesInOnTheCommandsInputOrByTheDaemon(t *testing.T) {
 				}
 			}
 			assert.Check(t, is.Equal(into, tc.copies), "copies into the container")
+		})
+	}
+}
+
+// The files come out on the command's output as its shell exits (the test
+// image promises tar): no copy by the daemon, the output as the command
+// wrote it (without a last new line too), and the same files; a process
+// the command left writing to the same output is killed first. A root
+// process the agent may not kill (sudo, in the dev profile) leaves the
+// copy to the daemon, with the same files; so does an image without tar.
+func TestRunCopiesOutOnTheCommandsOutput(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	const files = `echo '{"n":1}' > ` + transcript + `; echo err > ` + stderrPath + `; echo notes > /readme2demo/notes.md; `
+	for _, tc := range []struct {
+		name, image, command string
+		daemonCopies         bool
+	}{
+		{"on the output", img, files + `printf 'no new line'`, false},
+		{"a writer left behind is killed first", img, files + `(while :; do echo noise; sleep 0.001; done) & sleep 0.2; printf 'no new line'`, false},
+		{"a root writer left behind: the daemon copies", img, files + `sudo -n sh -c 'while :; do echo noise; sleep 0.001; done' >/dev/null & sleep 0.2; printf 'no new line'`, true},
+		{"an image without tar's promise: the daemon copies", unlabelled(t, cli, img), files + `printf 'no new line'`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			counter := &copyCounter{Client: cli}
+			s := spec(tc.image, tc.command)
+			s.Collect = []string{"/readme2demo/notes.md"}
+			res, err := sandbox.Run(context.Background(), counter, s)
+			assert.NilError(t, err)
+			assert.Check(t, is.Equal(string(res.Transcript), "{\"n\":1}\n"))
+			assert.Check(t, is.Equal(string(res.Stderr), "err\n"))
+			assert.Check(t, is.DeepEqual(res.Collected, map[string][]byte{"/readme2demo/notes.md": []byte("notes\n")}))
+			assert.Check(t, is.Len(res.CopyErrors, 0))
+			assert.Check(t, is.Equal(res.Usage.OOMKills, 0), "the signals were read")
+			assert.Assert(t, res.ExitCode != nil)
+			assert.Check(t, is.Equal(*res.ExitCode, 0))
+			out := strings.ReplaceAll(string(res.Output), "noise\n", "")
+			assert.Check(t, is.Equal(out, "no new line"))
+			assert.Check(t, !strings.Contains(string(res.Output), "readme2demo-copy"), "the copy-out's lines in the output")
+			assert.Check(t, is.Equal(len(counter.from) > 0, tc.daemonCopies), "daemon copies: %q", counter.from)
 		})
 	}
 }

@@ -231,7 +231,8 @@ func (f *fakeDocker) ContainerWait(ctx context.Context, id string, cond containe
 }
 
 // attachOf is the attach of a command that writes out (as stdout), then
-// ends, once until is closed (nil: at once). What the run writes to the
+// ends once its input has ended (as a real command that reads it to the
+// end) and until is closed (nil: at once). What the run writes to the
 // command's standard input goes to f.stdin.
 func (f *fakeDocker) attachOf(out string, until <-chan struct{}) types.HijackedResponse {
 	c1, c2 := net.Pipe()
@@ -239,17 +240,19 @@ func (f *fakeDocker) attachOf(out string, until <-chan struct{}) types.HijackedR
 	f.mu.Lock()
 	f.outputDone = done
 	f.mu.Unlock()
+	conn, inputEnded := f.stdin.Wrap(c1)
 	go func() {
 		defer close(done)
 		if out != "" {
 			_, _ = stdcopy.NewStdWriter(c2, stdcopy.Stdout).Write([]byte(out))
 		}
+		<-inputEnded
 		if until != nil {
 			<-until
 		}
 		c2.Close()
 	}()
-	return types.HijackedResponse{Conn: f.stdin.Wrap(c1), Reader: bufio.NewReader(c1)}
+	return types.HijackedResponse{Conn: conn, Reader: bufio.NewReader(c1)}
 }
 
 // hijacked returns an exec attach response that streams out (as stdout)
@@ -384,7 +387,9 @@ func TestRunHandsSecretsToTheCommandOnItsInputOnly(t *testing.T) {
 	assert.Check(t, cfg.OpenStdin && cfg.StdinOnce && cfg.AttachStdin && cfg.AttachStdout && cfg.AttachStderr)
 	assert.Check(t, is.Equal(cfg.User, DefaultUser))
 	assert.Check(t, is.Equal(cfg.WorkingDir, "/workspace"))
-	assert.Check(t, is.Equal(string(d.stdin.Bytes()), "API_KEY=s3cret-value\x00OTHER=two words\nand a line\x00"))
+	// The environment, its end, and no copy-out word (the image promises
+	// no tar).
+	assert.Check(t, is.Equal(string(d.stdin.Bytes()), "API_KEY=s3cret-value\x00OTHER=two words\nand a line\x00\x00\x00"))
 	assert.Check(t, d.stdin.Closed(), "the command's input was not closed: it would wait for more")
 	assert.Assert(t, res.ExitCode != nil)
 	assert.Check(t, is.Equal(*res.ExitCode, 7))
@@ -405,7 +410,7 @@ func TestEnvReadScriptExportsEnvExactly(t *testing.T) {
 	}
 	env := map[string]string{"A": "plain", "B": "two  words\nand 'quotes' \"too\" $HOME \\ `x`", "C": ""}
 	cmd := exec.Command("bash", "-c", inputScript+`printf '%s|' "$A" "$B" "$C" "${C+set}"; [ "$(stat -L -c %t:%T /dev/stdin)" = "$(stat -L -c %t:%T /dev/null)" ] && echo stdin-null`)
-	cmd.Stdin = bytes.NewReader(envInput(env))
+	cmd.Stdin = bytes.NewReader(append(envInput(env), 0, 0))
 	out, err := cmd.Output()
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(string(out), "plain|two  words\nand 'quotes' \"too\" $HOME \\ `x`||set|stdin-null\n"))

@@ -31,14 +31,21 @@ const (
 
 // inputScript, first in the command's script, reads Env from the
 // command's standard input (NAME=value pairs, each ended by a NUL) until an
-// empty record or its end; then, when the word "tar" (NUL-ended) follows,
+// empty record; then the word of the copy-out's mark (outputcopy.go;
+// NUL-ended, kept unexported in __r2d_n; empty for none); then, when the word "tar" (NUL-ended) follows,
 // extracts the archive behind it at "/" (modes kept: -p); then gives the
 // command /dev/null there, as an exec's was. Env never enters the
 // container's configuration.
 var inputScript = "while IFS= read -r -d '' __r2d_kv && [ -n \"$__r2d_kv\" ]; do export \"$__r2d_kv\"; done; " +
-	"IFS= read -r -d '' __r2d_kv; if [ \"$__r2d_kv\" = tar ]; then " +
+	"IFS= read -r -d '' __r2d_n; IFS= read -r -d '' __r2d_kv; if [ \"$__r2d_kv\" = tar ]; then " +
 	"tar -x -p -f - -C / --warning=no-timestamp || { echo '" + inputCopyMark + "' >&2; exit " + strconv.Itoa(inputCopyStatus) + "; }; " +
 	"fi; unset __r2d_kv; exec </dev/null\n"
+
+// input is what the command reads first: Env, an empty record, and the
+// copy-out's word (empty: no copy-out on the output).
+func (c *started) input(env map[string]string) []byte {
+	return append(append(append(envInput(env), 0), c.word...), 0)
+}
 
 // envInput is Env as inputScript reads it.
 func envInput(env map[string]string) []byte {
@@ -84,8 +91,7 @@ func (c *started) releaseWithCopy(ctx context.Context, s Spec, res *Result, dead
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.att.Conn.Close() })
 	_ = c.att.Conn.SetWriteDeadline(deadline)
-	head := append(envInput(s.Env), 0)
-	_, werr := c.att.Conn.Write(append(head, "tar\x00"...))
+	_, werr := c.att.Conn.Write(append(c.input(s.Env), "tar\x00"...))
 	if werr == nil {
 		_, _ = io.Copy(c.att.Conn, out)
 	}

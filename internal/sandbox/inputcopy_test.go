@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -78,9 +79,11 @@ func TestRunTakesTheCopyInOnTheCommandsInput(t *testing.T) {
 	assert.Check(t, is.Equal(*res.ExitCode, 7))
 	assert.Check(t, is.DeepEqual(d.mainCalls(), []string{"list", "create", "inspect", "attach", "wait", "start",
 		"copy-from /readme2demo", "inspect", "remove c1"}))
+	// The environment, its end, the copy-out's word, the word tar, the
+	// archive.
 	in := d.stdin.Bytes()
-	head := "API_KEY=s3cret-value\x00\x00tar\x00"
-	assert.Assert(t, strings.HasPrefix(string(in), head), "standard input starts %q", in[:min(len(in), 64)])
+	head := regexp.MustCompile("^API_KEY=s3cret-value\x00\x00[0-9a-f]{32}\x00tar\x00").Find(in)
+	assert.Assert(t, head != nil, "standard input starts %q", in[:min(len(in), 64)])
 	assert.Check(t, is.DeepEqual(tarEntries(t, bytes.NewReader(in[len(head):])), []string{
 		"workspace/ -rwxr-xr-x 5",
 		"workspace/docs/ -rwxr-x--- 5",
@@ -157,7 +160,9 @@ func TestRunReportsACopyInTheCommandsTarRefused(t *testing.T) {
 				inputCopyImage(d, InputCopyTar)
 			}
 			d.attach = func(string) (types.HijackedResponse, error) { return d.attachOf(tt.output, nil), nil }
-			d.wait = func(string) (container.WaitResponse, error) { return container.WaitResponse{StatusCode: tt.status}, nil }
+			d.wait = func(string) (container.WaitResponse, error) {
+				return container.WaitResponse{StatusCode: tt.status}, nil
+			}
 			res, err := Run(context.Background(), d, fakeSpec())
 			if tt.wantErr != "" {
 				assert.Error(t, err, tt.wantErr)
@@ -202,7 +207,9 @@ func TestInputScriptExtractsTheCopyBehindTheEnvironment(t *testing.T) {
 	if os.Getuid() == 0 {
 		assert.NilError(t, os.Chmod(filepath.Dir(root), 0o755))
 		assert.NilError(t, os.Chown(root, 1000, 1000))
-		asAgent = func(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 1000, Gid: 1000}} }
+		asAgent = func(cmd *exec.Cmd) {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 1000, Gid: 1000}}
+		}
 	}
 	script := strings.Replace(inputScript, " -C / ", " -C "+root+" ", 1)
 	assert.Assert(t, script != inputScript, "the script no longer extracts at /")
@@ -214,7 +221,7 @@ func TestInputScriptExtractsTheCopyBehindTheEnvironment(t *testing.T) {
 	assert.NilError(t, err)
 	var in bytes.Buffer
 	in.Write(envInput(map[string]string{"A": "one\ntwo", "B": "$x 'q'"}))
-	in.WriteString("\x00tar\x00")
+	in.WriteString("\x00word\x00tar\x00")
 	_, err = io.Copy(&in, out)
 	assert.NilError(t, err)
 	_, err = finish()
@@ -237,7 +244,7 @@ func TestInputScriptExtractsTheCopyBehindTheEnvironment(t *testing.T) {
 	assert.Check(t, is.Equal(link, "docs/a.md"))
 
 	cmd = exec.Command("bash", "-c", script+"echo the command ran")
-	cmd.Stdin = strings.NewReader("A=1\x00\x00tar\x00this is no archive")
+	cmd.Stdin = strings.NewReader("A=1\x00\x00word\x00tar\x00this is no archive")
 	got, err = cmd.CombinedOutput()
 	var exit *exec.ExitError
 	assert.Assert(t, errors.As(err, &exit), "%v: %s", err, got)

@@ -108,6 +108,10 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	// the sandbox container (defers run last first): it holds its volumes
 	// and layer.
 	layer, labels := inspectCreated(ctx, d, created.ID)
+	word := ""
+	if labels[LabelInputCopy] == InputCopyTar {
+		word = newOutputWord() // the image has tar: the copy-out may come on the output
+	}
 	meter := launchMeter(ctx, d, s, created.ID, layer, deadline)
 	defer func() {
 		defer phase(timing.Remove)()
@@ -129,7 +133,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	// environment on its standard input: handing that over releases it,
 	// once everything is in and (strict) the meter has measured, as an
 	// exec did before the command was the main process.
-	cmd, err := startCommand(ctx, d, created.ID, s, res)
+	cmd, err := startCommand(ctx, d, created.ID, s, res, word)
 	if err != nil {
 		return res, err
 	}
@@ -191,7 +195,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if res.Canceled {
 		perFile = cancelCopyOut
 	}
-	copyOutAll(d, created.ID, s, res, perFile, phase)
+	copyOutAll(d, created.ID, s, res, perFile, phase, cmd.framed)
 	if s.OnTranscript != nil && int64(len(res.Transcript)) > delivered {
 		// The tail the last poll missed.
 		s.OnTranscript(res.Transcript[delivered:])
@@ -224,9 +228,13 @@ type started struct {
 	// out keeps the output's tail, read from the start: the command may
 	// write before its release ends (tar's errors on a copy-in it could
 	// not take), and must not block on output nobody reads meanwhile.
-	// streamed closes at the output's end.
+	// streamed closes at the output's end, after which framed holds the
+	// files the shell wrote to its output as it exited (outputcopy.go)
+	// when it wrote them whole.
 	out      *tailBuffer
 	streamed chan struct{}
+	word     string
+	framed   map[string][]byte
 }
 
 func (c *started) close() { c.stopWait(); c.att.Close() }
@@ -235,7 +243,7 @@ func (c *started) close() { c.stopWait(); c.att.Close() }
 // attached and waited for before the start: nothing the command writes,
 // and not its end, can come before them. The command then waits for
 // release.
-func startCommand(ctx context.Context, d Docker, id string, s Spec, res *Result) (*started, error) {
+func startCommand(ctx context.Context, d Docker, id string, s Spec, res *Result, word string) (*started, error) {
 	done := res.Phases.Start(timing.RunnerStart, s.Now)
 	att, err := d.ContainerAttach(ctx, id, container.AttachOptions{Stream: true, Stdin: true, Stdout: true, Stderr: true})
 	if err != nil {
@@ -244,10 +252,16 @@ func startCommand(ctx context.Context, d Docker, id string, s Spec, res *Result)
 	}
 	waitCtx, stopWait := context.WithCancel(context.WithoutCancel(ctx))
 	exited, waitErr := d.ContainerWait(waitCtx, id, container.WaitConditionNextExit)
-	c := &started{att: att, exited: exited, waitErr: waitErr, stopWait: stopWait, out: &tailBuffer{max: outputTail}, streamed: make(chan struct{})}
+	c := &started{att: att, exited: exited, waitErr: waitErr, stopWait: stopWait, out: &tailBuffer{max: outputTail}, streamed: make(chan struct{}), word: word}
 	go func() {
 		defer close(c.streamed)
-		_, _ = stdcopy.StdCopy(c.out, c.out, att.Reader)
+		if word == "" {
+			_, _ = stdcopy.StdCopy(c.out, c.out, att.Reader)
+			return
+		}
+		split := newOutputSplitter(c.out, word, outputLimits(s))
+		_, _ = stdcopy.StdCopy(split, c.out, att.Reader)
+		c.framed = split.Close()
 	}()
 	done()
 	done = res.Phases.Start(timing.Start, s.Now)
@@ -260,14 +274,15 @@ func startCommand(ctx context.Context, d Docker, id string, s Spec, res *Result)
 	return c, nil
 }
 
-// release hands the command env on its standard input and closes it: the
-// command waits for that before it does anything else (envReadScript). The
+// release hands the command env (and the copy-out's word) on its standard
+// input and closes it: the command waits for that before it does anything
+// else (inputScript). The
 // write goes into the connection's buffer at once; a daemon that takes
 // none of it for killTimeout gives up the write, and a command that
 // ended first leaves nothing to read it: either way the run goes on.
 func (c *started) release(env map[string]string) {
 	_ = c.att.Conn.SetWriteDeadline(time.Now().Add(killTimeout))
-	_, _ = c.att.Conn.Write(envInput(env))
+	_, _ = c.att.Conn.Write(c.input(env))
 	_ = c.att.CloseWrite()
 }
 
@@ -463,7 +478,8 @@ func signalsScript(s Spec) (script string, known []string) {
 func signalsTrap(s Spec) string {
 	script, _ := signalsScript(s)
 	dir := path.Dir(signalsPath)
-	trap := "{ t=$(mktemp " + shell.Quote(dir+"/.signals.XXXXXX") + ") && { { " + script + "; } > \"$t\"; mv -fT \"$t\" " + shell.Quote(signalsPath) + "; }; } 2>/dev/null"
+	trap := "{ t=$(mktemp " + shell.Quote(dir+"/.signals.XXXXXX") + ") && { { " + script + "; } > \"$t\"; mv -fT \"$t\" " + shell.Quote(signalsPath) + "; }; " +
+		outputCopyScript(outputWants(s)) + "; } 2>/dev/null"
 	return "trap " + shell.Quote(trap) + " EXIT\n"
 }
 

@@ -205,7 +205,8 @@ func (f *FakeDocker) CopyFromContainer(_ context.Context, id, src string) (io.Re
 }
 
 // ContainerAttach answers with the output of ContainerAttachFunc, or with
-// a command that writes nothing; what is written to it is kept (Stdin).
+// a command that writes nothing; what is written to it is kept (Stdin),
+// and the output ends no sooner than that input (or the attach).
 func (f *FakeDocker) ContainerAttach(_ context.Context, id string, _ container.AttachOptions) (types.HijackedResponse, error) {
 	f.rec("attach %s", id)
 	h := Hijacked("")
@@ -223,12 +224,14 @@ func (f *FakeDocker) ContainerAttach(_ context.Context, id string, _ container.A
 	f.outputs[id] = done
 	f.mu.Unlock()
 	r, w := io.Pipe()
+	conn, inputEnded := f.stdin.Wrap(h.Conn)
 	go func() {
 		_, err := io.Copy(w, h.Reader)
+		<-inputEnded // a command that reads its input to the end ends no sooner
 		w.CloseWithError(err)
 		close(done)
 	}()
-	return types.HijackedResponse{Conn: f.stdin.Wrap(h.Conn), Reader: bufio.NewReader(r)}, nil
+	return types.HijackedResponse{Conn: conn, Reader: bufio.NewReader(r)}, nil
 }
 
 // ContainerWait answers, once the attached output has ended, with

@@ -42,7 +42,7 @@ func TestFakeDockerRunsAWholeSandboxRun(t *testing.T) {
 		"copy-from /readme2demo", "copy-from /workspace/README.md", "inspect",
 		"remove readme2demo-r1",
 	}))
-	assert.Check(t, is.Equal(string(d.Stdin()), ""), "no environment given, none handed over")
+	assert.Check(t, is.Equal(string(d.Stdin()), "\x00\x00"), "no environment given, none handed over (and no copy-out word: the image promises no tar)")
 }
 
 // The command's output comes from ContainerAttachFunc and its exit status
@@ -57,7 +57,7 @@ func TestFakeDockerAttachAndWait(t *testing.T) {
 	assert.Check(t, is.Equal(string(res.Output), "hello\n"))
 	assert.Assert(t, res.ExitCode != nil)
 	assert.Check(t, is.Equal(*res.ExitCode, 3))
-	assert.Check(t, is.Equal(string(d.Stdin()), "K=v\x00"))
+	assert.Check(t, is.Equal(string(d.Stdin()), "K=v\x00\x00\x00"), "the environment, its end and no copy-out word")
 }
 
 // A field set replaces the default answer of its method.

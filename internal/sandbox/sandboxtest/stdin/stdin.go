@@ -21,8 +21,13 @@ type Recorder struct {
 }
 
 // Wrap returns c with its writes and its CloseWrite going to r; reads and
-// the rest are c's.
-func (r *Recorder) Wrap(c net.Conn) net.Conn { return conn{c, r} }
+// the rest are c's. ended closes once the writer closed its side, or the
+// whole connection: a fake command that reads its input to the end ends
+// no sooner.
+func (r *Recorder) Wrap(c net.Conn) (wrapped net.Conn, ended <-chan struct{}) {
+	w := conn{Conn: c, r: r, ended: make(chan struct{}), once: &sync.Once{}}
+	return w, w.ended
+}
 
 // Bytes is what was written so far.
 func (r *Recorder) Bytes() []byte {
@@ -47,8 +52,12 @@ func (r *Recorder) ClosedAt() time.Time {
 
 type conn struct {
 	net.Conn
-	r *Recorder
+	r     *Recorder
+	ended chan struct{}
+	once  *sync.Once
 }
+
+func (c conn) end() { c.once.Do(func() { close(c.ended) }) }
 
 func (c conn) Write(p []byte) (int, error) {
 	c.r.mu.Lock()
@@ -62,5 +71,11 @@ func (c conn) CloseWrite() error {
 	if !c.r.closed {
 		c.r.closed, c.r.closedAt = true, time.Now()
 	}
+	c.end()
 	return nil
+}
+
+func (c conn) Close() error {
+	c.end()
+	return c.Conn.Close()
 }
