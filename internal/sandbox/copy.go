@@ -34,6 +34,26 @@ const maxCopyOutSkip = 16 << 20
 // errCopyAborted ends an archive's stream when its copy has ended.
 var errCopyAborted = errors.New("copy aborted")
 
+// copyWay is how the repository and the files go in.
+type copyWay int
+
+const (
+	copyOneArchive copyWay = iota // by the daemon: one archive extracted at "/"
+	copyPerVolume                 // by the daemon: one copy into each volume (a read-only root)
+	copyOnInput                   // on the command's standard input (inputcopy.go)
+)
+
+// copyWayOf is the way for s in a container of those labels.
+func copyWayOf(s Spec, labels map[string]string, readonlyRoot bool) copyWay {
+	switch {
+	case takesInputCopy(s, labels, readonlyRoot):
+		return copyOnInput
+	case readonlyRoot:
+		return copyPerVolume
+	}
+	return copyOneArchive
+}
+
 // copyIn copies the repository into the workdir and the files beside it.
 //
 // With a writable root file system (one) it is a single archive extracted

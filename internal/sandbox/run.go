@@ -137,14 +137,45 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	onInput := takesInputCopy(s, labels, hc.ReadonlyRootfs)
-	if !onInput {
-		done = phase(timing.CopyIn)
-		err = copyIn(ctx, d, created.ID, s, res, !hc.ReadonlyRootfs)
+	way := copyWayOf(s, labels, hc.ReadonlyRootfs)
+	feed, err := handOver(ctx, d, created.ID, s, res, phase, cmd, meter, way, deadline)
+	if err != nil {
+		cmd.close()
+		return res, err
+	}
+	delivered, execErr := execute(ctx, d, created.ID, s, res, feed, cmd)
+	if way == copyOnInput {
+		if err := inputCopyFailure(res); err != nil {
+			return res, errors.Join(err, execErr)
+		}
+	}
+	go func() { _ = meter.remove() }() // beside the copy-out; its error is the deferred call's
+	// Collect what was written, on a fresh context: after a timeout or a
+	// cancellation the partial transcript is the most useful thing left.
+	perFile := copyOutTimeout
+	if res.Canceled {
+		perFile = cancelCopyOut
+	}
+	copyOutAll(d, created.ID, s, res, perFile, phase, cmd.framedFiles())
+	if s.OnTranscript != nil && int64(len(res.Transcript)) > delivered {
+		// The tail the last poll missed.
+		s.OnTranscript(res.Transcript[delivered:])
+	}
+	return res, execErr
+}
+
+// handOver copies the repository and the files in, lets the strict
+// profile's meter measure once, and releases the command: its
+// environment, and with the copy on its input (copyOnInput) the copy
+// behind it. The feed is the disk watcher's; on an error the caller
+// closes cmd.
+func handOver(ctx context.Context, d Docker, id string, s Spec, res *Result, phase func(timing.Phase) func(), cmd *started, meter *runMeter, way copyWay, deadline time.Time) (*meterFeed, error) {
+	if way != copyOnInput {
+		done := phase(timing.CopyIn)
+		err := copyIn(ctx, d, id, s, res, way == copyOneArchive)
 		done()
 		if err != nil {
-			cmd.close()
-			return res, err
+			return nil, err
 		}
 	}
 	// The strict profile's volumes are measured by the meter alone: the
@@ -159,48 +190,29 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	// watcher switches to the meter when it comes.
 	var feed *meterFeed
 	if s.Profile == ProfileStrict {
-		done = phase(timing.Meter)
+		done := phase(timing.Meter)
+		var err error
 		feed, err = meter.feed(ctx, true)
 		done()
 		if err != nil {
-			cmd.close()
 			res.Canceled = ctx.Err() != nil
-			return res, err
+			return nil, err
 		}
 	} else {
 		feed, _ = meter.feed(ctx, false)
 	}
-	if onInput {
-		done = phase(timing.CopyIn)
-		err = cmd.releaseWithCopy(ctx, s, res, deadline)
-		done()
-		if err != nil {
-			cmd.close()
-			res.Canceled = ctx.Err() != nil
-			return res, err
-		}
-	} else {
+	if way != copyOnInput {
 		cmd.release(s.Env)
+		return feed, nil
 	}
-	delivered, execErr := execute(ctx, d, created.ID, s, res, feed, cmd)
-	if onInput {
-		if err := inputCopyFailure(res); err != nil {
-			return res, errors.Join(err, execErr)
-		}
+	done := phase(timing.CopyIn)
+	err := cmd.releaseWithCopy(ctx, s, res, deadline)
+	done()
+	if err != nil {
+		res.Canceled = ctx.Err() != nil
+		return nil, err
 	}
-	go func() { _ = meter.remove() }() // beside the copy-out; its error is the deferred call's
-	// Collect what was written, on a fresh context: after a timeout or a
-	// cancellation the partial transcript is the most useful thing left.
-	perFile := copyOutTimeout
-	if res.Canceled {
-		perFile = cancelCopyOut
-	}
-	copyOutAll(d, created.ID, s, res, perFile, phase, cmd.framed)
-	if s.OnTranscript != nil && int64(len(res.Transcript)) > delivered {
-		// The tail the last poll missed.
-		s.OnTranscript(res.Transcript[delivered:])
-	}
-	return res, execErr
+	return feed, nil
 }
 
 // firstMeasurement waits for the disk meter's first measurement (or the
@@ -230,7 +242,7 @@ type started struct {
 	// not take), and must not block on output nobody reads meanwhile.
 	// streamed closes at the output's end, after which framed holds the
 	// files the shell wrote to its output as it exited (outputcopy.go)
-	// when it wrote them whole.
+	// when it wrote them whole (read through framedFiles).
 	out      *tailBuffer
 	streamed chan struct{}
 	word     string
@@ -238,6 +250,17 @@ type started struct {
 }
 
 func (c *started) close() { c.stopWait(); c.att.Close() }
+
+// framedFiles are the files the shell wrote to its output, once the output
+// has ended; nil before (execute gave up waiting for its end).
+func (c *started) framedFiles() map[string][]byte {
+	select {
+	case <-c.streamed:
+		return c.framed
+	default:
+		return nil
+	}
+}
 
 // startCommand starts the container, whose main process is the command,
 // attached and waited for before the start: nothing the command writes,
@@ -276,10 +299,10 @@ func startCommand(ctx context.Context, d Docker, id string, s Spec, res *Result,
 
 // release hands the command env (and the copy-out's word) on its standard
 // input and closes it: the command waits for that before it does anything
-// else (inputScript). The
-// write goes into the connection's buffer at once; a daemon that takes
-// none of it for killTimeout gives up the write, and a command that
-// ended first leaves nothing to read it: either way the run goes on.
+// else (inputScript). The write goes into the connection's buffer at once;
+// a daemon that takes none of it for killTimeout gives up the write, and a
+// command that ended first leaves nothing to read it: either way the run
+// goes on.
 func (c *started) release(env map[string]string) {
 	_ = c.att.Conn.SetWriteDeadline(time.Now().Add(killTimeout))
 	_, _ = c.att.Conn.Write(c.input(env))
