@@ -246,3 +246,22 @@ func TestRunCopiesOutOnTheCommandsOutput(t *testing.T) {
 		})
 	}
 }
+
+// On the output, the shell leaves out only what it may not take: a file
+// over its limit and a symlink are the daemon's to copy (and refuse), the
+// rest comes on the output.
+func TestRunCopiesOutOnTheOutputAllButWhatItMayNotTake(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	counter := &copyCounter{Client: cli}
+	s := spec(img, `echo ok > `+transcript+`; echo err > `+stderrPath+`; head -c 100 /dev/zero > /readme2demo/big.md; ln -s /etc/passwd /workspace/link.md`)
+	s.Collect = []string{"/readme2demo/big.md", "/workspace/link.md"}
+	s.CollectLimits = map[string]int64{"/readme2demo/big.md": 10}
+	res, err := sandbox.Run(context.Background(), counter, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(res.Transcript), "ok\n"))
+	assert.Check(t, is.Equal(string(res.Stderr), "err\n"))
+	assert.Check(t, is.Len(res.Collected, 0))
+	assert.Check(t, is.Len(res.CopyErrors, 2), "%v", res.CopyErrors)
+	slices.Sort(counter.from)
+	assert.Check(t, is.DeepEqual(counter.from, []string{"/readme2demo/big.md", "/workspace/link.md"}))
+}

@@ -85,7 +85,8 @@ func TestOutputSplitterTakesTheArchiveBehindTheMark(t *testing.T) {
 func TestOutputCopyScriptGuardsEachFile(t *testing.T) {
 	script := outputCopyScript([]wanted{{"/readme2demo/t.jsonl", 256}, {"/workspace/my README.md", 10}})
 	assert.Check(t, strings.HasPrefix(script, `[ -n "$__r2d_n" ] && {`))
-	assert.Check(t, is.Contains(script, `[ -f /readme2demo/t.jsonl ] && [ ! -L /readme2demo/t.jsonl ] && [ "$(stat -c %s -- /readme2demo/t.jsonl)" -le 256 ] && __r2d_f+=(readme2demo/t.jsonl)`))
-	assert.Check(t, is.Contains(script, `[ -f '/workspace/my README.md' ] && [ ! -L '/workspace/my README.md' ] && [ "$(stat -c %s -- '/workspace/my README.md')" -le 10 ] && __r2d_f+=('workspace/my README.md')`))
+	assert.Check(t, is.Contains(script, `[ -f /readme2demo/t.jsonl ] && [ ! -L /readme2demo/t.jsonl ] && { __r2d_a+=(/readme2demo/t.jsonl); __r2d_m+=(256); }; `))
+	assert.Check(t, is.Contains(script, `[ -f '/workspace/my README.md' ] && [ ! -L '/workspace/my README.md' ] && { __r2d_a+=('/workspace/my README.md'); __r2d_m+=(10); }; `))
+	assert.Check(t, is.Contains(script, `[ "${__r2d_z[__r2d_i]}" -le "${__r2d_m[__r2d_i]}" ] && __r2d_f+=("${__r2d_a[__r2d_i]#/}")`))
 	assert.Check(t, is.Contains(script, `printf '\nreadme2demo-copy-out %s\n' "$__r2d_n"; tar -c -b 1 -f - -C / -- "${__r2d_f[@]}" && printf 'readme2demo-copy-end %s\n' "$__r2d_n"`))
 }
