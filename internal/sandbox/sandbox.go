@@ -90,8 +90,9 @@ const (
 // LabelInputCopy, on an image, with the value InputCopyTar, promises what
 // taking the copy-in on the command's standard input needs (inputcopy.go):
 // GNU tar on the PATH, and the workspace, the run's directory and the
-// agent's home owned by the agent user (uid 1000). images/base/Dockerfile
-// sets it.
+// agent's home owned by the agent user (uid 1000). The copy-out on the
+// command's output (outputcopy.go) takes it as the promise of tar alone.
+// images/base/Dockerfile sets it.
 const (
 	LabelInputCopy = "io.readme2demo.input-copy"
 	InputCopyTar   = "tar"
