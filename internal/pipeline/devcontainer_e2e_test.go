@@ -1,20 +1,16 @@
 package pipeline_test
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/image"
-	"github.com/docker/docker/client"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
@@ -36,25 +32,6 @@ func rootfsImage() string {
 	return "readme2demo-rootfs:bookworm"
 }
 
-// buildImage builds a one-file Dockerfile as tag and removes it afterwards.
-func buildImage(t *testing.T, cli *client.Client, tag, dockerfile string) {
-	t.Helper()
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	assert.NilError(t, tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile))}))
-	_, err := tw.Write([]byte(dockerfile))
-	assert.NilError(t, err)
-	assert.NilError(t, tw.Close())
-	resp, err := cli.ImageBuild(context.Background(), &buf, build.ImageBuildOptions{Tags: []string{tag}, Remove: true, ForceRemove: true, Version: build.BuilderV1})
-	assert.NilError(t, err)
-	out, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	assert.Assert(t, !strings.Contains(string(out), `"error"`), "build %s: %s", tag, out)
-	t.Cleanup(func() {
-		_, _ = cli.ImageRemove(context.Background(), tag, image.RemoveOptions{Force: true, PruneChildren: true})
-	})
-}
-
 // --image devcontainer: the repository names an image (here one built
 // locally, as no registry is reachable) in .devcontainer/devcontainer.json;
 // the run happens in it, with the agent user, the dev profile and the
@@ -66,7 +43,7 @@ func TestDevcontainerImageRunsTheREADME(t *testing.T) {
 		sandboxtest.Unavailable(t, "no base image %s for the test's devcontainer image: %v", rootfsImage(), err)
 	}
 	devImage := "readme2demo-devtest:" + sandbox.NewRunID()
-	buildImage(t, cli, devImage, "FROM "+rootfsImage()+"\nRUN echo from-the-devcontainer-image > /etc/r2d-devcontainer-marker\n"+
+	sandboxtest.BuildImage(t, cli, devImage, "FROM "+rootfsImage()+"\nRUN echo from-the-devcontainer-image > /etc/r2d-devcontainer-marker\n"+
 		"ENV R2D_DEVCONTAINER_VAR=kept\n")
 
 	repo := t.TempDir()

@@ -1,8 +1,6 @@
 package sandbox_test
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -13,9 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/docker/docker/api/types/build"
 	"github.com/docker/docker/api/types/container"
-	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 
 	"gotest.tools/v3/assert"
@@ -134,22 +130,7 @@ func (c *copyInCounter) CopyToContainer(ctx context.Context, id, dst string, con
 func unlabelled(t *testing.T, cli *client.Client, img string) string {
 	t.Helper()
 	tag := "readme2demo-test-no-input-copy:" + sandbox.NewRunID()
-	dockerfile := "FROM " + img + "\nLABEL " + sandbox.LabelInputCopy + "=\"\"\n"
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	assert.NilError(t, tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile))}))
-	_, err := tw.Write([]byte(dockerfile))
-	assert.NilError(t, err)
-	assert.NilError(t, tw.Close())
-	resp, err := cli.ImageBuild(context.Background(), &buf, build.ImageBuildOptions{Tags: []string{tag}, Remove: true, ForceRemove: true})
-	assert.NilError(t, err)
-	out, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	assert.NilError(t, err)
-	assert.Assert(t, !bytes.Contains(out, []byte(`"error"`)), "build: %s", out)
-	t.Cleanup(func() {
-		_, _ = cli.ImageRemove(context.Background(), tag, image.RemoveOptions{Force: true, PruneChildren: true})
-	})
+	sandboxtest.BuildImage(t, cli, tag, "FROM "+img+"\nLABEL "+sandbox.LabelInputCopy+"=\"\"\n")
 	return tag
 }
 

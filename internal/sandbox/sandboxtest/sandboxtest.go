@@ -6,11 +6,16 @@
 package sandboxtest
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types/build"
+	"github.com/docker/docker/api/types/image"
 	"github.com/docker/docker/client"
 
 	"github.com/readme2demo/readme2demo/internal/sandbox"
@@ -70,4 +75,34 @@ func checkTimeout() time.Duration {
 		return 3 * time.Minute
 	}
 	return 10 * time.Second
+}
+
+// BuildImage builds a one-file Dockerfile as tag with the classic builder
+// (no registry needed when its FROM is local) and removes the image when
+// the test ends.
+func BuildImage(t testing.TB, cli *client.Client, tag, dockerfile string) {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	if err := tw.WriteHeader(&tar.Header{Name: "Dockerfile", Mode: 0o644, Size: int64(len(dockerfile))}); err != nil {
+		t.Fatalf("archive the Dockerfile: %v", err)
+	}
+	if _, err := tw.Write([]byte(dockerfile)); err != nil {
+		t.Fatalf("archive the Dockerfile: %v", err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatalf("archive the Dockerfile: %v", err)
+	}
+	resp, err := cli.ImageBuild(context.Background(), &buf, build.ImageBuildOptions{Tags: []string{tag}, Remove: true, ForceRemove: true, Version: build.BuilderV1})
+	if err != nil {
+		t.Fatalf("build %s: %v", tag, err)
+	}
+	out, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || bytes.Contains(out, []byte(`"error"`)) {
+		t.Fatalf("build %s: %v: %s", tag, err, out)
+	}
+	t.Cleanup(func() {
+		_, _ = cli.ImageRemove(context.Background(), tag, image.RemoveOptions{Force: true, PruneChildren: true})
+	})
 }
