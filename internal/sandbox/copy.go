@@ -264,9 +264,11 @@ type copied struct {
 // (signalsPath) comes out with the transcript; without it (the command
 // was stopped, or its shell never reached its end) the counters are
 // unknown but for the daemon's OOM state. A collected file they show
-// unchanged is its Spec.CollectKnown content, without a copy. Each copy
-// gets timeout; phase measures the copies (timing.CopyOut) and the
-// signals' reading (timing.Signals).
+// unchanged is its Spec.CollectKnown content, without a copy. framed are
+// the files the command's shell wrote to its output as it exited
+// (outputcopy.go): those need no copy at all. Each copy gets timeout;
+// phase measures the copies (timing.CopyOut) and the signals' reading
+// (timing.Signals).
 func copyOutAll(d Docker, id string, s Spec, res *Result, timeout time.Duration, phase func(timing.Phase) func(), framed map[string][]byte) {
 	// Everything but the files whose copy depends on the signals (those
 	// with known content) comes out at once: what the shell wrote to its
