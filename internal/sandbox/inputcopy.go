@@ -63,7 +63,7 @@ func envInput(env map[string]string) []byte {
 // agent user, and everything the copy writes is under a directory the
 // agent owns.
 func takesInputCopy(s Spec, labels map[string]string, readonlyRoot bool) bool {
-	if labels[LabelInputCopy] != InputCopyTar || readonlyRoot || s.User != DefaultUser {
+	if !promisesTar(labels) || readonlyRoot || s.User != DefaultUser {
 		return false
 	}
 	if s.RepoDir != "" && !s.underWritable(path.Clean(s.Workdir)) {

@@ -109,7 +109,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	// and layer.
 	layer, labels := inspectCreated(ctx, d, created.ID)
 	word := ""
-	if labels[LabelInputCopy] == InputCopyTar {
+	if promisesTar(labels) {
 		word = newOutputWord() // the image has tar: the copy-out may come on the output
 	}
 	meter := launchMeter(ctx, d, s, created.ID, layer, deadline)

@@ -98,6 +98,10 @@ const (
 	InputCopyTar   = "tar"
 )
 
+// promisesTar says whether a container's labels (its image's) carry
+// LabelInputCopy's promise.
+func promisesTar(labels map[string]string) bool { return labels[LabelInputCopy] == InputCopyTar }
+
 // Defaults for a Spec's zero values. Where the profiles differ, the
 // defaults are in profile.go.
 const (
