@@ -354,69 +354,96 @@ func shownAsEscape(r rune, base bool) bool {
 }
 
 // cleanSGR returns a colour sequence (ESC [ params m) with conceal (SGR 8)
-// taken out, and whether it was there. A parameter over 255 (no colour
-// needs one; terminals have been made to allocate or loop on them) drops
-// the whole sequence. The sequence comes back unchanged when it needs
-// nothing.
+// taken out, and whether it was there. The sequence comes back in one
+// form a terminal cannot read otherwise than this package does: every
+// parameter written as its number (0038 is 38, and a reader comparing
+// text would take its 8 for conceal), and an extended colour (38, 48, 58)
+// whose colour space or arguments are missing or unknown dropped with
+// everything after it (terminals differ on what they make of the rest).
+// A parameter over 255 (no colour needs one; terminals have been made to
+// allocate or loop on them) drops the whole sequence. The sequence comes
+// back unchanged when it needs nothing.
 func cleanSGR(seq string) (string, bool) {
 	params := seq[2 : len(seq)-1]
 	if params == "" {
 		return seq, false
 	}
 	fields := strings.Split(params, ";")
+	for i, f := range fields {
+		var ok bool
+		if fields[i], ok = sgrParam(f); !ok {
+			return "", false
+		}
+	}
 	kept := fields[:0:0]
 	concealed := false
 	for i := 0; i < len(fields); i++ {
 		f := fields[i]
-		for _, sub := range strings.Split(f, ":") {
-			if v, err := strconv.Atoi(cmpOr(sub, "0")); err != nil || v > 255 {
-				return "", false
-			}
-		}
-		main, _, _ := strings.Cut(f, ":")
-		switch v, _ := strconv.Atoi(cmpOr(main, "0")); {
-		case v == 8:
+		main, _, colon := strings.Cut(f, ":")
+		switch main {
+		case "8":
 			concealed = true
 			continue
-		case (v == 38 || v == 48 || v == 58) && !strings.Contains(f, ":"):
-			// An extended colour's arguments are not attributes: 38;5;8
-			// is colour 8, not conceal.
-			n := 0
-			if i+1 < len(fields) {
-				switch fields[i+1] {
-				case "5":
-					n = 2
-				case "2":
-					n = 4
-				}
+		case "38", "48", "58":
+			if colon {
+				break // 38:2:r:g:b carries its arguments in one field
 			}
-			for j := i + 1; j <= min(i+n, len(fields)-1); j++ {
-				for _, sub := range strings.Split(fields[j], ":") {
-					if v, err := strconv.Atoi(cmpOr(sub, "0")); err != nil || v > 255 {
-						return "", false
-					}
-				}
+			args, ok := extendedColour(fields[i+1:])
+			if !ok {
+				i = len(fields) // the rest, which a terminal might read as attributes
+				continue
 			}
-			kept = append(kept, fields[i:min(i+n+1, len(fields))]...)
-			i += n
+			kept = append(append(kept, f), args...)
+			i += len(args)
 			continue
 		}
 		kept = append(kept, f)
 	}
-	if !concealed {
-		return seq, false
-	}
 	if len(kept) == 0 {
-		return "", true
+		return "", concealed
 	}
-	return "\x1b[" + strings.Join(kept, ";") + "m", true
+	out := "\x1b[" + strings.Join(kept, ";") + "m"
+	if out == seq {
+		return seq, concealed
+	}
+	return out, concealed
 }
 
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
+// sgrParam returns a colour sequence's parameter (digits and colons) with
+// each number written without leading zeros, "" staying "" (it means 0),
+// and false for a number over 255.
+func sgrParam(f string) (string, bool) {
+	subs := strings.Split(f, ":")
+	for i, sub := range subs {
+		if sub == "" {
+			continue
+		}
+		v, err := strconv.Atoi(sub)
+		if err != nil || v > 255 {
+			return "", false
+		}
+		subs[i] = strconv.Itoa(v)
 	}
-	return s
+	return strings.Join(subs, ":"), true
+}
+
+// extendedColour returns the arguments of an extended colour written
+// with semicolons (5;N or 2;R;G;B), false when they are missing, of an
+// unknown colour space or hold colons.
+func extendedColour(fields []string) ([]string, bool) {
+	if len(fields) == 0 {
+		return nil, false
+	}
+	n := map[string]int{"5": 1, "2": 3}[fields[0]]
+	if n == 0 || len(fields) < n+1 {
+		return nil, false
+	}
+	for _, a := range fields[1 : n+1] {
+		if strings.Contains(a, ":") {
+			return nil, false
+		}
+	}
+	return fields[:n+1], true
 }
 
 // escape reads the escape sequence at s[i] (an ESC) and returns its

@@ -183,7 +183,8 @@ func TestVariationSelectors(t *testing.T) {
 }
 
 // Conceal (SGR 8) is taken out of a colour sequence and shown; colours
-// with huge parameters are dropped; extended colours keep their numbers.
+// with huge parameters are dropped; extended colours keep their numbers;
+// what is kept has one form.
 func TestSGR(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"\x1b[8mhidden\x1b[0m", "‹SGR 8›hidden\x1b[0m"},
@@ -191,6 +192,14 @@ func TestSGR(t *testing.T) {
 		{"\x1b[;8mx", "\x1b[m‹SGR 8›x"},
 		{"\x1b[38;5;8mgrey \x1b[48;2;8;8;8mbg \x1b[38:5:8mc", "\x1b[38;5;8mgrey \x1b[48;2;8;8;8mbg \x1b[38:5:8mc"},
 		{"\x1b[38;5;8;8mx", "\x1b[38;5;8m‹SGR 8›x"},
+		// One form only: numbers without leading zeros (0038 is 38, 008 is
+		// conceal), an extended colour cut short or of an unknown colour
+		// space dropped with what follows it.
+		{"\x1b[0038;2;8mx", "x"},
+		{"\x1b[0038;0002;1;02;003;08mx", "\x1b[38;2;1;2;3m‹SGR 8›x"},
+		{"\x1b[1;008mx", "\x1b[1m‹SGR 8›x"},
+		{"\x1b[1;38;5mx \x1b[4;48;7;8my \x1b[38;05;08mz", "\x1b[1mx \x1b[4my \x1b[38;5;8mz"},
+		{"\x1b[38;2;1;2:3;8mx", "x"},
 		{"\x1b[99999mx \x1b[38;5;300my \x1b[1;4294967296mz", "x y z"},
 		{"\x1b[" + strings.Repeat("9", 200) + "mw \x1b[" + strings.Repeat("1;", 5000) + "Hv", "w v"},
 	} {
