@@ -134,6 +134,10 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		if res.Usage.DiskPeak > 0 {
 			peak = " (measured " + units.BytesSize(float64(res.Usage.DiskPeak)) + ")"
 		}
+		if res.Usage.DiskDeleted > 0 {
+			peak = " (measured " + units.BytesSize(float64(res.Usage.DiskPeak)) + ", of which " +
+				units.BytesSize(float64(res.Usage.DiskDeleted)) + " held by files deleted while still open)"
+		}
 		why := "its writable space passed the disk cap of " + units.BytesSize(float64(res.Limits.Disk)) + peak
 		if res.Usage.DiskError != "" && res.Usage.DiskPeak <= res.Limits.Disk {
 			why = "its disk usage could not be measured, so the disk cap could not be checked (" + red.String(res.Usage.DiskError) + ")"

@@ -232,6 +232,44 @@ func TestInodeBombIsStoppedAndNamed(t *testing.T) {
 	}
 }
 
+// deletedBomb is a hostile README that writes into files it deleted while
+// holding them open: no walk of the run's files sees them, and their
+// blocks stay on the disk until the last descriptor closes (1152 MiB).
+const deletedBomb = "# deleted files\n\n" +
+	"```sh\nfor k in 1 2 3 4 5 6; do exec {fd}>\"$HOME/gone$k\" && rm \"$HOME/gone$k\" && " +
+	"for i in 1 2 3 4 5 6; do head -c 32M /dev/zero >&$fd; sleep 0.1; done; done; echo all written\n```\n"
+
+// Space held by files deleted while still open counts against the disk
+// cap, in both profiles, and the reason says how much of it they held.
+func TestDeletedFilesBombIsStoppedAndNamed(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	const capBytes = 384 << 20
+	for _, profile := range sandbox.Profiles {
+		t.Run(profile, func(t *testing.T) {
+			runID := sandbox.NewRunID()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			res, err := pipeline.Run(ctx, pipeline.Config{
+				Engine: engines.MarkdownName, RepoDir: writeRepo(t, deletedBomb), Image: img, OutDir: t.TempDir(), RunID: runID,
+				Network: pipeline.NetworkNone, Sandbox: profile, Resources: sandbox.Resources{Disk: capBytes},
+				Limits: engines.Limits{Timeout: 2 * time.Minute}, Docker: cli,
+			})
+			assert.NilError(t, err)
+			assertNothingLeft(t, cli, runID)
+			l := res.Log
+			t.Logf("%s: peak %d MiB: %s", profile, derefOr(l.Sandbox.DiskPeak)>>20, l.OutcomeReason)
+			assert.Check(t, is.Equal(l.Outcome, commandlog.OutcomeFailed))
+			assert.Check(t, is.Equal(l.Sandbox.Stopped, "disk"), "reason: %s", l.OutcomeReason)
+			assert.Check(t, is.Contains(l.OutcomeReason, "stopped by the sandbox: its writable space passed the disk cap of 384MiB (measured "))
+			assert.Check(t, is.Contains(l.OutcomeReason, " held by files deleted while still open)"))
+			assert.Assert(t, len(l.Commands) == 1, "%+v", l.Commands)
+			c := l.Commands[0]
+			assert.Check(t, c.Environment != nil && c.Environment.Kind == "disk-full", "%+v", c)
+			assert.Check(t, !strings.Contains(c.Output, "all written"), "the bomb finished")
+		})
+	}
+}
+
 // danglingVolumes are the volumes no container uses.
 func danglingVolumes(t *testing.T, cli *client.Client) map[string]bool {
 	t.Helper()

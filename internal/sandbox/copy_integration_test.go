@@ -203,6 +203,9 @@ func TestRunCopiesOutOnTheCommandsOutput(t *testing.T) {
 		daemonCopies         bool
 	}{
 		{"on the output", img, files + `printf 'no new line'`, false},
+		// Past the dev profile's first second the disk meter runs in the
+		// container's process namespace, as root: the shell leaves it be.
+		{"beside the disk meter", img, files + `sleep 1.5; printf 'no new line'`, false},
 		{"a writer left behind is killed first", img, files + `(while :; do echo noise; sleep 0.001; done) & sleep 0.2; printf 'no new line'`, false},
 		{"a root writer left behind: the daemon copies", img, files + `sudo -n sh -c 'while :; do echo noise; sleep 0.001; done' >/dev/null & sleep 0.2; printf 'no new line'`, true},
 		{"an image without tar's promise: the daemon copies", unlabelled(t, cli, img), files + `printf 'no new line'`, true},
@@ -224,6 +227,9 @@ func TestRunCopiesOutOnTheCommandsOutput(t *testing.T) {
 			assert.Check(t, is.Equal(out, "no new line"))
 			assert.Check(t, !strings.Contains(string(res.Output), "readme2demo-copy"), "the copy-out's lines in the output")
 			assert.Check(t, is.Equal(len(counter.from) > 0, tc.daemonCopies), "daemon copies: %q", counter.from)
+			if tc.name == "beside the disk meter" {
+				assert.Check(t, res.Usage.LayerMetered, "the meter did not measure")
+			}
 		})
 	}
 }

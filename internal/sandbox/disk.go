@@ -21,7 +21,11 @@ import (
 //   - the strict profile's volumes, measured by the disk meter (meter.go),
 //     a process that measures them again and again on the same schedule
 //     and streams each result: checking it needs no call to the daemon,
-//     so a loaded daemon does not make it late.
+//     so a loaded daemon does not make it late. Where the daemon names the
+//     container's layer directory the meter measures the layer too.
+//   - files deleted while still open, which no walk sees: the meter finds
+//     them among the descriptors of the container's processes
+//     (deletedHeld).
 //
 // Between two measurements a writer gets at most the disk's write speed
 // times the interval, and no single file can pass the cap (RLIMIT_FSIZE),
@@ -59,6 +63,7 @@ const (
 // diskWatch is what the watcher found.
 type diskWatch struct {
 	peak       int64
+	deleted    int64 // of peak, what files deleted while still open held
 	inodesPeak int64 // -1: inodes were not measured
 	measures   int
 	unmeasured bool
@@ -80,7 +85,7 @@ type measureFunc func(ctx context.Context) (DirSize, time.Duration, error)
 
 // nextMeasureOf is nextMeasure for bytes and inodes: the sooner of the two.
 func nextMeasureOf(poll time.Duration, caps DirSize, measures int, cost time.Duration, prev, cur DirSize, elapsed time.Duration) time.Duration {
-	return min(nextMeasure(poll, caps.Bytes, measures, cost, prev.Bytes, cur.Bytes, elapsed),
+	return min(nextMeasure(poll, caps.Bytes, measures, cost, prev.Taken(), cur.Taken(), elapsed),
 		nextMeasure(poll, caps.Inodes, measures, cost, prev.Inodes, cur.Inodes, elapsed))
 }
 
@@ -114,6 +119,7 @@ func nextMeasure(poll time.Duration, capBytes int64, measures int, cost time.Dur
 func watchDisk(ctx context.Context, d Docker, id string, s Spec, feed *meterFeed, hit chan<- struct{}) diskWatch {
 	w := diskWatch{peak: -1, inodesPeak: -1}
 	var meter measureFunc
+	var stream *volumeStream
 	var wake <-chan struct{}
 	ready := feed.ready
 	caps := DirSize{Bytes: s.Disk, Inodes: s.Inodes}
@@ -121,7 +127,9 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, feed *meterFeed
 	// (and then closes hit). Inodes are known where the meter measured.
 	check := func(u DirSize) bool {
 		w.measures++
-		w.peak = max(w.peak, u.Bytes)
+		if u.Taken() > w.peak {
+			w.peak, w.deleted = u.Taken(), u.Deleted
+		}
 		if meter != nil {
 			w.inodesPeak = max(w.inodesPeak, u.Inodes)
 		}
@@ -130,7 +138,7 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, feed *meterFeed
 			// What a tree past the path limit holds cannot be measured:
 			// a cap that cannot be checked is not left unchecked.
 			w.failed, w.lastErr = true, errors.New("the run made a directory tree deeper than the system's path limit (4096 bytes of path), so what it holds cannot be measured")
-		case u.Bytes > s.Disk:
+		case u.Taken() > s.Disk:
 			w.over = true
 		case meter != nil && u.Inodes > s.Inodes:
 			w.over, w.overInodes = true, true
@@ -169,7 +177,8 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, feed *meterFeed
 		case <-ready:
 			ready = nil
 			if feed.stream != nil {
-				meter, wake, w.layerMetered = feed.stream.latest, feed.stream.changed, feed.layer
+				stream = feed.stream
+				meter, wake, w.layerMetered = stream.latest, stream.changed, feed.layer
 			}
 			continue
 		case <-wake:
@@ -200,6 +209,12 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, feed *meterFeed
 			return w
 		}
 		switch {
+		case err != nil && stream != nil && stream.over() && !running(ctx, d, id):
+			// The meter runs in the container's process namespace and
+			// ends with its first process: the command is over, and
+			// nothing is left to measure (the run learns of the end in a
+			// moment).
+			return w
 		case err != nil:
 			fails++
 			w.lastErr = err
@@ -253,6 +268,15 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, feed *meterFeed
 		interval = next
 		t.Reset(interval)
 	}
+}
+
+// running reports whether the container still runs; true when the daemon
+// does not say.
+func running(ctx context.Context, d Docker, id string) bool {
+	ctx, cancel := context.WithTimeout(ctx, diskTimeout)
+	defer cancel()
+	c, _, err := d.ContainerInspectWithRaw(ctx, id, false)
+	return err != nil || c.ContainerJSONBase == nil || c.State == nil || c.State.Running
 }
 
 // measureOnce returns the run's writable-space usage, the container

@@ -1095,9 +1095,9 @@ func TestMeterWatchStreamsUntilItsOutputCloses(t *testing.T) {
 	dir := t.TempDir()
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "a"), make([]byte, 1000), 0o644))
 	w := &failAfter{lines: 3}
-	assert.Check(t, is.Equal(MeterMain([]string{"watch", "1000000", "1048576", "100", dir}, w, io.Discard), 0))
+	assert.Check(t, is.Equal(MeterMain([]string{"watch", "1000000", "1048576", "100", "-", dir}, w, io.Discard), 0))
 	assert.Check(t, is.Equal(w.buf.String(), fmt.Sprintf("%d 0 ", DirUsage(dir).Bytes))) // only the start of each line is stable
-	for _, bad := range [][]string{{"watch", "x", "1", "1", dir}, {"watch", "1", "0", "1", dir}, {"watch", "1", "1", "0", dir}, {"watch", "1", "1", "1"}} {
+	for _, bad := range [][]string{{"watch", "x", "1", "1", "-", dir}, {"watch", "1", "0", "1", "-", dir}, {"watch", "1", "1", "0", "-", dir}, {"watch", "1", "1", "1", "-"}} {
 		var errOut bytes.Buffer
 		assert.Check(t, is.Equal(MeterMain(bad, io.Discard, &errOut), 2), "%q", bad)
 		assert.Check(t, is.Contains(errOut.String(), "usage:"))

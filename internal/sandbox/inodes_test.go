@@ -1,15 +1,21 @@
 package sandbox
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/docker/docker/api/types"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/storage"
+	"github.com/docker/docker/pkg/stdcopy"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -63,15 +69,20 @@ func TestDevMeterStopsARunPastTheInodeCap(t *testing.T) {
 
 	assert.Assert(t, meterHC != nil, "no meter under dev")
 	assert.Check(t, is.Len(meterHC.VolumesFrom, 0), "the dev profile has no volumes")
-	// The meter may read every directory (CAP_DAC_READ_SEARCH), never open
-	// a file by its handle (the way out of a container that capability
-	// opens under Docker's default seccomp profile).
-	assert.Check(t, is.DeepEqual([]string(meterHC.CapAdd), []string{"DAC_READ_SEARCH"}))
+	// The meter may read every directory (CAP_DAC_READ_SEARCH) and the
+	// descriptors of the sandbox's processes, in whose process namespace it
+	// runs (CAP_SYS_PTRACE), never open a file by its handle (the way out
+	// of a container that the first capability opens under Docker's
+	// default seccomp profile) nor act on another process (what the second
+	// opens).
+	assert.Check(t, is.DeepEqual([]string(meterHC.CapAdd), []string{"DAC_READ_SEARCH", "SYS_PTRACE"}))
+	assert.Check(t, is.Equal(meterHC.PidMode, container.PidMode("container:c1")))
+	assert.Check(t, meterHC.Init != nil && !*meterHC.Init, "the sandbox's process namespace has its first process")
 	assert.Check(t, is.Contains(meterHC.SecurityOpt, meterSeccompOption()))
-	assert.Check(t, is.Contains(meterSeccompOption(), `{"names":["open_by_handle_at"],"action":"SCMP_ACT_ERRNO"`))
+	assert.Check(t, is.Contains(meterSeccompOption(), `{"names":["open_by_handle_at","ptrace","process_vm_readv","process_vm_writev","process_madvise","pidfd_getfd","kcmp"],"action":"SCMP_ACT_ERRNO"`))
 	assert.Check(t, is.DeepEqual(meterHC.Mounts[1:], []mount.Mount{{Type: mount.TypeBind, Source: "/var/lib/docker/overlay2/abc/diff",
 		Target: meterLayerDir, ReadOnly: true, BindOptions: &mount.BindOptions{Propagation: mount.PropagationRSlave}}}))
-	assert.Check(t, is.DeepEqual(watchArgs[2:], []string{"100000000", "10737418240", "20000", meterLayerDir}))
+	assert.Check(t, is.DeepEqual(watchArgs[2:], []string{"100000000", "10737418240", "20000", "/proc", meterLayerDir}))
 }
 
 // The dev profile's commands do not wait for the meter: until its first
@@ -169,7 +180,7 @@ func TestStrictMeterSeesTheLayerAndTheVolumes(t *testing.T) {
 	res, err := Run(context.Background(), d, s)
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(res.Stopped, StoppedInodes), "49152 inodes is the default for a 384 MiB cap")
-	assert.Check(t, is.DeepEqual(watchArgs[5:], append(append([]string{}, StrictWritableDirs...), meterLayerDir)))
+	assert.Check(t, is.DeepEqual(watchArgs[5:], append(append([]string{"/proc"}, StrictWritableDirs...), meterLayerDir)))
 }
 
 // The default inode cap is proportionate to the disk cap, and a negative
@@ -208,4 +219,103 @@ func TestTreeTooDeepToMeasureStopsTheRun(t *testing.T) {
 	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
 	assert.Check(t, *killed)
 	assert.Check(t, is.Contains(res.Usage.DiskError, "a directory tree deeper than the system's path limit"))
+}
+
+// The meter runs in the sandbox's process namespace and ends with the
+// command's first process: its stream ending once the container no longer
+// runs is no failed measurement, however late the run learns of the end;
+// ending while the container runs (the sandbox's root can kill the meter)
+// is, and five in a row stop the run.
+func TestMeterEndingWithTheContainerIsNoFailure(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		running bool // the container still runs when the meter's stream ends
+		stopped string
+	}{
+		{"the container ended", false, ""},
+		{"the meter was killed", true, StoppedDisk},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := happyDocker(t)
+			over := make(chan struct{})
+			d.attach = func(string) (types.HijackedResponse, error) { return d.attachOf("", over), nil }
+			var ended atomic.Bool
+			d.inspect = func(string, bool) (container.InspectResponse, error) {
+				return overlayLayer(inspected(0, tc.running || !ended.Load(), false)), nil
+			}
+			meteredDocker(d, nil, func(time.Duration) DirSize { return DirSize{} }, func(container.ExecOptions) {})
+			other := d.execAtt
+			d.execAtt = func(id string) (types.HijackedResponse, error) {
+				if id != "meter" {
+					return other(id)
+				}
+				c1, c2 := net.Pipe()
+				go func() {
+					w := stdcopy.NewStdWriter(c2, stdcopy.Stdout)
+					for range 3 {
+						_, _ = fmt.Fprintln(w, DirSize{Bytes: 1 << 20, Inodes: 10}.line(time.Microsecond))
+						time.Sleep(5 * time.Millisecond)
+					}
+					ended.Store(true)
+					c2.Close()
+					// The run learns of the command's end half a second
+					// later: time for many more measurements.
+					time.AfterFunc(500*time.Millisecond, func() { close(over) })
+				}()
+				return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
+			}
+			s := fakeSpec()
+			s.MeterBinary = os.Args[0]
+			s.MeterDelay = time.Nanosecond
+			s.DiskPoll = time.Millisecond
+			s.Timeout = 20 * time.Second
+			res, err := Run(context.Background(), d, s)
+			assert.NilError(t, err)
+			assert.Check(t, res.Usage.LayerMetered)
+			assert.Check(t, is.Equal(res.Stopped, tc.stopped), "usage %+v", res.Usage)
+			if tc.running {
+				assert.Check(t, is.Contains(res.Usage.DiskError, "disk meter stopped"))
+			}
+		})
+	}
+}
+
+// The meter joins the sandbox container's process namespace, which only a
+// running container has: it is created beside the sandbox's start but
+// started only after it, in both profiles.
+func TestMeterStartsAfterTheSandbox(t *testing.T) {
+	for _, strict := range []bool{false, true} {
+		d := happyDocker(t)
+		meteredDocker(d, nil, func(time.Duration) DirSize { return DirSize{Bytes: 1 << 20, Inodes: 10} }, func(container.ExecOptions) {})
+		d.inspect = func(string, bool) (container.InspectResponse, error) {
+			return overlayLayer(inspected(0, true, false)), nil
+		}
+		var mu sync.Mutex
+		var order []string
+		d.start = func(id string) error {
+			if id == "c1" {
+				time.Sleep(50 * time.Millisecond) // a slow start: the meter, created meanwhile, waits
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			order = append(order, id)
+			return nil
+		}
+		s := fakeSpec()
+		if strict {
+			s = strictFakeSpec()
+		}
+		s.MeterBinary = os.Args[0]
+		s.MeterDelay = time.Nanosecond
+		d.attach = func(string) (types.HijackedResponse, error) {
+			over := make(chan struct{}) // the command runs long enough for the dev meter
+			time.AfterFunc(300*time.Millisecond, func() { close(over) })
+			return d.attachOf("", over), nil
+		}
+		_, err := Run(context.Background(), d, s)
+		assert.NilError(t, err)
+		mu.Lock()
+		assert.Check(t, is.DeepEqual(order, []string{"c1", "m1"}), "strict %v", strict)
+		mu.Unlock()
+	}
 }

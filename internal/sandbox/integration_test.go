@@ -503,6 +503,8 @@ func TestRunFileBombsAreStopped(t *testing.T) {
 		inodesPassed bool   // the inodes measured passed the cap
 		diskPassed   bool   // the bytes measured passed the cap
 		diskErrorHas string // the limit is named in the measurement's error
+		// deletedCounted: files deleted while open made part of the peak
+		deletedCounted bool
 	}{{
 		// Empty files, directories and links, nearly no bytes: 600
 		// directories of 500 files and a link (301,200 inodes), made for
@@ -519,6 +521,15 @@ func TestRunFileBombsAreStopped(t *testing.T) {
 		command: `mkdir -p /workspace/x && cd /workspace/x && python3 -c '` +
 			`import os; [(open(str(i), "w").close(), os.setxattr(str(i), "user.pad", b"x" * 3000)) for i in range(60000)]'`,
 		disk: 64 << 20, inodes: 1 << 20, stopped: sandbox.StoppedDisk, diskPassed: true,
+	}, {
+		// Files deleted while still open: no walk sees them, and their
+		// blocks stay on the disk until the last descriptor closes. Six
+		// of 192 MiB (no file may pass the cap alone), each deleted
+		// before it is written, the descriptors held by the shell.
+		name: "files deleted while still open",
+		command: `cd /workspace && for k in 1 2 3 4 5 6; do exec {fd}>gone$k && rm gone$k && ` +
+			`for i in 1 2 3 4 5 6; do head -c 32M /dev/zero >&$fd; sleep 0.1; done; done`,
+		disk: 384 << 20, stopped: sandbox.StoppedDisk, diskPassed: true, deletedCounted: true,
 	}, {
 		// A tree deeper than the path limit (2,400 levels of "dd/", made
 		// 300 at a time: one cd per level past the limit is slow in bash)
@@ -550,6 +561,9 @@ func TestRunFileBombsAreStopped(t *testing.T) {
 				}
 				if tc.diskPassed {
 					assert.Check(t, res.Usage.DiskPeak > tc.disk, "peak %d", res.Usage.DiskPeak)
+				}
+				if tc.deletedCounted {
+					assert.Check(t, res.Usage.DiskDeleted > 0 && res.Usage.DiskDeleted <= res.Usage.DiskPeak, "deleted %d of peak %d", res.Usage.DiskDeleted, res.Usage.DiskPeak)
 				}
 				if tc.diskErrorHas != "" {
 					assert.Check(t, is.Contains(res.Usage.DiskError, tc.diskErrorHas))

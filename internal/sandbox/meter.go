@@ -41,6 +41,11 @@ import (
 // profile) checks IsMeter first, as it checks egress.IsProxy.
 const MeterProgram = "readme2demo-disk-meter"
 
+// MeterCapabilities are the disk meter's only capabilities: to read every
+// directory of the run (DAC_READ_SEARCH) and the descriptors of its
+// processes (SYS_PTRACE: files deleted while still open).
+var MeterCapabilities = []string{"DAC_READ_SEARCH", "SYS_PTRACE"}
+
 const (
 	meterBinDir   = "/r2d-meter"
 	meterLayerDir = "/r2d-layer"
@@ -52,16 +57,19 @@ const (
 func IsMeter(arg0 string) bool { return filepath.Base(arg0) == MeterProgram }
 
 // MeterMain is the disk meter's program. `measure DIR...` prints what the
-// directories hold on one line; `watch POLL CAP_BYTES CAP_INODES DIR...`
-// measures again and again and prints a line per measurement, spaced as
-// the watcher spaces its own (nextMeasure, with POLL the shortest interval
-// in nanoseconds and the caps what the directories may hold), until its
-// output can no longer be written (the run's end closed it). A line is
-// "BYTES UNREADABLE WALK_NANOSECONDS INODES TOO_DEEP" (see DirSize and
-// DirUsage). It returns the exit status.
+// directories hold on one line; `watch POLL CAP_BYTES CAP_INODES PROC
+// DIR...` measures again and again and prints a line per measurement,
+// spaced as the watcher spaces its own (nextMeasure, with POLL the
+// shortest interval in nanoseconds and the caps what the directories may
+// hold), until its output can no longer be written (the run's end closed
+// it); with PROC a proc file system (not "-"), each measurement adds the
+// space that files deleted while still open hold in the processes it
+// shows (deletedHeld). A line is "BYTES UNREADABLE WALK_NANOSECONDS INODES
+// TOO_DEEP DELETED" (see DirSize and DirUsage). It returns the exit
+// status.
 func MeterMain(args []string, stdout, stderr io.Writer) int {
 	usage := func() int {
-		fmt.Fprintf(stderr, "usage: %s measure DIR... | watch POLL_NS CAP_BYTES CAP_INODES DIR...\n", MeterProgram)
+		fmt.Fprintf(stderr, "usage: %s measure DIR... | watch POLL_NS CAP_BYTES CAP_INODES PROC|- DIR...\n", MeterProgram)
 		return 2
 	}
 	switch {
@@ -70,7 +78,7 @@ func MeterMain(args []string, stdout, stderr io.Writer) int {
 		u := DirUsage(args[1:]...)
 		fmt.Fprintln(stdout, u.line(time.Since(start)))
 		return 0
-	case len(args) >= 5 && args[0] == "watch":
+	case len(args) >= 6 && args[0] == "watch":
 		var caps [3]int64
 		for i := range caps {
 			n, err := strconv.ParseInt(args[1+i], 10, 64)
@@ -79,19 +87,27 @@ func MeterMain(args []string, stdout, stderr io.Writer) int {
 			}
 			caps[i] = n
 		}
-		watchDirs(time.Duration(caps[0]), DirSize{Bytes: caps[1], Inodes: caps[2]}, args[4:], stdout)
+		proc := args[4]
+		if proc == "-" {
+			proc = ""
+		}
+		watchDirs(time.Duration(caps[0]), DirSize{Bytes: caps[1], Inodes: caps[2]}, proc, args[5:], stdout)
 		return 0
 	}
 	return usage()
 }
 
-// watchDirs is `watch`: it returns when a line cannot be written.
-func watchDirs(poll time.Duration, caps DirSize, dirs []string, stdout io.Writer) {
+// watchDirs is `watch`: it returns when a line cannot be written. proc,
+// unless "", is the proc file system whose processes' deleted files count.
+func watchDirs(poll time.Duration, caps DirSize, proc string, dirs []string, stdout io.Writer) {
 	var prev DirSize
 	prevAt := time.Now()
 	for n := 0; ; n++ {
 		start := time.Now()
 		u := DirUsage(dirs...)
+		if proc != "" {
+			u.Deleted = deletedHeld(proc)
+		}
 		walk := time.Since(start)
 		if _, err := fmt.Fprintln(stdout, u.line(walk)); err != nil {
 			return
@@ -109,11 +125,18 @@ func watchDirs(poll time.Duration, caps DirSize, dirs []string, stdout io.Writer
 // directories, links, device nodes and overlayfs whiteouts; hard links
 // once). Unreadable counts the entries that could not be read; TooDeep
 // those whose path was too long to read (ENAMETOOLONG): a tree deeper
-// than the system's path limit, which the meter cannot measure.
+// than the system's path limit, which the meter cannot measure. Deleted
+// is the space held by files deleted while still open (deletedHeld),
+// which no walk can see.
 type DirSize struct {
 	Bytes, Inodes       int64
 	Unreadable, TooDeep int
+	Deleted             int64
 }
+
+// Taken is the space the run takes: what the walk found and what files
+// deleted while still open hold.
+func (u DirSize) Taken() int64 { return u.Bytes + u.Deleted }
 
 // fileStat is what the meter reads of a file's stat.
 type fileStat struct {
@@ -123,7 +146,7 @@ type fileStat struct {
 
 // line is the meter's output line for u, measured in walk.
 func (u DirSize) line(walk time.Duration) string {
-	return fmt.Sprintf("%d %d %d %d %d", u.Bytes, u.Unreadable, walk.Nanoseconds(), u.Inodes, u.TooDeep)
+	return fmt.Sprintf("%d %d %d %d %d %d", u.Bytes, u.Unreadable, walk.Nanoseconds(), u.Inodes, u.TooDeep, u.Deleted)
 }
 
 // parseMeterLine reads a line of the meter's output.
@@ -131,9 +154,9 @@ func parseMeterLine(line string) (DirSize, time.Duration, error) {
 	var u DirSize
 	var walk int64
 	var rest string
-	n, _ := fmt.Sscanf(line, "%d %d %d %d %d%s", &u.Bytes, &u.Unreadable, &walk, &u.Inodes, &u.TooDeep, &rest)
-	if n != 5 || u.Bytes < 0 || u.Inodes < 0 || walk < 0 || u.TooDeep < 0 {
-		return DirSize{}, 0, fmt.Errorf("read disk meter output %q: want BYTES UNREADABLE WALK_NS INODES TOO_DEEP", clipString(line, 200))
+	n, _ := fmt.Sscanf(line, "%d %d %d %d %d %d%s", &u.Bytes, &u.Unreadable, &walk, &u.Inodes, &u.TooDeep, &u.Deleted, &rest)
+	if n != 6 || u.Bytes < 0 || u.Inodes < 0 || walk < 0 || u.TooDeep < 0 || u.Deleted < 0 {
+		return DirSize{}, 0, fmt.Errorf("read disk meter output %q: want BYTES UNREADABLE WALK_NS INODES TOO_DEEP DELETED", clipString(line, 200))
 	}
 	return u, time.Duration(walk), nil
 }
@@ -243,7 +266,7 @@ type meterStart struct {
 // container's own layer, where the daemon said where that is (layer, see
 // layerDir). Remove the meter (before the sandbox container, whose volumes
 // it holds) whatever the error.
-func startRunMeter(ctx context.Context, d Docker, s Spec, id, layer string, deadline time.Time) meterStart {
+func startRunMeter(ctx context.Context, d Docker, s Spec, id, layer string, deadline time.Time, r *runMeter) meterStart {
 	if s.Profile != ProfileStrict && layer == "" {
 		return meterStart{}
 	}
@@ -254,7 +277,7 @@ func startRunMeter(ctx context.Context, d Docker, s Spec, id, layer string, dead
 		}
 		return meterStart{err: err}
 	}
-	m, err := startMeter(ctx, d, s, id, deadline, bin, layer)
+	m, err := startMeter(ctx, d, s, id, deadline, bin, layer, r)
 	if err != nil {
 		if s.Profile != ProfileStrict {
 			// The dev profile's layer is measured by the daemon as
@@ -278,7 +301,11 @@ func startRunMeter(ctx context.Context, d Docker, s Spec, id, layer string, dead
 type runMeter struct {
 	started chan meterStart
 	ended   chan struct{} // the command has ended: a meter not started yet never starts
-	m       meterStart
+	// running is closed once the sandbox container runs (sandboxRunning): the
+	// meter joins its process namespace, which only a running container has.
+	running        chan struct{}
+	sandboxRunning func()
+	m              meterStart
 	// wait waits for the start (it fills m); remove ends the meter,
 	// once, however often it is called.
 	wait   func()
@@ -291,7 +318,8 @@ type runMeter struct {
 // s.MeterDelay later, unless remove comes first (a quick run pays for no
 // second container). layer is layerDir's.
 func launchMeter(ctx context.Context, d Docker, s Spec, id, layer string, deadline time.Time) *runMeter {
-	r := &runMeter{started: make(chan meterStart, 1), ended: make(chan struct{})}
+	r := &runMeter{started: make(chan meterStart, 1), ended: make(chan struct{}), running: make(chan struct{})}
+	r.sandboxRunning = sync.OnceFunc(func() { close(r.running) })
 	end := sync.OnceFunc(func() { close(r.ended) })
 	go func() {
 		if s.Profile != ProfileStrict {
@@ -304,7 +332,7 @@ func launchMeter(ctx context.Context, d Docker, s Spec, id, layer string, deadli
 				return
 			}
 		}
-		r.started <- startRunMeter(ctx, d, s, id, layer, deadline)
+		r.started <- startRunMeter(ctx, d, s, id, layer, deadline, r)
 	}()
 	r.wait = sync.OnceFunc(func() { r.m = <-r.started })
 	r.remove = sync.OnceValue(func() error {
@@ -379,19 +407,29 @@ func inspectCreated(ctx context.Context, d Docker, id string) (layer string, lab
 	return dir, labels
 }
 
-// startMeter creates and starts the meter container, with bin copied in;
-// layer, when known, is bound read-only at meterLayerDir. The returned
-// meter is never nil.
-func startMeter(ctx context.Context, d Docker, s Spec, id string, deadline time.Time, bin, layer string) (*diskMeter, error) {
+// startMeter creates the meter container and, once the sandbox container
+// id runs (r.running), starts it in that container's process namespace,
+// with bin copied in; layer, when known, is bound read-only at
+// meterLayerDir. The returned meter is never nil.
+//
+// The shared process namespace is what lets the meter see files deleted
+// while still open (deletedHeld), with CAP_SYS_PTRACE to read other users'
+// descriptors; its seccomp profile refuses the calls that would act on
+// another process (ptrace, process_vm_readv and _writev, pidfd_getfd,
+// kcmp). The sandbox sees the meter's processes and cannot trace or read
+// them (it has no CAP_SYS_PTRACE); its root can kill them, which stops the
+// run as one whose disk use cannot be measured.
+func startMeter(ctx context.Context, d Docker, s Spec, id string, deadline time.Time, bin, layer string, r *runMeter) (*diskMeter, error) {
 	m := &diskMeter{d: d}
 	life := int64(deadline.Sub(s.Now()).Seconds()) + 1
-	init := true
+	init := false // the sandbox's process namespace has its own
 	pids := int64(64)
 	hc := &container.HostConfig{
 		LogConfig:      NoContainerLog,
 		NetworkMode:    "none",
+		PidMode:        container.PidMode("container:" + id),
 		CapDrop:        []string{"ALL"},
-		CapAdd:         []string{"DAC_READ_SEARCH"},
+		CapAdd:         MeterCapabilities,
 		SecurityOpt:    []string{"no-new-privileges:true"},
 		ReadonlyRootfs: true,
 		Init:           &init,
@@ -430,6 +468,13 @@ func startMeter(ctx context.Context, d Docker, s Spec, id string, deadline time.
 		return m, fmt.Errorf("create disk meter container: %w", err)
 	}
 	m.id = created.ID
+	select {
+	case <-r.running:
+	case <-r.ended:
+		return m, errors.New("start disk meter container: the run ended before its container ran")
+	case <-ctx.Done():
+		return m, fmt.Errorf("start disk meter container: %w", context.Cause(ctx))
+	}
 	if err := d.ContainerStart(ctx, m.id, container.StartOptions{}); err != nil {
 		return m, fmt.Errorf("start disk meter container: %w", err)
 	}
@@ -479,7 +524,7 @@ type volumeStream struct {
 // run's command has ended.
 func (m *diskMeter) watch(ctx context.Context, s Spec, dirs []string) (*volumeStream, error) {
 	args := append([]string{meterBinDir + "/" + MeterProgram, "watch",
-		strconv.FormatInt(int64(s.DiskPoll), 10), strconv.FormatInt(s.Disk, 10), strconv.FormatInt(s.Inodes, 10)}, dirs...)
+		strconv.FormatInt(int64(s.DiskPoll), 10), strconv.FormatInt(s.Disk, 10), strconv.FormatInt(s.Inodes, 10), "/proc"}, dirs...)
 	ex, err := m.d.ContainerExecCreate(ctx, m.id, container.ExecOptions{
 		User: meterUser, Cmd: args, AttachStdout: true, AttachStderr: true,
 	})
@@ -528,6 +573,16 @@ func (m *diskMeter) watch(ctx context.Context, s Spec, dirs []string) (*volumeSt
 		v.end(fmt.Errorf("disk meter stopped (%s): %w", clipString(strings.TrimSpace(errOut.String()), 200), err))
 	}()
 	return v, nil
+}
+
+// over reports whether the stream has ended.
+func (v *volumeStream) over() bool {
+	select {
+	case <-v.ended:
+		return true
+	default:
+		return false
+	}
 }
 
 func (v *volumeStream) end(err error) {

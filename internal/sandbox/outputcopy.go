@@ -61,12 +61,17 @@ const outputKillTries = 20
 // outputCopyScript is the EXIT trap's part that writes the copy-out to
 // the output: only when the run handed over a word (__r2d_n, read by
 // inputScript), and only when no other process is left. wants are the
-// files, each taken when it is a regular file within its limit.
+// files, each taken when it is a regular file within its limit. Processes
+// whose parent is 0 other than the container's first were put into its
+// process namespace from outside (the disk meter's, the run's own execs):
+// they are left alone; nothing inside can make one (an orphan's parent
+// becomes the first process, and the first process cannot give its
+// children its own parent).
 func outputCopyScript(wants []wanted) string {
 	var b strings.Builder
 	b.WriteString(`[ -n "$__r2d_n" ] && { __r2d_c=0; while :; do __r2d_k=0; for __r2d_p in /proc/[0-9]*; do __r2d_p=${__r2d_p#/proc/}; ` +
 		`case $__r2d_p in 1|$$|$PPID) continue;; esac; IFS= read -r __r2d_st < "/proc/$__r2d_p/stat" || continue; __r2d_st=${__r2d_st##*) }; ` +
-		`case $__r2d_st in Z*|X*) continue;; esac; __r2d_k=1; kill -KILL "$__r2d_p" || { [ -e "/proc/$__r2d_p" ] && { __r2d_k=2; break; }; }; done; `)
+		`case $__r2d_st in Z*|X*|?" 0 "*) continue;; esac; __r2d_k=1; kill -KILL "$__r2d_p" || { [ -e "/proc/$__r2d_p" ] && { __r2d_k=2; break; }; }; done; `)
 	fmt.Fprintf(&b, `[ $__r2d_k = 1 ] && [ $((__r2d_c += 1)) -lt %d ] || break; sleep 0.005; done; `, outputKillTries)
 	// The sizes in one stat (a fork each costs about 2 ms): the
 	// candidates are regular files, and nothing else is left to remove

@@ -137,6 +137,7 @@ func Run(ctx context.Context, d Docker, spec Spec) (res *Result, err error) {
 	if err != nil {
 		return res, err
 	}
+	meter.sandboxRunning()
 	way := copyWayOf(s, labels, hc.ReadonlyRootfs)
 	feed, err := handOver(ctx, d, created.ID, s, res, phase, cmd, meter, way, deadline)
 	if err != nil {
@@ -351,7 +352,7 @@ func execute(ctx context.Context, d Docker, id string, s Spec, res *Result, feed
 	}
 	stopWatch()
 	w := <-watched
-	res.Usage.DiskPeak, res.Usage.DiskMeasures, res.Usage.DiskUnmeasured = w.peak, w.measures, w.unmeasured && w.measures == 0
+	res.Usage.DiskPeak, res.Usage.DiskDeleted, res.Usage.DiskMeasures, res.Usage.DiskUnmeasured = w.peak, w.deleted, w.measures, w.unmeasured && w.measures == 0
 	res.Usage.InodesPeak, res.Usage.LayerMetered = w.inodesPeak, w.layerMetered
 	res.Usage.PidsHit = w.pidsHit
 	switch {

@@ -295,6 +295,9 @@ const (
 type Usage struct {
 	// DiskPeak is the largest writable-space usage measured, in bytes.
 	DiskPeak int64
+	// DiskDeleted is the part of DiskPeak that files deleted while still
+	// open held (no walk of the run's files can see them).
+	DiskDeleted int64
 	// DiskMeasures counts the measurements; DiskUnmeasured says the daemon
 	// did not report the container's size, so the cap could not be checked.
 	DiskMeasures   int

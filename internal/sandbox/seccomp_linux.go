@@ -22,33 +22,41 @@ import (
 func seccompOption() string { return seccompProfile() }
 
 var seccompProfile = sync.OnceValue(func() string {
-	return profileRefusing("fallocate", unix.EOPNOTSUPP, "readme2demo: reserving disk space without writing it would outrun the disk cap")
+	return profileRefusing([]string{"fallocate"}, unix.EOPNOTSUPP, "readme2demo: reserving disk space without writing it would outrun the disk cap")
 })
 
 // meterSeccompOption is the disk meter's: Docker's default profile with
-// open_by_handle_at(2) refused. The default profile allows it to a
-// container with CAP_DAC_READ_SEARCH, as the meter has (to read every
-// directory of the run), and with it a process can open any file of the
-// host's file system by its handle. The meter only walks directories.
+// open_by_handle_at(2) refused, and the calls that act on another process.
+// The default profile allows open_by_handle_at to a container with
+// CAP_DAC_READ_SEARCH, as the meter has (to read every directory of the
+// run), and with it a process can open any file of the host's file system
+// by its handle; it allows ptrace(2), process_vm_readv(2) and _writev,
+// process_madvise(2), pidfd_getfd(2) and kcmp(2) to one with CAP_SYS_PTRACE, as the meter has
+// (to read the descriptors of the sandbox's processes, whose process
+// namespace it shares), and with them it could read or change those
+// processes. The meter only walks directories and reads /proc.
 func meterSeccompOption() string { return meterSeccompProfile() }
 
 var meterSeccompProfile = sync.OnceValue(func() string {
-	return profileRefusing("open_by_handle_at", unix.EPERM, "readme2demo: the disk meter opens files by path only")
+	return profileRefusing(meterRefused, unix.EPERM, "readme2demo: the disk meter opens files by path and reads /proc only")
 })
 
+// meterRefused are the calls the disk meter's seccomp profile refuses.
+var meterRefused = []string{"open_by_handle_at", "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd", "kcmp"}
+
 // profileRefusing is the SecurityOpt of Docker's default seccomp profile
-// with the syscall name failing with errno; every other rule, the default
-// action included, is the default profile's.
-func profileRefusing(name string, errno unix.Errno, why string) string {
+// with the syscalls names failing with errno; every other rule, the
+// default action included, is the default profile's.
+func profileRefusing(names []string, errno unix.Errno, why string) string {
 	p := seccomp.DefaultProfile()
 	for _, sc := range p.Syscalls {
 		if sc.Action == specs.ActAllow {
-			sc.Names = slices.DeleteFunc(sc.Names, func(n string) bool { return n == name })
+			sc.Names = slices.DeleteFunc(sc.Names, func(n string) bool { return slices.Contains(names, n) })
 		}
 	}
 	ret := uint(errno)
 	p.Syscalls = append(p.Syscalls, &seccomp.Syscall{
-		LinuxSyscall: specs.LinuxSyscall{Names: []string{name}, Action: specs.ActErrno, ErrnoRet: &ret},
+		LinuxSyscall: specs.LinuxSyscall{Names: names, Action: specs.ActErrno, ErrnoRet: &ret},
 		Comment:      why,
 	})
 	b, err := json.Marshal(p)
