@@ -243,7 +243,7 @@ func TestHeader(t *testing.T) {
 			outcome: "failed", sections: []string{"2 malformed and 0 unknown records out of 10"}},
 		{name: "sandbox", log: commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed,
 			Sandbox: &commandlog.Sandbox{Profile: "dev", Network: "open", Disk: 1 << 30, Memory: 4 << 30, CPU: 2, Pids: 4096, Stopped: "disk"}},
-			outcome: "failed", facts: []string{`<dd id="sandbox">dev profile · disk cap 1GiB · memory 4GiB · 2 CPUs · 4096 processes · network open · stopped by the disk limit</dd>`}},
+			outcome: "failed", facts: []string{`<dd id="sandbox">dev profile · disk cap 1GiB (measured, not enforced) · memory 4GiB · 2 CPUs · 4096 processes · network open · stopped by the disk limit</dd>`}},
 		{name: "key in the container", log: commandlog.Log{Engine: "openhands", Outcome: commandlog.OutcomeFailed,
 			Sandbox: &commandlog.Sandbox{Profile: "dev", Network: "open", KeysInContainer: []string{"LLM_API_KEY"}, KeysWhy: "not verified"}},
 			outcome: "failed", facts: []string{`<dd id="sandbox">dev profile · network open · warning: LLM_API_KEY was in the agent&#39;s environment (not verified): ` +

@@ -346,3 +346,21 @@ func TestReportKeepsReadmeCommandsVerbatim(t *testing.T) {
 	assert.Check(t, strings.Contains(out, readmeCmd), out)
 	assert.Check(t, !strings.Contains(out, agentCmd), out)
 }
+
+// The sandbox line says the disk and file caps are measured, not enforced
+// by the host, with the peaks measured, or that the files were not
+// measured.
+func TestSandboxLineSaysTheCapsAreMeasured(t *testing.T) {
+	peak, files := int64(3<<20), int64(1234)
+	for _, tc := range []struct {
+		sb   commandlog.Sandbox
+		want string
+	}{
+		{commandlog.Sandbox{Profile: "dev", Disk: 1 << 30, Inodes: 131072, Network: "none"},
+			"dev profile · disk cap 1GiB (measured, not enforced) · file cap 131072 (not measured on this host) · network none"},
+		{commandlog.Sandbox{Profile: "strict", Disk: 1 << 30, DiskPeak: &peak, Inodes: 131072, InodesPeak: &files, Stopped: "inodes"},
+			"strict profile · disk cap 1GiB (measured, not enforced; peak 3MiB) · file cap 131072 (measured, not enforced; peak 1234) · stopped by the inodes limit"},
+	} {
+		assert.Check(t, is.Equal(SandboxLine(&tc.sb), tc.want))
+	}
+}

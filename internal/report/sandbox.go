@@ -21,19 +21,21 @@ func SandboxLine(sb *commandlog.Sandbox) string {
 		return ""
 	}
 	parts := []string{sb.Profile + " profile"}
+	// The disk and file caps are measured while the run goes on, not
+	// enforced by the host's storage (SECURITY.md): the line says so.
 	if sb.Disk > 0 {
-		d := "disk cap " + units.BytesSize(float64(sb.Disk))
+		d := "disk cap " + units.BytesSize(float64(sb.Disk)) + " (measured, not enforced"
 		if sb.DiskPeak != nil {
-			d += " (peak " + units.BytesSize(float64(*sb.DiskPeak)) + ")"
+			d += "; peak " + units.BytesSize(float64(*sb.DiskPeak))
 		}
-		parts = append(parts, d)
+		parts = append(parts, d+")")
 	}
 	if sb.Inodes > 0 {
 		// Files, directories and links; not measured where the daemon
 		// names no directory for the container's layer (dev profile).
 		f := fmt.Sprintf("file cap %d", sb.Inodes)
 		if sb.InodesPeak != nil {
-			f += fmt.Sprintf(" (peak %d)", *sb.InodesPeak)
+			f += fmt.Sprintf(" (measured, not enforced; peak %d)", *sb.InodesPeak)
 		} else {
 			f += " (not measured on this host)"
 		}
