@@ -116,13 +116,8 @@ func TestDiskBombCannotPassTheCap(t *testing.T) {
 					peak = max(peak, runFootprint(context.Background(), cli, runID, seen))
 				}
 			}()
-			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-			defer cancel()
-			res, err := pipeline.Run(ctx, pipeline.Config{
-				Engine: engines.MarkdownName, RepoDir: writeRepo(t, diskBomb), Image: img, OutDir: t.TempDir(), RunID: runID,
-				Network: pipeline.NetworkNone, Sandbox: profile, Resources: sandbox.Resources{Disk: capBytes},
-				Limits: engines.Limits{Timeout: 4 * time.Minute}, Docker: cli,
-			})
+			res, err := runHostile(t, cli, hostileRun{readme: diskBomb, image: img, profile: profile, runID: runID,
+				out: t.TempDir(), resources: sandbox.Resources{Disk: capBytes}, timeout: 4 * time.Minute})
 			close(stop)
 			<-sampled // peak and seen are the sampler's until here
 			assert.NilError(t, err)
@@ -205,13 +200,8 @@ func TestInodeBombIsStoppedAndNamed(t *testing.T) {
 		t.Run(profile, func(t *testing.T) {
 			runID := sandbox.NewRunID()
 			out := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-			defer cancel()
-			res, err := pipeline.Run(ctx, pipeline.Config{
-				Engine: engines.MarkdownName, RepoDir: writeRepo(t, inodeBomb), Image: img, OutDir: out, RunID: runID,
-				Network: pipeline.NetworkNone, Sandbox: profile, Resources: sandbox.Resources{Inodes: capInodes},
-				Limits: engines.Limits{Timeout: 3 * time.Minute}, Docker: cli,
-			})
+			res, err := runHostile(t, cli, hostileRun{readme: inodeBomb, image: img, profile: profile, runID: runID,
+				out: out, resources: sandbox.Resources{Inodes: capInodes}, timeout: 3 * time.Minute})
 			assert.NilError(t, err)
 			assertNothingLeft(t, cli, runID)
 			l := res.Log
@@ -247,13 +237,8 @@ func TestDeletedFilesBombIsStoppedAndNamed(t *testing.T) {
 	for _, profile := range sandbox.Profiles {
 		t.Run(profile, func(t *testing.T) {
 			runID := sandbox.NewRunID()
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			res, err := pipeline.Run(ctx, pipeline.Config{
-				Engine: engines.MarkdownName, RepoDir: writeRepo(t, deletedBomb), Image: img, OutDir: t.TempDir(), RunID: runID,
-				Network: pipeline.NetworkNone, Sandbox: profile, Resources: sandbox.Resources{Disk: capBytes},
-				Limits: engines.Limits{Timeout: 2 * time.Minute}, Docker: cli,
-			})
+			res, err := runHostile(t, cli, hostileRun{readme: deletedBomb, image: img, profile: profile, runID: runID,
+				out: t.TempDir(), resources: sandbox.Resources{Disk: capBytes}, timeout: 2 * time.Minute})
 			assert.NilError(t, err)
 			assertNothingLeft(t, cli, runID)
 			l := res.Log
@@ -268,6 +253,25 @@ func TestDeletedFilesBombIsStoppedAndNamed(t *testing.T) {
 			assert.Check(t, !strings.Contains(c.Output, "all written"), "the bomb finished")
 		})
 	}
+}
+
+// hostileRun is a hostile README's keyless run without network.
+type hostileRun struct {
+	readme, image, profile, runID, out string
+	resources                          sandbox.Resources
+	timeout                            time.Duration // the run's limit; the test allows two minutes more
+}
+
+// runHostile runs h.readme as a repository's README.
+func runHostile(t *testing.T, cli *client.Client, h hostileRun) (*pipeline.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), h.timeout+2*time.Minute)
+	defer cancel()
+	return pipeline.Run(ctx, pipeline.Config{
+		Engine: engines.MarkdownName, RepoDir: writeRepo(t, h.readme), Image: h.image, OutDir: h.out, RunID: h.runID,
+		Network: pipeline.NetworkNone, Sandbox: h.profile, Resources: h.resources,
+		Limits: engines.Limits{Timeout: h.timeout}, Docker: cli,
+	})
 }
 
 // danglingVolumes are the volumes no container uses.

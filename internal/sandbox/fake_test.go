@@ -1170,6 +1170,23 @@ func meteredDocker(d *fakeDocker, ready func(), measure func(since time.Duration
 		}
 		return container.ExecCreateResponse{ID: "cmd"}, nil
 	}
+	fakeMeterStream(d, func(w io.Writer) {
+		if ready != nil {
+			ready()
+		}
+		start := time.Now()
+		for {
+			if _, err := fmt.Fprintln(w, measure(time.Since(start)).line(time.Microsecond)); err != nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// fakeMeterStream answers the meter's watch exec with what write writes
+// (its measurement lines); the stream ends when write returns.
+func fakeMeterStream(d *fakeDocker, write func(w io.Writer)) {
 	other := d.execAtt
 	d.execAtt = func(id string) (types.HijackedResponse, error) {
 		if id != "meter" {
@@ -1178,17 +1195,7 @@ func meteredDocker(d *fakeDocker, ready func(), measure func(since time.Duration
 		c1, c2 := net.Pipe()
 		go func() {
 			defer c2.Close()
-			if ready != nil {
-				ready()
-			}
-			w := stdcopy.NewStdWriter(c2, stdcopy.Stdout)
-			start := time.Now()
-			for {
-				if _, err := fmt.Fprintln(w, measure(time.Since(start)).line(time.Microsecond)); err != nil {
-					return
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			write(stdcopy.NewStdWriter(c2, stdcopy.Stdout))
 		}()
 		return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
 	}

@@ -1,10 +1,9 @@
 package sandbox
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net"
+	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -15,7 +14,6 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
 	"github.com/docker/docker/api/types/storage"
-	"github.com/docker/docker/pkg/stdcopy"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
@@ -244,26 +242,16 @@ func TestMeterEndingWithTheContainerIsNoFailure(t *testing.T) {
 				return overlayLayer(inspected(0, tc.running || !ended.Load(), false)), nil
 			}
 			meteredDocker(d, nil, func(time.Duration) DirSize { return DirSize{} }, func(container.ExecOptions) {})
-			other := d.execAtt
-			d.execAtt = func(id string) (types.HijackedResponse, error) {
-				if id != "meter" {
-					return other(id)
+			fakeMeterStream(d, func(w io.Writer) {
+				for range 3 {
+					_, _ = fmt.Fprintln(w, DirSize{Bytes: 1 << 20, Inodes: 10}.line(time.Microsecond))
+					time.Sleep(5 * time.Millisecond)
 				}
-				c1, c2 := net.Pipe()
-				go func() {
-					w := stdcopy.NewStdWriter(c2, stdcopy.Stdout)
-					for range 3 {
-						_, _ = fmt.Fprintln(w, DirSize{Bytes: 1 << 20, Inodes: 10}.line(time.Microsecond))
-						time.Sleep(5 * time.Millisecond)
-					}
-					ended.Store(true)
-					c2.Close()
-					// The run learns of the command's end half a second
-					// later: time for many more measurements.
-					time.AfterFunc(500*time.Millisecond, func() { close(over) })
-				}()
-				return types.HijackedResponse{Conn: c1, Reader: bufio.NewReader(c1)}, nil
-			}
+				ended.Store(true)
+				// The run learns of the command's end half a second later:
+				// time for many more measurements.
+				time.AfterFunc(500*time.Millisecond, func() { close(over) })
+			})
 			s := fakeSpec()
 			s.MeterBinary = os.Args[0]
 			s.MeterDelay = time.Nanosecond
