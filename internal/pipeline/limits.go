@@ -132,11 +132,11 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 		l.Outcome, l.Adjusted = commandlog.OutcomeFailed, false
 		peak := ""
 		if res.Usage.DiskPeak > 0 {
-			peak = " (measured " + units.BytesSize(float64(res.Usage.DiskPeak)) + ")"
-		}
-		if res.Usage.DiskDeleted > 0 {
-			peak = " (measured " + units.BytesSize(float64(res.Usage.DiskPeak)) + ", of which " +
-				units.BytesSize(float64(res.Usage.DiskDeleted)) + " held by files deleted while still open)"
+			peak = " (measured " + units.BytesSize(float64(res.Usage.DiskPeak))
+			if res.Usage.DiskDeleted > 0 {
+				peak += ", of which " + units.BytesSize(float64(res.Usage.DiskDeleted)) + " held by files deleted while still open"
+			}
+			peak += ")"
 		}
 		why := "its writable space passed the disk cap of " + units.BytesSize(float64(res.Limits.Disk)) + peak
 		if res.Usage.DiskError != "" && res.Usage.DiskPeak <= res.Limits.Disk {

@@ -73,6 +73,18 @@ func TestNameLimits(t *testing.T) {
 			env:       map[int]string{0: "disk-full"},
 		},
 		{
+			name: "files deleted while still open held most of it",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: "README.md line 4: x did not finish",
+				Commands: []commandlog.Command{{ID: "1", Command: "exec 3>x; rm x; head -c 5G /dev/zero >&3", Status: commandlog.StatusUnknown, Source: src(4)}}},
+			res: result(func(r *sandbox.Result) {
+				r.Stopped, r.Usage.DiskPeak, r.Usage.DiskDeleted = sandbox.StoppedDisk, 1100<<20, 1000<<20
+			}),
+			keyless: true, outcome: commandlog.OutcomeFailed,
+			reason:    []string{"disk cap of 1GiB (measured 1.074GiB, of which 1000MiB held by files deleted while still open)", "--disk"},
+			notReason: []string{"AI engine"},
+			env:       map[int]string{0: "disk-full"},
+		},
+		{
 			name: "the disk cap stops even an agent that claimed success",
 			log: &commandlog.Log{Engine: "claude-code", Outcome: commandlog.OutcomeSuccess, Adjusted: true,
 				Commands: []commandlog.Command{{ID: "1", Command: "npm ci", Status: commandlog.StatusUnknown}}},

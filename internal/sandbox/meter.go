@@ -41,10 +41,10 @@ import (
 // profile) checks IsMeter first, as it checks egress.IsProxy.
 const MeterProgram = "readme2demo-disk-meter"
 
-// MeterCapabilities are the disk meter's only capabilities: to read every
+// meterCapabilities are the disk meter's only capabilities: to read every
 // directory of the run (DAC_READ_SEARCH) and the descriptors of its
 // processes (SYS_PTRACE: files deleted while still open).
-var MeterCapabilities = []string{"DAC_READ_SEARCH", "SYS_PTRACE"}
+var meterCapabilities = []string{"DAC_READ_SEARCH", "SYS_PTRACE"}
 
 const (
 	meterBinDir   = "/r2d-meter"
@@ -415,8 +415,7 @@ func inspectCreated(ctx context.Context, d Docker, id string) (layer string, lab
 // The shared process namespace is what lets the meter see files deleted
 // while still open (deletedHeld), with CAP_SYS_PTRACE to read other users'
 // descriptors; its seccomp profile refuses the calls that would act on
-// another process (ptrace, process_vm_readv and _writev, pidfd_getfd,
-// kcmp). The sandbox sees the meter's processes and cannot trace or read
+// another process (meterRefused). The sandbox sees the meter's processes and cannot trace or read
 // them (it has no CAP_SYS_PTRACE); its root can kill them, which stops the
 // run as one whose disk use cannot be measured.
 func startMeter(ctx context.Context, d Docker, s Spec, id string, deadline time.Time, bin, layer string, r *runMeter) (*diskMeter, error) {
@@ -429,7 +428,7 @@ func startMeter(ctx context.Context, d Docker, s Spec, id string, deadline time.
 		NetworkMode:    "none",
 		PidMode:        container.PidMode("container:" + id),
 		CapDrop:        []string{"ALL"},
-		CapAdd:         MeterCapabilities,
+		CapAdd:         meterCapabilities,
 		SecurityOpt:    []string{"no-new-privileges:true"},
 		ReadonlyRootfs: true,
 		Init:           &init,

@@ -31,10 +31,11 @@ var seccompProfile = sync.OnceValue(func() string {
 // CAP_DAC_READ_SEARCH, as the meter has (to read every directory of the
 // run), and with it a process can open any file of the host's file system
 // by its handle; it allows ptrace(2), process_vm_readv(2) and _writev,
-// process_madvise(2), pidfd_getfd(2) and kcmp(2) to one with CAP_SYS_PTRACE, as the meter has
-// (to read the descriptors of the sandbox's processes, whose process
-// namespace it shares), and with them it could read or change those
-// processes. The meter only walks directories and reads /proc.
+// process_madvise(2), pidfd_getfd(2) and kcmp(2) to one with
+// CAP_SYS_PTRACE, as the meter has (to read the descriptors of the
+// sandbox's processes, whose process namespace it shares), and with them
+// it could read or change those processes. The meter only walks
+// directories and reads /proc.
 func meterSeccompOption() string { return meterSeccompProfile() }
 
 var meterSeccompProfile = sync.OnceValue(func() string {
@@ -45,7 +46,7 @@ var meterSeccompProfile = sync.OnceValue(func() string {
 var meterRefused = []string{"open_by_handle_at", "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd", "kcmp"}
 
 // profileRefusing is the SecurityOpt of Docker's default seccomp profile
-// with the syscalls names failing with errno; every other rule, the
+// with the named syscalls failing with errno; every other rule, the
 // default action included, is the default profile's.
 func profileRefusing(names []string, errno unix.Errno, why string) string {
 	p := seccomp.DefaultProfile()
