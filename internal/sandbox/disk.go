@@ -138,6 +138,9 @@ func watchDisk(ctx context.Context, d Docker, id string, s Spec, feed *meterFeed
 			// What a tree past the path limit holds cannot be measured:
 			// a cap that cannot be checked is not left unchecked.
 			w.failed, w.lastErr = true, errors.New("the run made a directory tree deeper than the system's path limit (4096 bytes of path), so what it holds cannot be measured")
+		case u.Descriptors > maxDescriptors:
+			// Reading them all would leave the cap unchecked for seconds.
+			w.failed, w.lastErr = true, fmt.Errorf("the run held more than %d open descriptors, so what files deleted while still open hold cannot be measured", maxDescriptors)
 		case u.Taken() > s.Disk:
 			w.over = true
 		case meter != nil && u.Inodes > s.Inodes:

@@ -307,3 +307,24 @@ func TestMeterStartsAfterTheSandbox(t *testing.T) {
 		mu.Unlock()
 	}
 }
+
+// A run that holds more descriptors than the meter reads in a measurement
+// cannot have what its deleted files hold measured: it is stopped, named.
+func TestTooManyDescriptorsToMeasureStopTheRun(t *testing.T) {
+	d, killed := hangingDocker(t)
+	d.inspect = func(string, bool) (container.InspectResponse, error) {
+		return overlayLayer(inspected(0, !*killed, false)), nil
+	}
+	meteredDocker(d, nil, func(time.Duration) DirSize {
+		return DirSize{Bytes: 1 << 20, Inodes: 10, Descriptors: maxDescriptors + 1}
+	}, func(container.ExecOptions) {})
+	s := fakeSpec()
+	s.MeterBinary = os.Args[0]
+	s.MeterDelay = time.Nanosecond
+	s.Timeout = 20 * time.Second
+	res, err := Run(context.Background(), d, s)
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
+	assert.Check(t, *killed)
+	assert.Check(t, is.Contains(res.Usage.DiskError, "held more than 100000 open descriptors"))
+}

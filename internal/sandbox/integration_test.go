@@ -531,6 +531,14 @@ func TestRunFileBombsAreStopped(t *testing.T) {
 			`for i in 1 2 3 4 5 6; do head -c 32M /dev/zero >&$fd; sleep 0.1; done; done`,
 		disk: 384 << 20, stopped: sandbox.StoppedDisk, diskPassed: true, deletedCounted: true,
 	}, {
+		// More descriptors than the meter reads in a measurement (16
+		// processes of 7,500, within the strict profile's nofile limit):
+		// what deleted files they might hold cannot be measured.
+		name: "more descriptors than can be read",
+		command: `cd /workspace && for i in $(seq 1 16); do python3 -c 'import os, time; f = os.open("held", os.O_CREAT | os.O_WRONLY); ` +
+			`[os.dup(f) for _ in range(7500)]; time.sleep(30)' & done; sleep 20`,
+		stopped: sandbox.StoppedDisk, diskErrorHas: "open descriptors",
+	}, {
 		// A tree deeper than the path limit (2,400 levels of "dd/", made
 		// 300 at a time: one cd per level past the limit is slow in bash)
 		// with 600 MiB written slowly at its bottom: the meter cannot walk

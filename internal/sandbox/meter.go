@@ -65,8 +65,8 @@ func IsMeter(arg0 string) bool { return filepath.Base(arg0) == MeterProgram }
 // it); with PROC a proc file system (not "-"), each measurement adds the
 // space that files deleted while still open hold in the processes it
 // shows (deletedHeld). A line is "BYTES UNREADABLE WALK_NANOSECONDS INODES
-// TOO_DEEP DELETED" (see DirSize and DirUsage). It returns the exit
-// status.
+// TOO_DEEP DELETED DESCRIPTORS" (see DirSize and DirUsage). It returns the
+// exit status.
 func MeterMain(args []string, stdout, stderr io.Writer) int {
 	usage := func() int {
 		fmt.Fprintf(stderr, "usage: %s measure DIR... | watch POLL_NS CAP_BYTES CAP_INODES PROC|- DIR...\n", MeterProgram)
@@ -106,7 +106,7 @@ func watchDirs(poll time.Duration, caps DirSize, proc string, dirs []string, std
 		start := time.Now()
 		u := DirUsage(dirs...)
 		if proc != "" {
-			u.Deleted = deletedHeld(proc)
+			u.Deleted, u.Descriptors = deletedHeld(proc)
 		}
 		walk := time.Since(start)
 		if _, err := fmt.Fprintln(stdout, u.line(walk)); err != nil {
@@ -127,12 +127,20 @@ func watchDirs(poll time.Duration, caps DirSize, proc string, dirs []string, std
 // those whose path was too long to read (ENAMETOOLONG): a tree deeper
 // than the system's path limit, which the meter cannot measure. Deleted
 // is the space held by files deleted while still open (deletedHeld),
-// which no walk can see.
+// which no walk can see, and Descriptors how many descriptors were read
+// to find them (past maxDescriptors, not all were).
 type DirSize struct {
 	Bytes, Inodes       int64
 	Unreadable, TooDeep int
 	Deleted             int64
+	Descriptors         int
 }
+
+// maxDescriptors bounds the descriptors the meter reads in a measurement
+// (reading one costs about 10 µs): a run that holds more cannot have what
+// its deleted files hold measured, and is stopped like one whose tree is
+// too deep to walk. A README's own programs hold a few thousand.
+const maxDescriptors = 100_000
 
 // Taken is the space the run takes: what the walk found and what files
 // deleted while still open hold.
@@ -146,7 +154,7 @@ type fileStat struct {
 
 // line is the meter's output line for u, measured in walk.
 func (u DirSize) line(walk time.Duration) string {
-	return fmt.Sprintf("%d %d %d %d %d %d", u.Bytes, u.Unreadable, walk.Nanoseconds(), u.Inodes, u.TooDeep, u.Deleted)
+	return fmt.Sprintf("%d %d %d %d %d %d %d", u.Bytes, u.Unreadable, walk.Nanoseconds(), u.Inodes, u.TooDeep, u.Deleted, u.Descriptors)
 }
 
 // parseMeterLine reads a line of the meter's output.
@@ -154,9 +162,9 @@ func parseMeterLine(line string) (DirSize, time.Duration, error) {
 	var u DirSize
 	var walk int64
 	var rest string
-	n, _ := fmt.Sscanf(line, "%d %d %d %d %d %d%s", &u.Bytes, &u.Unreadable, &walk, &u.Inodes, &u.TooDeep, &u.Deleted, &rest)
-	if n != 6 || u.Bytes < 0 || u.Inodes < 0 || walk < 0 || u.TooDeep < 0 || u.Deleted < 0 {
-		return DirSize{}, 0, fmt.Errorf("read disk meter output %q: want BYTES UNREADABLE WALK_NS INODES TOO_DEEP DELETED", clipString(line, 200))
+	n, _ := fmt.Sscanf(line, "%d %d %d %d %d %d %d%s", &u.Bytes, &u.Unreadable, &walk, &u.Inodes, &u.TooDeep, &u.Deleted, &u.Descriptors, &rest)
+	if n != 7 || u.Bytes < 0 || u.Inodes < 0 || walk < 0 || u.TooDeep < 0 || u.Deleted < 0 || u.Descriptors < 0 {
+		return DirSize{}, 0, fmt.Errorf("read disk meter output %q: want BYTES UNREADABLE WALK_NS INODES TOO_DEEP DELETED DESCRIPTORS", clipString(line, 200))
 	}
 	return u, time.Duration(walk), nil
 }

@@ -76,12 +76,19 @@ func TestDeletedHeldFindsFilesDeletedWhileOpen(t *testing.T) {
 	assert.NilError(t, os.Symlink(pid, filepath.Join(proc, "101")))
 	assert.NilError(t, os.Symlink(pid, filepath.Join(proc, "self")))
 
-	got := deletedHeld(proc)
+	got, fds := deletedHeld(proc)
 	assert.Check(t, got >= 3<<20 && got < 3<<20+64<<10, "held %d bytes, want the 3 MiB deleted file once", got)
-	assert.Check(t, is.Equal(deletedHeld(filepath.Join(dir, "missing")), int64(0)))
+	assert.Check(t, fds >= 2*7, "read %d descriptors: the holder's 7, twice", fds)
+	got, fds = deletedHeld(filepath.Join(dir, "missing"))
+	assert.Check(t, is.Equal(got, int64(0)))
+	assert.Check(t, is.Equal(fds, 0))
+	// Reading stops at the limit.
+	_, fds = deletedHeldBy(pid, map[[2]uint64]bool{}, 2)
+	assert.Check(t, is.Equal(fds, 2))
 
 	// Closed in every process, the space is free and nothing is held.
 	assert.NilError(t, holder.Process.Kill())
 	_ = holder.Wait()
-	assert.Check(t, is.Equal(deletedHeld(proc), int64(0)))
+	got, _ = deletedHeld(proc)
+	assert.Check(t, is.Equal(got, int64(0)))
 }
