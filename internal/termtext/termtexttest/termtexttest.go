@@ -43,6 +43,8 @@ var Hidden = []Piece{
 var Controls = []Piece{
 	{"SGR 8", "\x1b[8mconcealed\x1b[28m"},
 	{"SGR 1;8", "\x1b[1;8;31mbold-concealed\x1b[0m"},
+	{"SGR 008", "\x1b[1;008mpadded-concealed\x1b[0m"},
+	{"SGR 0038;2;8", "\x1b[0038;2;8mshort-colour\x1b[0m"},
 	{"C1 NEL", "\u0085"}, {"C1 CSI", "\u009b2J"}, {"C1 OSC", "\u009d0;c1-title\u009c"}, {"C1 DCS", "\u0090q\u009c"},
 	{"OSC title", "\x1b]0;osc-title\x07"},
 	{"OSC 52", "\x1b]52;c;cHduZWQ=\x07"},
@@ -152,7 +154,7 @@ func Problems(s string, surface Surface) []string {
 		case r == 0x1b:
 			if m := sgr.FindString(s[i:]); m != "" && surface == Terminal {
 				if conceals(m) {
-					bad(i, "conceal")
+					bad(i, "conceal or an ambiguous colour")
 				}
 				n = len(m)
 				break
@@ -188,20 +190,30 @@ func hidden(r rune) bool {
 func isVS(r rune) bool { return r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef }
 
 // conceals reports whether a colour sequence turns conceal (8) on, read
-// field by field: the arguments of an extended colour (38;5;8) are not
-// attributes.
+// field by field (the arguments of an extended colour, 38;5;8, are not
+// attributes), or is in a form a terminal may read otherwise: a number
+// with a leading zero (008 is 8), an extended colour whose colour space
+// or arguments are missing or unknown.
 func conceals(m string) bool {
 	fields := strings.Split(strings.TrimSuffix(strings.TrimPrefix(m, "\x1b["), "m"), ";")
 	for i := 0; i < len(fields); i++ {
+		for _, sub := range strings.Split(fields[i], ":") {
+			if len(sub) > 1 && sub[0] == '0' {
+				return true
+			}
+		}
 		switch fields[i] {
 		case "8":
 			return true
 		case "38", "48", "58":
-			if i+1 < len(fields) && fields[i+1] == "5" {
-				i += 2
-			} else if i+1 < len(fields) && fields[i+1] == "2" {
-				i += 4
+			n := 0
+			if i+1 < len(fields) {
+				n = map[string]int{"5": 2, "2": 4}[fields[i+1]]
 			}
+			if n == 0 || i+n >= len(fields) {
+				return true
+			}
+			i += n
 		}
 	}
 	return false
