@@ -46,11 +46,15 @@ func deletedHeld(proc string) (held int64, fds int) {
 // reading at most limit descriptors, each file once across the calls that
 // share seen.
 func deletedHeldBy(dir string, seen map[[2]uint64]bool, limit int) (held int64, fds int) {
-	ents, err := os.ReadDir(filepath.Join(dir, "fd"))
+	d, err := os.Open(filepath.Join(dir, "fd"))
 	if err != nil {
 		return 0, 0 // gone, or not ours to read
 	}
-	for _, fd := range ents[:min(len(ents), limit)] {
+	// At most limit names, read as they come: not a process's million
+	// descriptors in memory, sorted.
+	ents, _ := d.ReadDir(limit)
+	d.Close()
+	for _, fd := range ents {
 		fds++
 		p := filepath.Join(dir, "fd", fd.Name())
 		// A deleted file's link says so; reading the link costs half a
