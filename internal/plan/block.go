@@ -210,11 +210,14 @@ func (pl *planner) judge(b readme.Block, cands []candidate, base Decision, all *
 	return out
 }
 
+// containerSetup are the programs that only put files in place.
+var containerSetup = map[string]bool{"cd": true, "cp": true, "mv": true, "mkdir": true, "touch": true, "chmod": true, "ln": true}
+
 // withSkippedGoal skips the commands of a block that only prepare a
 // skipped step after them: fetching and bootstrapping another platform's
 // package manager (`git clone …/vcpkg`, `cd vcpkg`, `./bootstrap-vcpkg.sh`
-// before `./vcpkg install x`), or committing what a skipped `git push`
-// would publish.
+// before `./vcpkg install x`), the files a skipped container reads, or
+// committing what a skipped `git push` would publish.
 func (pl *planner) withSkippedGoal(es []Entry) {
 	for i, goal := range es {
 		if goal.Run || goal.Command == "" {
@@ -233,6 +236,14 @@ func (pl *planner) withSkippedGoal(es []Entry) {
 			prepares = func(s simple) bool {
 				_, _, isClone := clone(s)
 				return isClone || s.name() == "cd" || buildStep(s) || pkgIndexUpdate(s) && sameManager(s, goal.Command)
+			}
+		case goal.Kind == KindContainer:
+			// The files a container reads, made just before it starts
+			// (`cp .env.example .env`, `mkdir data`, `cd deploy`): with the
+			// container not run, they check nothing.
+			prepares = func(s simple) bool {
+				_, _, isClone := clone(s)
+				return isClone || containerSetup[s.name()]
 			}
 		case goal.cause&causeGitPush != 0:
 			prepares = func(s simple) bool {

@@ -10,6 +10,35 @@ import (
 // the lines typed inside a container it would have entered.
 var containerCases = []planCase{
 	{
+		name: "the files a skipped container reads, put in place just before it, go with it",
+		readme: here.Doc(`
+			# app
+
+			~~~sh
+			git clone https://github.com/acme/app-deploy
+			cd app-deploy
+			cp .env.example .env
+			mkdir -p data
+			docker compose up -d
+			~~~
+
+			~~~sh
+			cp .env.example .env.test
+			make test
+			~~~
+		`),
+		repo: repoWith("acme/app", ".env.example", "Makefile"),
+		want: here.Doc(`
+			4 skip prepares git clone https://github.com/acme/app-deploy
+			5 skip prepares cd app-deploy
+			6 skip prepares cp .env.example .env
+			7 skip prepares mkdir -p data
+			8 skip container docker compose up -d
+			12 probe command cp .env.example .env.test
+			13 probe command make test
+		`),
+	},
+	{
 		name: "a cluster client that only prints its version or help needs no cluster",
 		readme: here.Doc(`
 			# k9s
