@@ -93,8 +93,9 @@ func parseRunnerTranscript(engine string, r io.Reader, sink Sink) (*commandlog.L
 	}
 	l := b.finish(v.Reason(func(f *runner.Failure) string { return runnerAdvice(engine, f) }))
 	if v.Blocked() {
-		// Nothing could be checked: the runner's verdict, as an agent's
-		// BLOCKED would be (without a marker: the runner writes none).
+		// Nothing could be checked (every guess failed, or the README
+		// needs what the sandbox lacks): the runner's verdict, as an
+		// agent's BLOCKED would be (without a marker: the runner writes none).
 		l.Outcome = commandlog.OutcomeBlocked
 	}
 	if v.End == runner.EndNothingToRun {

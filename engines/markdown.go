@@ -45,6 +45,7 @@ package engines
 // at the end; `exit` or `set -e` ending the shell ends the run there.
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
@@ -150,6 +151,9 @@ func markdownPlan(in RunInput) runner.Plan {
 	}
 	if len(rp.Steps) == 0 {
 		rp.NothingToRun = p.NothingToRun()
+		if e, ok := p.SandboxLacks(); ok {
+			rp.SandboxLacks = e.File + " line " + strconv.Itoa(e.Line) + ": " + e.Reason
+		}
 	}
 	return rp
 }

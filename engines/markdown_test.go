@@ -269,6 +269,42 @@ func TestMarkdownNoShellBlocks(t *testing.T) {
 	assert.Assert(t, strings.Contains(l.OutcomeReason, "nothing to run: none of the 1 code blocks of README.md has a command to run on Linux (line 4: python code, not shell)"), l.OutcomeReason)
 }
 
+// A README whose commands need Docker has nothing to run in the sandbox:
+// the run is blocked by the sandbox (exit status 3), never failed like a
+// broken README, and never a success on the side steps (the cp that only
+// puts the container's file in place); a README with nothing to run for
+// another reason stays failed.
+func TestMarkdownNeedsWhatTheSandboxLacksIsBlocked(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, md string
+		want     commandlog.Outcome
+		lacks    string
+	}{
+		{"compose after a cp", "# app\n\n## Quick start\n\n```sh\ncp .env.example .env\ndocker compose up -d\n```\n",
+			commandlog.OutcomeBlocked, "(README.md line 7: needs Docker"},
+		{"a Docker section only", "# app\n\n## Docker\n\n```sh\ndocker run --rm -p 8080:80 example/app\n```\n",
+			commandlog.OutcomeBlocked, "(README.md line 6: "},
+		{"another platform only", "# app\n\n## macOS\n\n```sh\nbrew install app\n```\n",
+			commandlog.OutcomeFailed, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l, _ := runLocal(t, MarkdownName, readmePlan(tc.md), nil)
+			assert.Equal(t, len(l.Commands), 0)
+			assert.Equal(t, l.Outcome, tc.want, l.OutcomeReason)
+			assert.Equal(t, l.OutcomeCause, commandlog.CauseNothingToRun)
+			assert.NilError(t, commandlog.Validate(l))
+			if tc.lacks == "" {
+				assert.Assert(t, !strings.Contains(l.OutcomeReason, "the sandbox does not have"), l.OutcomeReason)
+				return
+			}
+			assert.Assert(t, strings.Contains(l.OutcomeReason, "the README's commands need what the sandbox does not have "+tc.lacks), l.OutcomeReason)
+			assert.Assert(t, strings.Contains(l.OutcomeReason, "not a failure of the README"), l.OutcomeReason)
+		})
+	}
+}
+
 func TestMarkdownForgedSuccessDoesNotPass(t *testing.T) {
 	t.Parallel()
 	// A README command appends a fake SUCCESS summary to the transcript and

@@ -46,9 +46,10 @@ type Cause string
 // The causes.
 const (
 	// CauseNothingToRun is a keyless run whose README has no command to
-	// run: its outcome is failed and it has no commands, because schema v1
-	// has no outcome of its own for it; the Action's `fail-on` counts it
-	// as no-commands.
+	// run: it has no commands, and its outcome is failed, because schema v1
+	// has no outcome of its own for it, or blocked where what the README
+	// runs needs what the sandbox lacks (Docker); the Action's `fail-on`
+	// counts it as no-commands.
 	CauseNothingToRun Cause = "nothing-to-run"
 )
 
@@ -596,8 +597,8 @@ func (v *Validator) Finish(l *Log) error {
 	switch l.OutcomeCause {
 	case "":
 	case CauseNothingToRun:
-		if l.Outcome != OutcomeFailed || v.commands > 0 {
-			v.add("outcome_cause %q needs outcome failed and no commands", l.OutcomeCause)
+		if l.Outcome != OutcomeFailed && l.Outcome != OutcomeBlocked || v.commands > 0 {
+			v.add("outcome_cause %q needs outcome failed or blocked and no commands", l.OutcomeCause)
 		}
 	default:
 		v.add("outcome_cause %q is not %s", l.OutcomeCause, CauseNothingToRun)

@@ -131,6 +131,23 @@ func (p *Plan) NothingToRun() string {
 	return fmt.Sprintf("%s: none of the %d code blocks of %s has a command to run on Linux (%s%s)", commandlog.NothingToRun, p.Blocks, p.File, strings.Join(parts, "; "), more)
 }
 
+// SandboxLacks returns, for a plan that runs nothing, the first line it
+// skipped because it needs what the sandbox lacks (a container engine, a
+// cluster): such a README cannot be checked here, which says nothing about
+// whether it works. ok is false when the plan runs something or no such
+// line decided it.
+func (p *Plan) SandboxLacks() (e Entry, ok bool) {
+	if len(p.Run()) > 0 {
+		return Entry{}, false
+	}
+	for _, e := range p.Entries {
+		if e.Kind == KindContainer || e.Command != "" && usesContainers(simples(lex(e.Command))) != "" {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
 // Make plans a README.
 func Make(src []byte, o Options) *Plan {
 	file := o.File

@@ -32,3 +32,13 @@ func TestNothingToRunIsKnownByItsCause(t *testing.T) {
 		})
 	}
 }
+
+// A README whose commands need what the sandbox lacks (Docker) has nothing
+// to run and could not be checked: its verdict says blocked, not "nothing
+// to test", while the Action still counts it as no-commands.
+func TestNothingToRunBlockedBySandboxSaysBlocked(t *testing.T) {
+	l := &commandlog.Log{Outcome: commandlog.OutcomeBlocked, OutcomeCause: commandlog.CauseNothingToRun,
+		OutcomeReason: commandlog.NothingToRun + ": … needs Docker: the sandbox has no container engine"}
+	assert.Assert(t, report.NothingToRun(l))
+	assert.Equal(t, report.Verdict(l), "⛔ Blocked: the README could not be checked here")
+}

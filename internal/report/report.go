@@ -170,7 +170,8 @@ func (r *renderer) render() string {
 
 // NothingToRun reports a keyless run that found no README command to run:
 // a no-commands case, not a failed README, though schema v1 makes its
-// outcome "failed". The log says so as a fact, its outcome_cause.
+// outcome "failed" (or "blocked", where the README's commands need what
+// the sandbox lacks). The log says so as a fact, its outcome_cause.
 func NothingToRun(l *commandlog.Log) bool {
 	return l.OutcomeCause == commandlog.CauseNothingToRun
 }
@@ -178,7 +179,7 @@ func NothingToRun(l *commandlog.Log) bool {
 // Verdict is the one-line verdict for a log, such as "✅ The README works".
 func Verdict(l *commandlog.Log) string {
 	switch {
-	case NothingToRun(l):
+	case NothingToRun(l) && l.Outcome != commandlog.OutcomeBlocked:
 		return "⚪ Nothing to run: no README command to test"
 	case l.Outcome == commandlog.OutcomeSuccess && l.Adjusted:
 		return "⚠️ The README works, with adjustments"

@@ -76,7 +76,7 @@ type Parser struct {
 	probesPassed, probesFailed int
 	planned                    int
 	script                     string
-	nothing                    string
+	nothing, lacks             string
 	summary                    *summaryV1
 	errText                    string
 }
@@ -109,7 +109,7 @@ func (p *Parser) Record(v *jsonv.Value) {
 		if r.Steps >= 0 {
 			p.planned = r.Steps
 		}
-		p.script, p.nothing = r.Script, r.NothingToRun
+		p.script, p.nothing, p.lacks = r.Script, r.NothingToRun, r.SandboxLacks
 	case *Note, *Stop:
 	case *Skip:
 		// Older runners wrote {line, text} for a skipped block: no
@@ -281,7 +281,7 @@ func (p *Parser) Verdict() Verdict {
 	case strings.HasPrefix(strings.TrimSpace(text), "SUCCESS"):
 		v.End = EndPassed
 	case p.summary.Text == nil:
-		v.End, v.Text = EndNothingToRun, p.nothing
+		v.End, v.Text, v.SandboxLacks = EndNothingToRun, p.nothing, p.lacks
 	default:
 		v.End, v.Text = EndSaidFailed, strings.TrimSpace(strings.TrimPrefix(text, "FAILED:"))
 	}

@@ -49,6 +49,9 @@ type PlanRecord struct {
 	// NothingToRun is why the plan has no step ("" when it has some);
 	// runner 1 wrote it in the summary's text.
 	NothingToRun string `json:"nothing_to_run,omitempty"`
+	// SandboxLacks names the line that needs what the sandbox does not
+	// have, when that is why the plan has no step.
+	SandboxLacks string `json:"sandbox_lacks,omitempty"`
 	// Script is the runner's own path as bash names it in its error
 	// messages (stripped from the output); the runner fills it in, so it
 	// is the last field.

@@ -21,7 +21,7 @@
 //
 // Transcript, one JSON record per line, "type" is
 //
-//	plan              {runner, engine, origin, steps, nothing_to_run, script}   first
+//	plan              {runner, engine, origin, steps, nothing_to_run, sandbox_lacks, script}  first
 //	note              {line, text}                            hints not understood, replay notes
 //	skip              {file, line, command, reason}           a README command the plan skips
 //	install           {tool, line, command, skipped}          a README command that installs a tool
@@ -96,6 +96,10 @@ type Plan struct {
 	Notes    []Note
 	// NothingToRun is why there are no steps, for a plan without any.
 	NothingToRun string
+	// SandboxLacks names the line that needs what the sandbox does not
+	// have, when that is why a plan has no steps ("" otherwise): the run
+	// is then blocked, not failed.
+	SandboxLacks string
 }
 
 // Step is one command of the plan.
@@ -249,7 +253,7 @@ func Render(p Plan, paths Paths) []byte {
 		shell.Quote(paths.Transcript), shell.Quote(paths.Workspace), shell.Quote(paths.Work), shell.Quote(noWorkspace))
 	b.WriteString(script)
 	b.WriteString("\n# ---- the plan ----\n")
-	plan := record(PlanRecord{Type: TypePlan, Runner: Version, Engine: p.Engine, Origin: p.Origin, Steps: len(p.Steps), NothingToRun: p.NothingToRun})
+	plan := record(PlanRecord{Type: TypePlan, Runner: Version, Engine: p.Engine, Origin: p.Origin, Steps: len(p.Steps), NothingToRun: p.NothingToRun, SandboxLacks: p.SandboxLacks})
 	// The script's own path, as bash names it in error messages, is the
 	// plan record's last field.
 	b.WriteString("__r2d_json \"${BASH_SOURCE[0]}\"\n")

@@ -27,6 +27,9 @@ type Verdict struct {
 	AgentText string
 	// Probes counts the probes that failed (EndNoStep).
 	Probes int
+	// SandboxLacks names the line that needs what the sandbox does not
+	// have, when that is why nothing ran (EndNothingToRun).
+	SandboxLacks string
 }
 
 // Ending is how a transcript without a failing command ends.
@@ -44,8 +47,12 @@ const (
 )
 
 // Blocked reports a verdict that is neither the README's success nor its
-// failure: nothing could be checked (the log's outcome is blocked).
-func (v Verdict) Blocked() bool { return v.Failure == nil && v.End == EndNoStep }
+// failure: nothing could be checked (the log's outcome is blocked), as
+// every guess failed, or as what the README runs needs what the sandbox
+// does not have.
+func (v Verdict) Blocked() bool {
+	return v.Failure == nil && (v.End == EndNoStep || v.End == EndNothingToRun && v.SandboxLacks != "")
+}
 
 // Reason is the outcome reason of the verdict ("" when the run passed);
 // advice is what to add to a command's failure ("" for none).
@@ -70,6 +77,11 @@ func (v Verdict) Reason(advice func(*Failure) string) string {
 		return "the run ended without the runner's summary (it was killed)"
 	case EndPassed:
 		return ""
+	case EndNothingToRun:
+		if v.SandboxLacks != "" {
+			return v.Text + "; the README's commands need what the sandbox does not have (" + v.SandboxLacks +
+				"): it could not be checked here, which is a limit of the sandbox, not a failure of the README"
+		}
 	case EndNoStep:
 		what := fmt.Sprintf("the %d commands it ran on a guess (probes) all failed", v.Probes)
 		if v.Probes == 1 {
