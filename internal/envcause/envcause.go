@@ -299,7 +299,10 @@ func pidsExhausted(c Command, s Signals) bool {
 var (
 	dnsFailed = regexp.MustCompile(`Could not resolve host|Temporary failure in name resolution|Temporary failure resolving|` +
 		`Name or service not known|getaddrinfo (EAI_AGAIN|ENOTFOUND)|code EAI_AGAIN|no such host|unable to resolve host address|` +
-		`failed to resolve address|Name does not resolve|Could not resolve '`)
+		`failed to resolve address|Name does not resolve|Could not resolve '|`+
+		// Go's own resolver, asking a name server that does not answer
+		// (none is reachable); Java's name for a host it cannot resolve.
+		`lookup [\w.-]+ on [\w.:\[\]]+: (read|dial) udp|UnknownHostException`)
 	netUnreachable = regexp.MustCompile(`(?i)network is unreachable|ENETUNREACH`)
 	proxyRefused   = regexp.MustCompile(`CONNECT tunnel failed, response 403|Tunnel connection failed: 403|` +
 		`Proxy tunneling failed: Forbidden|Received HTTP code 403 from proxy|readme2demo egress proxy: .* refused`)
