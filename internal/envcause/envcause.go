@@ -302,7 +302,10 @@ var (
 		`failed to resolve address|Name does not resolve|Could not resolve '|`+
 		// Go's own resolver, asking a name server that does not answer
 		// (none is reachable); Java's name for a host it cannot resolve.
-		`lookup [\w.-]+ on [\w.:\[\]]+: (read|dial) udp|UnknownHostException`)
+		`lookup [\w.-]+ on [\w.:\[\]]+: (read|dial) udp|UnknownHostException|`+
+		// Bundler; Erlang's and Elixir's (mix, rebar3) inet error; Dart's
+		// pub; Zig's resolver; .NET's (NuGet) socket error.
+		`Could not reach host|:?nxdomain\b|Failed host lookup|(Temporary)?NameServerFailure|Resource temporarily unavailable \([\w.-]+:\d+\)`)
 	netUnreachable = regexp.MustCompile(`(?i)network is unreachable|ENETUNREACH`)
 	proxyRefused   = regexp.MustCompile(`CONNECT tunnel failed, response 403|Tunnel connection failed: 403|` +
 		`Proxy tunneling failed: Forbidden|Received HTTP code 403 from proxy|readme2demo egress proxy: .* refused`)
