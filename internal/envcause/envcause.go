@@ -41,6 +41,7 @@ const (
 	NoDocker      Kind = "no-docker"       // the sandbox has no Docker daemon, by design
 	NoSystemd     Kind = "no-systemd"      // the sandbox is a container: no systemd as PID 1
 	NoDisplay     Kind = "no-display"      // no display and no web browser: a command that opens one
+	MissingTool   Kind = "missing-tool"    // a program GitHub's hosted runners have that the sandbox image lacks
 )
 
 // Profiles and network policies as the sandbox and the pipeline name them.
@@ -168,6 +169,11 @@ func Classify(c Command, s Signals) (Cause, bool) {
 	}
 	if d, ok := networkDenied(out, s); ok {
 		return Cause{NetworkDenied, d}, true
+	}
+	if p := missingRunnerTool(out); p != "" {
+		return Cause{MissingTool, fmt.Sprintf("the sandbox image has no %s, which GitHub's hosted Ubuntu runners have preinstalled, "+
+			"so the README may well work there: run with an image that has it (--image, Action input `image`), "+
+			"or give its install in a code block the README runs", p)}, true
 	}
 	if askedQuestion(out) {
 		return Cause{StdinEOF, "it asked a question on standard input and read end of file: there is no terminal in the sandbox (as in CI); " +
@@ -299,10 +305,10 @@ func pidsExhausted(c Command, s Signals) bool {
 var (
 	dnsFailed = regexp.MustCompile(`Could not resolve host|Temporary failure in name resolution|Temporary failure resolving|` +
 		`Name or service not known|getaddrinfo (EAI_AGAIN|ENOTFOUND)|code EAI_AGAIN|no such host|unable to resolve host address|` +
-		`failed to resolve address|Name does not resolve|Could not resolve '|`+
+		`failed to resolve address|Name does not resolve|Could not resolve '|` +
 		// Go's own resolver, asking a name server that does not answer
 		// (none is reachable); Java's name for a host it cannot resolve.
-		`lookup [\w.-]+ on [\w.:\[\]]+: (read|dial) udp|UnknownHostException|`+
+		`lookup [\w.-]+ on [\w.:\[\]]+: (read|dial) udp|UnknownHostException|` +
 		// Bundler; Erlang's and Elixir's (mix, rebar3) inet error; Dart's
 		// pub; Zig's resolver; .NET's (NuGet) socket error.
 		`Could not reach host|:?nxdomain\b|Failed host lookup|(Temporary)?NameServerFailure|Resource temporarily unavailable \([\w.-]+:\d+\)`)

@@ -124,6 +124,15 @@ func TestClassify(t *testing.T) {
 		{"systemd not PID 1", Command{ExitCode: code(1), Output: "System has not been booted with systemd as init system (PID 1). Can't operate.\nFailed to connect to bus: Host is down\n"}, dev, NoSystemd, nil},
 		{"another missing command is the README's", Command{ExitCode: code(127), Output: "bash: line 1: mydocker: command not found\n"}, dev, "", nil},
 
+		// ---- what GitHub's runners have and the image lacks ----
+		{"maven", Command{ExitCode: code(127), Output: "bash: line 1: mvn: command not found\n"}, dev, MissingTool, []string{"no mvn", "GitHub's hosted Ubuntu runners", "--image"}},
+		{"sudo dotnet", Command{ExitCode: code(1), Output: "sudo: dotnet: command not found\n"}, dev, MissingTool, []string{"no dotnet"}},
+		{"dash: php", Command{ExitCode: code(127), Output: "sh: 1: php: not found\n"}, dev, MissingTool, []string{"no php"}},
+		{"env: java", Command{ExitCode: code(127), Output: "env: 'java': No such file or directory\n"}, dev, MissingTool, []string{"no java"}},
+		{"a script's missing gradle", Command{ExitCode: code(127), Output: "Building…\n./build.sh: line 12: gradle: command not found\n"}, dev, MissingTool, []string{"no gradle"}},
+		{"the project's own program is the README's", Command{ExitCode: code(127), Output: "bash: line 1: mytool: command not found\n"}, dev, "", nil},
+		{"a word in a sentence is not a missing program", Command{ExitCode: code(1), Output: "error: the file mvn: command not found in the index, see above\n"}, dev, "", nil},
+
 		// ---- not the sandbox ----
 		{"success is never classified", Command{ExitCode: code(0), Output: "No space left on device\n"}, dev, "", nil},
 		{"an ordinary failure", Command{ExitCode: code(2), Output: "make: *** No rule to make target 'install'.  Stop.\n"}, dev, "", nil},
