@@ -61,6 +61,16 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 				"use the program's option that prints instead of opening (such as --print or --no-browser), or skip the block with <!-- readme2demo: skip -->",
 		},
 		{
+			name: "a program GitHub's runners have and the image lacks",
+			log: failedAt(commandlog.Command{Command: "mvn -B package", ExitCode: ip(127), Status: commandlog.StatusFailed,
+				Output: "bash: line 1: mvn: command not found\n"},
+				"README.md line 7: `mvn -B package` exited with 127 (mvn: command not found); the markdown engine runs only what the README's code blocks say"),
+			res: result(nil), outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 7 ("mvn -B package") failed because of the sandbox, not the README (missing-tool): ` +
+				"the sandbox image has no mvn, which GitHub's hosted Ubuntu runners have preinstalled, so the README may well work there: " +
+				"run with an image that has it (--image, Action input `image`), or give its install in a code block the README runs",
+		},
+		{
 			name: "a question nobody answered (the runner saw it read its input)",
 			log: failedAt(commandlog.Command{Command: "read -r -p 'Name? ' name", ExitCode: ip(1), Status: commandlog.StatusFailed,
 				Environment: &commandlog.Environment{Kind: string(eof.Kind), Detail: eof.Detail}},
