@@ -124,10 +124,16 @@ func generator(name string, args []string) string {
 }
 
 // follows names a command that runs until interrupted (tail -f), "" for
-// others.
+// others: besides the programs below, by the conventions of command lines,
+// a `--watch` option (tsc, jest, webpack, sass: rebuild on every change), a
+// `watch` subcommand (`gulp watch`, `tool watch`) and the logs of anything
+// followed (`tool logs -f`).
 func follows(cmds []simple) string {
 	for _, s := range cmds {
 		name, args := path.Base(s.name()), s.args()
+		if w := watches(name, args); w != "" {
+			return w
+		}
 		switch name {
 		case "tail", "journalctl", "less":
 			for _, a := range args {
@@ -135,9 +141,9 @@ func follows(cmds []simple) string {
 					return name + " " + a
 				}
 			}
-		case "docker", "podman", "kubectl":
-			if len(args) > 0 && args[0] == "logs" {
-				for _, a := range args {
+		default:
+			if i := slices.Index(args, "logs"); i >= 0 && i <= 1 { // tool logs -f, docker compose logs -f
+				for _, a := range args[i+1:] {
 					if a == "-f" || a == "--follow" {
 						return name + " logs " + a
 					}
@@ -147,6 +153,24 @@ func follows(cmds []simple) string {
 			if !s.piped { // `yes | installer`, `yes | head`: the reader ends it
 				return "yes"
 			}
+		}
+	}
+	return ""
+}
+
+// watches names a watcher: a `--watch` option that is not turned off, or
+// a `watch` subcommand; "" for others.
+func watches(name string, args []string) string {
+	if len(args) > 0 && args[0] == "watch" {
+		return name + " watch"
+	}
+	for i, a := range args {
+		opt, v, _ := strings.Cut(a, "=")
+		if (opt == "--watch" || opt == "--watchAll") && v != "false" && v != "0" {
+			if i > 0 {
+				return name + " … " + opt
+			}
+			return name + " " + opt
 		}
 	}
 	return ""

@@ -386,6 +386,35 @@ var interactiveCases = []planCase{
 		`),
 	},
 	{
+		name: "watchers by the conventions of command lines: --watch, a watch subcommand, followed logs",
+		rule: "runs-until-stopped",
+		readme: here.Doc(`
+			~~~sh
+			npx tsc --watch
+			jest --watchAll
+			tool build --watch=src
+			tool build --watch=false
+			gulp watch
+			tool logs -f
+			tool compose logs --follow web
+			tool logs
+			tool build src/watch
+			~~~
+		`),
+		repo: repoWith("acme/tool", "package.json", "src/watch"),
+		want: here.Doc(`
+			2 skip server npx tsc --watch
+			3 skip server jest --watchAll
+			4 skip server tool build --watch=src
+			5 probe command tool build --watch=false
+			6 skip server gulp watch
+			7 skip server tool logs -f
+			8 skip server tool compose logs --follow web
+			9 probe command tool logs
+			10 probe command tool build src/watch
+		`),
+	},
+	{
 		name: "servers and watchers",
 		rule: "server",
 		readme: here.Doc(`
