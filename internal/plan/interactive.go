@@ -159,9 +159,10 @@ func follows(cmds []simple) string {
 }
 
 // watches names a watcher: a `--watch` option that is not turned off, or
-// a `watch` subcommand; "" for others.
+// a `watch` subcommand of a program the system does not have (`gulp watch`;
+// not `ls watch`, `cat watch`, whose argument is a file); "" for others.
 func watches(name string, args []string) string {
-	if len(args) > 0 && args[0] == "watch" {
+	if len(args) > 0 && args[0] == "watch" && !defaultPrograms()[name] {
 		return name + " watch"
 	}
 	for i, a := range args {

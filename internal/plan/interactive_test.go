@@ -399,9 +399,10 @@ var interactiveCases = []planCase{
 			tool compose logs --follow web
 			tool logs
 			tool build src/watch
+			ls watch
 			~~~
 		`),
-		repo: repoWith("acme/tool", "package.json", "src/watch"),
+		repo: repoWith("acme/tool", "package.json", "src/watch", "watch"),
 		want: here.Doc(`
 			2 skip server npx tsc --watch
 			3 skip server jest --watchAll
@@ -412,6 +413,7 @@ var interactiveCases = []planCase{
 			8 skip server tool compose logs --follow web
 			9 probe command tool logs
 			10 probe command tool build src/watch
+			11 probe command ls watch
 		`),
 	},
 	{
