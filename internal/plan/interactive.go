@@ -131,7 +131,7 @@ func generator(name string, args []string) string {
 func follows(cmds []simple) string {
 	for _, s := range cmds {
 		name, args := path.Base(s.name()), s.args()
-		if w := watches(name, args); w != "" {
+		if w := watcher(name, args); w != "" {
 			return w
 		}
 		switch name {
@@ -139,14 +139,6 @@ func follows(cmds []simple) string {
 			for _, a := range args {
 				if a == "-f" || a == "-F" || a == "--follow" || strings.HasPrefix(a, "--follow=") {
 					return name + " " + a
-				}
-			}
-		default:
-			if i := slices.Index(args, "logs"); i >= 0 && i <= 1 { // tool logs -f, docker compose logs -f
-				for _, a := range args[i+1:] {
-					if a == "-f" || a == "--follow" {
-						return name + " logs " + a
-					}
 				}
 			}
 		case "yes":
@@ -158,12 +150,21 @@ func follows(cmds []simple) string {
 	return ""
 }
 
-// watches names a watcher: a `--watch` option that is not turned off, or
-// a `watch` subcommand of a program the system does not have (`gulp watch`;
-// not `ls watch`, `cat watch`, whose argument is a file); "" for others.
-func watches(name string, args []string) string {
+// watcher names a command that runs until interrupted by the conventions
+// of command lines: a `--watch` option that is not turned off, a `watch`
+// subcommand of a program the system does not have (`gulp watch`; not `ls
+// watch`, `cat watch`, whose argument is a file), or followed logs (`tool
+// logs -f`, `docker compose logs --follow`); "" for others.
+func watcher(name string, args []string) string {
 	if len(args) > 0 && args[0] == "watch" && !defaultPrograms()[name] {
 		return name + " watch"
+	}
+	if i := slices.Index(args, "logs"); i >= 0 && i <= 1 {
+		for _, a := range args[i+1:] {
+			if a == "-f" || a == "--follow" {
+				return name + " logs " + a
+			}
+		}
 	}
 	for i, a := range args {
 		opt, v, _ := strings.Cut(a, "=")
