@@ -198,16 +198,25 @@ func TestInodeCapDefaults(t *testing.T) {
 // A tree the meter cannot walk (deeper than the path limit) stops the run
 // as one whose disk use cannot be checked, saying why.
 func TestTreeTooDeepToMeasureStopsTheRun(t *testing.T) {
-	d, killed := hangingDocker(t)
-	d.inspect = func(_ string, withSize bool) (container.InspectResponse, error) {
-		return overlayLayer(inspected(0, !*killed, false)), nil
-	}
-	meteredDocker(d, nil, func(since time.Duration) DirSize {
+	res := runStoppedUnmeasured(t, func(since time.Duration) DirSize {
 		if since > 50*time.Millisecond {
 			return DirSize{Bytes: 1 << 20, Inodes: 3000, TooDeep: 1}
 		}
 		return DirSize{Bytes: 1 << 20, Inodes: 10}
-	}, func(container.ExecOptions) {})
+	})
+	assert.Check(t, is.Contains(res.Usage.DiskError, "a directory tree deeper than the system's path limit"))
+}
+
+// runStoppedUnmeasured runs a fake sandbox whose meter measures as measure
+// says, and checks that the run was stopped as one whose disk use cannot
+// be measured, its container killed.
+func runStoppedUnmeasured(t *testing.T, measure func(since time.Duration) DirSize) *Result {
+	t.Helper()
+	d, killed := hangingDocker(t)
+	d.inspect = func(string, bool) (container.InspectResponse, error) {
+		return overlayLayer(inspected(0, !*killed, false)), nil
+	}
+	meteredDocker(d, nil, measure, func(container.ExecOptions) {})
 	s := fakeSpec()
 	s.MeterBinary = os.Args[0]
 	s.MeterDelay = time.Nanosecond
@@ -216,7 +225,7 @@ func TestTreeTooDeepToMeasureStopsTheRun(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
 	assert.Check(t, *killed)
-	assert.Check(t, is.Contains(res.Usage.DiskError, "a directory tree deeper than the system's path limit"))
+	return res
 }
 
 // The meter runs in the sandbox's process namespace and ends with the
@@ -311,20 +320,8 @@ func TestMeterStartsAfterTheSandbox(t *testing.T) {
 // A run that holds more descriptors than the meter reads in a measurement
 // cannot have what its deleted files hold measured: it is stopped, named.
 func TestTooManyDescriptorsToMeasureStopTheRun(t *testing.T) {
-	d, killed := hangingDocker(t)
-	d.inspect = func(string, bool) (container.InspectResponse, error) {
-		return overlayLayer(inspected(0, !*killed, false)), nil
-	}
-	meteredDocker(d, nil, func(time.Duration) DirSize {
+	res := runStoppedUnmeasured(t, func(time.Duration) DirSize {
 		return DirSize{Bytes: 1 << 20, Inodes: 10, Descriptors: maxDescriptors + 1}
-	}, func(container.ExecOptions) {})
-	s := fakeSpec()
-	s.MeterBinary = os.Args[0]
-	s.MeterDelay = time.Nanosecond
-	s.Timeout = 20 * time.Second
-	res, err := Run(context.Background(), d, s)
-	assert.NilError(t, err)
-	assert.Check(t, is.Equal(res.Stopped, StoppedDisk))
-	assert.Check(t, *killed)
+	})
 	assert.Check(t, is.Contains(res.Usage.DiskError, "held more than 100000 open descriptors"))
 }
