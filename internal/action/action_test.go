@@ -312,25 +312,28 @@ func TestExitPolicy(t *testing.T) {
 }
 
 // A keyless run with nothing to run is the no-commands case, not a failed
-// README: it fails the step only when fail-on lists no-commands.
+// README, nor a blocked one where its commands need what the sandbox
+// lacks: it fails the step only when fail-on lists no-commands.
 func TestNothingToRunIsNoCommands(t *testing.T) {
-	for _, tc := range []struct {
-		failOn string
-		want   int
-	}{{"", exitcode.Failed}, {"failed", exitcode.OK}, {"no-commands", exitcode.Failed}, {"failed,blocked", exitcode.OK}} {
-		t.Run("fail-on "+tc.failOn, func(t *testing.T) {
-			h := newHarness(t, "event_pull_request.json")
-			h.env["INPUT_FAIL_ON"] = tc.failOn
-			h.env["INPUT_COMMENT"] = "never"
-			h.mutate = func(l *commandlog.Log) {
-				l.Engine, l.Outcome, l.Commands, l.Markers = "markdown", commandlog.OutcomeFailed, nil, nil
-				l.OutcomeReason = "nothing to run: none of the 1 code blocks of README.md has a command to run on Linux (line 4: go code, not shell)"
-				l.OutcomeCause = commandlog.CauseNothingToRun
-			}
-			r := h.run()
-			assert.Check(t, is.Equal(r.code, tc.want), r.stdout)
-			assert.Check(t, is.Equal(r.outputs["outcome"], "failed"), "schema v1 outcome")
-		})
+	for _, outcome := range []commandlog.Outcome{commandlog.OutcomeFailed, commandlog.OutcomeBlocked} {
+		for _, tc := range []struct {
+			failOn string
+			want   int
+		}{{"", exitcode.Failed}, {"failed", exitcode.OK}, {"no-commands", exitcode.Failed}, {"failed,blocked", exitcode.OK}} {
+			t.Run(string(outcome)+" fail-on "+tc.failOn, func(t *testing.T) {
+				h := newHarness(t, "event_pull_request.json")
+				h.env["INPUT_FAIL_ON"] = tc.failOn
+				h.env["INPUT_COMMENT"] = "never"
+				h.mutate = func(l *commandlog.Log) {
+					l.Engine, l.Outcome, l.Commands, l.Markers = "markdown", outcome, nil, nil
+					l.OutcomeReason = "nothing to run: none of the 1 code blocks of README.md has a command to run on Linux (line 4: go code, not shell)"
+					l.OutcomeCause = commandlog.CauseNothingToRun
+				}
+				r := h.run()
+				assert.Check(t, is.Equal(r.code, tc.want), r.stdout)
+				assert.Check(t, is.Equal(r.outputs["outcome"], string(outcome)), "schema v1 outcome")
+			})
+		}
 	}
 }
 
