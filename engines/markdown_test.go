@@ -285,6 +285,8 @@ func TestMarkdownNeedsWhatTheSandboxLacksIsBlocked(t *testing.T) {
 			commandlog.OutcomeBlocked, "(README.md line 7: needs Docker"},
 		{"a Docker section only", "# app\n\n## Docker\n\n```sh\ndocker run --rm -p 8080:80 example/app\n```\n",
 			commandlog.OutcomeBlocked, "(README.md line 6: "},
+		{"a GPU section only", "# app\n\n## CUDA\n\n```sh\n./train --device cuda:0\n```\n",
+			commandlog.OutcomeBlocked, "(README.md line 6: needs hardware the sandbox does not have"},
 		{"another platform only", "# app\n\n## macOS\n\n```sh\nbrew install app\n```\n",
 			commandlog.OutcomeFailed, ""},
 	} {

@@ -100,7 +100,7 @@ var contextRules = []blockRule{
 		if cue == "" {
 			cue = section(b.Headings, hardwareRe)
 		}
-		return because(KindOtherPlatform, "needs hardware the sandbox does not have (%q): a GPU, an accelerator or a device", cue), cue != "", false
+		return because(KindOtherPlatform, "needs hardware the sandbox does not have (%q): a GPU, an accelerator or a device", cue).with(causeSandboxLacks), cue != "", false
 	}},
 	{"another-machine", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
 		cue := blockCue(b, otherMachineRe)

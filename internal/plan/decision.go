@@ -74,6 +74,7 @@ const (
 	causeOtherPlatform                   // a command for another platform
 	causeGitPush                         // publishes with git push
 	causeNamedByText                     // a file the README's text names, written for a later line
+	causeSandboxLacks                    // needs hardware the sandbox does not have
 )
 
 // with is the decision with the cause added.

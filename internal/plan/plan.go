@@ -133,15 +133,15 @@ func (p *Plan) NothingToRun() string {
 
 // SandboxLacks returns, for a plan that runs nothing, the first line it
 // skipped because it needs what the sandbox lacks (a container engine, a
-// cluster): such a README cannot be checked here, which says nothing about
-// whether it works. ok is false when the plan runs something or no such
-// line decided it.
+// cluster, a GPU or another device): such a README cannot be checked here,
+// which says nothing about whether it works. ok is false when the plan
+// runs something or no such line decided it.
 func (p *Plan) SandboxLacks() (e Entry, ok bool) {
 	if len(p.Run()) > 0 {
 		return Entry{}, false
 	}
 	for _, e := range p.Entries {
-		if e.Kind == KindContainer || e.Command != "" && usesContainers(simples(lex(e.Command))) != "" {
+		if e.Kind == KindContainer || e.cause&causeSandboxLacks != 0 || e.Command != "" && usesContainers(simples(lex(e.Command))) != "" {
 			return e, true
 		}
 	}
