@@ -150,14 +150,22 @@ func installRule(pl *planner, x *cmd) (Entry, bool) {
 	if all && prev > 0 {
 		return pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs %s", pl.file, prev, strings.Join(tools, ", ")).with(causeAlternative))
 	}
+	pl.recordInstalls(x, tools, selfInstall)
+	return pass()
+}
+
+// recordInstalls records what a command that runs installs, so that a
+// later install of the same tool is an alternative and a "not found" can
+// name the line. After a clone of this repository, its installer (`make
+// install`, `pip install .`) is what installs the project.
+func (pl *planner) recordInstalls(x *cmd, tools []string, selfInstall bool) {
 	pl.seen.selfInstall = pl.seen.selfInstall || selfInstall
 	for _, t := range tools {
-		if pl.seen.installed[t] == 0 {
-			pl.seen.installed[t] = x.c.line
+		if pl.seen.installed[t] == 0 || selfInstall && pl.seen.cloned[t] {
+			pl.seen.installed[t], pl.seen.cloned[t] = x.c.line, false
 		}
 		pl.plan.Installs = append(pl.plan.Installs, Install{Tool: t, Line: x.c.line, Command: firstLine(x.c.text)})
 	}
-	return pass()
 }
 
 // installedBy returns the tools a command installs, with selfInstall when

@@ -135,6 +135,44 @@ var alternativeCases = []planCase{
 		`),
 	},
 	{
+		name: "after a clone whose installer ran, another way to install the project is an alternative",
+		readme: here.Doc(`
+			# tool
+
+			## Installing
+
+			### Cloning the repository
+
+			~~~bash
+			git clone https://github.com/acme/tool.git && cd tool && sudo make install
+			~~~
+
+			For a non-root installation:
+
+			~~~bash
+			git clone https://github.com/acme/tool.git
+			cd tool
+			make PREFIX=$HOME/.local install
+			~~~
+
+			### From source, editable
+
+			~~~bash
+			git clone https://github.com/acme/tool.git tool-src
+			cd tool-src && pip install -e .
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile", "pyproject.toml"),
+		want: here.Doc(`
+			8 step clone-rest git clone https://github.com/acme/tool.git && cd tool && sudo make install
+			14 skip clone-of-self git clone https://github.com/acme/tool.git
+			15 skip clone-of-self cd tool
+			16 skip alternative make PREFIX=$HOME/.local install
+			22 skip alternative git clone https://github.com/acme/tool.git tool-src
+			23 skip alternative cd tool-src && pip install -e .
+		`),
+	},
+	{
 		name: "a download, then its install into the PATH in another block of the section, are one way",
 		readme: here.Doc(`
 			# tool

@@ -162,6 +162,10 @@ func cloneOfSelf(pl *planner, x *cmd) (Entry, bool) {
 	if rest == "" {
 		return pl.entry(x.b, x.c, because(KindCloneOfSelf, "clones this repository: the run starts in its checkout").with(causeClone)), true
 	}
+	if rx := (&cmd{b: x.b, c: x.c, cmds: x.cmds[1:]}); len(rx.cmds) > 0 {
+		tools, self := pl.installedBy(rx)
+		pl.recordInstalls(rx, tools, self) // `git clone … && cd … && make install`
+	}
 	e := pl.entry(x.b, x.c, because(KindCloneRest, "clones this repository: the run starts in its checkout, so only the rest of the line runs").with(causeClone))
 	e.Step.Exec = rest
 	return e, true

@@ -94,13 +94,7 @@ func (pl *planner) runHinted(b readme.Block, c candidate, base Decision) Entry {
 	x.cmds = simples(x.ws)
 	if len(x.cmds) > 0 {
 		tools, self := pl.installedBy(x)
-		pl.seen.selfInstall = pl.seen.selfInstall || self
-		for _, t := range tools {
-			if pl.seen.installed[t] == 0 {
-				pl.seen.installed[t] = c.line
-			}
-			pl.plan.Installs = append(pl.plan.Installs, Install{Tool: t, Line: c.line, Command: firstLine(c.text)})
-		}
+		pl.recordInstalls(x, tools, self)
 	}
 	return pl.runRule(x, base)
 }
