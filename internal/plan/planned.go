@@ -36,7 +36,8 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 			}
 		}
 	}
-	if section && pl.reinstalls(b, es) {
+	installed := pl.projectInstalledBefore(b.Line)
+	if section && installed && pl.reinstalls(es) {
 		// The project is installed already: this block is another way
 		// to install it, which a person takes only when the first fails.
 		section = false
@@ -49,7 +50,9 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 		switch {
 		case e.Kind != KindCommand, b.Hints.Run:
 			e.Planned = PlannedStep // a file the README names, set-up, the clone linked, the run hint
-		case section && pl.prepares(*e):
+		case section && pl.prepares(*e) && !(installed && pl.fetchesOrBuilds(*e)):
+			// (Once the project is installed, what installs, builds or
+			// fetches more belongs to another way, or is optional.)
 			e.Planned = PlannedStep
 		default:
 			e.Planned = PlannedProbe
@@ -82,21 +85,22 @@ func (pl *planner) commandResolves(e Entry) bool {
 	return n == "" || pl.resolve(strings.TrimSpace(n)) != unresolved
 }
 
-// reinstalls reports a block that installs the project when a block
-// before it already did (not by a clone, which is the checkout itself):
-// one whose install runs, or whose install was skipped as another way, so
-// that the block's other lines (a version variable, a chmod of what the
-// skipped download writes) belong to that other way.
-func (pl *planner) reinstalls(b readme.Block, es []Entry) bool {
-	earlier := false
+// projectInstalledBefore reports that a command before the line installed
+// the project (not a clone, which is the checkout itself).
+func (pl *planner) projectInstalledBefore(line int) bool {
 	for _, n := range pl.repo.Names {
-		if l := pl.seen.installed[n]; l > 0 && l < b.Line && !pl.seen.cloned[n] {
-			earlier = true
+		if l := pl.seen.installed[n]; l > 0 && l < line && !pl.seen.cloned[n] {
+			return true
 		}
 	}
-	if !earlier {
-		return false
-	}
+	return false
+}
+
+// reinstalls reports a block, after the project was installed, that
+// installs it again: one whose install runs, or whose install was skipped
+// as another way, so that the block's other lines (a version variable, a
+// chmod of what the skipped download writes) belong to that other way.
+func (pl *planner) reinstalls(es []Entry) bool {
 	for _, e := range es {
 		if !e.Run && e.cause&causeAlternative != 0 {
 			return true // its install was skipped as another way: the rest goes with it
@@ -110,6 +114,27 @@ func (pl *planner) reinstalls(b readme.Block, es []Entry) bool {
 		}
 		tools, self := pl.installedBy(x)
 		if self || slices.ContainsFunc(tools, pl.repo.is) {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchesOrBuilds reports a command that installs a tool, builds, updates
+// a package index, or fetches (a clone, a script piped to a shell).
+func (pl *planner) fetchesOrBuilds(e Entry) bool {
+	x := &cmd{ws: lex(e.command())}
+	x.cmds = simples(x.ws)
+	if _, ok := pipesToShell(x.ws); ok {
+		return true
+	}
+	if tools, _ := pl.installedBy(x); len(tools) > 0 {
+		return true
+	}
+	for _, s := range x.cmds {
+		_, _, installsTool := installs(s, pl.repo)
+		_, _, clones := clone(s)
+		if installsTool || clones || buildsProject(s) || buildStep(s) || pkgIndexUpdate(s) {
 			return true
 		}
 	}

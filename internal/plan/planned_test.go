@@ -173,6 +173,38 @@ var plannedCases = []planCase{
 			13 probe command curl -L https://github.com/acme/tool/releases/download/${VERSION}/tool-helper -o /usr/local/bin/tool-helper
 		`),
 	},
+	{
+		name: "once the project is installed, installs and builds of another way are probes, its own set-up a step",
+		readme: here.Doc(`
+			## Installation
+
+			~~~sh
+			go install github.com/acme/tool/cmd/tool@latest
+			~~~
+
+			Binary too big? Build a lite version:
+
+			~~~sh
+			go build -tags=lite -o tool ./cmd/tool
+			~~~
+
+			### From source
+
+			~~~sh
+			curl -sSf https://sh.rustup.rs | sh
+			sudo apt install libssl-dev
+			mkdir -p ~/.config/tool
+			~~~
+		`),
+		repo: repoWith("acme/tool", "go.mod", "cmd/tool/main.go"),
+		want: here.Doc(`
+			4 step command go install github.com/acme/tool/cmd/tool@latest
+			10 probe command go build -tags=lite -o tool ./cmd/tool
+			16 probe command curl -sSf https://sh.rustup.rs | sh
+			17 probe command sudo apt install libssl-dev
+			18 step command mkdir -p ~/.config/tool
+		`),
+	},
 }
 
 func TestPlanned(t *testing.T) { testPlans(t, plannedCases) }
