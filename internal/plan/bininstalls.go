@@ -15,7 +15,8 @@ var binTargetRe = lazyre.New(`(^|/)bin/([\w.+-]+)$`)
 
 // binInstalls names the tools a command puts in a bin directory by hand:
 // `mv yq_linux /usr/local/bin/yq`, `wget -O /usr/local/bin/yq URL`,
-// `install x -D -t /usr/local/bin/` (the file's own name).
+// `install x -D -t /usr/local/bin/` (the file's own name), `… | sudo tee
+// /usr/local/bin/yq`.
 func binInstalls(cmds []simple) []string {
 	var out []string
 	for _, s := range cmds {
@@ -44,6 +45,12 @@ func binInstalls(cmds []simple) []string {
 		case "tar":
 			_, programs := tarIntoBin(args)
 			out = append(out, programs...)
+		case "tee": // curl -sL URL | sudo tee /usr/local/bin/tool
+			for _, a := range args {
+				if m := binTargetRe.FindStringSubmatch(a); m != nil && !strings.HasPrefix(a, "-") {
+					out = append(out, strings.ToLower(m[2]))
+				}
+			}
 		case "wget", "curl":
 			for _, o := range s.outputs {
 				if m := binTargetRe.FindStringSubmatch(o); m != nil {
@@ -67,10 +74,20 @@ func binInstalls(cmds []simple) []string {
 // programs it installs. With no members named, what it installs is not
 // known.
 func tarIntoBin(args []string) (dir string, programs []string) {
-	if len(args) == 0 {
+	extract, dir, files := tarExtracts(args)
+	if !extract || !strings.HasSuffix(strings.TrimSuffix(dir, "/"), "/bin") {
 		return "", nil
 	}
-	extract, files := false, []string(nil)
+	for _, f := range files {
+		programs = append(programs, strings.ToLower(path.Base(f)))
+	}
+	return dir, programs
+}
+
+// tarExtracts reads a tar command's arguments: whether it extracts, the
+// directory it extracts into (-C, "" for the current one) and the members
+// it names.
+func tarExtracts(args []string) (extract bool, dir string, members []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -93,14 +110,8 @@ func tarIntoBin(args []string) (dir string, programs []string) {
 			i++
 		case strings.HasPrefix(a, "-"):
 		default:
-			files = append(files, a)
+			members = append(members, a)
 		}
 	}
-	if !extract || !strings.HasSuffix(strings.TrimSuffix(dir, "/"), "/bin") {
-		return "", nil
-	}
-	for _, f := range files {
-		programs = append(programs, strings.ToLower(path.Base(f)))
-	}
-	return dir, programs
+	return extract, dir, members
 }

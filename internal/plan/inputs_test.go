@@ -150,6 +150,56 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "the members a skipped tar would extract, named bare to install, and a command's own destination",
+		readme: here.Doc(`
+			## Installation
+
+			~~~bash
+			VERSION='' # Set this to the release you want, for example VERSION='1.2.0'
+			curl -OL "https://github.com/acme/tool/releases/download/v${VERSION:?}/tool-${VERSION:?}.tar.gz"
+			tar -xvzf tool-${VERSION:?}.tar.gz tool
+			sudo install -m 755 tool /usr/local/bin/tool
+			~~~
+
+			Or the latest:
+
+			~~~bash
+			curl -OL https://github.com/acme/tool/releases/latest/download/tool.tar.gz
+			tar -xvzf tool.tar.gz tool
+			sudo install -m 755 tool /usr/local/bin/tool
+			~~~
+		`),
+		repo: repoWith("acme/tool", "go.mod"),
+		want: here.Doc(`
+			4 skip placeholder VERSION='' # Set this to the release you want, for example VERSION='1.2.0'
+			5 skip placeholder curl -OL "https://github.com/acme/tool/releases/download/v${VERSION:?}/tool-${VERSION:?}.tar.gz"
+			6 skip placeholder tar -xvzf tool-${VERSION:?}.tar.gz tool
+			7 skip missing-input sudo install -m 755 tool /usr/local/bin/tool
+			13 step command curl -OL https://github.com/acme/tool/releases/latest/download/tool.tar.gz
+			14 step command tar -xvzf tool.tar.gz tool
+			15 step command sudo install -m 755 tool /usr/local/bin/tool
+		`),
+	},
+	{
+		name: "a download piped to tee into a bin directory installs the program",
+		readme: here.Doc(`
+			## Installing
+
+			~~~bash
+			curl -sL https://acme.dev/tool > /usr/local/bin/tool
+			~~~
+
+			~~~bash
+			curl -sL https://acme.dev/tool | sudo tee /usr/local/bin/tool >/dev/null
+			~~~
+		`),
+		repo: repoWith("acme/tool", "tool"),
+		want: here.Doc(`
+			4 step command curl -sL https://acme.dev/tool > /usr/local/bin/tool
+			8 skip alternative curl -sL https://acme.dev/tool | sudo tee /usr/local/bin/tool >/dev/null
+		`),
+	},
+	{
 		name: "files the repository lacks and no earlier command makes",
 		rule: "missing-input",
 		readme: here.Doc(`

@@ -41,9 +41,10 @@ func writtenBy(cmds []simple) []string {
 				out = append(out, operands[len(operands)-1])
 			}
 		case "tar":
-			dir, programs := tarIntoBin(args)
-			for _, m := range programs {
-				out = append(out, path.Join(dir, m)) // what it extracts into a bin directory
+			if extract, dir, members := tarExtracts(args); extract {
+				for _, m := range members {
+					out = append(out, path.Join(dir, m)) // the members it names
+				}
 			}
 		case "mkdir", "touch", "tee":
 			out = append(out, operands...)
@@ -102,6 +103,10 @@ func (pl *planner) noteUnmade(x *cmd) {
 	}
 }
 
+// fileOperandProgs are programs whose operands are files, so that a bare
+// word among them (`install -m 755 tool /usr/local/bin`) names one.
+var fileOperandProgs = toSet(`cp mv install chmod ln gunzip sha256sum shasum`)
+
 // madeBySkipped skips a command that uses a file only a skipped line
 // would have written.
 func madeBySkipped(pl *planner, x *cmd) (Entry, bool) {
@@ -109,9 +114,14 @@ func madeBySkipped(pl *planner, x *cmd) (Entry, bool) {
 		return pass()
 	}
 	for _, s := range x.cmds {
+		files := fileOperandProgs[path.Base(s.name())]
+		writes := writtenBy([]simple{s})
 		for i, w := range s.argv {
-			if !strings.Contains(w.text, "/") && (i == 0 || !looksLikeFile(w.text)) {
+			if !strings.Contains(w.text, "/") && (i == 0 || !files && !looksLikeFile(w.text)) {
 				continue // a program on the PATH, or a word that names no file
+			}
+			if slices.Contains(writes, w.text) {
+				continue // what it writes (cp's destination), not what it uses
 			}
 			c := cleanPath(w.text)
 			if l := pl.seen.unmade[c]; l > 0 && !pl.seen.mentioned[c] {
