@@ -39,7 +39,8 @@ package engines
 // Runner behaviour worth knowing (docs/engines/markdown.md has the user
 // view): stdin is /dev/null; the run stops at the first failing command
 // unless its block says continue-on-error; each command has a timeout
-// (default DefaultCommandTimeout, hint timeout=30s) after which every
+// (default DefaultCommandTimeout, DefaultProbeTimeout for a probe that
+// does no toolchain's work, hint timeout=30s) after which every
 // process it started is killed and it fails with exit code 124; background
 // blocks run in a subshell, wait for their readiness check, and are stopped
 // at the end; `exit` or `set -e` ending the shell ends the run there.
@@ -63,6 +64,13 @@ const MarkdownName = "markdown"
 // README gives no timeout hint. A command that starts a server without the
 // background hint fails after this long instead of eating the whole run.
 const DefaultCommandTimeout = 10 * time.Minute
+
+// DefaultProbeTimeout bounds a probe (a command the plan runs on a guess)
+// that does no work a toolchain does (plan.Step.Work: install, build,
+// fetch, test) when the README gives no timeout hint: a server or a
+// program waiting for what nobody will send, which the plan did not
+// recognise, then costs two minutes, not the run.
+const DefaultProbeTimeout = 2 * time.Minute
 
 // DefaultReadyTimeout bounds the readiness check of a background block
 // without a timeout hint.
@@ -135,6 +143,8 @@ func markdownPlan(in RunInput) runner.Plan {
 		case timeout > 0:
 		case s.Background:
 			timeout = DefaultReadyTimeout
+		case e.Planned == plan.PlannedProbe && !s.Work:
+			timeout = DefaultProbeTimeout
 		default:
 			timeout = DefaultCommandTimeout
 		}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	here "github.com/MakeNowJust/heredoc/v2"
 	"github.com/readme2demo/readme2demo/internal/longtest"
 	"github.com/readme2demo/readme2demo/internal/plan"
 
@@ -417,4 +418,49 @@ func TestMarkdownPrepareInputIsARunner(t *testing.T) {
 	assert.Assert(t, strings.Contains(string(in), `$HOME","file":"docs/README.md","line":2,`), "%s", in)
 	out, err := exec.Command("bash", "-n", "-c", string(in)).CombinedOutput()
 	assert.NilError(t, err, "the runner is valid bash: %s", out)
+}
+
+// A probe that does no toolchain's work (a program of the project, an
+// interpreter running an example) gets the probe's timeout: a server the
+// plan did not recognise costs minutes, not the run. Steps, probes that
+// build, test or fetch, and the timeout hint keep theirs.
+func TestMarkdownProbeTimeouts(t *testing.T) {
+	md := here.Doc(`
+		## Installation
+
+		~~~sh
+		make
+		~~~
+
+		## Usage
+
+		~~~sh
+		node examples/server.js
+		cargo run --example listen
+		go run ./cmd/demo
+		npm run build
+		cargo test
+		curl -fsSLO https://example.org/data.csv
+		~~~
+
+		<!-- readme2demo: timeout=20m -->
+		~~~sh
+		node examples/train.js
+		~~~
+	`)
+	p := markdownPlan(RunInput{ReadmeName: "README.md", Readme: []byte(md)})
+	var got []string
+	for _, s := range p.Steps {
+		got = append(got, fmt.Sprintf("%d %s %s %s", s.Line, s.Planned, s.Timeout, s.Command))
+	}
+	assert.DeepEqual(t, got, []string{
+		"4 step 10m0s make",
+		"10 probe 2m0s node examples/server.js",
+		"11 probe 2m0s cargo run --example listen",
+		"12 probe 2m0s go run ./cmd/demo",
+		"13 probe 10m0s npm run build",
+		"14 probe 10m0s cargo test",
+		"15 probe 10m0s curl -fsSLO https://example.org/data.csv",
+		"20 probe 20m0s node examples/train.js",
+	})
 }

@@ -62,8 +62,14 @@ func (e *Entry) setDecision(d Decision) {
 type Step struct {
 	Timeout         time.Duration // 0: the engine's default
 	ContinueOnError bool
-	Background      bool
-	Ready           string
+	// Work says that the command installs, builds, fetches or drives a
+	// toolchain (a compiler, a test runner, a package manager): it may
+	// take long for a good reason. A probe that does not is a guess, and
+	// the engine gives it less time (a server or a program waiting for
+	// something nobody will send would otherwise hold the run).
+	Work       bool
+	Background bool
+	Ready      string
 	// Expect is the output the README shows after the command (check-output
 	// hint); nil when the output is not checked. ExpectLine is its first
 	// README line.

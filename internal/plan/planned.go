@@ -47,6 +47,7 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 		if !e.Run {
 			continue
 		}
+		e.Step.Work = pl.prepares(*e) || drivesToolchain(e.command())
 		switch {
 		case e.Kind != KindCommand, b.Hints.Run:
 			e.Planned = PlannedStep // a file the README names, set-up, the clone linked, the run hint
@@ -135,6 +136,40 @@ func (pl *planner) fetchesOrBuilds(e Entry) bool {
 		_, _, installsTool := installs(s, pl.repo)
 		_, _, clones := clone(s)
 		if installsTool || clones || buildsProject(s) || buildStep(s) || pkgIndexUpdate(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolchainDrivers are programs that compile, test, fetch or package: a
+// command of theirs can take minutes for a good reason (`cargo build`, `npm
+// test` runs a suite, `npx` fetches a package). Interpreters are not
+// among them: `node server.js` is as likely to wait for ever as to work.
+var toolchainDrivers = toSet(`make gmake cmake ctest ninja meson bazel bazelisk scons go cargo rustc rustup
+gcc g++ cc c++ clang clang++ javac mvn mvnw gradle gradlew sbt lein kotlinc dotnet swift zig stack
+cabal ghc dune opam mix rebar3 gleam nimble shards flutter npm npx yarn pnpm bun tsc webpack pip pip3
+pipx uv uvx poetry pdm hatch tox nox pytest gem bundle bundler rake rspec composer cpanm luarocks
+bats pre-commit apt apt-get dpkg git curl wget tar unzip`)
+
+// runsProgram are the subcommands of a driver that run what it built or
+// serve it, rather than build: `go run`, `npm start`, `yarn dev`.
+var runsProgram = toSet(`run start serve dev watch preview exec`)
+
+// scriptRunners run a manifest's scripts by name: `npm run build`.
+var scriptRunners = toSet(`npm yarn pnpm bun`)
+
+// drivesToolchain reports a command one of whose programs is a
+// toolchain driver at work: not running what it built (`cargo run`, `npm
+// start`, `npm run dev`), but `npm run build` is work.
+func drivesToolchain(text string) bool {
+	for _, s := range simples(lex(text)) {
+		name, args := path.Base(s.name()), s.args()
+		switch {
+		case !toolchainDrivers[name]:
+		case len(args) == 0 || !runsProgram[args[0]]:
+			return true
+		case args[0] == "run" && scriptRunners[name] && len(args) > 1 && !runsProgram[args[1]]:
 			return true
 		}
 	}
