@@ -41,6 +41,7 @@ const (
 	NoDocker      Kind = "no-docker"       // the sandbox has no Docker daemon, by design
 	NoSystemd     Kind = "no-systemd"      // the sandbox is a container: no systemd as PID 1
 	NoDisplay     Kind = "no-display"      // no display and no web browser: a command that opens one
+	NoTerminal    Kind = "no-terminal"     // no terminal: a full-screen or interactive program that needs one
 	MissingTool   Kind = "missing-tool"    // a program GitHub's hosted runners have that the sandbox image lacks
 )
 
@@ -166,6 +167,10 @@ func Classify(c Command, s Signals) (Cause, bool) {
 	if displayMissing.MatchString(out) {
 		return Cause{NoDisplay, "the sandbox has no display and no web browser (as in CI): a command that opens a browser or a window cannot work here; " +
 			"use the program's option that prints instead of opening (such as --print or --no-browser), or skip the block with <!-- readme2demo: skip -->"}, true
+	}
+	if terminalMissing.MatchString(out) {
+		return Cause{NoTerminal, "it needs a terminal (a full-screen or interactive program) and the sandbox has none (as in CI); " +
+			"give it a form that prints and exits (an option such as --no-tui, --print or --batch), or skip the block with <!-- readme2demo: skip -->"}, true
 	}
 	if d, ok := networkDenied(out, s); ok {
 		return Cause{NetworkDenied, d}, true
@@ -353,6 +358,14 @@ var (
 	systemdMissing = regexp.MustCompile(`(^|\n|: )systemctl: (command )?not found|System has not been booted with systemd as init system`)
 	// displayMissing: the programs that open a browser or a file in the
 	// desktop's application, and X clients without a display.
+	// terminalMissing is what a program says when it finds no terminal:
+	// procps' top, Go's TTY libraries (bubbletea, survey), fzf, ncurses
+	// and Python's curses, vim, Rust's dialoguer, Node's prompt libraries,
+	// docker -t, Python's getpass.
+	terminalMissing = regexp.MustCompile(`failed tty get|open /dev/tty: no such device or address|could not open a new TTY|` +
+		`[Ff]ailed to read /dev/tty|the input device is not a TTY|Input is not from a terminal|[Ee]rror opening terminal|` +
+		`setupterm: could not find terminal|IO error: not a terminal|(stdin|standard input|input) is not a (terminal|tty|TTY)\b|` +
+		`non-TTY environment|setRawMode is not a function|GetPassWarning: Can not control echo on the terminal`)
 	displayMissing = regexp.MustCompile(`(^|\n|: )(xdg-open|sensible-browser|x-www-browser|www-browser|gnome-open|kde-open|gio|wslview): (command )?not found|[Cc]an(no|')t open display|cannot connect to X server|no \$?DISPLAY environment variable|Missing X server or \$DISPLAY`)
 )
 

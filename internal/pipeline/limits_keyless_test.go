@@ -61,6 +61,16 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 				"use the program's option that prints instead of opening (such as --print or --no-browser), or skip the block with <!-- readme2demo: skip -->",
 		},
 		{
+			name: "no terminal",
+			log: failedAt(commandlog.Command{Command: "top", ExitCode: ip(1), Status: commandlog.StatusFailed,
+				Output: "top: failed tty get\n"},
+				"README.md line 7: `top` exited with 1"),
+			res: result(nil), outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 7 ("top") failed because of the sandbox, not the README (no-terminal): ` +
+				"it needs a terminal (a full-screen or interactive program) and the sandbox has none (as in CI); " +
+				"give it a form that prints and exits (an option such as --no-tui, --print or --batch), or skip the block with <!-- readme2demo: skip -->",
+		},
+		{
 			name: "a program GitHub's runners have and the image lacks",
 			log: failedAt(commandlog.Command{Command: "mvn -B package", ExitCode: ip(127), Status: commandlog.StatusFailed,
 				Output: "bash: line 1: mvn: command not found\n"},
