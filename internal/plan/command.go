@@ -63,6 +63,7 @@ var commandRules = []commandRule{
 	{"missing-input", missingInput},
 	{"made-by-skipped", madeBySkipped},
 	{"unknown-program", unknownProgram},
+	{"plugin-subcommand", pluginSubcommand},
 	{"install", installRule},
 }
 

@@ -79,7 +79,7 @@ var interactiveCases = []planCase{
 			4 skip interactive npx create-react-app my-app
 			5 probe command npm create vite@latest demo -- --template react --yes
 			6 skip interactive cargo generate gh:acme/template
-			7 probe command cargo generate gh:acme/template --name demo
+			7 skip missing-input cargo generate gh:acme/template --name demo
 			8 skip interactive deno run -Ar jsr:@fresh/init
 			9 probe command npm init -y
 		`),

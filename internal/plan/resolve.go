@@ -168,6 +168,29 @@ func unknownProgram(pl *planner, x *cmd) (Entry, bool) {
 	return pl.skip(x, because(KindText, "%s is no program the sandbox has, no file of the repository, and no earlier line installs it: text, not a command (add the run hint if it is one)", name))
 }
 
+// cargoBuiltins are the subcommands cargo (with rustup's fmt and clippy)
+// has itself; any other, `cargo binstall`, runs the program cargo-binstall.
+var cargoBuiltins = toSet(`add b bench build c check clean clippy config d doc fetch fix fmt generate-lockfile
+help info init install locate-project login logout metadata miri new owner package pkgid publish r
+read-manifest remove report run rustc rustdoc search t test tree uninstall update vendor verify-project
+version yank --version -V --help -h --list`)
+
+// pluginSubcommand skips a command of a cargo plugin (`cargo binstall`,
+// `cargo nextest`) that no earlier line installs: cargo runs the program
+// cargo-NAME, which the sandbox image lacks (and GitHub's runners too).
+func pluginSubcommand(pl *planner, x *cmd) (Entry, bool) {
+	for _, s := range x.cmds {
+		args := s.args()
+		if path.Base(s.name()) != "cargo" || len(args) == 0 || cargoBuiltins[args[0]] || strings.HasPrefix(args[0], "+") || strings.HasPrefix(args[0], "-") {
+			continue
+		}
+		if plugin := "cargo-" + args[0]; !pl.programs[plugin] && pl.seen.installed[plugin] == 0 {
+			return pl.skip(x, because(KindMissingInput, "needs %s (`cargo %s` runs a cargo plugin), which the sandbox does not have and no earlier line installs (add the run hint if a step installs it)", plugin, args[0]))
+		}
+	}
+	return pass()
+}
+
 // define records the functions and aliases a line that runs defines.
 func (pl *planner) define(text string) {
 	for _, l := range strings.Split(text, "\n") {

@@ -90,6 +90,38 @@ var resolveCases = []planCase{
 		`),
 	},
 	{
+		name: "a cargo plugin runs only once an earlier line installs it",
+		rule: "plugin-subcommand",
+		readme: here.Doc(`
+			## Installation
+
+			~~~sh
+			cargo binstall tool
+			cargo install --locked tool
+			cargo +nightly build
+			~~~
+
+			## Development
+
+			~~~sh
+			cargo nextest run
+			cargo install cargo-nextest
+			cargo nextest run
+			cargo fmt --check
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Cargo.toml"),
+		want: here.Doc(`
+			4 skip missing-input cargo binstall tool
+			5 step command cargo install --locked tool
+			6 probe command cargo +nightly build
+			12 skip missing-input cargo nextest run
+			13 probe command cargo install cargo-nextest
+			14 probe command cargo nextest run
+			15 probe command cargo fmt --check
+		`),
+	},
+	{
 		name: "a program named unlike the package an earlier line installs",
 		readme: here.Doc(`
 			~~~console
