@@ -361,6 +361,16 @@ func (p *claudeParser) user(v *jsonv.Value) {
 	}
 }
 
+// failedExitCode is the exit code an error result states, nil when it
+// states 0: the result is a failure all the same, and a failed command
+// with exit code 0 says two contradicting things.
+func failedExitCode(digits string) *int {
+	if c := atoiPtr(digits); c != nil && *c != 0 {
+		return c
+	}
+	return nil
+}
+
 var claudeExitCode = lazyre.New(`^(?:Error: )?Exit code (-?\d+)\s*(?:\n|$)`)
 
 func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
@@ -391,10 +401,10 @@ func (p *claudeParser) toolResult(res, structured *jsonv.Value) {
 	if isError {
 		out.Failed = true
 		if m := claudeExitCode.FindStringSubmatch(text); m != nil {
-			out.ExitCode = atoiPtr(m[1])
+			out.ExitCode = failedExitCode(m[1])
 			out.Output = text[len(m[0]):]
 		} else if m := claudeExitCode.FindStringSubmatch(structured.Str()); m != nil {
-			out.ExitCode = atoiPtr(m[1])
+			out.ExitCode = failedExitCode(m[1])
 		}
 	} else {
 		switch {
