@@ -195,6 +195,12 @@ func (p *Parser) ended(r *endV1) {
 	if r.OutputLost != "" {
 		res.Output += "\n[readme2demo: the output could not be captured in full: " + r.OutputLost + "]\n"
 	}
+	if r.TimedOut && c.start.TimeoutS > 0 && !c.start.Background {
+		if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
+			res.Output += "\n"
+		}
+		res.Output += fmt.Sprintf("[readme2demo: stopped when its timeout (%ds) passed]\n", c.start.TimeoutS)
+	}
 	if r.DurationMS != nil && *r.DurationMS >= 0 {
 		res.DurationMS = r.DurationMS
 	}
