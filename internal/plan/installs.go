@@ -299,6 +299,9 @@ func (pl *planner) noteInstalls(c candidate, skipped string) {
 	}
 }
 
+// proseSkipped is why a prose install does not run.
+const proseSkipped = "written in the README's text, not in a code block: the markdown engine runs only code blocks"
+
 // proseInstalls are the install commands the README gives only in its
 // text, as inline code outside any code block ("Install through cargo with
 // `cargo install sd`"): the plan does not run them, but a command that
@@ -316,6 +319,12 @@ func proseInstalls(src []byte, doc *readme.Doc, repo Repo) []Install {
 			continue
 		}
 		for _, m := range codeSpanRe.FindAllStringSubmatch(l, -1) {
+			if url, ok := pipesToShell(lex(m[1])); ok && (&planner{repo: repo}).urlNamesRepo(url) {
+				for _, t := range repo.Names {
+					out = append(out, Install{Tool: t, Line: i + 1, Command: m[1], Skipped: proseSkipped})
+				}
+				continue // the project's own installer
+			}
 			for _, s := range simples(lex(m[1])) {
 				if commandPlatform(s, m[1]) != "" {
 					continue
@@ -325,8 +334,7 @@ func proseInstalls(src []byte, doc *readme.Doc, repo Repo) []Install {
 					continue
 				}
 				for _, t := range tools {
-					out = append(out, Install{Tool: t, Line: i + 1, Command: m[1],
-						Skipped: "written in the README's text, not in a code block: the markdown engine runs only code blocks"})
+					out = append(out, Install{Tool: t, Line: i + 1, Command: m[1], Skipped: proseSkipped})
 				}
 			}
 		}

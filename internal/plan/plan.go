@@ -182,7 +182,7 @@ func Make(src []byte, o Options) *Plan {
 		groups = append(groups, es)
 		install = append(install, isInstallSection(b.Headings))
 	}
-	p.Installs = append(p.Installs, proseInstalls(src, &doc, o.Repo)...)
+	p.Installs = append(p.Installs, pl.readme.proseInstalls...)
 	if auto {
 		if why := p.usesLaterInstall(groups, install); why != "" {
 			order, p.Order = OrderInstallFirst, OrderInstallFirst
@@ -244,6 +244,8 @@ type readmeFacts struct {
 	// filters are the programs some shell line of the README pipes into
 	// with no file argument (`curl … | bat`): they read standard input.
 	filters map[string]bool
+	// proseInstalls are the installs the README gives only in its text.
+	proseInstalls []Install
 }
 
 // session is what the commands that run so far did, in README order.
@@ -291,6 +293,7 @@ func learnReadme(src []byte, doc *readme.Doc, repo Repo) readmeFacts {
 	f.cluster = clusterIntroRe.MatchString(intro)
 	f.device = hardwareRe.FindString(plainText(intro))
 	f.filters = pipeFilters(doc)
+	f.proseInstalls = proseInstalls(src, doc, repo)
 	return f
 }
 

@@ -36,7 +36,7 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 			}
 		}
 	}
-	installed := pl.projectInstalledBefore(b.Line)
+	installed := pl.projectInstalledBefore(b.Line) || pl.proseInstallBefore(b.Line)
 	if section && installed && pl.reinstalls(es) {
 		// The project is installed already: this block is another way
 		// to install it, which a person takes only when the first fails.
@@ -91,6 +91,20 @@ func (pl *planner) commandResolves(e Entry) bool {
 func (pl *planner) projectInstalledBefore(line int) bool {
 	for _, n := range pl.repo.Names {
 		if l := pl.seen.installed[n]; l > 0 && l < line && !pl.seen.cloned[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// proseInstallBefore reports that the README's text, before the line,
+// gives the project's own installer (`curl … | bash` in a sentence): the
+// README's first way, which the plan cannot run, so the ways in code
+// blocks after it are other ways. (A package manager's install in a
+// sentence is most often the one the next block shows.)
+func (pl *planner) proseInstallBefore(line int) bool {
+	for _, in := range pl.readme.proseInstalls {
+		if _, piped := pipesToShell(lex(in.Command)); piped && in.Line < line && pl.repo.is(in.Tool) {
 			return true
 		}
 	}

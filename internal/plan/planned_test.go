@@ -205,6 +205,24 @@ var plannedCases = []planCase{
 			18 step command mkdir -p ~/.config/tool
 		`),
 	},
+	{
+		name: "after the project's own installer given in the text, an install in a block is another way",
+		readme: here.Doc(`
+			## Install
+
+			Download a release, or install it now with ` + "`curl https://acme.dev/tool! | bash`" + `.
+
+			### Source
+
+			~~~sh
+			$ go install github.com/acme/tool@latest
+			~~~
+		`),
+		repo: repoWith("acme/tool", "go.mod"),
+		want: here.Doc(`
+			8 probe command go install github.com/acme/tool@latest
+		`),
+	},
 }
 
 func TestPlanned(t *testing.T) { testPlans(t, plannedCases) }
