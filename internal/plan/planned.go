@@ -47,7 +47,7 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 		if !e.Run {
 			continue
 		}
-		e.Step.Work = pl.prepares(*e) || drivesToolchain(e.command())
+		e.Step.Work = pl.fetchesOrBuilds(*e) || drivesToolchain(e.command())
 		switch {
 		case e.Kind != KindCommand, b.Hints.Run:
 			e.Planned = PlannedStep // a file the README names, set-up, the clone linked, the run hint
@@ -65,7 +65,7 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 // new user does before using the project.
 func (pl *planner) prepares(e Entry) bool {
 	for _, s := range simples(lex(e.command())) {
-		if _, _, ok := installs(s, pl.repo); ok || buildsProject(s) || buildStep(s) || pkgIndexUpdate(s) {
+		if pl.installsOrBuilds(s) {
 			return true
 		}
 		switch path.Base(s.name()) {
@@ -147,13 +147,18 @@ func (pl *planner) fetchesOrBuilds(e Entry) bool {
 		return true
 	}
 	for _, s := range x.cmds {
-		_, _, installsTool := installs(s, pl.repo)
-		_, _, clones := clone(s)
-		if installsTool || clones || buildsProject(s) || buildStep(s) || pkgIndexUpdate(s) {
+		if _, _, clones := clone(s); clones || pl.installsOrBuilds(s) {
 			return true
 		}
 	}
 	return false
+}
+
+// installsOrBuilds reports a program that installs a tool, builds, or
+// updates a package index.
+func (pl *planner) installsOrBuilds(s simple) bool {
+	_, _, ok := installs(s, pl.repo)
+	return ok || buildsProject(s) || buildStep(s) || pkgIndexUpdate(s)
 }
 
 // toolchainDrivers are programs that compile, test, fetch or package: a
