@@ -173,7 +173,7 @@ func unknownProgram(pl *planner, x *cmd) (Entry, bool) {
 var cargoBuiltins = toSet(`add b bench build c check clean clippy config d doc fetch fix fmt generate-lockfile
 help info init install locate-project login logout metadata miri new owner package pkgid publish r
 read-manifest remove report run rustc rustdoc search t test tree uninstall update vendor verify-project
-version yank --version -V --help -h --list`)
+version yank`)
 
 // pluginSubcommand skips a command of a cargo plugin (`cargo binstall`,
 // `cargo nextest`) that no earlier line installs: cargo runs the program
