@@ -351,13 +351,14 @@ func networkDenied(out string, s Signals) (string, bool) {
 	return "", false
 }
 
-// dockerMissing, systemdMissing and displayMissing: what the sandbox does
-// not have by design, as bash, sudo, systemctl and X clients report it.
+// dockerMissing, systemdMissing, displayMissing and terminalMissing: what the sandbox does
+// not have by design, as bash, sudo, systemctl, X clients and terminal programs report it.
 var (
 	dockerMissing  = regexp.MustCompile(`(^|\n|: )docker(-compose)?: (command )?not found|Cannot connect to the Docker daemon`)
 	systemdMissing = regexp.MustCompile(`(^|\n|: )systemctl: (command )?not found|System has not been booted with systemd as init system`)
 	// displayMissing: the programs that open a browser or a file in the
 	// desktop's application, and X clients without a display.
+	displayMissing = regexp.MustCompile(`(^|\n|: )(xdg-open|sensible-browser|x-www-browser|www-browser|gnome-open|kde-open|gio|wslview): (command )?not found|[Cc]an(no|')t open display|cannot connect to X server|no \$?DISPLAY environment variable|Missing X server or \$DISPLAY`)
 	// terminalMissing is what a program says when it finds no terminal:
 	// procps' top, Go's TTY libraries (bubbletea, survey), fzf, ncurses
 	// and Python's curses, vim, Rust's dialoguer, Node's prompt libraries,
@@ -366,7 +367,6 @@ var (
 		`[Ff]ailed to read /dev/tty|the input device is not a TTY|Input is not from a terminal|[Ee]rror opening terminal|` +
 		`setupterm: could not find terminal|IO error: not a terminal|(stdin|standard input|input) is not a (terminal|tty|TTY)\b|` +
 		`non-TTY environment|setRawMode is not a function|GetPassWarning: Can not control echo on the terminal`)
-	displayMissing = regexp.MustCompile(`(^|\n|: )(xdg-open|sensible-browser|x-www-browser|www-browser|gnome-open|kde-open|gio|wslview): (command )?not found|[Cc]an(no|')t open display|cannot connect to X server|no \$?DISPLAY environment variable|Missing X server or \$DISPLAY`)
 )
 
 // questions are prompts a program prints before reading an answer; with
