@@ -161,14 +161,17 @@ func containerConfigs(s Spec, deadline time.Time) (*container.Config, *container
 			LabelRunID:    s.RunID,
 			LabelDeadline: strconv.FormatInt(deadline.Unix(), 10),
 		},
-		NetworkDisabled: s.NetworkMode == "none",
+		// (Network mode none, below, leaves the container its loopback
+		// alone. NetworkDisabled is not set: with it the daemon writes no
+		// /etc/hosts at all, so the container cannot name itself.)
+		Hostname: Hostname,
 	}
 	init := true
 	pids := s.PidsLimit
 	hc := &container.HostConfig{
 		LogConfig:   NoContainerLog,
 		NetworkMode: container.NetworkMode(s.NetworkMode),
-		ExtraHosts:  s.ExtraHosts,
+		ExtraHosts:  extraHosts(s),
 		Privileged:  false,
 		CapDrop:     []string{"ALL"},
 		Init:        &init,
@@ -218,4 +221,20 @@ func containerConfigs(s Spec, deadline time.Time) (*container.Config, *container
 	}
 	cfg.Env = append(cfg.Env, s.ContainerEnv...)
 	return cfg, hc
+}
+
+// Hostname is the sandbox container's host name.
+const Hostname = "sandbox"
+
+// extraHosts are the /etc/hosts entries of the sandbox: the Spec's, and,
+// with no network, its own name. Docker writes the name's line only for
+// a container on a network; without it every sudo said "sudo: unable to
+// resolve host …: Temporary failure in name resolution", which reads as
+// a network failure in any output it is part of.
+func extraHosts(s Spec) []string {
+	hosts := slices.Clone(s.ExtraHosts)
+	if s.NetworkMode == "none" {
+		hosts = append(hosts, Hostname+":127.0.0.1")
+	}
+	return hosts
 }

@@ -645,10 +645,14 @@ func TestContainerConfigsHarden(t *testing.T) {
 				assert.Check(t, is.DeepEqual(cfg.Env, []string{"CI=true"}))
 			}
 
+			assert.Check(t, is.Equal(cfg.Hostname, Hostname))
+			assert.Check(t, !slices.Contains(hc.ExtraHosts, Hostname+":127.0.0.1"), "on a network, Docker names the host itself")
+
 			s.NetworkMode = "none"
 			cfg, hc = containerConfigs(s, deadline)
-			assert.Check(t, cfg.NetworkDisabled)
 			assert.Check(t, is.Equal(string(hc.NetworkMode), "none"))
+			// sudo finds the host's own name with no network.
+			assert.Check(t, slices.Contains(hc.ExtraHosts, Hostname+":127.0.0.1"), "%v", hc.ExtraHosts)
 		})
 	}
 }

@@ -290,6 +290,25 @@ func TestRunCopiesRepoInAndLeavesHostCheckoutByteIdentical(t *testing.T) {
 	assert.Equal(t, treeHash(t, repo), before, "the host checkout changed")
 }
 
+// With no network the sandbox has its loopback alone, and still knows its
+// own name: sudo looks it up on every call, and its complaint ("unable to
+// resolve host …: Temporary failure in name resolution") read as a
+// network failure in the output of any command that used sudo.
+func TestNoNetworkKeepsLoopbackAndTheHostName(t *testing.T) {
+	cli, img := sandboxtest.Docker(t)
+	s := spec(img, `{
+  sudo -n true
+  getent hosts "$(hostname)"
+  tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '
+} > `+transcript+` 2>&1`)
+	s.NetworkMode = "none"
+	s.RunID = sandbox.NewRunID()
+	res, err := sandbox.Run(context.Background(), cli, s)
+	assert.NilError(t, err)
+	assert.Assert(t, res.ExitCode != nil && *res.ExitCode == 0, "exit code %v, output %s", res.ExitCode, res.Output)
+	assert.Check(t, is.Equal(string(res.Transcript), "127.0.0.1       "+sandbox.Hostname+"\nlo\n"))
+}
+
 func TestRunTimeoutKillsAndKeepsPartialTranscript(t *testing.T) {
 	cli, img := sandboxtest.Docker(t)
 	s := spec(img, `echo '{"type":"started"}' > `+transcript+`; echo oops >&2 2>`+stderrPath+`; trap '' TERM; sleep 300`)
