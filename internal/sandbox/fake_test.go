@@ -651,6 +651,7 @@ func TestContainerConfigsHarden(t *testing.T) {
 			s.NetworkMode = "none"
 			cfg, hc = containerConfigs(s, deadline)
 			assert.Check(t, is.Equal(string(hc.NetworkMode), "none"))
+			assert.Check(t, !cfg.NetworkDisabled, "NetworkDisabled leaves /etc/hosts empty")
 			// sudo finds the host's own name with no network.
 			assert.Check(t, slices.Contains(hc.ExtraHosts, Hostname+":127.0.0.1"), "%v", hc.ExtraHosts)
 		})
