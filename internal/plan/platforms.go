@@ -344,13 +344,33 @@ func commentAbove(pl *planner, x *cmd) (Entry, bool) {
 	if c == "" || x.b.Hints.Platform != "" {
 		return pass()
 	}
-	if n, _, named := textPlatform(c); named && n != "" {
+	if n, _, named := textPlatform(c); named && n != "" && !pl.handlesRunOutput(x) {
 		return pl.skip(x, otherPlatform("%s (the comment above it)", n))
 	}
 	if m := otherShellRe.FindString(c); m != "" && !bashWordRe.MatchString(c) {
 		return pl.skip(x, because(KindOtherShell, "for %s, not bash (the comment above it)", m))
 	}
 	return pass()
+}
+
+// handlesRunOutput reports a command that only moves, copies or marks
+// executable a file a line that runs wrote (`chmod +x ./kind` after the
+// one download of several that fits this machine): it goes with that
+// line whatever platform the comment above names.
+func (pl *planner) handlesRunOutput(x *cmd) bool {
+	for _, s := range x.cmds {
+		if !fileOperandProgs[path.Base(s.name())] {
+			return false
+		}
+		uses := false
+		for _, a := range s.args() {
+			uses = uses || !strings.HasPrefix(a, "-") && pl.seen.mentioned[cleanPath(a)]
+		}
+		if !uses {
+			return false
+		}
+	}
+	return len(x.cmds) > 0
 }
 
 // otherShellRule skips what is for another shell: a completion or init

@@ -189,6 +189,29 @@ var platformCases = []planCase{
 		`),
 	},
 	{
+		name: "after the downloads for each processor, the move of the one that ran is no platform's",
+		readme: here.Doc(`
+			~~~console
+			# For AMD64 / x86_64
+			[ $(uname -m) = x86_64 ] && curl -Lo ./tool https://acme.dev/dl/tool-linux-amd64
+			# For ARM64
+			[ $(uname -m) = aarch64 ] && curl -Lo ./tool https://acme.dev/dl/tool-linux-arm64
+			chmod +x ./tool
+			sudo mv ./tool /usr/local/bin/tool
+			# For ARM64
+			sudo mv ./tool-extras /usr/local/bin/
+			~~~
+		`),
+		repo: repoWith("acme/tool", "go.mod"),
+		want: here.Doc(`
+			3 probe command [ $(uname -m) = x86_64 ] && curl -Lo ./tool https://acme.dev/dl/tool-linux-amd64
+			5 skip other-platform [ $(uname -m) = aarch64 ] && curl -Lo ./tool https://acme.dev/dl/tool-linux-arm64
+			6 probe command chmod +x ./tool
+			7 probe command sudo mv ./tool /usr/local/bin/tool
+			9 skip other-platform sudo mv ./tool-extras /usr/local/bin/
+		`),
+	},
+	{
 		name: "completions and set-up for other shells",
 		rule: "other-shell",
 		readme: here.Doc(`
