@@ -179,3 +179,37 @@ func TestNotMadeReasonIsStable(t *testing.T) {
 		assert.Equal(t, p.Entries[3].Reason, "uses b, which the clone at line 3 (not run) would have made")
 	}
 }
+
+// A cd into a directory of the clone enters that directory of the
+// checkout, and a later cd into the clone itself goes back to the top, so
+// that a build after it runs where the README means.
+func TestCdIntoTheCloneDirectories(t *testing.T) {
+	md := here.Doc(`
+		## Usage
+
+		~~~console
+		$ git clone https://github.com/acme/tool
+		$ cd tool/cmd/tool
+		$ go build
+		~~~
+
+		## Development
+
+		~~~sh
+		git clone https://github.com/acme/tool
+		cd tool
+		go test ./...
+		~~~
+	`)
+	p := Make([]byte(md), Options{Repo: repoWith("acme/tool", "go.mod", "cmd/tool/main.go")})
+	assert.Equal(t, planText(p), here.Doc(`
+		4 skip clone-of-self git clone https://github.com/acme/tool
+		5 step clone-rest cd tool/cmd/tool
+		6 probe command go build
+		12 skip clone-of-self git clone https://github.com/acme/tool
+		13 step clone-rest cd tool
+		14 probe command go test ./...
+	`))
+	assert.Equal(t, p.Entries[1].Exec("/workspace"), "cd cmd/tool")
+	assert.Equal(t, p.Entries[4].Exec("/workspace"), "cd /workspace")
+}

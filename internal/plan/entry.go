@@ -94,6 +94,10 @@ type Step struct {
 	// Exec, when set, is what runs instead of Command: the rest of an
 	// `&&` chain whose clone of this repository was left out.
 	Exec string
+	// ToCheckout: the entry enters the checkout's top directory instead
+	// (the cd into the clone of this repository, after the session went
+	// into one of its directories).
+	ToCheckout bool
 }
 
 // Install is a README command that installs a tool, run or not: a command
@@ -129,6 +133,8 @@ func (e Entry) Exec(linkTarget string) string {
 	switch {
 	case e.Step.WriteFile != "":
 		return heredoc(e.Step.WriteFile, e.Step.Content)
+	case e.Step.ToCheckout:
+		return "cd " + shell.Quote(linkTarget)
 	case e.Step.LinkCheckout != "":
 		d := dirWord(e.Step.LinkCheckout)
 		link := fmt.Sprintf(`mkdir -p -- "$(dirname -- %s)" && ln -sfn -- %s %s`, d, shell.Quote(linkTarget), d)

@@ -261,6 +261,7 @@ type session struct {
 	unset       map[string]int    // variables only skipped lines set, by the line of the first
 	downloads   map[string]string // file -> the URL a command that runs downloaded it from
 	cwd         string            // the session's directory relative to the checkout, cwdUnknown when unknown
+	cloneSub    bool              // a cd into a directory of the clone of this repository ran: the session is below the checkout's top
 	serverUp    bool              // a command that runs started a server (in the background)
 	selfInstall bool              // a command that runs installs the project from the checkout
 	configured  bool              // a command that runs generated a Makefile (./configure, cmake)
