@@ -2,7 +2,6 @@ package plan
 
 import (
 	"cmp"
-	"github.com/readme2demo/readme2demo/internal/shell"
 	"maps"
 	"path"
 	"slices"
@@ -203,16 +202,15 @@ func cdIntoClone(pl *planner, x *cmd) (Entry, bool) {
 		// A directory of the clone (`cd caddy/cmd/caddy`): the same
 		// directory of the checkout.
 		e := pl.entry(x.b, x.c, because(KindCloneRest, "enters %s of the clone of this repository: the run starts in its checkout, so it enters %s there", sub, sub).with(causeClone))
-		e.Step.Exec = "cd " + shell.Quote(sub)
-		pl.follow(simples(lex(e.Step.Exec)))
-		pl.seen.cloneSub = true
+		e.Step.CheckoutDir = path.Clean(sub)
+		pl.seen.cwd, pl.seen.cloneSub = e.Step.CheckoutDir, true
 		return e, true
 	}
 	if pl.seen.cloneDirs[d] || pl.repo.FilesKnown() && pl.repo.is(first) && !pl.repo.hasFile(d) && !pl.seen.mentioned[first] {
 		if pl.seen.cloneSub && sub == "" {
 			// After a cd into one of its directories: back to the top.
 			e := pl.entry(x.b, x.c, because(KindCloneRest, "enters the clone of this repository: the run goes back to its checkout's top directory").with(causeClone))
-			e.Step.ToCheckout = true
+			e.Step.CheckoutDir = "."
 			pl.seen.cwd, pl.seen.cloneSub = "", false
 			return e, true
 		}

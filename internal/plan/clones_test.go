@@ -210,6 +210,6 @@ func TestCdIntoTheCloneDirectories(t *testing.T) {
 		13 step clone-rest cd tool
 		14 probe command go test ./...
 	`))
-	assert.Equal(t, p.Entries[1].Exec("/workspace"), "cd cmd/tool")
+	assert.Equal(t, p.Entries[1].Exec("/workspace"), "cd /workspace/cmd/tool")
 	assert.Equal(t, p.Entries[4].Exec("/workspace"), "cd /workspace")
 }

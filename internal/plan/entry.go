@@ -94,10 +94,10 @@ type Step struct {
 	// Exec, when set, is what runs instead of Command: the rest of an
 	// `&&` chain whose clone of this repository was left out.
 	Exec string
-	// ToCheckout: the entry enters the checkout's top directory instead
-	// (the cd into the clone of this repository, after the session went
-	// into one of its directories).
-	ToCheckout bool
+	// CheckoutDir, when set, is the directory of the checkout ("." for
+	// its top) that the entry enters instead: the cd into the clone of
+	// this repository, or into one of its directories.
+	CheckoutDir string
 }
 
 // Install is a README command that installs a tool, run or not: a command
@@ -128,13 +128,14 @@ func (e Entry) command() string {
 
 // Exec is the shell text the runner evaluates for a run entry: the
 // README's command, or what stands in for it (see Step). linkTarget is the
-// checkout's path in the sandbox, for Step.LinkCheckout.
+// checkout's path in the sandbox, for Step.LinkCheckout and
+// Step.CheckoutDir.
 func (e Entry) Exec(linkTarget string) string {
 	switch {
 	case e.Step.WriteFile != "":
 		return heredoc(e.Step.WriteFile, e.Step.Content)
-	case e.Step.ToCheckout:
-		return "cd " + shell.Quote(linkTarget)
+	case e.Step.CheckoutDir != "":
+		return "cd " + shell.Quote(path.Join(linkTarget, e.Step.CheckoutDir))
 	case e.Step.LinkCheckout != "":
 		d := dirWord(e.Step.LinkCheckout)
 		link := fmt.Sprintf(`mkdir -p -- "$(dirname -- %s)" && ln -sfn -- %s %s`, d, shell.Quote(linkTarget), d)
