@@ -353,10 +353,11 @@ func commentAbove(pl *planner, x *cmd) (Entry, bool) {
 	return pass()
 }
 
-// handlesRunOutput reports a command that only moves, copies or marks
-// executable a file a line that runs wrote (`chmod +x ./kind` after the
-// one download of several that fits this machine): it goes with that
-// line whatever platform the comment above names.
+// handlesRunOutput reports a command that only handles (moves, copies,
+// links, marks executable, checksums: fileOperandProgs) a file a line that
+// runs wrote (`chmod +x ./kind` after the one download of several that
+// fits this machine): it goes with that line whatever platform the
+// comment above names.
 func (pl *planner) handlesRunOutput(x *cmd) bool {
 	for _, s := range x.cmds {
 		if !fileOperandProgs[path.Base(s.name())] {
