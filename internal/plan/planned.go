@@ -47,11 +47,12 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 		if !e.Run {
 			continue
 		}
-		e.Step.Work = pl.fetchesOrBuilds(*e) || drivesToolchain(e.command())
+		fetches := pl.fetchesOrBuilds(*e)
+		e.Step.Work = fetches || drivesToolchain(e.command())
 		switch {
 		case e.Kind != KindCommand, b.Hints.Run:
 			e.Planned = PlannedStep // a file the README names, set-up, the clone linked, the run hint
-		case section && pl.prepares(*e) && !(installed && pl.fetchesOrBuilds(*e)):
+		case section && pl.prepares(*e) && !(installed && fetches):
 			// (Once the project is installed, what installs, builds or
 			// fetches more belongs to another way, or is optional.)
 			e.Planned = PlannedStep
