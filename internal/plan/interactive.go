@@ -128,10 +128,10 @@ func generator(name string, args []string) string {
 // a `--watch` option (tsc, jest, webpack, sass: rebuild on every change), a
 // `watch` subcommand (`gulp watch`, `tool watch`) and the logs of anything
 // followed (`tool logs -f`).
-func follows(cmds []simple) string {
+func follows(cmds []simple, programs map[string]bool) string {
 	for _, s := range cmds {
 		name, args := path.Base(s.name()), s.args()
-		if w := watcher(name, args); w != "" {
+		if w := watcher(name, args, programs); w != "" {
 			return w
 		}
 		switch name {
@@ -153,10 +153,11 @@ func follows(cmds []simple) string {
 // watcher names a command that runs until interrupted by the conventions
 // of command lines: a `--watch` option that is not turned off, a `watch`
 // subcommand of a program the system does not have (`gulp watch`; not `ls
-// watch`, `cat watch`, whose argument is a file), or followed logs (`tool
-// logs -f`, `docker compose logs --follow`); "" for others.
-func watcher(name string, args []string) string {
-	if len(args) > 0 && args[0] == "watch" && !defaultPrograms()[name] {
+// watch`, `cat watch`, whose argument is a file: programs is the sandbox
+// image's command list), or followed logs (`tool logs -f`, `docker compose
+// logs --follow`); "" for others.
+func watcher(name string, args []string, programs map[string]bool) string {
+	if len(args) > 0 && args[0] == "watch" && !programs[name] {
 		return name + " watch"
 	}
 	if i := slices.Index(args, "logs"); i >= 0 && i <= 1 {
@@ -409,7 +410,7 @@ func interactiveRule(pl *planner, x *cmd) (Entry, bool) {
 
 // runsUntilStopped skips a command that runs until interrupted (tail -f).
 func runsUntilStopped(pl *planner, x *cmd) (Entry, bool) {
-	if what := follows(x.cmds); what != "" {
+	if what := follows(x.cmds, pl.programs); what != "" {
 		return pl.skip(x, because(KindServer, "runs until interrupted (%s)", what))
 	}
 	return pass()

@@ -417,6 +417,21 @@ var interactiveCases = []planCase{
 		`),
 	},
 	{
+		name: "a watch subcommand of a program the image has (its list is an option) takes a file",
+		readme: here.Doc(`
+			~~~sh
+			lint watch
+			gulp watch
+			~~~
+		`),
+		repo: repoWith("acme/tool", "package.json", "watch"),
+		opts: Options{Programs: programsWith("lint")},
+		want: here.Doc(`
+			2 probe command lint watch
+			3 skip server gulp watch
+		`),
+	},
+	{
 		name: "servers and watchers",
 		rule: "server",
 		readme: here.Doc(`
