@@ -201,6 +201,14 @@ func (b *logBuilder) setPlanned(id string, p commandlog.Planned) {
 	}
 }
 
+// setHowRan records how an open command ran where its text alone does
+// not say (ran, cwd, leave_cwd, setup, background: the keyless runner's).
+func (b *logBuilder) setHowRan(id string, how commandlog.Command) {
+	if s := b.cmds.lookup(id); s != nil {
+		s.item.Ran, s.item.Cwd, s.item.LeaveCwd, s.item.Setup, s.item.Background = how.Ran, how.Cwd, how.LeaveCwd, how.Setup, how.Background
+	}
+}
+
 // setOutput replaces the output of an open command (output that arrived
 // after its result); false when no such command is open.
 func (b *logBuilder) setOutput(id, output string, omitted int64) bool {

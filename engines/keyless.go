@@ -126,12 +126,13 @@ type runnerLog struct{ b *logBuilder }
 func (l runnerLog) Unknown()           { l.b.unknownEvent() }
 func (l runnerLog) Has(id string) bool { return l.b.hasCommand(id) }
 
-func (l runnerLog) Command(id, command string, src *commandlog.Source, planned commandlog.Planned) {
-	l.b.command(id, command, "")
-	if src != nil {
-		l.b.setSource(id, src)
+func (l runnerLog) Command(c commandlog.Command) {
+	l.b.command(c.ID, c.Command, "")
+	if c.Source != nil {
+		l.b.setSource(c.ID, c.Source)
 	}
-	l.b.setPlanned(id, planned)
+	l.b.setPlanned(c.ID, c.Planned)
+	l.b.setHowRan(c.ID, c)
 }
 
 func (l runnerLog) Result(id string, r runner.Result) bool {

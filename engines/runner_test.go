@@ -196,13 +196,9 @@ func TestMarkdownCloneOfThisRepositoryIsTheCheckout(t *testing.T) {
 	md := "```sh\ngit clone https://github.com/demo-org/tool.git\ncd tool\nls marker\n" +
 		"git clone --depth 1 https://github.com/demo-org/tool.git \"$HOME/.tool\" && ls \"$HOME/.tool/marker\"\n```\n"
 	in := RunInput{ReadmeName: "README.md", Readme: []byte(md), Repo: repo}
-	p := markdownPlan(in)
-	// Local runs link to the test's workspace, not /workspace.
-	for i := range p.Steps {
-		p.Steps[i].Exec = strings.ReplaceAll(p.Steps[i].Exec, "'"+WorkspaceContainerPath+"'", `"$__r2d_workspace"`)
-		p.Steps[i].Exec = strings.ReplaceAll(p.Steps[i].Exec, WorkspaceContainerPath, `"$__r2d_workspace"`)
-	}
-	l, _ := runLocal(t, MarkdownName, p, func(ws string) {
+	// The plan names the checkout by its variable, so a local run links
+	// to the test's workspace.
+	l, _ := runLocal(t, MarkdownName, markdownPlan(in), func(ws string) {
 		assert.NilError(t, os.WriteFile(filepath.Join(ws, "marker"), nil, 0o644))
 	})
 	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess, "%s %v", l.OutcomeReason, cmdSummary(l))

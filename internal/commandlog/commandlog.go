@@ -198,6 +198,38 @@ type Command struct {
 	// a guess, whose failure is reported and never decides the outcome.
 	// Empty when the engine does not say.
 	Planned Planned `json:"planned,omitempty"`
+	// How the keyless runner ran the command where the command text alone
+	// does not say (optional additions to schema v1), so that demo.sh and
+	// the replay engine run again what ran: Ran is the shell text the
+	// runner evaluated instead of Command (the checkout linked where the
+	// README clones this repository, a `-y` its prompt needs, …), with the
+	// checkout's path written as "$README2DEMO_CHECKOUT" (CheckoutVar);
+	// Cwd the directory (of the checkout, when relative) entered before it
+	// for its block (a cwd hint), LeaveCwd that the run went back after it
+	// to where it was before that block's Cwd; Setup a setup hint's command that ran,
+	// unseen, before it; Background is set when it was started in the
+	// background and left running (a server). Each is empty when it does
+	// not apply.
+	Ran        string      `json:"ran,omitempty"`
+	Cwd        string      `json:"cwd,omitempty"`
+	LeaveCwd   bool        `json:"leave_cwd,omitempty"`
+	Setup      string      `json:"setup,omitempty"`
+	Background *Background `json:"background,omitempty"`
+}
+
+// CheckoutVar is the shell variable that holds the checkout's path
+// (the repository under test) wherever a command's Ran text needs it:
+// the runner sets it to the sandbox's workspace, demo.sh to the directory
+// it is run from.
+const CheckoutVar = "README2DEMO_CHECKOUT"
+
+// Background is how a command left running in the background was waited
+// for: Ready is the command whose success said it was ready ("" when the
+// run only gave it a moment), TimeoutS how long the run waited for that at
+// most, in seconds.
+type Background struct {
+	Ready    string `json:"ready,omitempty"`
+	TimeoutS int64  `json:"timeout_s,omitempty"`
 }
 
 // Planned is how sure a plan was that a command is meant to be run.
@@ -561,6 +593,9 @@ func (v *Validator) Command(c *Command) {
 	case "", PlannedStep, PlannedProbe:
 	default:
 		v.add("commands[%d] (%s): planned %q is not step or probe", i, c.ID, c.Planned)
+	}
+	if c.Background != nil && c.Background.TimeoutS < 0 {
+		v.add("commands[%d] (%s): background timeout_s is negative", i, c.ID)
 	}
 }
 

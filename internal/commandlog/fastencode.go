@@ -76,6 +76,40 @@ func AppendCommand(b []byte, c *Command) []byte {
 		b = append(b, ",\n      \"planned\": "...)
 		b = appendString(b, string(c.Planned))
 	}
+	for _, f := range [...]struct{ name, value string }{{"ran", c.Ran}, {"cwd", c.Cwd}} {
+		if f.value != "" {
+			b = append(b, ",\n      \""...)
+			b = append(b, f.name...)
+			b = append(b, "\": "...)
+			b = appendString(b, f.value)
+		}
+	}
+	if c.LeaveCwd {
+		b = append(b, ",\n      \"leave_cwd\": true"...)
+	}
+	if c.Setup != "" {
+		b = append(b, ",\n      \"setup\": "...)
+		b = appendString(b, c.Setup)
+	}
+	if g := c.Background; g != nil {
+		b = append(b, ",\n      \"background\": {"...)
+		sep := "\n        "
+		if g.Ready != "" {
+			b = append(b, sep+"\"ready\": "...)
+			b = appendString(b, g.Ready)
+			sep = ",\n        "
+		}
+		if g.TimeoutS != 0 {
+			b = append(b, sep+"\"timeout_s\": "...)
+			b = strconv.AppendInt(b, g.TimeoutS, 10)
+			sep = ",\n        "
+		}
+		if sep == "\n        " {
+			b = append(b, '}')
+		} else {
+			b = append(b, "\n      }"...)
+		}
+	}
 	return append(b, "\n    }"...)
 }
 

@@ -159,7 +159,7 @@ func TestCloneExec(t *testing.T) {
 		4 skip alternative git clone https://github.com/acme/tool "$HOME/.tool" && ~/.tool/install
 	`))
 	assert.Equal(t, p.Entries[0].Exec("/workspace"), "make test")
-	assert.Equal(t, p.Entries[1].Exec("/workspace"), `mkdir -p -- "$(dirname -- "$HOME"/".tool")" && ln -sfn -- /workspace "$HOME"/".tool"`)
+	assert.Equal(t, p.Entries[1].Exec(`"$CO"`), `mkdir -p -- "$(dirname -- "$HOME"/".tool")" && ln -sfn -- "$CO" "$HOME"/".tool"`)
 }
 
 // A command that uses two clone directories not made gives the same
@@ -210,6 +210,6 @@ func TestCdIntoTheCloneDirectories(t *testing.T) {
 		13 step clone-rest cd tool
 		14 probe command go test ./...
 	`))
-	assert.Equal(t, p.Entries[1].Exec("/workspace"), "cd /workspace/cmd/tool")
-	assert.Equal(t, p.Entries[4].Exec("/workspace"), "cd /workspace")
+	assert.Equal(t, p.Entries[1].Exec(`"$CO"`), `cd -- "$CO"/cmd/tool`)
+	assert.Equal(t, p.Entries[4].Exec(`"$CO"`), `cd -- "$CO"`)
 }

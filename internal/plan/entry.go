@@ -127,18 +127,21 @@ func (e Entry) command() string {
 }
 
 // Exec is the shell text the runner evaluates for a run entry: the
-// README's command, or what stands in for it (see Step). linkTarget is the
-// checkout's path in the sandbox, for Step.LinkCheckout and
-// Step.CheckoutDir.
-func (e Entry) Exec(linkTarget string) string {
+// README's command, or what stands in for it (see Step). checkout is a
+// shell word for the checkout's path in the sandbox (a quoted variable,
+// so that what ran can run again elsewhere: commandlog.CheckoutVar), for
+// Step.LinkCheckout and Step.CheckoutDir.
+func (e Entry) Exec(checkout string) string {
 	switch {
 	case e.Step.WriteFile != "":
 		return heredoc(e.Step.WriteFile, e.Step.Content)
+	case e.Step.CheckoutDir == ".":
+		return "cd -- " + checkout
 	case e.Step.CheckoutDir != "":
-		return "cd " + shell.Quote(path.Join(linkTarget, e.Step.CheckoutDir))
+		return "cd -- " + checkout + "/" + shell.Quote(e.Step.CheckoutDir)
 	case e.Step.LinkCheckout != "":
 		d := dirWord(e.Step.LinkCheckout)
-		link := fmt.Sprintf(`mkdir -p -- "$(dirname -- %s)" && ln -sfn -- %s %s`, d, shell.Quote(linkTarget), d)
+		link := fmt.Sprintf(`mkdir -p -- "$(dirname -- %s)" && ln -sfn -- %s %s`, d, checkout, d)
 		if e.Step.Exec != "" {
 			link += " && " + e.Step.Exec
 		}

@@ -18,9 +18,10 @@ type Log interface {
 	Unknown()
 	// Has reports whether a command with this id was opened.
 	Has(id string) bool
-	// Command opens a command; planned is "" when the transcript does not
-	// say.
-	Command(id, command string, src *commandlog.Source, planned commandlog.Planned)
+	// Command opens a command: c holds what its start says (its id,
+	// command, source, planned, and how it ran: ran, cwd, setup,
+	// background), not how it ended.
+	Command(c commandlog.Command)
 	// Result ends an open command; false when none has this id.
 	Result(id string, r Result) bool
 	// Output replaces an open command's output; false when none has this
@@ -61,8 +62,11 @@ type Parser struct {
 	log Log
 	opt Options
 	// open holds the commands started and not sealed yet.
-	open     map[string]*command
-	setups   map[string]*SetupStart
+	open   map[string]*command
+	setups map[string]*SetupStart
+	// setupOf: a setup hint's command by the id of the step it precedes,
+	// until that step starts.
+	setupOf  map[string]string
 	installs []Install
 	// ran: the install lines whose commands ran and passed so far (a "not
 	// found" after such a line says so); bounded by the README.
@@ -81,6 +85,11 @@ type Parser struct {
 	errText                    string
 }
 
+// maxPendingSetups bounds the setup commands kept for steps that have not
+// started: a plan has one per step at most, and records appended by a
+// README command cannot grow the map without end.
+const maxPendingSetups = 4096
+
 // command is a command as its start and end records describe it.
 type command struct {
 	start Start
@@ -91,7 +100,7 @@ type command struct {
 
 // NewParser returns a parser that writes to log.
 func NewParser(log Log, opt Options) *Parser {
-	return &Parser{log: log, opt: opt, open: map[string]*command{}, setups: map[string]*SetupStart{}, ran: map[int]bool{}, planned: -1}
+	return &Parser{log: log, opt: opt, open: map[string]*command{}, setups: map[string]*SetupStart{}, setupOf: map[string]string{}, ran: map[int]bool{}, planned: -1}
 }
 
 // Record reads one record of the transcript.
@@ -132,6 +141,9 @@ func (p *Parser) Record(v *jsonv.Value) {
 		if r.ID != "" {
 			p.setups[r.ID] = r
 		}
+		if r.Step != "" && len(p.setupOf) < maxPendingSetups {
+			p.setupOf[r.Step] = r.Command
+		}
 	case *Start:
 		p.started(r)
 	case *endV1:
@@ -168,7 +180,12 @@ func (p *Parser) started(r *Start) {
 		src = &commandlog.Source{File: r.File, Line: r.Line}
 		c.where, c.line = fmt.Sprintf("%s line %d", r.File, r.Line), r.Line
 	}
-	p.log.Command(r.ID, r.Command, src, r.Planned)
+	lc := commandlog.Command{ID: r.ID, Command: r.Command, Source: src, Planned: r.Planned, Ran: r.Exec, Cwd: r.Cwd, LeaveCwd: r.LeaveCwd, Setup: p.setupOf[r.ID]}
+	delete(p.setupOf, r.ID)
+	if r.Background {
+		lc.Background = &commandlog.Background{Ready: r.Ready, TimeoutS: max(r.TimeoutS, 0)}
+	}
+	p.log.Command(lc)
 	p.commands++
 	p.open[r.ID] = c
 }

@@ -106,6 +106,14 @@ type Start struct {
 	// Planned is step or probe (a command run on a guess, which may fail
 	// without failing the run); runner 1 did not say.
 	Planned commandlog.Planned `json:"planned,omitempty"`
+	// Exec is what bash evaluates instead of Command, when the plan stood
+	// something in for the README's text ("" when Command runs as
+	// written); Cwd the directory (of the workspace, when relative)
+	// entered before it (cwd hint), LeaveCwd that the runner goes back
+	// after it to where it was before. Runner 1 did not say.
+	Exec     string `json:"exec,omitempty"`
+	Cwd      string `json:"cwd,omitempty"`
+	LeaveCwd bool   `json:"leave_cwd,omitempty"`
 }
 
 // SetupStart is printed as a setup hint's command begins, before the

@@ -197,8 +197,9 @@ func (l *fakeLog) Unknown() { l.unknown++ }
 func (l *fakeLog) Has(id string) bool {
 	return slices.ContainsFunc(l.commands, func(c commandlog.Command) bool { return c.ID == id })
 }
-func (l *fakeLog) Command(id, command string, src *commandlog.Source, planned commandlog.Planned) {
-	l.commands = append(l.commands, commandlog.Command{ID: id, Command: command, Source: src, Status: commandlog.StatusUnknown, Planned: planned})
+func (l *fakeLog) Command(c commandlog.Command) {
+	c.Status = commandlog.StatusUnknown
+	l.commands = append(l.commands, c)
 }
 func (l *fakeLog) Result(id string, r Result) bool {
 	for i := range l.commands {

@@ -27,7 +27,8 @@
 //	install           {tool, line, command, skipped}          a README command that installs a tool
 //	setup_start       {id, step, command, file, line}         a setup hint's command begins
 //	start             {id, command, file, line, timeout_s, allow_failure, background, ready,
-//	                   expect, expect_line, expect_exit, planned}  a command begins
+//	                   expect, expect_line, expect_exit, planned, exec, cwd, leave_cwd}
+//	                                                          a command begins
 //	end               {id, exit_code, pipe_status, duration_ms, timed_out, shell_exited,
 //	                   runaway, output_mismatch, stdin_read, output_lost, output_omitted,
 //	                   output_head_b64, output_tail_b64}      a command (or setup) ended
@@ -251,6 +252,8 @@ func Render(p Plan, paths Paths) []byte {
 	noWorkspace := record(Error{Type: TypeError, Text: "the runner could not enter the workspace " + paths.Workspace})
 	fmt.Fprintf(&b, "__r2d_transcript=%s\n__r2d_workspace=%s\n__r2d_work=%s\n__r2d_no_workspace=%s\n",
 		shell.Quote(paths.Transcript), shell.Quote(paths.Workspace), shell.Quote(paths.Work), shell.Quote(noWorkspace))
+	// The checkout's path as a step's Exec names it (commandlog.Command.Ran).
+	fmt.Fprintf(&b, "%s=\"$__r2d_workspace\"\n", commandlog.CheckoutVar)
 	b.WriteString(script)
 	b.WriteString("\n# ---- the plan ----\n")
 	plan := record(PlanRecord{Type: TypePlan, Runner: Version, Engine: p.Engine, Origin: p.Origin, Steps: len(p.Steps), NothingToRun: p.NothingToRun, SandboxLacks: p.SandboxLacks})
@@ -288,6 +291,7 @@ func renderStep(b *strings.Builder, id string, s Step) {
 		where = s.File + ":" + strconv.Itoa(s.Line)
 	}
 	timeout := max(1, int(s.Timeout.Seconds()))
+	cwd := s.Cwd // the setup below enters it for the step
 	fmt.Fprintf(b, "\n# step %s (%s)\n", id, where)
 	if s.Setup != "" {
 		swhere := where
@@ -312,7 +316,10 @@ func renderStep(b *strings.Builder, id string, s Step) {
 	start := Start{
 		Type: TypeStart, ID: id, Command: s.Command, File: s.File, Line: s.Line,
 		TimeoutS: int64(s.Timeout.Seconds()), AllowFailure: s.AllowFailure, Background: s.Background, Ready: s.Ready,
-		Planned: s.planned(),
+		Planned: s.planned(), Cwd: cwd, LeaveCwd: s.LeaveCwd,
+	}
+	if exec != s.Command {
+		start.Exec = exec
 	}
 	v := stepVars{ID: id, Where: where, Exec: exec, Cwd: s.Cwd, Pass: s.passing()}
 	if s.Expect != nil {

@@ -22,6 +22,8 @@
 #                       output of every later command with it)
 #   __r2d_no_workspace  the error record to write when the workspace cannot
 #                       be entered
+#   README2DEMO_CHECKOUT  the workspace again, as the steps' exec text names the
+#                       checkout (a clone of the repository linked to it)
 # Set by each generated step, in the associative array __r2d_step (the keys
 # are the sh tags of stepVars in internal/runner/runner.go):
 #   record         the start record to print as the command begins
