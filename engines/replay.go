@@ -12,14 +12,18 @@ package engines
 // out, as are unfinished ("unknown") ones; file edits the agent made with
 // its edit tool are not replayed (the transcript says how many were left
 // out) — accept the edits into the repository, or re-record. A command
-// keeps the README source line it had in the original log.
+// keeps the README source line it had in the original log, and runs as it
+// ran where the log says (a keyless run's ran, cwd, setup and background:
+// the checkout linked where the README clones it, a server started in the
+// background and waited for).
 //
 // Input and transcript: the pipeline calls PrepareInput (see InputPreparer)
 // with RunInput.CommandLog set to the earlier log; the result is the same
 // runner script as the markdown engine's, and the transcript is the same
 // runner JSONL (format and drift tolerance: internal/runner). Every replayed
-// command has the default timeout (DefaultCommandTimeout) and a failure
-// stops the run.
+// command has the default timeout (DefaultCommandTimeout; a background
+// command's readiness check the time the original run gave it) and a
+// failure stops the run.
 
 import (
 	"bytes"
@@ -27,6 +31,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/redact"
@@ -68,7 +73,7 @@ func (e *replayEngine) PrepareInput(in RunInput) ([]byte, error) {
 func refuseRedacted(old *commandlog.Log) error {
 	var bad []string
 	for i, c := range old.Commands {
-		if c.Status != commandlog.StatusOK || !redact.ContainsMarker(c.Command) {
+		if c.Status != commandlog.StatusOK || !slices.ContainsFunc(replayedText(c), redact.ContainsMarker) {
 			continue
 		}
 		where := fmt.Sprintf("command %d", i+1)
@@ -90,6 +95,16 @@ func refuseRedacted(old *commandlog.Log) error {
 		len(bad), strings.Join(bad, "; "))}
 }
 
+// replayedText is every text of c that a replay runs: the command (or
+// what ran for it), its setup hint's command and its readiness check.
+func replayedText(c commandlog.Command) []string {
+	t := []string{c.Command, c.Ran, c.Setup}
+	if c.Background != nil {
+		t = append(t, c.Background.Ready)
+	}
+	return t
+}
+
 // replayPlan picks the successful path of a log.
 func replayPlan(old *commandlog.Log) runner.Plan {
 	plan := runner.Plan{Engine: ReplayName, Origin: fmt.Sprintf("command_log.json of a %s run (outcome %s)", old.Engine, old.Outcome)}
@@ -99,7 +114,14 @@ func replayPlan(old *commandlog.Log) runner.Plan {
 			dropped++
 			continue
 		}
-		s := runner.Step{Command: c.Command, Timeout: DefaultCommandTimeout}
+		s := runner.Step{Command: c.Command, Exec: c.Ran, Timeout: DefaultCommandTimeout,
+			Cwd: c.Cwd, LeaveCwd: c.LeaveCwd, Setup: c.Setup}
+		if g := c.Background; g != nil {
+			s.Background, s.Ready, s.Timeout = true, g.Ready, DefaultReadyTimeout
+			if g.TimeoutS > 0 {
+				s.Timeout = time.Duration(g.TimeoutS) * time.Second
+			}
+		}
 		if c.Source != nil {
 			s.File, s.Line = c.Source.File, c.Source.Line
 		}

@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/plan"
 	"github.com/readme2demo/readme2demo/internal/runner"
 )
 
@@ -141,10 +143,68 @@ func TestReplayRefusesRedactedCommands(t *testing.T) {
 	assert.ErrorContains(t, err, "command 2 (README.md line 12)")
 	assert.ErrorContains(t, err, "[REDACTED:bearer-token]")
 
+	// Nor is one whose setup hint's command (or what ran for it) was.
+	l.Commands[1].Command, l.Commands[1].Setup = "curl https://x", "export TOKEN=[REDACTED:bearer-token]"
+	b.Reset()
+	assert.NilError(t, commandlog.Encode(&b, l))
+	_, err = e.(InputPreparer).PrepareInput(RunInput{ReadmeName: "README.md", CommandLog: b.Bytes()})
+	assert.ErrorContains(t, err, "command 2 (README.md line 12)")
+
 	// A failed command with a marker is not replayed anyway: no refusal.
 	l.Commands[1].Status, l.Commands[1].ExitCode = commandlog.StatusFailed, nil
 	b.Reset()
 	assert.NilError(t, commandlog.Encode(&b, l))
 	_, err = e.(InputPreparer).PrepareInput(RunInput{ReadmeName: "README.md", CommandLog: b.Bytes()})
 	assert.NilError(t, err)
+}
+
+// A markdown run's log says how each command ran where its text does not
+// (the checkout linked for the README's clone of it, a cwd and a setup
+// hint, a server left running), and a replay of that log runs the same:
+// without it the replay would clone, miss the hints, and wait on the
+// server until its timeout.
+func TestReplayRunsWhatTheMarkdownRunRan(t *testing.T) {
+	t.Parallel()
+	var repo plan.Repo
+	repo.AddSlug("demo-org/tool")
+	repo.AddFiles("README.md", "marker", "sub/here", "conf/app.toml")
+	md := "```sh\ngit clone https://github.com/demo-org/tool.git\ncd tool/sub\nls here\n" +
+		"git clone --depth 1 https://github.com/demo-org/tool.git \"$HOME/.tool\" && ls \"$HOME/.tool/marker\"\n```\n\n" +
+		"<!-- readme2demo: cwd=conf setup=\"echo hidden > made-by-setup\" -->\n```sh\ncat app.toml\ncat made-by-setup\n```\n\n" +
+		"<!-- readme2demo: background ready=\"test -e up\" timeout=20s -->\n```sh\nsleep 1; touch up; exec sleep 300\n```\n\n" +
+		"```sh\nls up\n```\n"
+	files := func(ws string) {
+		assert.NilError(t, os.WriteFile(filepath.Join(ws, "marker"), nil, 0o644))
+		assert.NilError(t, os.Mkdir(filepath.Join(ws, "sub"), 0o755))
+		assert.NilError(t, os.WriteFile(filepath.Join(ws, "sub", "here"), nil, 0o644))
+		assert.NilError(t, os.Mkdir(filepath.Join(ws, "conf"), 0o755))
+		assert.NilError(t, os.WriteFile(filepath.Join(ws, "conf", "app.toml"), []byte("name = 1\n"), 0o644))
+	}
+	l, _ := runLocal(t, MarkdownName, markdownPlan(RunInput{ReadmeName: "README.md", Readme: []byte(md), Repo: repo}), files)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess, "%s %v", l.OutcomeReason, cmdSummary(l))
+	type how struct {
+		Command, Ran, Cwd, Setup string
+		LeaveCwd                 bool
+		Background               *commandlog.Background
+	}
+	var got []how
+	for _, c := range l.Commands {
+		got = append(got, how{c.Command, c.Ran, c.Cwd, c.Setup, c.LeaveCwd, c.Background})
+	}
+	assert.DeepEqual(t, got, []how{
+		{Command: "cd tool/sub", Ran: `cd -- "$README2DEMO_CHECKOUT"/sub`},
+		{Command: "ls here"},
+		{Command: `git clone --depth 1 https://github.com/demo-org/tool.git "$HOME/.tool" && ls "$HOME/.tool/marker"`,
+			Ran: `mkdir -p -- "$(dirname -- "$HOME/.tool")" && ln -sfn -- "$README2DEMO_CHECKOUT" "$HOME/.tool" && ls "$HOME/.tool/marker"`},
+		{Command: "cat app.toml", Cwd: "conf", Setup: "echo hidden > made-by-setup"},
+		{Command: "cat made-by-setup", LeaveCwd: true},
+		{Command: "sleep 1; touch up; exec sleep 300", Background: &commandlog.Background{Ready: "test -e up", TimeoutS: 20}},
+		{Command: "ls up"},
+	})
+
+	start := time.Now()
+	r, _ := runLocal(t, ReplayName, replayPlan(l), files)
+	assert.Equal(t, r.Outcome, commandlog.OutcomeSuccess, "%s %v", r.OutcomeReason, cmdSummary(r))
+	assert.DeepEqual(t, cmdSummary(r), cmdSummary(l))
+	assert.Assert(t, time.Since(start) < 20*time.Second, "the replay waited on the server: %s", time.Since(start))
 }

@@ -23,12 +23,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
 	"github.com/readme2demo/readme2demo/internal/redact"
+	"github.com/readme2demo/readme2demo/internal/shell"
 	"github.com/readme2demo/readme2demo/internal/termtext"
 )
 
@@ -294,10 +296,17 @@ func groupLines(lines []string, max int) []string {
 
 // Script writes demo.sh: the successful path of the run (the commands that
 // exited 0, in the order they ran) for one bash session, with `set -e` and
-// a header saying where it came from. A command that holds control or
-// hidden characters runs as `eval $'…'` (termtext.Bash), its bytes exactly
-// as recorded, after a comment that shows it; one that redaction altered,
-// or that holds a NUL, is shown in a comment and not run.
+// a header saying where it came from. Each command runs as it ran: where
+// the log says the keyless runner ran something else for it (ran: the
+// checkout linked where the README clones this repository), that runs,
+// the README's text shown in a comment above it; a cwd hint's directory
+// is entered and left, a setup hint's command runs first, a command left
+// running in the background (a server) starts in the background and is
+// waited for as the run waited, and stopped when the script ends. A
+// command that holds control or hidden characters runs as `eval $'…'`
+// (termtext.Bash), its bytes exactly as recorded, after a comment that
+// shows it; one that redaction altered, or that holds a NUL, is shown in a
+// comment and not run.
 func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	if l == nil {
 		return fmt.Errorf("write demo script: no command log")
@@ -305,9 +314,12 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	l = redact.Copy(l, redact.New(o.Secrets)) // a copy: l itself is left alone
 	src := cmp.Or(o.Source, "command_log.json")
 	var ok []commandlog.Command
+	checkout, background := false, false
 	for _, c := range l.Commands {
 		if c.Status == commandlog.StatusOK && strings.TrimSpace(c.Command) != "" {
 			ok = append(ok, c)
+			checkout = checkout || c.Ran != "" || c.Cwd != "" && !path.IsAbs(c.Cwd)
+			background = background || c.Background != nil
 		}
 	}
 	var b strings.Builder
@@ -328,40 +340,141 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	}
 	b.WriteString("# Run it from the repository root. Secrets in the log were redacted.\n")
 	b.WriteString("set -e\n")
+	if checkout {
+		b.WriteString("# The checkout, as the commands that ran in place of the README's name it.\n")
+		fmt.Fprintf(&b, "%s=$PWD\n", commandlog.CheckoutVar)
+	}
+	if background {
+		b.WriteString(readyFunc)
+	}
 	for _, c := range ok {
-		b.WriteString("\n")
-		if c.Source != nil {
-			fmt.Fprintf(&b, "# %s line %d\n", oneLine(c.Source.File), c.Source.Line)
-		}
-		// As recorded, CRs included (bash -c ran them as part of the
-		// words); only trailing line feeds go.
-		cmd := strings.TrimRight(c.Command, "\n")
-		quoted, quotable := termtext.Bash(cmd)
-		switch {
-		case redact.ContainsMarker(cmd) || !quotable:
-			// Shown, commented out, never run.
-			why := "redaction altered this command (it held a secret), so it cannot run as recorded"
-			if !quotable {
-				why = "the command holds a NUL byte, which no bash command can hold"
-			}
-			fmt.Fprintf(&b, "# left out: %s:\n", why)
-			comment(&b, cmd)
-		case termtext.HasControl(cmd):
-			// Run as it ran, byte for byte, written so that a reader (and
-			// cat) sees every character: eval of a $'…' string.
-			b.WriteString("# this command holds characters that do not show or that act on a terminal\n")
-			b.WriteString("# (shown as ‹U+…›, ^[, …); it runs byte for byte as recorded:\n")
-			comment(&b, cmd)
-			b.WriteString("eval " + quoted + "\n")
-		default:
-			b.WriteString(cmd)
-			b.WriteString("\n")
-		}
+		writeCommand(&b, c)
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("write demo script: %w", err)
 	}
 	return nil
+}
+
+// defaultReadyWait is how long demo.sh waits for a background command's
+// readiness check, in seconds, when the log does not say how long the run
+// waited.
+const defaultReadyWait = 60
+
+// readyFunc waits for a command started in the background, as the runner
+// did: until its readiness check succeeds, or two seconds without one;
+// the script's end stops what it started.
+const readyFunc = `# Commands the run left running in the background (servers) start in the
+# background here too; __demo_ready waits for one as the run did, and the
+# script's end stops them.
+__demo_ready() { # SECONDS [CHECK]
+	local i
+	if [ -z "${2-}" ]; then sleep 2; return 0; fi
+	for ((i = 0; i < $1; i++)); do
+		(eval "$2") </dev/null >/dev/null 2>&1 && return 0
+		sleep 1
+	done
+	echo "demo.sh: not ready after $1 s: $2" >&2
+	return 1
+}
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
+`
+
+// writeCommand writes one command of the successful path as it ran.
+func writeCommand(b *strings.Builder, c commandlog.Command) {
+	b.WriteString("\n")
+	if c.Source != nil {
+		fmt.Fprintf(b, "# %s line %d\n", oneLine(c.Source.File), c.Source.Line)
+	}
+	run := c.Command
+	if c.Ran != "" {
+		run = c.Ran
+	}
+	var ready string
+	if c.Background != nil {
+		ready = c.Background.Ready
+	}
+	// As recorded, CRs included (bash -c ran them as part of the words);
+	// only trailing line feeds go.
+	run = strings.TrimRight(run, "\n")
+	for _, part := range []string{run, c.Setup, ready, c.Cwd} {
+		if why := unrunnable(part); why != "" {
+			fmt.Fprintf(b, "# left out: %s:\n", why)
+			comment(b, strings.TrimRight(c.Command, "\n"))
+			return
+		}
+	}
+	if c.Cwd != "" {
+		b.WriteString("# its block's cwd hint: it runs in " + oneLine(c.Cwd) + "\n")
+		dir, _ := bashWord(c.Cwd)
+		if !path.IsAbs(c.Cwd) {
+			dir = `"$` + commandlog.CheckoutVar + `"/` + dir
+		}
+		b.WriteString("__demo_prev=$PWD; cd -- " + dir + "\n")
+	}
+	if c.Setup != "" {
+		b.WriteString("# its block's setup hint, which ran first, unseen:\n")
+		writeRunnable(b, c.Setup)
+	}
+	if c.Ran != "" {
+		b.WriteString("# the README's command, which ran as the line(s) below:\n")
+		comment(b, strings.TrimRight(c.Command, "\n"))
+	}
+	if c.Background != nil {
+		b.WriteString("(\n")
+		writeRunnable(b, run)
+		b.WriteString(") </dev/null &\n")
+		if ready == "" {
+			b.WriteString("__demo_ready 0\n")
+		} else {
+			w, _ := bashWord(ready)
+			secs := c.Background.TimeoutS
+			if secs <= 0 {
+				secs = defaultReadyWait
+			}
+			fmt.Fprintf(b, "__demo_ready %d %s\n", secs, w)
+		}
+	} else {
+		writeRunnable(b, run)
+	}
+	if c.LeaveCwd {
+		b.WriteString("cd -- \"$__demo_prev\"\n")
+	}
+}
+
+// unrunnable says why text cannot run as recorded, "" when it can.
+func unrunnable(text string) string {
+	switch _, quotable := termtext.Bash(text); {
+	case redact.ContainsMarker(text):
+		return "redaction altered this command (it held a secret), so it cannot run as recorded"
+	case !quotable:
+		return "the command holds a NUL byte, which no bash command can hold"
+	}
+	return ""
+}
+
+// writeRunnable writes shell text to run as it ran: as it is, or, when it
+// holds control or hidden characters, byte for byte as an eval of a $'…'
+// string that a reader (and cat) sees every character of.
+func writeRunnable(b *strings.Builder, text string) {
+	if !termtext.HasControl(text) {
+		b.WriteString(text + "\n")
+		return
+	}
+	quoted, _ := termtext.Bash(text)
+	b.WriteString("# this command holds characters that do not show or that act on a terminal\n")
+	b.WriteString("# (shown as ‹U+…›, ^[, …); it runs byte for byte as recorded:\n")
+	comment(b, text)
+	b.WriteString("eval " + quoted + "\n")
+}
+
+// bashWord quotes s as one shell word: single quotes, or $'…' when it
+// holds control or hidden characters.
+func bashWord(s string) (string, bool) {
+	if termtext.HasControl(s) {
+		return termtext.Bash(s)
+	}
+	return shell.Quote(s), true
 }
 
 // oneLine keeps a header value on its comment line, control and hidden

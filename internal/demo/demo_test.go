@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -376,4 +378,79 @@ func TestScriptRerunsTheSameBytes(t *testing.T) {
 	for _, c := range script.String() {
 		assert.Check(t, c == '\n' || c == '\t' || c >= 0x20 && c != 0x7f && !termtext.Hidden(c), "demo.sh holds %U", c)
 	}
+}
+
+// TestScriptRunsWhatRan: where the keyless runner ran something else for a
+// README command (the checkout linked where the README clones it), entered
+// a cwd hint's directory, ran a setup hint's command or left a server
+// running, demo.sh does the same, run from a fresh copy of the checkout
+// with no network: the README's clone is shown, not run, and the server is
+// waited for and stopped at the end.
+func TestScriptRunsWhatRan(t *testing.T) {
+	zero := 0
+	bg := fmt.Sprintf("r2d-demo-bg-%d", os.Getpid())
+	src := func(n int) *commandlog.Source { return &commandlog.Source{File: "README.md", Line: n} }
+	l := &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+		{ID: "1", Command: "git clone https://github.com/demo-org/tool.git && cd tool", Source: src(3),
+			Ran: `mkdir -p -- "$(dirname -- "tool")" && ln -sfn -- "$README2DEMO_CHECKOUT" "tool" && cd tool`},
+		{ID: "2", Command: "ls marker", Source: src(4)},
+		{ID: "3", Command: "cat app.toml", Source: src(8), Cwd: "conf", Setup: "echo hidden > made-by-setup"},
+		{ID: "4", Command: "cat made-by-setup", Source: src(9), LeaveCwd: true},
+		{ID: "5", Command: "cd tool/sub", Source: src(11), Ran: `cd -- "$README2DEMO_CHECKOUT"/sub`},
+		{ID: "6", Command: "sleep 1; touch up; exec -a " + bg + " sleep 300", Source: src(14),
+			Background: &commandlog.Background{Ready: "test -e up", TimeoutS: 20}},
+		{ID: "7", Command: "ls up && pwd -P", Source: src(17)},
+	}}
+	for i := range l.Commands {
+		l.Commands[i].ExitCode, l.Commands[i].Status = &zero, commandlog.StatusOK
+	}
+	var script bytes.Buffer
+	assert.NilError(t, Script(&script, l, Options{}))
+	s := script.String()
+	assert.Assert(t, strings.Contains(s, "# the README's command, which ran as the line(s) below:\n#   git clone https://github.com/demo-org/tool.git && cd tool\nmkdir -p"), s)
+	assert.Assert(t, !strings.Contains(s, "\ngit clone"), "the README's clone is not run: %s", s)
+
+	ws := t.TempDir()
+	ws, err := filepath.EvalSymlinks(ws)
+	assert.NilError(t, err)
+	assert.NilError(t, os.MkdirAll(filepath.Join(ws, "conf"), 0o755))
+	assert.NilError(t, os.MkdirAll(filepath.Join(ws, "sub"), 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(ws, "marker"), nil, 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(ws, "conf", "app.toml"), []byte("name = \"demo\"\n"), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(ws, "demo.sh"), script.Bytes(), 0o755))
+	cmd := exec.Command("bash", "demo.sh")
+	cmd.Dir = ws
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	// Its own process group, ended with the test whatever the script left;
+	// Wait returns soon after the script ends even when a process it left
+	// holds the output pipe.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = 2 * time.Second
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	assert.NilError(t, cmd.Start())
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	timer := time.AfterFunc(30*time.Second, func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	err = cmd.Wait()
+	assert.Assert(t, timer.Stop(), "demo.sh hung (a background command run in the foreground?): %s\n%s", buf.String(), s)
+	out := buf.Bytes()
+	assert.Check(t, err == nil || errors.Is(err, exec.ErrWaitDelay), "%v: %s\n%s", err, out, s)
+	assert.Equal(t, string(out), "marker\nname = \"demo\"\nhidden\nup\n"+filepath.Join(ws, "sub")+"\n", s)
+	// The server the script started is gone once it ended.
+	assert.Equal(t, running(t, bg), 0, "the background command outlived demo.sh")
+}
+
+// running counts the processes whose command line holds name.
+func running(t *testing.T, name string) int {
+	t.Helper()
+	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	assert.NilError(t, err)
+	assert.Assert(t, len(cmdlines) > 0, "no /proc")
+	n := 0
+	for _, p := range cmdlines {
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(name)) {
+			n++
+		}
+	}
+	return n
 }
