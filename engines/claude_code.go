@@ -198,7 +198,7 @@ var claudeKeys = map[string]bool{
 	"parent_tool_use_id": true, "isSidechain": true, "id": true, "content": true, "text": true, "name": true,
 	"input": true, "command": true, "cmd": true, "command_line": true, "file_path": true, "path": true,
 	"notebook_path": true, "tool_use_id": true, "is_error": true, "tool_use_result": true, "toolUseResult": true,
-	"interrupted": true, "backgroundTaskId": true, "stdout": true, "stderr": true, "persistedOutputSize": true,
+	"interrupted": true, "backgroundTaskId": true, "run_in_background": true, "stdout": true, "stderr": true, "persistedOutputSize": true,
 	"result": true, "total_cost_usd": true, "cost_usd": true, "num_turns": true, "duration_ms": true, "subtype": true,
 }
 
@@ -319,6 +319,10 @@ func (p *claudeParser) toolUse(block *jsonv.Value, parent string) {
 	case name == "Bash" || name == "bash":
 		cmd := firstString(input, "command", "cmd", "command_line")
 		id = p.b.command(id, cmd, parent)
+		if input.Get("run_in_background").True() {
+			// Left running (a server): its result says only that it started.
+			p.b.setHowRan(id, commandlog.Command{Background: &commandlog.Background{}})
+		}
 		p.calls.put(id, "bash")
 	case claudeEditTools[name] != "":
 		id = p.b.edit(id, firstString(input, "file_path", "path", "notebook_path"), claudeEditTools[name])

@@ -6,7 +6,8 @@ package engines
 // while the AI engine runs on a schedule.
 //
 // What is replayed: the successful path. The commands whose status was
-// "ok", in the order they ran, in ONE bash session started in the
+// "ok", and those an agent left running in the background (a server, whose
+// end the transcript never shows), in the order they ran, in ONE bash session started in the
 // workspace (so a `cd` carries over, as in Claude Code's Bash tool and the
 // markdown engine). Failed commands were the agent's dead ends and are left
 // out, as are unfinished ("unknown") ones; file edits the agent made with
@@ -73,7 +74,7 @@ func (e *replayEngine) PrepareInput(in RunInput) ([]byte, error) {
 func refuseRedacted(old *commandlog.Log) error {
 	var bad []string
 	for i, c := range old.Commands {
-		if c.Status != commandlog.StatusOK || !slices.ContainsFunc(replayedText(c), redact.ContainsMarker) {
+		if !c.OnSuccessfulPath() || !slices.ContainsFunc(replayedText(c), redact.ContainsMarker) {
 			continue
 		}
 		where := fmt.Sprintf("command %d", i+1)
@@ -110,7 +111,7 @@ func replayPlan(old *commandlog.Log) runner.Plan {
 	plan := runner.Plan{Engine: ReplayName, Origin: fmt.Sprintf("command_log.json of a %s run (outcome %s)", old.Engine, old.Outcome)}
 	dropped := 0
 	for _, c := range old.Commands {
-		if c.Status != commandlog.StatusOK || strings.TrimSpace(c.Command) == "" {
+		if !c.OnSuccessfulPath() {
 			dropped++
 			continue
 		}

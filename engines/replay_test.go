@@ -208,3 +208,24 @@ func TestReplayRunsWhatTheMarkdownRunRan(t *testing.T) {
 	assert.DeepEqual(t, cmdSummary(r), cmdSummary(l))
 	assert.Assert(t, time.Since(start) < 20*time.Second, "the replay waited on the server: %s", time.Since(start))
 }
+
+// An agent's server left running in the background (Claude Code's
+// run_in_background, a real transcript) is replayed in the background: its
+// status is unknown because its end never came, and leaving it out would
+// fail the commands after it that talk to it.
+func TestReplayStartsTheAgentsBackgroundServer(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "testdata", "corpus", "claude-code", "session-jsonl-spotter-tool_heavy-2.1.38.jsonl"))
+	assert.NilError(t, err)
+	defer f.Close()
+	e, err := Lookup(ClaudeCodeName)
+	assert.NilError(t, err)
+	l, err := e.ParseTranscript(f)
+	assert.NilError(t, err)
+	var bg []runner.Step
+	for _, s := range replayPlan(l).Steps {
+		if s.Background {
+			bg = append(bg, s)
+		}
+	}
+	assert.DeepEqual(t, bg, []runner.Step{{Command: "mix phx.server", Timeout: DefaultReadyTimeout, Background: true}})
+}

@@ -217,6 +217,18 @@ type Command struct {
 	Background *Background `json:"background,omitempty"`
 }
 
+// OnSuccessfulPath reports whether c belongs to the run's successful path,
+// which demo.sh and the replay engine run again: a command that exited 0,
+// or one left running in the background whose end nobody saw (an agent's
+// server: status unknown, as no exit code came). Failed commands and
+// unfinished ones were dead ends.
+func (c *Command) OnSuccessfulPath() bool {
+	if strings.TrimSpace(c.Command) == "" {
+		return false
+	}
+	return c.Status == StatusOK || c.Status == StatusUnknown && c.Background != nil
+}
+
 // CheckoutVar is the shell variable that holds the checkout's path
 // (the repository under test) wherever a command's Ran text needs it:
 // the runner sets it to the sandbox's workspace, demo.sh to the directory

@@ -295,7 +295,9 @@ func groupLines(lines []string, max int) []string {
 }
 
 // Script writes demo.sh: the successful path of the run (the commands that
-// exited 0, in the order they ran) for one bash session, with `set -e` and
+// exited 0 or were left running in the background,
+// commandlog.Command.OnSuccessfulPath, in the order they ran) for one bash
+// session, with `set -e` and
 // a header saying where it came from. Each command runs as it ran: where
 // the log says the keyless runner ran something else for it (ran: the
 // checkout linked where the README clones this repository), that runs,
@@ -316,7 +318,7 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	var ok []commandlog.Command
 	checkout, background := false, false
 	for _, c := range l.Commands {
-		if c.Status == commandlog.StatusOK && strings.TrimSpace(c.Command) != "" {
+		if c.OnSuccessfulPath() {
 			ok = append(ok, c)
 			checkout = checkout || c.Ran != "" || c.Cwd != "" && !path.IsAbs(c.Cwd)
 			background = background || c.Background != nil
@@ -330,8 +332,14 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 		agent = " " + oneLine(*l.AgentVersion)
 	}
 	fmt.Fprintf(&b, "# Run by the %s engine%s; outcome: %s.\n", oneLine(l.Engine), agent, oneLine(outcomeLine(l)))
-	fmt.Fprintf(&b, "# The successful path of that run: the %d command(s) that exited 0, in the\n", len(ok))
-	b.WriteString("# order they ran, in one shell (cd and export carry over).\n")
+	if background {
+		fmt.Fprintf(&b, "# The successful path of that run: the %d command(s) that exited 0 or were\n", len(ok))
+		b.WriteString("# left running in the background, in the order they ran, in one shell (cd\n")
+		b.WriteString("# and export carry over).\n")
+	} else {
+		fmt.Fprintf(&b, "# The successful path of that run: the %d command(s) that exited 0, in the\n", len(ok))
+		b.WriteString("# order they ran, in one shell (cd and export carry over).\n")
+	}
 	if left := len(l.Commands) - len(ok); left > 0 {
 		fmt.Fprintf(&b, "# Left out: %d failed or unfinished command(s).\n", left)
 	}
@@ -425,7 +433,7 @@ func writeCommand(b *strings.Builder, c commandlog.Command) {
 		writeRunnable(b, run)
 		b.WriteString(") </dev/null &\n")
 		if ready == "" {
-			b.WriteString("__demo_ready 0\n")
+			b.WriteString("__demo_ready 0 # no readiness check: two seconds\n")
 		} else {
 			w, _ := bashWord(ready)
 			secs := c.Background.TimeoutS

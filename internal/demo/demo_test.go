@@ -454,3 +454,26 @@ func running(t *testing.T, name string) int {
 	}
 	return n
 }
+
+// An agent's server started with Claude Code's run_in_background (a real
+// transcript of another project): its end never shows, so its status is
+// unknown, and demo.sh still starts it, in the background, where the
+// agent did: the commands after it talk to it.
+func TestScriptStartsTheAgentsBackgroundServer(t *testing.T) {
+	l := loadLog(t, filepath.Join("..", "..", "testdata", "golden", "corpus", "claude-code", "session-jsonl-spotter-tool_heavy-2.1.38.jsonl.json"))
+	var bg []string
+	for _, c := range l.Commands {
+		if c.Background != nil {
+			bg = append(bg, c.Command)
+			assert.Equal(t, c.Status, commandlog.StatusUnknown)
+		}
+	}
+	assert.DeepEqual(t, bg, []string{"mix phx.server"})
+	var script bytes.Buffer
+	assert.NilError(t, Script(&script, l, Options{}))
+	s := script.String()
+	assert.Assert(t, strings.Contains(s, "(\nmix phx.server\n) </dev/null &\n__demo_ready 0 # no readiness check: two seconds\n"), s)
+	assert.Assert(t, strings.Contains(s, "left running in the background"), s)
+	out, err := exec.Command("bash", "-n", "-c", s).CombinedOutput()
+	assert.NilError(t, err, "demo.sh is valid bash: %s", out)
+}
