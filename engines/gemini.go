@@ -238,7 +238,7 @@ func (g *gemini) ParseTranscriptTo(r io.Reader, s Sink) (*commandlog.Log, error)
 // --output-format json, session files); TestEngineKeysListed fails when it
 // reads one missing here.
 var geminiOptions = jsonv.Options{Keep: map[string]bool{
-	"$rewindTo": true, "$set": true, "absolute_path": true, "args": true, "command": true, "content": true,
+	"$rewindTo": true, "$set": true, "absolute_path": true, "args": true, "command": true, "content": true, "is_background": true,
 	"delta": true, "duration_ms": true, "error": true, "file_path": true, "functionResponse": true, "id": true,
 	"lastUpdated": true, "message": true, "messages": true, "name": true, "output": true, "parameters": true,
 	"path": true, "projectHash": true, "response": true, "result": true, "resultDisplay": true, "role": true,
@@ -344,6 +344,9 @@ func (p *geminiParser) call(id, name string, args *jsonv.Value) (string, string)
 	switch {
 	case name == "run_shell_command" || name == "shell":
 		kind, id = "cmd", p.b.command(id, args.Get("command").Str(), "")
+		if args.Get("is_background").True() {
+			p.b.setHowRan(id, commandlog.Command{Background: &commandlog.Background{}})
+		}
 	case geminiEditTools[name]:
 		kind, id = "edit", p.b.edit(id, firstString(args, "file_path", "absolute_path", "path"), name)
 	}

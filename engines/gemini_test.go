@@ -146,3 +146,20 @@ func TestGeminiRunEnd(t *testing.T) {
 }
 
 func ptr64(n int64) *int64 { return &n }
+
+// A shell command the agent starts in the background (is_background) is
+// logged with background: {}, so demo.sh and a replay start it in the
+// background too.
+func TestGeminiBackgroundCommand(t *testing.T) {
+	in := `{"type":"tool_use","tool_name":"run_shell_command","tool_id":"a","parameters":{"command":"npm start","is_background":true}}
+{"type":"tool_result","tool_id":"a","status":"success","output":"Command moved to background"}
+{"type":"tool_use","tool_name":"run_shell_command","tool_id":"b","parameters":{"command":"curl -s localhost:3000","is_background":false}}
+{"type":"tool_result","tool_id":"b","status":"success","output":"Command exited with code: 0"}
+`
+	l, err := eng(t, "gemini").ParseTranscript(strings.NewReader(in))
+	assert.NilError(t, err)
+	assert.Equal(t, len(l.Commands), 2)
+	assert.DeepEqual(t, l.Commands[0].Background, &commandlog.Background{})
+	assert.Assert(t, l.Commands[1].Background == nil)
+	assert.Assert(t, l.Commands[0].OnSuccessfulPath())
+}
