@@ -177,12 +177,17 @@ type probeRow struct{ Where, Command, Exit string }
 
 // row is one command in the timeline.
 type row struct {
-	I, N                 int // index and number (I+1)
-	Status               string
-	Summary, Command     string
-	Long                 bool // the summary does not show the whole command
-	Exit, Duration, Src  string
-	Env                  string // the sandbox limit that made the command fail, with what to change
+	I, N                int // index and number (I+1)
+	Status              string
+	Summary, Command    string
+	Long                bool // the summary does not show the whole command
+	Exit, Duration, Src string
+	Env                 string // the sandbox limit that made the command fail, with what to change
+	// How says how the run ran the command where its text does not (the
+	// log's ran, cwd, setup, background), one sentence each; Ran is what
+	// ran instead of the command, "" when it ran as written.
+	How                  []string
+	Ran, RanIntro        string
 	Sub, Open, Truncated bool
 	Empty                bool // no output
 }
@@ -321,7 +326,39 @@ func commandRow(i int, c commandlog.Command) row {
 	if c.Environment != nil {
 		r.Env = "sandbox limit (" + c.Environment.Kind + "): " + c.Environment.Detail
 	}
+	if r.Ran = c.Ran; r.Ran != "" {
+		r.RanIntro = "It ran as:"
+		if strings.Contains(r.Ran, "$"+commandlog.CheckoutVar) {
+			r.RanIntro = "It ran as (" + commandlog.CheckoutVar + " is the checkout under test):"
+		}
+	}
+	r.How = howRan(c)
 	return r
+}
+
+// howRan says, one sentence each, how the run ran c where its text does
+// not: the cwd and setup hints, and a command left running in the
+// background.
+func howRan(c commandlog.Command) []string {
+	var how []string
+	if c.Cwd != "" {
+		how = append(how, "Ran in "+c.Cwd+" (its block's cwd hint).")
+	}
+	if c.Setup != "" {
+		how = append(how, "After its block's setup hint: "+c.Setup)
+	}
+	if c.LeaveCwd {
+		how = append(how, "After it, the run went back to where it was before its block's cwd hint.")
+	}
+	if g := c.Background; g != nil {
+		switch {
+		case g.Ready != "":
+			how = append(how, fmt.Sprintf("Left running in the background; the run waited up to %d s for %s to succeed.", g.TimeoutS, g.Ready))
+		default:
+			how = append(how, "Left running in the background.")
+		}
+	}
+	return how
 }
 
 // clipOutput keeps the head and tail of an output too big for the page and

@@ -299,6 +299,30 @@ func TestTimelineRowNamesTheSandboxLimit(t *testing.T) {
 	assert.Check(t, strings.Contains(page, `<p class="warn env">sandbox limit (oom): the out-of-memory killer ended it: raise it with --memory &lt;4g&gt;</p>`), "no sandbox note")
 }
 
+// A command the run ran otherwise than its text says shows what ran and
+// how: a reader must not take the README's clone for a clone that worked.
+func TestTimelineRowSaysHowItRan(t *testing.T) {
+	zero := 0
+	l := &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+		{ID: "1", Command: "cd tool/sub", ExitCode: &zero, Status: commandlog.StatusOK, Ran: `cd -- "$README2DEMO_CHECKOUT"/sub`},
+		{ID: "2", Command: "cat app.toml", ExitCode: &zero, Status: commandlog.StatusOK, Cwd: "conf", Setup: "echo <x> > made", LeaveCwd: true},
+		{ID: "3", Command: "npm start", ExitCode: &zero, Status: commandlog.StatusOK, Background: &commandlog.Background{Ready: "curl -fs localhost:3000", TimeoutS: 60}},
+		{ID: "4", Command: "sudo apt install jq", ExitCode: &zero, Status: commandlog.StatusOK, Ran: "sudo apt install -y jq"},
+		{ID: "5", Command: "ls", ExitCode: &zero, Status: commandlog.StatusOK},
+	}}
+	page := render(t, l, Options{})
+	for _, want := range []string{
+		`<p class="note">It ran as (README2DEMO_CHECKOUT is the checkout under test):</p><pre class="full ran">cd -- &#34;$README2DEMO_CHECKOUT&#34;/sub</pre>`,
+		`<p class="note how">Ran in conf (its block&#39;s cwd hint).</p><p class="note how">After its block&#39;s setup hint: echo &lt;x&gt; &gt; made</p><p class="note how">After it, the run went back to where it was before its block&#39;s cwd hint.</p>`,
+		`<p class="note how">Left running in the background; the run waited up to 60 s for curl -fs localhost:3000 to succeed.</p>`,
+		`<p class="note">It ran as:</p><pre class="full ran">sudo apt install -y jq</pre>`,
+	} {
+		assert.Check(t, strings.Contains(page, want), "missing %s", want)
+	}
+	assert.Equal(t, strings.Count(page, `class="full ran"`), 2)
+	assert.Equal(t, strings.Count(page, `class="note how"`), 4)
+}
+
 func itoa(i int) string { return jsonNum(i) }
 
 func jsonNum(i int) string { b, _ := json.Marshal(i); return string(b) }
