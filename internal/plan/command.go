@@ -140,8 +140,8 @@ func (pl *planner) runRule(x *cmd, base Decision) Entry {
 		}
 	}
 	for _, s := range x.cmds {
-		switch n := path.Base(s.name()); {
-		case n == "cmake" || n == "configure" || n == "meson" || n == "autogen.sh" || n == "bootstrap" || n == "bootstrap.sh" || n == "qmake" || n == "build.sh":
+		switch {
+		case configures(s):
 			pl.seen.configured = true
 		case buildsProject(s):
 			pl.seen.built = true

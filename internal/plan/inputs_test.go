@@ -378,6 +378,20 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "a Makefile that configure writes earlier on the same line",
+		readme: here.Doc(`
+			~~~sh
+			make install && ./configure
+			./autogen.sh && ./configure && make
+			~~~
+		`),
+		repo: repoWith("acme/tool", "autogen.sh", "configure.ac"),
+		want: here.Doc(`
+			2 skip missing-input make install && ./configure
+			3 probe command ./autogen.sh && ./configure && make
+		`),
+	},
+	{
 		name: "a directory of the checkout the session enters",
 		readme: here.Doc(`
 			~~~sh

@@ -43,9 +43,11 @@ func (pl *planner) missingManifest(cmds []simple) string {
 	if !pl.repo.FilesKnown() || pl.seen.cwd == cwdUnknown {
 		return ""
 	}
+	configured := pl.seen.configured
 	for _, s := range cmds {
 		name, args := path.Base(s.name()), s.args()
 		names := manifests[name]
+		configured = configured || configures(s) // ./configure && make
 		if names == nil || s.onlyInfo() {
 			continue
 		}
@@ -62,7 +64,7 @@ func (pl *planner) missingManifest(cmds []simple) string {
 		if verb == "\x00" || manifestVerbs[name] != nil && !manifestVerbs[name][verb] {
 			continue
 		}
-		if (name == "make" || name == "gmake") && pl.seen.configured {
+		if (name == "make" || name == "gmake") && configured {
 			continue // ./configure or cmake wrote a Makefile
 		}
 		found := ""
@@ -85,6 +87,16 @@ func (pl *planner) missingManifest(cmds []simple) string {
 		}
 	}
 	return ""
+}
+
+// configures reports a command that generates a Makefile (or the build
+// files a later make reads): ./configure, cmake, autogen.sh, meson.
+func configures(s simple) bool {
+	switch path.Base(s.name()) {
+	case "cmake", "configure", "meson", "autogen.sh", "bootstrap", "bootstrap.sh", "qmake", "build.sh":
+		return true
+	}
+	return false
 }
 
 // undefinedTarget says when a make target or an npm script the command
