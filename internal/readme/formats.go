@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // README formats other than Markdown: reStructuredText (.rst, .rest) and
@@ -344,6 +345,16 @@ func parseAsciiDoc(src []byte) Doc {
 			secs.openLevel(len(m[1]), strings.TrimSpace(m[2]))
 			continue
 		}
+		if i+1 < len(ls) {
+			if level := adocUnderline(l, strings.TrimRight(ls[i+1], " \t")); level > 0 {
+				// A two-line section title: its underline is no delimiter.
+				para.end()
+				para.last = ""
+				secs.openLevel(level, strings.TrimSpace(l))
+				i++
+				continue
+			}
+		}
 		if m := adocAttrRe.FindStringSubmatch(l); m != nil {
 			attrLang, hasAttr = adocLang(m[1], defaultLang)
 			continue
@@ -389,6 +400,26 @@ func parseAsciiDoc(src []byte) Doc {
 		para.add(l)
 	}
 	return doc
+}
+
+// adocUnderline reports the level of a two-line section title, title
+// over underline (1 for ===, 2 for ---, then ~~~, ^^^, +++), 0 when the pair
+// is none: as Asciidoctor reads it, an underline of one repeated character
+// whose length is the title's within one character, under a title line
+// that is no block title, attribute list, delimiter or list item.
+func adocUnderline(title, under string) int {
+	if len(under) < 2 || strings.Trim(under, under[:1]) != "" {
+		return 0
+	}
+	level := strings.IndexByte("=-~^+", under[0]) + 1
+	t := strings.TrimSpace(title)
+	if level == 0 || t == "" || t != title || strings.ContainsAny(t[:1], ".[/*-=+~^|<") {
+		return 0
+	}
+	if n := utf8.RuneCountInString(t); n-len(under) > 1 || len(under)-n > 1 {
+		return 0
+	}
+	return level
 }
 
 // adocLang reads the language of a block attribute list: "source,bash",

@@ -153,6 +153,51 @@ block 41-41 lang="java" indented=false mode= headings=["widget" "Usage"] before=
 `)
 }
 
+// Two-line section titles (a title over an underline of its length, as
+// older AsciiDoc READMEs write them): the underline of "----" under a title
+// is no listing delimiter; under a line of another length it still is.
+// As in Asciidoctor, the lengths may differ by one character at most.
+func TestAsciiDocTwoLineTitles(t *testing.T) {
+	const src = `Tool: a text-mode tool
+=====================
+
+What is it?
+-----------
+Tool shows things. It functions mainly
+as a browser.
+
+Build
+~~~~~
+
+Run:
+
+----
+make
+----
+
+Then run it:
+----
+./tool
+----
+`
+	got := blocksText(ExtractFile("README.adoc", []byte(src)))
+	assert.Equal(t, got, `block 15-15 lang="" indented=false mode=script headings=["Tool: a text-mode tool" "What is it?" "Build"] before="Run:"
+  15-15 make
+block 20-20 lang="" indented=false mode=script headings=["Tool: a text-mode tool" "What is it?" "Build"] before="Then run it:"
+  20-20 ./tool
+`)
+	for _, c := range []struct {
+		title, under string
+		level        int
+	}{
+		{"Usage", "-----", 2}, {"Usage", "----", 2}, {"Usage", "------", 2}, {"Usage", "---", 0}, {"Usage", "-------", 0},
+		{"Title", "=====", 1}, {"Deep", "^^^^", 4}, {"Run:", "----", 2}, {" Indented", "---------", 0},
+		{".Block title", "------------", 0}, {"* item", "------", 0}, {"Mixed", "--=--", 0}, {"Über", "----", 2}, {"x", "-", 0},
+	} {
+		assert.Check(t, adocUnderline(c.title, c.under) == c.level, "%q over %q", c.title, c.under)
+	}
+}
+
 func TestFormatOf(t *testing.T) {
 	for name, want := range map[string]Format{
 		"README.md": Markdown, "README": Markdown, "readme.markdown": Markdown, "README.txt": Markdown,
