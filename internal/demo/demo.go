@@ -297,8 +297,8 @@ func groupLines(lines []string, max int) []string {
 // Script writes demo.sh: the successful path of the run (the commands that
 // exited 0 or were left running in the background,
 // commandlog.Command.OnSuccessfulPath, in the order they ran) for one bash
-// session, with `set -e` and
-// a header saying where it came from. Each command runs as it ran: where
+// session, with `set -e` and a header saying where it came from. Each
+// command runs as it ran: where
 // the log says the keyless runner ran something else for it (ran: the
 // checkout linked where the README clones this repository), that runs,
 // the README's text shown in a comment above it; a cwd hint's directory
@@ -414,7 +414,7 @@ func writeCommand(b *strings.Builder, c commandlog.Command) {
 	}
 	if c.Cwd != "" {
 		b.WriteString("# its block's cwd hint: it runs in " + oneLine(c.Cwd) + "\n")
-		dir, _ := bashWord(c.Cwd)
+		dir := bashWord(c.Cwd)
 		if !path.IsAbs(c.Cwd) {
 			dir = `"$` + commandlog.CheckoutVar + `"/` + dir
 		}
@@ -435,7 +435,7 @@ func writeCommand(b *strings.Builder, c commandlog.Command) {
 		if ready == "" {
 			b.WriteString("__demo_ready 0 # no readiness check: two seconds\n")
 		} else {
-			w, _ := bashWord(ready)
+			w := bashWord(ready)
 			secs := c.Background.TimeoutS
 			if secs <= 0 {
 				secs = defaultReadyWait
@@ -477,12 +477,13 @@ func writeRunnable(b *strings.Builder, text string) {
 }
 
 // bashWord quotes s as one shell word: single quotes, or $'…' when it
-// holds control or hidden characters.
-func bashWord(s string) (string, bool) {
+// holds control or hidden characters (s holds no NUL: unrunnable).
+func bashWord(s string) string {
 	if termtext.HasControl(s) {
-		return termtext.Bash(s)
+		q, _ := termtext.Bash(s)
+		return q
 	}
-	return shell.Quote(s), true
+	return shell.Quote(s)
 }
 
 // oneLine keeps a header value on its comment line, control and hidden

@@ -477,3 +477,24 @@ func TestScriptStartsTheAgentsBackgroundServer(t *testing.T) {
 	out, err := exec.Command("bash", "-n", "-c", s).CombinedOutput()
 	assert.NilError(t, err, "demo.sh is valid bash: %s", out)
 }
+
+// What ran, a setup hint's command, a cwd and a readiness check are
+// written as a command is: never a hidden or control character in the
+// script, which stays valid bash.
+func TestScriptHowItRanIsTerminalSafe(t *testing.T) {
+	zero := 0
+	l := &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{{
+		ID: "1", Command: "serve \u202eevil", ExitCode: &zero, Status: commandlog.StatusOK,
+		Ran: "serve \u202e\x1b[8m", Setup: "echo \u200b > f", Cwd: "dir\u2066", LeaveCwd: true,
+		Background: &commandlog.Background{Ready: "test -e \u2028up", TimeoutS: 5},
+	}}}
+	var script bytes.Buffer
+	assert.NilError(t, Script(&script, l, Options{}))
+	s := script.String()
+	for _, c := range s {
+		assert.Check(t, c == '\n' || c == '\t' || c >= 0x20 && c != 0x7f && !termtext.Hidden(c), "demo.sh holds %U", c)
+	}
+	assert.Check(t, strings.Contains(s, `__demo_prev=$PWD; cd -- "$README2DEMO_CHECKOUT"/$'dir\xe2\x81\xa6'`), s)
+	out, err := exec.Command("bash", "-n", "-c", s).CombinedOutput()
+	assert.NilError(t, err, "demo.sh is valid bash: %s\n%s", out, s)
+}
