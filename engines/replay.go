@@ -5,12 +5,13 @@ package engines
 // accepted — deterministically, so every push can re-check a README cheaply
 // while the AI engine runs on a schedule.
 //
-// What is replayed: the successful path. The commands whose status was
-// "ok", and those an agent left running in the background (a server, whose
-// end the transcript never shows), in the order they ran, in ONE bash session started in the
-// workspace (so a `cd` carries over, as in Claude Code's Bash tool and the
-// markdown engine). Failed commands were the agent's dead ends and are left
-// out, as are unfinished ("unknown") ones; file edits the agent made with
+// What is replayed: the successful path (commandlog.Command.OnSuccessfulPath).
+// The commands whose status was "ok", and those an agent left running in
+// the background (a server, whose end the transcript never shows), in the
+// order they ran, in ONE bash session started in the workspace (so a `cd`
+// carries over, as in Claude Code's Bash tool and the markdown engine).
+// Failed commands were the agent's dead ends and are left out, as are the
+// other unfinished ("unknown") ones; file edits the agent made with
 // its edit tool are not replayed (the transcript says how many were left
 // out) — accept the edits into the repository, or re-record. A command
 // keeps the README source line it had in the original log, and runs as it
