@@ -320,7 +320,7 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	for _, c := range l.Commands {
 		if c.OnSuccessfulPath() {
 			ok = append(ok, c)
-			checkout = checkout || c.Ran != "" || c.Cwd != "" && !path.IsAbs(c.Cwd)
+			checkout = checkout || strings.Contains(c.Ran, "$"+commandlog.CheckoutVar) || c.Cwd != "" && !path.IsAbs(c.Cwd)
 			background = background || c.Background != nil
 		}
 	}

@@ -409,6 +409,12 @@ func TestScriptRunsWhatRan(t *testing.T) {
 	s := script.String()
 	assert.Assert(t, strings.Contains(s, "# the README's command, which ran as the line(s) below:\n#   git clone https://github.com/demo-org/tool.git && cd tool\nmkdir -p"), s)
 	assert.Assert(t, !strings.Contains(s, "\ngit clone"), "the README's clone is not run: %s", s)
+	assert.Equal(t, strings.Count(s, "\nREADME2DEMO_CHECKOUT=$PWD\n"), 1, s)
+	sudo := &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+		{ID: "1", Command: "ls marker", Ran: "sudo ls marker", ExitCode: &zero, Status: commandlog.StatusOK}}}
+	var other bytes.Buffer
+	assert.NilError(t, Script(&other, sudo, Options{}))
+	assert.Assert(t, !strings.Contains(other.String(), "README2DEMO_CHECKOUT="), "set only where a command uses it: %s", other.String())
 
 	ws := t.TempDir()
 	ws, err := filepath.EvalSymlinks(ws)
