@@ -15,6 +15,14 @@ func TestVerdictPerOutcome(t *testing.T) {
 	}{
 		{commandlog.Log{Outcome: commandlog.OutcomeSuccess}, "The README works"},
 		{commandlog.Log{Outcome: commandlog.OutcomeSuccess, Adjusted: true}, "The README works, with adjustments"},
+		{commandlog.Log{Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+			{ID: "1", Status: commandlog.StatusOK, Planned: commandlog.PlannedProbe},
+			{ID: "2", Status: commandlog.StatusFailed, Planned: commandlog.PlannedProbe}}}, "No step found: only guesses ran, 1 passed and 1 failed"},
+		{commandlog.Log{Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+			{ID: "1", Status: commandlog.StatusOK, Planned: commandlog.PlannedProbe}}}, "The README works"},
+		{commandlog.Log{Outcome: commandlog.OutcomeSuccess, Commands: []commandlog.Command{
+			{ID: "1", Status: commandlog.StatusOK, Planned: commandlog.PlannedStep},
+			{ID: "2", Status: commandlog.StatusFailed, Planned: commandlog.PlannedProbe}}}, "The README works"},
 		{commandlog.Log{Outcome: commandlog.OutcomeBlocked, Markers: []commandlog.Marker{{Kind: commandlog.MarkerBlocked, Text: "no key"}}}, "Blocked: the agent could not proceed"},
 		{commandlog.Log{Outcome: commandlog.OutcomeBlocked}, "Blocked: the README could not be checked here"},
 		{commandlog.Log{Outcome: commandlog.OutcomeFailed, Commands: []commandlog.Command{{ID: "c1"}}}, "The README did not work"},

@@ -183,6 +183,12 @@ func Verdict(l *commandlog.Log) string {
 		return "⚪ Nothing to run: no README command to test"
 	case l.Outcome == commandlog.OutcomeSuccess && l.Adjusted:
 		return "⚠️ The README works, with adjustments"
+	case l.Outcome == commandlog.OutcomeSuccess && onlyGuesses(l):
+		// No step failed because none ran: the success rests on guesses,
+		// and some failed. Not the README's failure (a guess never fails
+		// the run), not a claim that it works.
+		passed, failed := ProbeCounts(l.Commands)
+		return fmt.Sprintf("⚠️ No step found: only guesses ran, %d passed and %d failed", passed, failed)
 	case l.Outcome == commandlog.OutcomeSuccess:
 		return "✅ The README works"
 	case l.Outcome == commandlog.OutcomeBlocked && slices.ContainsFunc(l.Markers, func(m commandlog.Marker) bool { return m.Kind == commandlog.MarkerBlocked }):
@@ -283,6 +289,16 @@ func Counts(cmds []commandlog.Command) (ok, failed, unknown int) {
 // RunHint is the README hint that makes the keyless plan run a block as
 // steps.
 const RunHint = "<!-- readme2demo: run -->"
+
+// onlyGuesses reports a keyless run in which every command was a probe
+// and one of them failed.
+func onlyGuesses(l *commandlog.Log) bool {
+	if len(l.Commands) == 0 || slices.ContainsFunc(l.Commands, func(c commandlog.Command) bool { return c.Planned != commandlog.PlannedProbe }) {
+		return false
+	}
+	_, failed := ProbeCounts(l.Commands)
+	return failed > 0
+}
 
 // ProbeCounts returns how many of cmds ran on a guess (probes) and passed,
 // and how many failed (or did not finish).
