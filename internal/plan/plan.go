@@ -250,22 +250,25 @@ type readmeFacts struct {
 
 // session is what the commands that run so far did, in README order.
 type session struct {
-	installed   map[string]int    // tool -> README line of the run command that installs it
-	cloned      map[string]bool   // tools "installed" by a clone of this repository linked to the checkout
-	cloneDirs   map[string]bool   // where a skipped clone of this repository would have gone
-	notMade     map[string]int    // clone directories not made (the clone was an alternative), by line
-	unmade      map[string]int    // files only skipped lines would have written, by the line of the first
-	images      map[string]bool   // Docker images of this project built by a skipped command
-	mentioned   map[string]bool   // words of the commands that run so far
-	defined     map[string]bool   // functions and aliases the commands that run so far define
-	unset       map[string]int    // variables only skipped lines set, by the line of the first
-	downloads   map[string]string // file -> the URL a command that runs downloaded it from
-	cwd         string            // the session's directory relative to the checkout, cwdUnknown when unknown
-	cloneSub    bool              // a cd into a directory of the clone of this repository ran: the session is below the checkout's top
-	serverUp    bool              // a command that runs started a server (in the background)
-	selfInstall bool              // a command that runs installs the project from the checkout
-	configured  bool              // a command that runs generated a Makefile (./configure, cmake)
-	built       bool              // a command that runs built something (make, cargo build, …)
+	installed map[string]int  // tool -> README line of the run command that installs it
+	cloned    map[string]bool // tools "installed" by a clone of this repository linked to the checkout
+	cloneDirs map[string]bool // where a skipped clone of this repository would have gone
+	notMade   map[string]int  // clone directories not made (the clone was an alternative), by line
+	unmade    map[string]int  // files only skipped lines would have written, by the line of the first
+	images    map[string]bool // Docker images of this project built by a skipped command
+	mentioned map[string]bool // words of the commands that run so far
+	// sureFiles and guessedFiles are the files the steps and the probes so
+	// far wrote (writtenBy).
+	sureFiles, guessedFiles map[string]bool
+	defined                 map[string]bool   // functions and aliases the commands that run so far define
+	unset                   map[string]int    // variables only skipped lines set, by the line of the first
+	downloads               map[string]string // file -> the URL a command that runs downloaded it from
+	cwd                     string            // the session's directory relative to the checkout, cwdUnknown when unknown
+	cloneSub                bool              // a cd into a directory of the clone of this repository ran: the session is below the checkout's top
+	serverUp                bool              // a command that runs started a server (in the background)
+	selfInstall             bool              // a command that runs installs the project from the checkout
+	configured              bool              // a command that runs generated a Makefile (./configure, cmake)
+	built                   bool              // a command that runs built something (make, cargo build, …)
 	// projectLine is the line of the first command that installs or
 	// builds the project, projectSection the headings of its section.
 	projectLine      int
@@ -278,7 +281,7 @@ type session struct {
 
 func newSession() session {
 	return session{installed: map[string]int{}, cloned: map[string]bool{}, cloneDirs: map[string]bool{}, notMade: map[string]int{}, unmade: map[string]int{},
-		images: map[string]bool{}, mentioned: map[string]bool{}, defined: map[string]bool{}, unset: map[string]int{}, downloads: map[string]string{}}
+		images: map[string]bool{}, mentioned: map[string]bool{}, sureFiles: map[string]bool{}, guessedFiles: map[string]bool{}, defined: map[string]bool{}, unset: map[string]int{}, downloads: map[string]string{}}
 }
 
 // learnReadme learns what the plan needs to know of the whole README.

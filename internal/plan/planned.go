@@ -52,14 +52,45 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 		switch {
 		case e.Kind != KindCommand, b.Hints.Run:
 			e.Planned = PlannedStep // a file the README names, set-up, the clone linked, the run hint
-		case section && pl.prepares(*e) && !(installed && fetches):
+		case section && pl.prepares(*e) && !(installed && fetches) && !pl.usesGuessed(*e):
 			// (Once the project is installed, what installs, builds or
-			// fetches more belongs to another way, or is optional.)
+			// fetches more belongs to another way, or is optional. A file
+			// only a guess made is a guess's result.)
 			e.Planned = PlannedStep
 		default:
 			e.Planned = PlannedProbe
 		}
+		pl.noteFiles(*e)
 	}
+}
+
+// noteFiles records what a run entry writes by how it runs: a step's
+// files are sure, a probe's are guesses until a step writes them too.
+func (pl *planner) noteFiles(e Entry) {
+	for _, f := range writtenBy(simples(lex(e.command()))) {
+		if c := cleanPath(f); e.Planned == PlannedStep {
+			pl.seen.sureFiles[c] = true
+		} else {
+			pl.seen.guessedFiles[c] = true
+		}
+	}
+}
+
+// usesGuessed reports an entry that uses a file only probes wrote before
+// it: the output of a guess (`pandoc … -o tool.1` run as a probe, then
+// `sudo mv tool.1 …`), which a step cannot rely on.
+func (pl *planner) usesGuessed(e Entry) bool {
+	if len(pl.seen.guessedFiles) == 0 {
+		return false
+	}
+	for _, s := range simples(lex(e.command())) {
+		for _, f := range append(usedFiles(s), s.inputs...) {
+			if c := cleanPath(f); pl.seen.guessedFiles[c] && !pl.seen.sureFiles[c] && !pl.repo.hasFile(c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // prepares reports a command that installs, builds or fetches: what a

@@ -223,6 +223,26 @@ var plannedCases = []planCase{
 			8 probe command go install github.com/acme/tool@latest
 		`),
 	},
+	{
+		name: "what only a probe wrote is a guess's result: the step that uses it is a probe",
+		readme: here.Doc(`
+			## Installing
+
+			~~~console
+			pandoc -s -t man tool.1.md -o tool.1
+			sudo mv tool.1 /usr/share/man/man1
+			curl -fsSLo tool.tar.gz https://acme.dev/tool.tar.gz
+			tar -xzf tool.tar.gz
+			~~~
+		`),
+		repo: repoWith("acme/tool", "tool.1.md"),
+		want: here.Doc(`
+			4 probe command pandoc -s -t man tool.1.md -o tool.1
+			5 probe command sudo mv tool.1 /usr/share/man/man1
+			6 step command curl -fsSLo tool.tar.gz https://acme.dev/tool.tar.gz
+			7 step command tar -xzf tool.tar.gz
+		`),
+	},
 }
 
 func TestPlanned(t *testing.T) { testPlans(t, plannedCases) }

@@ -103,6 +103,25 @@ func (pl *planner) noteUnmade(x *cmd) {
 	}
 }
 
+// usedFiles are the words of a command that name files it uses: a path,
+// an operand of a program whose operands are files, a word that looks
+// like a file; not the program on the PATH, nor what it writes (cp's
+// destination). Its redirected inputs are s.inputs.
+func usedFiles(s simple) []string {
+	files := fileOperandProgs[path.Base(s.name())]
+	writes := writtenBy([]simple{s})
+	var out []string
+	for i, w := range s.argv {
+		if !strings.Contains(w.text, "/") && (i == 0 || !files && !looksLikeFile(w.text)) {
+			continue // a program on the PATH, or a word that names no file
+		}
+		if !slices.Contains(writes, w.text) {
+			out = append(out, w.text)
+		}
+	}
+	return out
+}
+
 // fileOperandProgs are programs whose operands are files, so that a bare
 // word among them (`install -m 755 tool /usr/local/bin`) names one.
 var fileOperandProgs = toSet(`cp mv install chmod ln gunzip sha256sum shasum`)
@@ -114,18 +133,10 @@ func madeBySkipped(pl *planner, x *cmd) (Entry, bool) {
 		return pass()
 	}
 	for _, s := range x.cmds {
-		files := fileOperandProgs[path.Base(s.name())]
-		writes := writtenBy([]simple{s})
-		for i, w := range s.argv {
-			if !strings.Contains(w.text, "/") && (i == 0 || !files && !looksLikeFile(w.text)) {
-				continue // a program on the PATH, or a word that names no file
-			}
-			if slices.Contains(writes, w.text) {
-				continue // what it writes (cp's destination), not what it uses
-			}
-			c := cleanPath(w.text)
+		for _, f := range usedFiles(s) {
+			c := cleanPath(f)
 			if l := pl.seen.unmade[c]; l > 0 && !pl.seen.mentioned[c] {
-				return pl.skip(x, because(KindMissingInput, "uses %s, which only line %d writes, and that line is not run", w.text, l))
+				return pl.skip(x, because(KindMissingInput, "uses %s, which only line %d writes, and that line is not run", f, l))
 			}
 		}
 		for _, in := range s.inputs {
