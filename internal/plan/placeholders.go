@@ -31,18 +31,27 @@ var (
 	// by | with no space, as a usage text writes them
 	// (--target greatest|newest|minor): not a pipeline.
 	alternativesRe = lazyre.New(`(^|[\s=])([a-z][\w-]*(\|[a-z][\w-]*){2,})(\s|$)`)
+	// angleChoiceRe is a choice between values in angle brackets, which a
+	// shell would read as a redirection and pipes: pm2 stop <id|name|'all'>.
+	angleChoiceRe = lazyre.New(`(^|\s)(<[^<>\s|]+(\|[^<>\s|]+)+>)(\s|$)`)
 )
 
 // rawPlaceholder finds placeholders in a command as written, before any
 // shell splitting would cut them up.
 func rawPlaceholder(text string) (string, bool) {
-	first, _, _ := strings.Cut(text, "\n")
-	first = quotedRe.ReplaceAllString(first, "''")
+	written, _, _ := strings.Cut(text, "\n")
+	first := quotedRe.ReplaceAllString(written, "''")
 	if m := rawSynopsisRe.FindString(first); m != "" && !strings.Contains(first, "[[") {
 		return strings.TrimSpace(m), true
 	}
 	if m := alternativesRe.FindStringSubmatch(first); m != nil && !allKnown(strings.Split(m[2], "|")[1:]) {
 		return m[2], true
+	}
+	if m := angleChoiceRe.FindStringSubmatch(first); m != nil {
+		if w := angleChoiceRe.FindStringSubmatch(written); w != nil {
+			return w[2], false // as written, its quoted choices shown
+		}
+		return m[2], false
 	}
 	if m := singleBraceRe.FindString(first); m != "" {
 		return strings.TrimSpace(m), false
@@ -131,7 +140,7 @@ func assignments(cmds []simple) []string {
 }
 
 var (
-	angleRe = lazyre.New(`<[A-Za-z.][^<>]*>`)
+	angleRe = lazyre.New(`<[A-Za-z.](?:[^<>]*[^<>\s])?>`)
 	yourRe  = lazyre.New(`(?i)(^|[^a-z])your[-_]?[a-z0-9]`)
 	xxxRe   = lazyre.New(`(?i)x{5,}|\*{3,}|\.\.\.\.+`)
 	// namePlaceholderRe is a hyphenated stand-in: package-name, app-name,

@@ -147,6 +147,24 @@ var placeholderCases = []planCase{
 		`),
 	},
 	{
+		name: "a choice of values in angle brackets, which a shell would read as a redirection and pipes",
+		readme: here.Doc(`
+			~~~sh
+			pm2 stop     <app_name|namespace|id|'all'|json_conf>
+			pm2 describe <id|app_name>
+			sort <input.txt >out.txt
+			echo "<a|b>" | tool
+			~~~
+		`),
+		repo: repoWith("acme/pm2", "input.txt"),
+		want: here.Doc(`
+			2 skip placeholder pm2 stop     <app_name|namespace|id|'all'|json_conf>
+			3 skip placeholder pm2 describe <id|app_name>
+			4 probe command sort <input.txt >out.txt
+			5 probe command echo "<a|b>" | tool
+		`),
+	},
+	{
 		name: "a comment that asks for the reader's value",
 		readme: here.Doc(`
 			~~~sh
