@@ -64,6 +64,7 @@ var commandRules = []commandRule{
 	{"made-by-skipped", madeBySkipped},
 	{"unknown-program", unknownProgram},
 	{"plugin-subcommand", pluginSubcommand},
+	{"looked-up-program", lookedUpProgram},
 	{"install", installRule},
 }
 

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
@@ -186,6 +187,26 @@ func pluginSubcommand(pl *planner, x *cmd) (Entry, bool) {
 		}
 		if plugin := "cargo-" + args[0]; !pl.programs[plugin] && pl.seen.installed[plugin] == 0 {
 			return pl.skip(x, because(KindMissingInput, "needs %s (`cargo %s` runs a cargo plugin), which the sandbox does not have and no earlier line installs (add the run hint if a step installs it)", plugin, args[0]))
+		}
+	}
+	return pass()
+}
+
+// lookupRe is a program looked up by its path in a command substitution:
+// $(which bun), $(command -v node), `which go`.
+var lookupRe = lazyre.New("(?:\\$\\(|`)\\s*(?:which|command\\s+-v|type\\s+-p)\\s+([A-Za-z0-9][\\w.+-]*)\\s*(?:\\)|`)")
+
+// lookedUpProgram skips a line that uses the path of a program the sandbox
+// does not have and no earlier line installs (`sudo ln -s $(which bun)
+// /usr/local/bin/node` where bun is the other way's runtime): the
+// substitution is empty, and the line fails or does something else.
+func lookedUpProgram(pl *planner, x *cmd) (Entry, bool) {
+	if x.b.Hints.Run {
+		return pass()
+	}
+	for _, m := range lookupRe.FindAllStringSubmatch(x.c.text, -1) {
+		if pl.resolve(m[1]) == unresolved {
+			return pl.skip(x, because(KindMissingInput, "needs %s (%s), which the sandbox does not have and no earlier line installs (add the run hint if a step installs it)", m[1], strings.TrimSpace(m[0])))
 		}
 	}
 	return pass()

@@ -211,6 +211,22 @@ var resolveCases = []planCase{
 			3 probe command ./server --port 8080
 		`),
 	},
+	{
+		name: "a program looked up by its path must resolve too",
+		rule: "looked-up-program",
+		readme: here.Doc(`
+			~~~sh
+			sudo ln -s $(which r2d-runtime) /usr/local/bin/node
+			ln -s "$(command -v node)" ~/bin/node
+			ln -s ` + "`which r2d-other`" + ` ~/bin/other
+			~~~
+		`),
+		want: here.Doc(`
+			2 skip missing-input sudo ln -s $(which r2d-runtime) /usr/local/bin/node
+			3 probe command ln -s "$(command -v node)" ~/bin/node
+			4 skip missing-input ln -s ` + "`which r2d-other`" + ` ~/bin/other
+		`),
+	},
 }
 
 func TestResolve(t *testing.T) { testPlans(t, resolveCases) }
