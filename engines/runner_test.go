@@ -111,6 +111,28 @@ func TestMarkdownNotFoundNamesTheLaterInstall(t *testing.T) {
 	assert.Assert(t, strings.Contains(l.OutcomeReason, "(r2dtool-missing: command not found); line 3 would install it, but the plan skips it (other platform: Homebrew)"), l.OutcomeReason)
 }
 
+// A build that cannot find a C header says which: a library's development
+// files, which READMEs name in words ("depends on GNU Readline"), and the
+// advice to read the prose with an AI engine. gcc's and clang's messages.
+func TestMarkdownMissingHeaderIsNamed(t *testing.T) {
+	t.Parallel()
+	for _, msg := range []string{
+		"src/bcal.c:35:10: fatal error: readline/history.h: No such file or directory",
+		"src/main.c:3:10: fatal error: 'zlib.h' file not found",
+	} {
+		md := "```sh\nsh -c 'echo \"" + msg + "\" >&2; exit 2'\n```\n"
+		l, _ := runLocal(t, MarkdownName, readmePlan(md), nil)
+		assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+		header := "readline/history.h"
+		if strings.Contains(msg, "zlib") {
+			header = "zlib.h"
+		}
+		assert.Assert(t, strings.Contains(l.OutcomeReason, "exited with 2; the build could not find the C header "+header+
+			": the development files of a library it needs are not installed, and no line the plan ran installs them"), l.OutcomeReason)
+		assert.Assert(t, strings.HasSuffix(l.OutcomeReason, "if the README gives this prerequisite in words, try an AI engine such as --engine claude-code"), l.OutcomeReason)
+	}
+}
+
 // readmeOrder2 plans md in README order.
 func readmeOrder2(md string) runner.Plan { return readmePlanOrder(md, plan.OrderReadme) }
 

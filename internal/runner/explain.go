@@ -171,6 +171,19 @@ var redirectFailRe = lazyre.New(`^bash: (?:line \d+: )?(\S+): (No such file or d
 // redirectNote explains an exit 1 that came from the shell, not the
 // command: the file it was to write could not be opened (`curl … >
 // ~/bin/hr` when ~/bin does not exist). "" otherwise.
+// headerMissingRe is a C or C++ compiler that could not find a header:
+// "src/bcal.c:35:10: fatal error: readline/history.h: No such file or
+// directory" (gcc, clang).
+var headerMissingRe = lazyre.New(`(?m)fatal error: '?([\w./+-]+\.(?:h|hh|hpp|hxx))'?(?:: No such file or directory| file not found)`)
+
+// missingHeader is the header a build could not find, "" when none.
+func missingHeader(output string) string {
+	if m := headerMissingRe.FindStringSubmatch(output); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 func redirectNote(c *commandlog.Command) string {
 	if c.ExitCode == nil || *c.ExitCode != 1 || !strings.Contains(c.Command, ">") {
 		return ""

@@ -149,6 +149,10 @@ type Failure struct {
 	// could not be reached.
 	Missing *Missing
 	Notes   string
+	// Header is a C header the build could not find (KindExit): a
+	// library's development files, which a README often names only in
+	// words.
+	Header string
 	// PipeStatus are the exit statuses of the programs of its last
 	// pipeline, when it had more than one (KindExit, KindNetwork).
 	PipeStatus []int
@@ -205,15 +209,19 @@ func (f *Failure) String() string {
 	if len(f.PipeStatus) > 1 {
 		pipe = fmt.Sprintf("; the exit statuses of its pipeline were %s (a pipeline fails when one of its programs does)", strings.Trim(fmt.Sprint(f.PipeStatus), "[]"))
 	}
-	return fmt.Sprintf("%s: %s exited with %s%s%s%s", f.Where, q, exitText(f.ExitCode), missing, pipe, f.Notes)
+	header := ""
+	if f.Header != "" {
+		header = fmt.Sprintf("; the build could not find the C header %s: the development files of a library it needs are not installed, and no line the plan ran installs them", f.Header)
+	}
+	return fmt.Sprintf("%s: %s exited with %s%s%s%s%s", f.Where, q, exitText(f.ExitCode), missing, header, pipe, f.Notes)
 }
 
 // ProseMayHelp reports whether understanding the README's prose could
-// have made the command work: it needed a program that no line the plan
-// ran installs (a prerequisite written in words, or in a line the plan
-// skipped). Other failures are the README's, or the sandbox's.
+// have made the command work: it needed a program, or a library's C
+// headers, that no line the plan ran installs (a prerequisite written in
+// words, or in a line the plan skipped). Other failures are the README's, or the sandbox's.
 func (f *Failure) ProseMayHelp() bool {
-	return f.Kind == KindExit && f.Missing != nil && (f.Missing.How == NotInstalled || f.Missing.How == InstallSkipped)
+	return f.Kind == KindExit && (f.Missing != nil && (f.Missing.How == NotInstalled || f.Missing.How == InstallSkipped) || f.Header != "")
 }
 
 // verdict says why a command failed the run — it failed without being
@@ -255,6 +263,7 @@ func (p *Parser) verdict(c *commandlog.Command, cmd *command) *Failure {
 	default:
 		net := networkNote(c.Output, c.Command, c.ExitCode)
 		f.Kind, f.Missing, f.Notes, f.PipeStatus = KindExit, notFound(c, cmd.line, p.installs, p.ran), redirectNote(c)+net, end.PipeStatus
+		f.Header = missingHeader(c.Output)
 		if net != "" {
 			f.Kind = KindNetwork // an AI engine cannot reach the host either
 		}
