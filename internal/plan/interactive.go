@@ -392,6 +392,9 @@ func interactiveRule(pl *planner, x *cmd) (Entry, bool) {
 	if prog := interactive(x.head); prog != "" {
 		return pl.skip(x, because(KindInteractive, "interactive: %s needs a terminal", prog))
 	}
+	if m := monitorView(x.head, pl.programs); m != "" {
+		return pl.skip(x, because(KindInteractive, "interactive: %s opens a full-screen monitor, which runs until it is stopped and needs a terminal", m))
+	}
 	if !x.cmds[len(x.cmds)-1].onlyInfo() && pl.usesProject(x.c.text) && blockCue(x.b, interactiveCueRe) != "" {
 		return pl.skip(x, because(KindInteractive, "interactive: the text presents it so (%q), and nobody is at the terminal", blockCue(x.b, interactiveCueRe)))
 	}
@@ -406,6 +409,21 @@ func interactiveRule(pl *planner, x *cmd) (Entry, bool) {
 		return pl.skip(x, because(KindInteractive, "interactive: the README presents the program so (%q), and this opens it on the terminal with nobody at it", pl.readme.uiCue))
 	}
 	return pass()
+}
+
+// monitorSubcommands are the subcommands by which a tool opens a
+// full-screen live view of what it manages: `pm2 monit`, `tool dashboard`.
+var monitorSubcommands = toSet(`monit monitor dash dashboard`)
+
+// monitorView names a monitor subcommand of a program the system does not
+// have (`ls monitor`, `cat dashboard` name files), "" for others.
+func monitorView(cmds []simple, programs map[string]bool) string {
+	for _, s := range cmds {
+		if args := s.args(); len(args) > 0 && monitorSubcommands[args[0]] && !programs[path.Base(s.name())] {
+			return path.Base(s.name()) + " " + args[0]
+		}
+	}
+	return ""
 }
 
 // runsUntilStopped skips a command that runs until interrupted (tail -f).

@@ -512,6 +512,26 @@ var interactiveCases = []planCase{
 			5 probe command tool --version
 		`),
 	},
+	{
+		name: "a tool's monitor subcommand opens a full-screen view",
+		readme: here.Doc(`
+			~~~sh
+			npm install pm2 -g
+			pm2 monit
+			pm2 dashboard
+			pm2 list
+			cat monitor
+			~~~
+		`),
+		repo: repoWith("acme/pm2", "monitor"),
+		want: here.Doc(`
+			2 probe command npm install pm2 -g
+			3 skip interactive pm2 monit
+			4 skip interactive pm2 dashboard
+			5 probe command pm2 list
+			6 probe command cat monitor
+		`),
+	},
 }
 
 func TestInteractive(t *testing.T) { testPlans(t, interactiveCases) }
