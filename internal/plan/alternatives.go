@@ -116,7 +116,7 @@ func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
 // install in a troubleshooting section is a fix for that problem. An
 // install that runs is recorded (then the command is left to runRule).
 func installRule(pl *planner, x *cmd) (Entry, bool) {
-	if p := npxOf(x.cmds); p != "" && isInstallSection(x.b.Headings) {
+	if p := npxOf(x.cmds); p != "" && pl.isInstallSection(x.b.Headings) {
 		// (after an install in the same block, npx is how that block runs it)
 		if l := pl.seen.installed[npmTool(p)]; l > 0 && (l < x.b.Line || l > x.b.EndLine) {
 			return pl.skip(x, because(KindAlternative, "alternative: runs %s with npx, without installing it; %s line %d already installs it", p, pl.file, l).with(causeAlternative))
@@ -263,7 +263,7 @@ func (pl *planner) installOnce(x *cmd, tools []string, selfInstall bool) (Entry,
 		pl.seen.projectLine, pl.seen.projectSection, pl.seen.projectBuild, pl.seen.projectBuildText = x.c.line, strings.Join(x.b.Headings, "\x00"), build, x.c.text
 		pl.seen.projectBlock = x.b.Line
 		return Entry{}, false
-	case !project && (build == "" || !isInstallSection(x.b.Headings)):
+	case !project && (build == "" || !pl.isInstallSection(x.b.Headings)):
 		return Entry{}, false
 	}
 	section := strings.Join(x.b.Headings, "\x00")

@@ -3,7 +3,6 @@ package plan
 import (
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -11,36 +10,6 @@ import (
 
 // What a command needs that the run may not have: a file, an archive, a
 // directory, a server on this machine; and the session's directory.
-
-// missingArchive returns the archive a `tar x` or `unzip` extracts when it
-// is not in the repository and no earlier command downloaded it (the README
-// says in prose to download it from a releases page), "" otherwise.
-func (pl *planner) missingArchive(cmds []simple) string {
-	if !pl.repo.FilesKnown() {
-		return ""
-	}
-	made := map[string]bool{} // what the chain's earlier commands download
-	for _, s := range cmds {
-		name := path.Base(s.name())
-		if name != "tar" && name != "unzip" {
-			for _, a := range s.args() {
-				u, _, _ := strings.Cut(a, "?")
-				made[path.Base(u)] = true
-			}
-			continue
-		}
-		for _, a := range s.args() {
-			if strings.HasPrefix(a, "-") || !archiveRe.MatchString(a) || strings.ContainsAny(a, "$*") {
-				continue
-			}
-			clean := strings.TrimPrefix(a, "./")
-			if !pl.inRepo(clean) && !pl.seen.mentioned[clean] && !pl.seen.mentioned[path.Base(clean)] && !made[path.Base(clean)] {
-				return a
-			}
-		}
-	}
-	return ""
-}
 
 // inLineData reports an argument that the command line itself gives as
 // data: `echo '{"foo":"bar"}' | json foo` reads the key foo of the JSON it
@@ -365,33 +334,6 @@ func (pl *planner) slugArg(a string) bool {
 	}
 	owner := strings.SplitN(a, "/", 2)[0]
 	return !pl.inRepo(owner) && !pl.seen.mentioned[owner] && !generatedRe.MatchString(owner)
-}
-
-// noteDownloads records the files that curl -o and wget -O save, with
-// their URL.
-func (pl *planner) noteDownloads(cmds []simple) {
-	for _, s := range cmds {
-		n := path.Base(s.name())
-		if n != "curl" && n != "wget" {
-			continue
-		}
-		args := s.args()
-		url, file := "", ""
-		for i, a := range args {
-			switch {
-			case urlRe.MatchString(a):
-				url = a
-			case (a == "-o" || a == "--output" || n == "wget" && (a == "-O" || a == "--output-document")) && i+1 < len(args):
-				file = args[i+1]
-			}
-		}
-		if url != "" && file == "" && (n == "wget" || slices.Contains(args, "-O") || slices.Contains(args, "--remote-name")) {
-			file = path.Base(strings.SplitN(url, "?", 2)[0])
-		}
-		if url != "" && file != "" {
-			pl.seen.downloads[strings.TrimPrefix(file, "./")] = url
-		}
-	}
 }
 
 // missingInput skips a command on something nothing made: an archive no

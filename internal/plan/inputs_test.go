@@ -309,6 +309,31 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "an archive named by a pattern that nothing known matches",
+		readme: here.Doc(`
+			## Install manually
+
+			First, download a tarball from the releases page. Then:
+
+			~~~sh
+			tar -xzf ruby-build-*.tar.gz
+			~~~
+
+			~~~sh
+			tar -xzf vendor/dist-*.tgz
+			curl -LO https://x.org/tool-1.0.tgz
+			tar -xzf tool-*.tgz
+			~~~
+		`),
+		repo: repoWith("rbenv/ruby-build", "vendor/dist-2.0.tgz"),
+		want: here.Doc(`
+			6 skip missing-input tar -xzf ruby-build-*.tar.gz
+			10 step command tar -xzf vendor/dist-*.tgz
+			11 step command curl -LO https://x.org/tool-1.0.tgz
+			12 step command tar -xzf tool-*.tgz
+		`),
+	},
+	{
 		name: "a file an earlier command of its line downloads",
 		readme: here.Doc(`
 			~~~sh

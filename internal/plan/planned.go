@@ -28,7 +28,7 @@ var stepSectionRe = lazyre.New(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up
 // a clone linked to the checkout) when every command of the block
 // resolves. Everything else the plan runs on a guess: a probe.
 func (pl *planner) markPlanned(b readme.Block, es []Entry) {
-	section := section(b.Headings, stepSectionRe) != "" && (readme.IsShellLang(b.Lang) || b.Mode == readme.ModeConsole)
+	section := section(pl.sectionHeadings(b.Headings), stepSectionRe) != "" && (readme.IsShellLang(b.Lang) || b.Mode == readme.ModeConsole)
 	if section {
 		for _, e := range es {
 			if e.Command != "" && e.Kind == KindCommand && !pl.commandResolves(e) {

@@ -243,6 +243,31 @@ var plannedCases = []planCase{
 			7 step command tar -xzf tool.tar.gz
 		`),
 	},
+	{
+		name: "a heading that only names the project is no install or build section",
+		readme: here.Doc(`
+			# ruby-build
+
+			## Usage
+
+			~~~sh
+			rbenv install 3.4.9
+			export RUBY_BUILD_MIRROR_URL="https://mirror.acme.dev"
+			~~~
+
+			## Installation
+
+			~~~sh
+			make install
+			~~~
+		`),
+		repo: repoWith("rbenv/ruby-build", "Makefile"),
+		want: here.Doc(`
+			6 probe command rbenv install 3.4.9
+			7 probe command export RUBY_BUILD_MIRROR_URL="https://mirror.acme.dev"
+			13 step command make install
+		`),
+	},
 }
 
 func TestPlanned(t *testing.T) { testPlans(t, plannedCases) }

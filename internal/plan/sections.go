@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -47,7 +48,29 @@ var uninstallRe = lazyre.New(`(?i)\buninstall(ing|ation)?\b`)
 var installSectionRe = lazyre.New(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up|prerequisites?|requirements|dependencies|from\s+source|build(ing)?|compil(e|ing|ation)|download(ing)?)\b`)
 
 // isInstallSection reports a block under an install-like heading.
-func isInstallSection(hs []string) bool { return section(hs, installSectionRe) != "" }
+func (pl *planner) isInstallSection(hs []string) bool {
+	return section(pl.sectionHeadings(hs), installSectionRe) != ""
+}
+
+// sectionHeadings are the headings a block stands under, those that only
+// name the project blanked: the README's title "ruby-build" or "setup-envtest"
+// says nothing of what the section is for, though its words would match
+// an install or build section.
+func (pl *planner) sectionHeadings(hs []string) []string {
+	var out []string
+	for i, h := range hs {
+		if pl.repo.is(strings.Trim(h, " `*_#:!\"'")) {
+			if out == nil {
+				out = slices.Clone(hs)
+			}
+			out[i] = ""
+		}
+	}
+	if out == nil {
+		return hs
+	}
+	return out
+}
 
 // upgradeHeading returns the heading of a section about upgrading an
 // installed copy that the block stands in (its own heading, or one above

@@ -147,7 +147,7 @@ func libraryUseOrPublish(pl *planner, x *cmd) (Entry, bool) {
 		if self && blockRunsPackage(x.b, x.c.line, what) {
 			continue // the README's way to get its own tool
 		}
-		if self && !(s.name() == "go" && (installToolRe.MatchString(lastSentence(x.b.Before)) || !pl.readme.goCode && isInstallSection(x.b.Headings))) {
+		if self && !(s.name() == "go" && (installToolRe.MatchString(lastSentence(x.b.Before)) || !pl.readme.goCode && pl.isInstallSection(x.b.Headings))) {
 			return pl.skip(x, because(KindLibraryUse, "adds this project (%s) to the reader's own project: the checkout is the project itself", what))
 		}
 		if what := devDependencies(s); what != "" {

@@ -1,0 +1,101 @@
+package plan
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// Archives and downloads: what the commands that run download, and
+// whether an archive a command extracts is one of them.
+
+// missingArchive returns the archive a `tar x` or `unzip` extracts when it
+// is not in the repository and no earlier command downloaded it (the README
+// says in prose to download it from a releases page), "" otherwise.
+func (pl *planner) missingArchive(cmds []simple) string {
+	if !pl.repo.FilesKnown() {
+		return ""
+	}
+	made := map[string]bool{} // what the chain's earlier commands download
+	for _, s := range cmds {
+		name := path.Base(s.name())
+		if name != "tar" && name != "unzip" {
+			for _, a := range s.args() {
+				u, _, _ := strings.Cut(a, "?")
+				made[path.Base(u)] = true
+			}
+			continue
+		}
+		for _, a := range s.args() {
+			if strings.HasPrefix(a, "-") || !archiveRe.MatchString(a) || strings.Contains(a, "$") {
+				continue
+			}
+			clean := strings.TrimPrefix(a, "./")
+			if strings.ContainsAny(clean, "*?[") {
+				// A pattern (tool-*.tar.gz): missing when nothing known
+				// matches it.
+				if !pl.globKnown(clean, made) {
+					return a
+				}
+				continue
+			}
+			if !pl.inRepo(clean) && !pl.seen.mentioned[clean] && !pl.seen.mentioned[path.Base(clean)] && !made[path.Base(clean)] {
+				return a
+			}
+		}
+	}
+	return ""
+}
+
+// globKnown reports a file pattern that a file of the checkout (in the
+// session's directory), a word of a command that ran, or a download
+// earlier in the chain matches; true when the directory is not known.
+func (pl *planner) globKnown(pattern string, made map[string]bool) bool {
+	if pl.seen.cwd == cwdUnknown {
+		return true
+	}
+	match := func(name string) bool {
+		ok, err := path.Match(pattern, name)
+		return ok || err != nil // a malformed pattern is not judged
+	}
+	for f := range pl.repo.Files {
+		if rel, ok := strings.CutPrefix(f, pl.seen.cwd+"/"); pl.seen.cwd == "" && match(f) || ok && match(rel) {
+			return true
+		}
+	}
+	for _, words := range []map[string]bool{pl.seen.mentioned, made} {
+		for w := range words {
+			if match(w) || match(path.Base(w)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noteDownloads records the files that curl -o and wget -O save, with
+// their URL.
+func (pl *planner) noteDownloads(cmds []simple) {
+	for _, s := range cmds {
+		n := path.Base(s.name())
+		if n != "curl" && n != "wget" {
+			continue
+		}
+		args := s.args()
+		url, file := "", ""
+		for i, a := range args {
+			switch {
+			case urlRe.MatchString(a):
+				url = a
+			case (a == "-o" || a == "--output" || n == "wget" && (a == "-O" || a == "--output-document")) && i+1 < len(args):
+				file = args[i+1]
+			}
+		}
+		if url != "" && file == "" && (n == "wget" || slices.Contains(args, "-O") || slices.Contains(args, "--remote-name")) {
+			file = path.Base(strings.SplitN(url, "?", 2)[0])
+		}
+		if url != "" && file != "" {
+			pl.seen.downloads[strings.TrimPrefix(file, "./")] = url
+		}
+	}
+}
