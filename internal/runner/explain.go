@@ -113,7 +113,7 @@ var networkRe = lazyre.New(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$
 // networkNote says that a failure came from the network: the host could
 // not be reached from the sandbox, which is about where the run happens,
 // not about the README.
-func networkNote(output, command string, code *int) string {
+func networkNote(output, command string, code *int, pipeStatus ...int) string {
 	host := ""
 	u := urlInRe.FindStringSubmatch(command)
 	if ms := networkRe.FindAllStringSubmatch(output, -1); ms != nil {
@@ -127,9 +127,10 @@ func networkNote(output, command string, code *int) string {
 		if host == "" && u != nil && strings.Count(command, "://") == 1 {
 			host = u[1] // the one host the command names
 		}
-	} else if code != nil && quietNetworkFailure(command, *code) {
+	} else if code != nil && quietNetworkFailure(command, *code) || slices.ContainsFunc(pipeStatus, func(st int) bool { return quietNetworkFailure(command, st) }) {
 		// Quiet downloads say it by their exit code alone: curl 6 (host not
-		// resolved), 7 (no connection), 28 (timeout); wget 4 (network).
+		// resolved), 7 (no connection), 28 (timeout); wget 4 (network);
+		// in a pipeline (`wget -qO- URL | tar -xJ`), by their own status.
 		if u != nil {
 			host = u[1]
 		}

@@ -40,6 +40,10 @@ func TestNetworkNoteByExitCode(t *testing.T) {
 	assert.Assert(t, strings.Contains(networkNote("", "curl -s https://get.example.org | bash", &six), "could not reach get.example.org"))
 	assert.Equal(t, networkNote("", "curl -s https://get.example.org | bash", &one), "")
 	assert.Equal(t, networkNote("", "make", &four), "")
+	two := 2
+	wgetTar := `wget -qO- "https://github.com/acme/tool/releases/download/v1/tool.tar.xz" | tar -xJv`
+	assert.Assert(t, strings.Contains(networkNote("", wgetTar, &two, 4, 2), "could not reach github.com"), "the download's own status in its pipeline")
+	assert.Equal(t, networkNote("", wgetTar, &two, 0, 2), "")
 }
 
 // Resolver failures of pip (Python), cargo and the Go command name the

@@ -261,7 +261,7 @@ func (p *Parser) verdict(c *commandlog.Command, cmd *command) *Failure {
 	case expected, c.Status != commandlog.StatusFailed:
 		return nil
 	default:
-		net := networkNote(c.Output, c.Command, c.ExitCode)
+		net := networkNote(c.Output, c.Command, c.ExitCode, end.PipeStatus...)
 		f.Kind, f.Missing, f.Notes, f.PipeStatus = KindExit, notFound(c, cmd.line, p.installs, p.ran), redirectNote(c)+net, end.PipeStatus
 		f.Header = missingHeader(c.Output)
 		if net != "" {
