@@ -502,10 +502,11 @@ var rootPromptRe = regexp.MustCompile(`^\s*(?:[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s*)?
 // cutRootPrompt returns the command after a `#` root prompt. What follows
 // `# ` must look like a command a root session runs (a lower-case program
 // name, a path, an assignment); "# For AMD64" or "# Alpine Linux" is a
-// comment.
+// comment, and so is a sentence ("# a comment, will be ignored": a comma
+// and a blank, outside quotes, which a command line seldom holds).
 func cutRootPrompt(line string) (string, bool) {
 	cmd, ok := cutMatch(line, "#", rootPromptRe)
-	if !ok || !rootCommandRe.MatchString(cmd) {
+	if !ok || !rootCommandRe.MatchString(cmd) || strings.Contains(cmd, ", ") && !strings.ContainsAny(cmd, `"'`) {
 		return "", false
 	}
 	return cmd, true

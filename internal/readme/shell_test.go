@@ -92,6 +92,9 @@ func TestCutPrompt(t *testing.T) {
 		{cutRootPrompt, "root@host:~# make", "make", true},
 		{cutRootPrompt, "#!/bin/sh", "", false},
 		{cutRootPrompt, "make", "", false},
+		{cutRootPrompt, "# Alpine Linux", "", false},
+		{cutRootPrompt, "# a comment, will be ignored", "", false},
+		{cutRootPrompt, "# echo 'one, two' > list", "echo 'one, two' > list", true},
 	}
 	for _, tc := range tests {
 		cmd, ok := tc.cut(tc.line)
