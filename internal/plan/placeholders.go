@@ -31,6 +31,9 @@ var (
 	// by | with no space, as a usage text writes them
 	// (--target greatest|newest|minor): not a pipeline.
 	alternativesRe = lazyre.New(`(^|[\s=])([a-z][\w-]*(\|[a-z][\w-]*){2,})(\s|$)`)
+	// orChoiceRe is a choice between two commands written with a bare
+	// "or" in one line: ./install.py or ./uninstall.py.
+	orChoiceRe = lazyre.New(`\S+\s+or\s+\.{0,2}/\S*`)
 	// angleChoiceRe is a choice between values in angle brackets, which a
 	// shell would read as a redirection and pipes: pm2 stop <id|name|'all'>.
 	angleChoiceRe = lazyre.New(`(^|\s)(<[^<>\s|]+(\|[^<>\s|]+)+>)(\s|$)`)
@@ -46,6 +49,9 @@ func rawPlaceholder(text string) (string, bool) {
 	}
 	if m := alternativesRe.FindStringSubmatch(first); m != nil && !allKnown(strings.Split(m[2], "|")[1:]) {
 		return m[2], true
+	}
+	if m := orChoiceRe.FindString(uncommented(first)); m != "" && !echoes(first) {
+		return strings.TrimSpace(m), true // ./install.py or ./uninstall.py
 	}
 	if m := angleChoiceRe.FindStringSubmatch(first); m != nil {
 		if w := angleChoiceRe.FindStringSubmatch(written); w != nil {
@@ -66,6 +72,24 @@ func rawPlaceholder(text string) (string, bool) {
 		return u, false
 	}
 	return "", false
+}
+
+// uncommented is a line without its trailing comment (` # …`).
+func uncommented(line string) string {
+	if i := strings.Index(line, " #"); i >= 0 {
+		return line[:i]
+	}
+	return line
+}
+
+// echoes reports a line that prints its words (echo, printf), whose "or"
+// is text.
+func echoes(line string) bool {
+	switch firstField(line) {
+	case "echo", "printf":
+		return true
+	}
+	return false
 }
 
 // capsBraceRe is a {PLACEHOLDER} anywhere in a word: curl {APP}/users.

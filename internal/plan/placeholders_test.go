@@ -165,6 +165,22 @@ var placeholderCases = []planCase{
 		`),
 	},
 	{
+		name: "two commands joined by a bare or in one line are a choice, not a command",
+		readme: here.Doc(`
+			~~~sh
+			./install.py or ./uninstall.py
+			echo yes or /no
+			ls ./install.py # or ./uninstall.py
+			~~~
+		`),
+		repo: repoWith("wting/autojump", "install.py", "uninstall.py"),
+		want: here.Doc(`
+			2 skip synopsis ./install.py or ./uninstall.py
+			3 probe command echo yes or /no
+			4 probe command ls ./install.py # or ./uninstall.py
+		`),
+	},
+	{
 		name: "a comment that asks for the reader's value",
 		readme: here.Doc(`
 			~~~sh
