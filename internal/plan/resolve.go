@@ -52,6 +52,9 @@ func (pl *planner) resolve(name string) resolution {
 // (relative to the session's directory), one a build makes, an absolute
 // path, one under the home directory (a clone or download put it there).
 func (pl *planner) resolvePath(name string) resolution {
+	if strings.HasPrefix(name, "//") {
+		return unresolved // a comment in another language's style: // go get …
+	}
 	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, "~") {
 		base := path.Base(name)
 		if pl.programs[base] || runnerPrograms[base] || pl.installedTool(base) || pl.repo.is(base) {

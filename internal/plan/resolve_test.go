@@ -212,6 +212,19 @@ var resolveCases = []planCase{
 		`),
 	},
 	{
+		name: "a line that starts with // is a comment of another language, not a path",
+		readme: here.Doc(`
+			~~~sh
+			// go get github.com/acme/tool/{version}
+			/usr/bin/env true
+			~~~
+		`),
+		want: here.Doc(`
+			2 skip text // go get github.com/acme/tool/{version}
+			3 probe command /usr/bin/env true
+		`),
+	},
+	{
 		name: "a program looked up by its path must resolve too",
 		rule: "looked-up-program",
 		readme: here.Doc(`
