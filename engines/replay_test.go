@@ -20,7 +20,13 @@ import (
 // claude-code engine: the log a human accepted and replay re-checks.
 func aiLog(t *testing.T) *commandlog.Log {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "testdata", "fixtures", "replay", "input", "claude-code-adjusted.jsonl"))
+	return claudeLog(t, filepath.Join("..", "testdata", "fixtures", "replay", "input", "claude-code-adjusted.jsonl"))
+}
+
+// claudeLog parses a Claude Code transcript with the claude-code engine.
+func claudeLog(t *testing.T, path string) *commandlog.Log {
+	t.Helper()
+	f, err := os.Open(path)
 	assert.NilError(t, err)
 	defer f.Close()
 	cc, err := Lookup(ClaudeCodeName)
@@ -214,13 +220,7 @@ func TestReplayRunsWhatTheMarkdownRunRan(t *testing.T) {
 // status is unknown because its end never came, and leaving it out would
 // fail the commands after it that talk to it.
 func TestReplayStartsTheAgentsBackgroundServer(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "testdata", "corpus", "claude-code", "session-jsonl-spotter-tool_heavy-2.1.38.jsonl"))
-	assert.NilError(t, err)
-	defer f.Close()
-	e, err := Lookup(ClaudeCodeName)
-	assert.NilError(t, err)
-	l, err := e.ParseTranscript(f)
-	assert.NilError(t, err)
+	l := claudeLog(t, filepath.Join("..", "testdata", "corpus", "claude-code", "session-jsonl-spotter-tool_heavy-2.1.38.jsonl"))
 	var bg []runner.Step
 	for _, s := range replayPlan(l).Steps {
 		if s.Background {
