@@ -49,10 +49,11 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 		}
 		fetches := pl.fetchesOrBuilds(*e)
 		e.Step.Work = fetches || drivesToolchain(e.command())
+		ss := simples(lex(e.command()))
 		switch {
 		case e.Kind != KindCommand, b.Hints.Run:
 			e.Planned = PlannedStep // a file the README names, set-up, the clone linked, the run hint
-		case section && pl.prepares(*e) && !(installed && fetches) && !pl.usesGuessed(*e):
+		case section && pl.prepares(ss) && !(installed && fetches) && !pl.usesGuessed(ss):
 			// (Once the project is installed, what installs, builds or
 			// fetches more belongs to another way, or is optional. A file
 			// only a guess made is a guess's result.)
@@ -60,15 +61,16 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 		default:
 			e.Planned = PlannedProbe
 		}
-		pl.noteFiles(*e)
+		pl.noteFiles(ss, e.Planned)
 	}
 }
 
-// noteFiles records what a run entry writes by how it runs: a step's
-// files are sure, a probe's are guesses until a step writes them too.
-func (pl *planner) noteFiles(e Entry) {
-	for _, f := range writtenBy(simples(lex(e.command()))) {
-		if c := cleanPath(f); e.Planned == PlannedStep {
+// noteFiles records what a run entry's command writes by how it runs: a
+// step's files are sure, a probe's are guesses until a step writes them
+// too.
+func (pl *planner) noteFiles(ss []simple, planned Planned) {
+	for _, f := range writtenBy(ss) {
+		if c := cleanPath(f); planned == PlannedStep {
 			pl.seen.sureFiles[c] = true
 		} else {
 			pl.seen.guessedFiles[c] = true
@@ -76,14 +78,14 @@ func (pl *planner) noteFiles(e Entry) {
 	}
 }
 
-// usesGuessed reports an entry that uses a file only probes wrote before
+// usesGuessed reports a command that uses a file only probes wrote before
 // it: the output of a guess (`pandoc … -o tool.1` run as a probe, then
 // `sudo mv tool.1 …`), which a step cannot rely on.
-func (pl *planner) usesGuessed(e Entry) bool {
+func (pl *planner) usesGuessed(ss []simple) bool {
 	if len(pl.seen.guessedFiles) == 0 {
 		return false
 	}
-	for _, s := range simples(lex(e.command())) {
+	for _, s := range ss {
 		for _, f := range append(usedFiles(s), s.inputs...) {
 			if c := cleanPath(f); pl.seen.guessedFiles[c] && !pl.seen.sureFiles[c] && !pl.repo.hasFile(c) {
 				return true
@@ -95,8 +97,8 @@ func (pl *planner) usesGuessed(e Entry) bool {
 
 // prepares reports a command that installs, builds or fetches: what a
 // new user does before using the project.
-func (pl *planner) prepares(e Entry) bool {
-	for _, s := range simples(lex(e.command())) {
+func (pl *planner) prepares(ss []simple) bool {
+	for _, s := range ss {
 		if pl.installsOrBuilds(s) {
 			return true
 		}
