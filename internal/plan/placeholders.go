@@ -2,6 +2,7 @@ package plan
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/containerpath"
@@ -136,6 +137,11 @@ func placeholder(ws []word) (string, bool) {
 			}
 			if p, syn := placeholderWord(w, i, s); p != "" {
 				return p, syn
+			}
+		}
+		for _, f := range slices.Concat(s.inputs, s.outputs) {
+			if pathToRe.MatchString(f) {
+				return f, false // < /path/to/ruby.patch, > path/to/out.json
 			}
 		}
 	}

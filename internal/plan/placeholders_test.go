@@ -165,6 +165,21 @@ var placeholderCases = []planCase{
 		`),
 	},
 	{
+		name: "a path/to placeholder in a redirection",
+		readme: here.Doc(`
+			~~~sh
+			rbenv install --patch 1.9.3-p429 < /path/to/ruby.patch
+			sort README.md > path/to/sorted.txt
+			sort < README.md > sorted.txt
+			~~~
+		`),
+		want: here.Doc(`
+			2 skip placeholder rbenv install --patch 1.9.3-p429 < /path/to/ruby.patch
+			3 skip placeholder sort README.md > path/to/sorted.txt
+			4 probe command sort < README.md > sorted.txt
+		`),
+	},
+	{
 		name: "two commands joined by a bare or in one line are a choice, not a command",
 		readme: here.Doc(`
 			~~~sh
