@@ -50,6 +50,10 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 		fetches := pl.fetchesOrBuilds(*e)
 		e.Step.Work = fetches || drivesToolchain(e.command())
 		ss := simples(lex(e.command()))
+		// With what `sh -c "…"` or `sudo sh -c "…"` runs: the install
+		// one-liner of a script.
+		x := &cmd{cmds: ss, head: ss}
+		ss = append(ss, x.nested()...)
 		switch {
 		case e.Kind != KindCommand, b.Hints.Run:
 			e.Planned = PlannedStep // a file the README names, set-up, the clone linked, the run hint

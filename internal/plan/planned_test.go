@@ -244,6 +244,22 @@ var plannedCases = []planCase{
 		`),
 	},
 	{
+		name: "an install one-liner run through sh -c is a step like the commands it runs",
+		readme: here.Doc(`
+			## install
+
+			~~~sh
+			sudo sh -c "curl https://acme.dev/spark -o /usr/local/bin/spark && chmod +x /usr/local/bin/spark"
+			sh -c 'spark 1 2 3'
+			~~~
+		`),
+		repo: repoWith("holman/spark", "spark"),
+		want: here.Doc(`
+			4 step command sudo sh -c "curl https://acme.dev/spark -o /usr/local/bin/spark && chmod +x /usr/local/bin/spark"
+			5 probe command sh -c 'spark 1 2 3'
+		`),
+	},
+	{
 		name: "a heading that only names the project is no install or build section",
 		readme: here.Doc(`
 			# ruby-build
