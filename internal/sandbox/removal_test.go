@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,6 +73,31 @@ func TestRunAsksAgainWhenTheRemovalStopped(t *testing.T) {
 	}
 	d.inspect = func(string, bool) (container.InspectResponse, error) {
 		if rms.Load() >= 2 { // the second call removed it
+			return container.InspectResponse{}, errdefs.NotFound(errors.New("No such container: c1"))
+		}
+		return inspected(100, false, false), nil
+	}
+	res, err := Run(context.Background(), d, fakeSpec())
+	assert.NilError(t, err)
+	assert.Check(t, res.RemoveErr)
+	assert.Check(t, is.Equal(rms.Load(), int32(2)))
+}
+
+// A removal call that returns its deadline's error before the context's
+// timer has fired (a loaded machine runs timers late) gave up all the
+// same: the removal is asked for again, not taken as failed for good.
+func TestRunAsksAgainWhenTheCallGaveUpEarly(t *testing.T) {
+	shortRemoval(t)
+	d := happyDocker(t)
+	var rms atomic.Int32
+	d.rm = func(string, container.RemoveOptions) error {
+		if rms.Add(1) == 1 {
+			return fmt.Errorf("request canceled: %w", context.DeadlineExceeded)
+		}
+		return nil
+	}
+	d.inspect = func(string, bool) (container.InspectResponse, error) {
+		if rms.Load() >= 2 {
 			return container.InspectResponse{}, errdefs.NotFound(errors.New("No such container: c1"))
 		}
 		return inspected(100, false, false), nil

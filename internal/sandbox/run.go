@@ -643,7 +643,10 @@ func removeOnce(d Docker, id string, timeout time.Duration) (timedOut bool, err 
 	defer cancel()
 	err = d.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true})
 	if err != nil && !isGone(err) {
-		return ctx.Err() != nil, fmt.Errorf("remove container %.12s: %w", id, err)
+		// The call's own deadline, whether or not the context's timer has
+		// fired yet when the call returns (under load it may not have).
+		gaveUp := ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded)
+		return gaveUp, fmt.Errorf("remove container %.12s: %w", id, err)
 	}
 	return false, nil
 }
