@@ -59,53 +59,40 @@ func TestRunWaitsForASlowRemoval(t *testing.T) {
 }
 
 // When the daemon stopped deleting it (the container is there, not being
-// removed), the removal is asked for again.
+// removed), the removal is asked for again. Two ways the first call gives
+// up: it ran past its deadline, or it returned its deadline's error before
+// the context's timer had fired (a loaded machine runs timers late), which
+// gave up all the same and is not a failure for good.
 func TestRunAsksAgainWhenTheRemovalStopped(t *testing.T) {
-	shortRemoval(t)
-	d := happyDocker(t)
-	var rms atomic.Int32
-	d.rm = func(string, container.RemoveOptions) error {
-		if rms.Add(1) == 1 {
+	for name, first := range map[string]func() error{
+		"past its deadline": func() error {
 			time.Sleep(3 * removeTimeout)
 			return context.DeadlineExceeded
-		}
-		return nil
+		},
+		"before the timer fired": func() error { return fmt.Errorf("request canceled: %w", context.DeadlineExceeded) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			shortRemoval(t)
+			d := happyDocker(t)
+			var rms atomic.Int32
+			d.rm = func(string, container.RemoveOptions) error {
+				if rms.Add(1) == 1 {
+					return first()
+				}
+				return nil
+			}
+			d.inspect = func(string, bool) (container.InspectResponse, error) {
+				if rms.Load() >= 2 { // the second call removed it
+					return container.InspectResponse{}, errdefs.NotFound(errors.New("No such container: c1"))
+				}
+				return inspected(100, false, false), nil
+			}
+			res, err := Run(context.Background(), d, fakeSpec())
+			assert.NilError(t, err)
+			assert.Check(t, res.RemoveErr)
+			assert.Check(t, is.Equal(rms.Load(), int32(2)))
+		})
 	}
-	d.inspect = func(string, bool) (container.InspectResponse, error) {
-		if rms.Load() >= 2 { // the second call removed it
-			return container.InspectResponse{}, errdefs.NotFound(errors.New("No such container: c1"))
-		}
-		return inspected(100, false, false), nil
-	}
-	res, err := Run(context.Background(), d, fakeSpec())
-	assert.NilError(t, err)
-	assert.Check(t, res.RemoveErr)
-	assert.Check(t, is.Equal(rms.Load(), int32(2)))
-}
-
-// A removal call that returns its deadline's error before the context's
-// timer has fired (a loaded machine runs timers late) gave up all the
-// same: the removal is asked for again, not taken as failed for good.
-func TestRunAsksAgainWhenTheCallGaveUpEarly(t *testing.T) {
-	shortRemoval(t)
-	d := happyDocker(t)
-	var rms atomic.Int32
-	d.rm = func(string, container.RemoveOptions) error {
-		if rms.Add(1) == 1 {
-			return fmt.Errorf("request canceled: %w", context.DeadlineExceeded)
-		}
-		return nil
-	}
-	d.inspect = func(string, bool) (container.InspectResponse, error) {
-		if rms.Load() >= 2 {
-			return container.InspectResponse{}, errdefs.NotFound(errors.New("No such container: c1"))
-		}
-		return inspected(100, false, false), nil
-	}
-	res, err := Run(context.Background(), d, fakeSpec())
-	assert.NilError(t, err)
-	assert.Check(t, res.RemoveErr)
-	assert.Check(t, is.Equal(rms.Load(), int32(2)))
 }
 
 // A removal that fails for good leaves the container to the sweep and
