@@ -51,7 +51,7 @@ func rawPlaceholder(text string) (string, bool) {
 	if m := alternativesRe.FindStringSubmatch(first); m != nil && !allKnown(strings.Split(m[2], "|")[1:]) {
 		return m[2], true
 	}
-	if m := orChoiceRe.FindString(uncommented(first)); m != "" && !echoes(first) {
+	if m := orChoiceRe.FindString(stripComment(first)); m != "" && !echoes(first) {
 		return strings.TrimSpace(m), true // ./install.py or ./uninstall.py
 	}
 	if m := angleChoiceRe.FindStringSubmatch(first); m != nil {
@@ -73,14 +73,6 @@ func rawPlaceholder(text string) (string, bool) {
 		return u, false
 	}
 	return "", false
-}
-
-// uncommented is a line without its trailing comment (` # …`).
-func uncommented(line string) string {
-	if i := strings.Index(line, " #"); i >= 0 {
-		return line[:i]
-	}
-	return line
 }
 
 // echoes reports a line that prints its words (echo, printf), whose "or"
