@@ -149,7 +149,7 @@ func markdownPlan(in RunInput) runner.Plan {
 			timeout = DefaultCommandTimeout
 		}
 		rp.Steps = append(rp.Steps, runner.Step{
-			Command: e.Command, Exec: e.Exec(`"$` + commandlog.CheckoutVar + `"`), File: e.File, Line: e.Line,
+			Command: e.Command, Exec: e.Exec(commandlog.CheckoutWord), File: e.File, Line: e.Line,
 			Timeout: timeout, AllowFailure: s.ContinueOnError,
 			Background: s.Background, Ready: s.Ready, Expect: s.Expect, ExpectLine: s.ExpectLine,
 			ExpectExit: s.Exit, Cwd: s.Cwd, LeaveCwd: s.LeaveCwd, Setup: s.Setup, SetupLine: s.SetupLine,

@@ -235,6 +235,13 @@ func (c *Command) OnSuccessfulPath() bool {
 // it is run from.
 const CheckoutVar = "README2DEMO_CHECKOUT"
 
+// CheckoutWord is the shell word for the checkout's path that Ran texts
+// use: the variable, quoted.
+const CheckoutWord = `"$` + CheckoutVar + `"`
+
+// UsesCheckout reports shell text that names the checkout by its variable.
+func UsesCheckout(text string) bool { return strings.Contains(text, "$"+CheckoutVar) }
+
 // Background is how a command left running in the background was waited
 // for: Ready is the command whose success said it was ready ("" when the
 // run only gave it a moment), TimeoutS how long the run waited for that at

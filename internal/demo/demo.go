@@ -320,7 +320,7 @@ func Script(w io.Writer, l *commandlog.Log, o Options) error {
 	for _, c := range l.Commands {
 		if c.OnSuccessfulPath() {
 			ok = append(ok, c)
-			checkout = checkout || strings.Contains(c.Ran, "$"+commandlog.CheckoutVar) || c.Cwd != "" && !path.IsAbs(c.Cwd)
+			checkout = checkout || commandlog.UsesCheckout(c.Ran) || c.Cwd != "" && !path.IsAbs(c.Cwd)
 			background = background || c.Background != nil
 		}
 	}
@@ -416,7 +416,7 @@ func writeCommand(b *strings.Builder, c commandlog.Command) {
 		b.WriteString("# its block's cwd hint: it runs in " + oneLine(c.Cwd) + "\n")
 		dir := bashWord(c.Cwd)
 		if !path.IsAbs(c.Cwd) {
-			dir = `"$` + commandlog.CheckoutVar + `"/` + dir
+			dir = commandlog.CheckoutWord + "/" + dir
 		}
 		b.WriteString("__demo_prev=$PWD; cd -- " + dir + "\n")
 	}

@@ -328,7 +328,7 @@ func commandRow(i int, c commandlog.Command) row {
 	}
 	if r.Ran = c.Ran; r.Ran != "" {
 		r.RanIntro = "It ran as:"
-		if strings.Contains(r.Ran, "$"+commandlog.CheckoutVar) {
+		if commandlog.UsesCheckout(r.Ran) {
 			r.RanIntro = "It ran as (" + commandlog.CheckoutVar + " is the checkout under test):"
 		}
 	}
