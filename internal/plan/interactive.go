@@ -9,8 +9,8 @@ import (
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
-// Servers and interactive programs: what needs a person at a terminal, or
-// never ends by itself.
+// Interactive programs: what needs a person at a terminal (servers and
+// what never ends by itself are in servers.go).
 
 // editors are the editors and pagers a command may hand files to (xargs
 // vim, fd -x nvim).
@@ -119,94 +119,6 @@ func generator(name string, args []string) string {
 				return "deno run " + a
 			}
 		}
-	}
-	return ""
-}
-
-// follows names a command that runs until interrupted (tail -f), "" for
-// others: besides the programs below, by the conventions of command lines,
-// a `--watch` option (tsc, jest, webpack, sass: rebuild on every change), a
-// `watch` subcommand (`gulp watch`, `tool watch`) and the logs of anything
-// followed (`tool logs -f`).
-func follows(cmds []simple, programs map[string]bool) string {
-	for _, s := range cmds {
-		name, args := path.Base(s.name()), s.args()
-		if w := watcher(name, args, programs); w != "" {
-			return w
-		}
-		switch name {
-		case "tail", "journalctl", "less":
-			for _, a := range args {
-				if a == "-f" || a == "-F" || a == "--follow" || strings.HasPrefix(a, "--follow=") {
-					return name + " " + a
-				}
-			}
-		case "yes":
-			if !s.piped { // `yes | installer`, `yes | head`: the reader ends it
-				return "yes"
-			}
-		}
-	}
-	return ""
-}
-
-// watcher names a command that runs until interrupted by the conventions
-// of command lines: a `--watch` option that is not turned off, a `watch`
-// subcommand of a program the system does not have (`gulp watch`; not `ls
-// watch`, `cat watch`, whose argument is a file: programs is the sandbox
-// image's command list), or followed logs (`tool logs -f`, `docker compose
-// logs --follow`); "" for others.
-func watcher(name string, args []string, programs map[string]bool) string {
-	if len(args) > 0 && args[0] == "watch" && !programs[name] {
-		return name + " watch"
-	}
-	if i := slices.Index(args, "logs"); i >= 0 && i <= 1 {
-		for _, a := range args[i+1:] {
-			if a == "-f" || a == "--follow" {
-				return name + " logs " + a
-			}
-		}
-	}
-	for i, a := range args {
-		opt, v, _ := strings.Cut(a, "=")
-		if (opt == "--watch" || opt == "--watchAll") && v != "false" && v != "0" {
-			if i > 0 {
-				return name + " … " + opt
-			}
-			return name + " " + opt
-		}
-	}
-	return ""
-}
-
-// serverRe matches commands that start a server or a watcher and do not
-// return: `npm start`, `python -m http.server`, `hugo server`.
-var serverRe = lazyre.New(`^(npm (start|run (dev|serve|start|watch))|yarn (start|dev|serve)|pnpm (start|dev)|bun (run )?(dev|start)|python3? -m http\.server|php -S|php artisan serve|symfony (serve|server:start)|(bundle exec )?(rails|jekyll|middleman) (s|server|serve)|hugo server|mkdocs serve|flask run|fastapi (dev|run)|streamlit run|uvicorn|gunicorn|hypercorn|daphne|http-server|live-server|serve|nodemon|npx (http-server|serve|live-server|nodemon|vite|next (dev|start)|nuxt dev|astro dev|parcel)|vite|next (dev|start)|ng serve|webpack (serve|-dev-server)|docker(-| )compose up|python3? manage\.py runserver|mvn spring-boot:run|\./mvnw spring-boot:run|gradle bootRun|\./gradlew bootRun|cargo watch|air|deno task (dev|start)|mix phx\.server|iex -S mix phx\.server|dotnet (run|watch)|redis-server|valkey-server|memcached|nginx|caddy (run|file-server|reverse-proxy))\b|^(npx )?[a-z][\w.-]*-server(\s|$)`)
-
-// server names a command that starts a server and keeps running, "" for
-// others. A `-d` (detached) compose is not one.
-func server(cmds []simple) string {
-	if len(cmds) == 0 {
-		return ""
-	}
-	s := cmds[len(cmds)-1]
-	for _, a := range s.args() {
-		if a == "-d" || a == "--detach" || a == "--help" || a == "-h" || a == "--version" {
-			return ""
-		}
-	}
-	if m := serverRe.FindString(s.line()); m != "" {
-		return m
-	}
-	if n := path.Base(s.name()); n != s.name() {
-		// ./src/valkey-server, build/bin/caddy run: the program by its name.
-		if m := serverRe.FindString(n + strings.TrimPrefix(s.line(), s.name())); m != "" {
-			return m
-		}
-	}
-	// `tool serve`, `tool server`: a program's subcommand that serves.
-	if args := s.args(); len(args) > 0 && (args[0] == "serve" || args[0] == "server") && !shellWords[s.name()] {
-		return s.name() + " " + args[0]
 	}
 	return ""
 }
@@ -422,57 +334,6 @@ func monitorView(cmds []simple, programs map[string]bool) string {
 		if args := s.args(); len(args) > 0 && monitorSubcommands[args[0]] && !programs[path.Base(s.name())] {
 			return path.Base(s.name()) + " " + args[0]
 		}
-	}
-	return ""
-}
-
-// runsUntilStopped skips a command that runs until interrupted (tail -f).
-func runsUntilStopped(pl *planner, x *cmd) (Entry, bool) {
-	if what := follows(x.cmds, pl.programs); what != "" {
-		return pl.skip(x, because(KindServer, "runs until interrupted (%s)", what))
-	}
-	return pass()
-}
-
-// serverRule skips a command that starts a server or a watcher in the
-// foreground: it never ends by itself, and what would talk to it is a
-// person. The block's background hint runs it in the background instead.
-func serverRule(pl *planner, x *cmd) (Entry, bool) {
-	if x.b.Hints.Background {
-		return pass()
-	}
-	if what := server(x.cmds); what != "" {
-		return pl.skip(x, because(KindServer, "starts a server (%s), which runs until it is stopped (add the background hint to run it in the background)", what))
-	}
-	if pl.readme.server != "" {
-		for i, s := range x.cmds {
-			if pl.repo.is(path.Base(s.name())) && !s.onlyInfo() && !s.piped && !s.redirected && (i == 0 || !x.cmds[i-1].piped) {
-				return pl.skip(x, because(KindServer, "runs %s, which the README presents as a server (%q): it runs until it is stopped (add the background hint to run it in the background)", s.name(), pl.readme.server))
-			}
-		}
-	}
-	return pass()
-}
-
-// serverIntroRe is a README opening that presents the project as a server,
-// a proxy or a tunnel: "A simple HTTP server", "a self-hostable Git server".
-var serverIntroRe = lazyre.New(`(?i)\b(http|https|web|file|files|static|git|ssh|tcp|udp|api|mock|dev(elopment)?|reverse|socks5?|dns|smtp|mail|proxy|caching|application|app|media|streaming|websocket)\s+(file\s+)?(server|proxy|tunnel)s?\b|\bself-hostable\b|\b(tunnel|proxy) (server|client)\b|\bserv(e|es|ing)\s+(files|directories|dirs|static|content|folders)\b`)
-
-// htmlAltRe is an image's alt text.
-var htmlAltRe = lazyre.New(`alt="([^"]*)"`)
-
-// presentsServer is the phrase of a README's opening that presents the
-// project as a server, "" for none.
-func presentsServer(src []byte) string {
-	intro := plainText(introText(src))
-	if low := strings.ToLower(intro); !strings.Contains(low, "serv") && !strings.Contains(low, "prox") && !strings.Contains(low, "tunnel") && !strings.Contains(low, "host") {
-		return "" // every match holds one of these; most openings hold none
-	}
-	if i := strings.Index(intro, "<"); i >= 0 && strings.Contains(intro, "alt=") {
-		intro = htmlAltRe.ReplaceAllString(intro, " $1 ") // a logo's alt text often says what the project is
-	}
-	if m := serverIntroRe.FindString(intro); m != "" {
-		return m
 	}
 	return ""
 }

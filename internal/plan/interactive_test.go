@@ -614,6 +614,10 @@ func TestServerIntro(t *testing.T) {
 		{"# x\n\nA self-hostable Git server.\n", "self-hostable"},
 		{"# x\n\n<img alt=\"a reverse proxy\" src=\"logo.png\">\n", "reverse proxy"},
 		{"# x\n\nA client for the server.\n", ""},
+		{"# x\n\nA tool for interacting with APIs & HTTP servers.\n", ""},
+		{"# x\n\nA load generator for web servers. Not a web server itself.\n", ""},
+		{"# x\n\nTalks to remote SSH servers. It ships a file server.\n", "file server"},
+		{"# x\n\nA CLI tool to serve files over HTTP.\n", "serve files"},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, presentsServer([]byte(tc.src)), tc.phrase, "%q", tc.src)
