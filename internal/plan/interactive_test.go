@@ -371,9 +371,12 @@ var interactiveCases = []planCase{
 			yes | ./install.sh
 			yes 'line' | head -c 8M > big.txt
 			tail -n 5 log.txt
+			go test -run=- -fuzz=ParsePrint
+			go test -fuzz FuzzX -fuzztime 30s
+			go test -run TestFuzzy
 			~~~
 		`),
-		repo: repoWith("acme/tool", "log.txt", "install.sh"),
+		repo: repoWith("acme/tool", "log.txt", "install.sh", "go.mod"),
 		want: here.Doc(`
 			2 skip server tail -f log.txt
 			3 skip server journalctl -u tool --follow
@@ -383,6 +386,9 @@ var interactiveCases = []planCase{
 			7 probe command yes | ./install.sh
 			8 probe command yes 'line' | head -c 8M > big.txt
 			9 probe command tail -n 5 log.txt
+			10 skip server go test -run=- -fuzz=ParsePrint
+			11 probe command go test -fuzz FuzzX -fuzztime 30s
+			12 probe command go test -run TestFuzzy
 		`),
 	},
 	{

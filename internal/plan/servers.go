@@ -15,7 +15,7 @@ import (
 // others: besides the programs below, by the conventions of command lines,
 // a `--watch` option (tsc, jest, webpack, sass: rebuild on every change), a
 // `watch` subcommand (`gulp watch`, `tool watch`) and the logs of anything
-// followed (`tool logs -f`).
+// followed (`tool logs -f`); and fuzzing with no time limit.
 func follows(cmds []simple, programs map[string]bool) string {
 	for _, s := range cmds {
 		name, args := path.Base(s.name()), s.args()
@@ -32,6 +32,12 @@ func follows(cmds []simple, programs map[string]bool) string {
 		case "yes":
 			if !s.piped { // `yes | installer`, `yes | head`: the reader ends it
 				return "yes"
+			}
+		case "go":
+			// Go's fuzzing runs until it finds a failure or is stopped,
+			// unless -fuzztime bounds it.
+			if len(args) > 0 && args[0] == "test" && hasOption(args, "-fuzz") && !hasOption(args, "-fuzztime") {
+				return "go test -fuzz, with no -fuzztime"
 			}
 		}
 	}
@@ -165,4 +171,16 @@ func notWhatItIs(before string) bool {
 		before = before[i+1:]
 	}
 	return notWhatItIsRe.MatchString(before)
+}
+
+// hasOption reports a Go-style option among args, given alone or with its
+// value: -fuzz, -fuzz=X, --fuzz X.
+func hasOption(args []string, opt string) bool {
+	for _, a := range args {
+		a = "-" + strings.TrimLeft(a, "-")
+		if a == opt || strings.HasPrefix(a, opt+"=") {
+			return true
+		}
+	}
+	return false
 }
