@@ -390,6 +390,34 @@ var alternativeCases = []planCase{
 			8 skip other-platform vcpkg install cjson
 		`),
 	},
+	{
+		name: "a variable set only for a line that is not run",
+		readme: here.Doc(`
+			# tool
+
+			~~~shell
+			KUBECTL_VERSION=$(make kubectl-stable-version 2>/dev/null)
+			docker build --build-arg KUBECTL_VERSION=${KUBECTL_VERSION} -t tool:0.1 .
+			~~~
+
+			~~~shell
+			export NAME=demo
+			echo "$NAME"
+			~~~
+
+			~~~shell
+			echo "built with $KUBECTL_VERSION"
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			4 skip prepares KUBECTL_VERSION=$(make kubectl-stable-version 2>/dev/null)
+			5 skip container docker build --build-arg KUBECTL_VERSION=${KUBECTL_VERSION} -t tool:0.1 .
+			9 probe command export NAME=demo
+			10 probe command echo "$NAME"
+			14 skip placeholder echo "built with $KUBECTL_VERSION"
+		`),
+	},
 }
 
 func TestAlternatives(t *testing.T) { testPlans(t, alternativeCases) }

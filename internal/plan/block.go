@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/readme"
@@ -219,6 +220,7 @@ var containerSetup = map[string]bool{"cd": true, "cp": true, "mv": true, "mkdir"
 // before `./vcpkg install x`), the files a skipped container reads, or
 // committing what a skipped `git push` would publish.
 func (pl *planner) withSkippedGoal(es []Entry) {
+	pl.assignsForSkipped(es)
 	for i, goal := range es {
 		if goal.Run || goal.Command == "" {
 			continue
@@ -269,6 +271,74 @@ func (pl *planner) withSkippedGoal(es []Entry) {
 			e.setDecision(because(KindPrepares, "prepares line %d, which is not run (%s)", goal.Line, goal.Reason))
 		}
 	}
+}
+
+// assignsForSkipped skips a line that only sets variables
+// (`V=$(make version)`, `export V=1`) when a skipped line of the block uses
+// them and no line of the block that runs does: it prepares what is not
+// run, and its own failure would fail the run. Later lines that use the
+// variables are skipped in turn (unsetVariable).
+func (pl *planner) assignsForSkipped(es []Entry) {
+	for i, goal := range es {
+		if goal.Run || goal.Command == "" {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			e := &es[j]
+			vars := onlyAssigns(e.Command)
+			if !e.Run || len(vars) == 0 || !usesAny(goal.Command, vars) {
+				continue
+			}
+			used := false
+			for _, o := range es[j+1:] {
+				used = used || o.Run && usesAny(o.Command, vars)
+			}
+			if used {
+				continue
+			}
+			e.setDecision(because(KindPrepares, "sets %s only for line %d, which is not run (%s)", strings.Join(vars, ", "), goal.Line, goal.Reason))
+			for _, v := range vars {
+				if pl.seen.unset[v] == 0 {
+					pl.seen.unset[v] = e.Line
+				}
+			}
+		}
+	}
+}
+
+// onlyAssigns returns the variables a command only sets (`V=$(make
+// version)`, `export V=1 W=2`), nil when it does anything else.
+func onlyAssigns(command string) []string {
+	ss := simples(lex(command))
+	var vars []string
+	for _, s := range ss {
+		as := s.assign
+		switch {
+		case s.name() == "" && len(as) > 0:
+		case s.name() == "export" && len(s.args()) > 0:
+			as = s.args()
+		default:
+			return nil
+		}
+		for _, a := range as {
+			name, _, ok := strings.Cut(a, "=")
+			if !ok {
+				return nil
+			}
+			vars = append(vars, name)
+		}
+	}
+	return vars
+}
+
+// usesAny reports a command that uses one of the variables.
+func usesAny(command string, vars []string) bool {
+	for _, m := range varUseRe.FindAllStringSubmatch(quotedSingleRe.ReplaceAllString(command, "''"), -1) {
+		if slices.Contains(vars, m[1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // applyHints sets the block's hints on its run entries, and joins a
