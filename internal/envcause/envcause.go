@@ -30,19 +30,22 @@ type Kind string
 
 // The kinds.
 const (
-	DiskFull      Kind = "disk-full"       // the disk cap, a full tmpfs, or the host's disk
-	OOM           Kind = "oom"             // the memory limit: the OOM killer ended the command
-	Pids          Kind = "pids"            // the process limit: fork failed
-	CPUTime       Kind = "cpu-time"        // the run's time limit ended the agent's command
-	RunTimeout    Kind = "run-timeout"     // the run's time limit (wall clock) ended the keyless runner's command
-	NetworkDenied Kind = "network-denied"  // the network policy refused a host
-	StdinEOF      Kind = "stdin-eof"       // the command asked a question and read end of file
-	Profile       Kind = "sandbox-profile" // the strict profile refused (sudo, read-only root)
-	NoDocker      Kind = "no-docker"       // the sandbox has no Docker daemon, by design
-	NoSystemd     Kind = "no-systemd"      // the sandbox is a container: no systemd as PID 1
-	NoDisplay     Kind = "no-display"      // no display and no web browser: a command that opens one
-	NoTerminal    Kind = "no-terminal"     // no terminal: a full-screen or interactive program that needs one
-	MissingTool   Kind = "missing-tool"    // a program GitHub's hosted runners have that the sandbox image lacks
+	DiskFull      Kind = "disk-full"      // the disk cap, a full tmpfs, or the host's disk
+	OOM           Kind = "oom"            // the memory limit: the OOM killer ended the command
+	Pids          Kind = "pids"           // the process limit: fork failed
+	CPUTime       Kind = "cpu-time"       // the run's time limit ended the agent's command
+	RunTimeout    Kind = "run-timeout"    // the run's time limit (wall clock) ended the keyless runner's command
+	NetworkDenied Kind = "network-denied" // the network policy refused a host
+	// NetworkUnreachable: under the open network, a host that is always up
+	// could not be reached (the network the run had does not reach it).
+	NetworkUnreachable Kind = "network-unreachable"
+	StdinEOF           Kind = "stdin-eof"       // the command asked a question and read end of file
+	Profile            Kind = "sandbox-profile" // the strict profile refused (sudo, read-only root)
+	NoDocker           Kind = "no-docker"       // the sandbox has no Docker daemon, by design
+	NoSystemd          Kind = "no-systemd"      // the sandbox is a container: no systemd as PID 1
+	NoDisplay          Kind = "no-display"      // no display and no web browser: a command that opens one
+	NoTerminal         Kind = "no-terminal"     // no terminal: a full-screen or interactive program that needs one
+	MissingTool        Kind = "missing-tool"    // a program GitHub's hosted runners have that the sandbox image lacks
 )
 
 // Profiles and network policies as the sandbox and the pipeline name them.
@@ -174,6 +177,9 @@ func Classify(c Command, s Signals) (Cause, bool) {
 	}
 	if d, ok := networkDenied(out, s); ok {
 		return Cause{NetworkDenied, d}, true
+	}
+	if d, ok := networkUnreachable(c, s); ok {
+		return Cause{NetworkUnreachable, d}, true
 	}
 	if p := missingRunnerTool(out); p != "" {
 		return Cause{MissingTool, fmt.Sprintf("the sandbox image has no %s, which GitHub's hosted Ubuntu runners have preinstalled, "+

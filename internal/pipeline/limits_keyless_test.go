@@ -41,6 +41,24 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 				"the sandbox has no network (--network none, Action input `network: none`): use --network open, or allowlist with the hosts the README needs",
 		},
 		{
+			name: "open network: a host that is always up could not be reached",
+			log: failedAt(commandlog.Command{Command: "wget https://github.com/acme/tool/releases/latest/download/tool.deb", ExitCode: ip(4), Status: commandlog.StatusFailed,
+				Output: "Resolving github.com (github.com)... failed: Name or service not known.\nwget: unable to resolve host address ‘github.com’\n"},
+				"README.md line 7: `wget https://github.com/acme/tool/releases/latest/download/tool.deb` exited with 4; it could not reach github.com (check that the sandbox can reach the hosts the README downloads from)"),
+			res: result(nil), outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 7 ("wget https://github.com/acme/tool/releases/latest/download/tool.deb") failed because of the sandbox, not the README (network-unreachable): ` +
+				"the sandbox could not reach github.com, which is up whenever a network reaches the internet: the network this run had does not reach it " +
+				"(a self-hosted runner's firewall or proxy, or an outage), so the README was not at fault; GitHub's hosted runners reach it",
+		},
+		{
+			name: "open network: a host that may be down is the README's",
+			log: failedAt(commandlog.Command{Command: "curl -fsSL https://get.example.org/install.sh | sh", ExitCode: ip(6), Status: commandlog.StatusFailed,
+				Output: "curl: (6) Could not resolve host: get.example.org\n"},
+				"README.md line 7: `curl -fsSL https://get.example.org/install.sh | sh` exited with 6; it could not reach get.example.org (check that the sandbox can reach the hosts the README downloads from)"),
+			res: result(nil), outcome: commandlog.OutcomeFailed,
+			reason: "README.md line 7: `curl -fsSL https://get.example.org/install.sh | sh` exited with 6; it could not reach get.example.org (check that the sandbox can reach the hosts the README downloads from)",
+		},
+		{
 			name: "no Docker",
 			log: failedAt(commandlog.Command{Command: "docker compose up -d", ExitCode: ip(127), Status: commandlog.StatusFailed,
 				Output: "bash: docker: command not found\n"},

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/commandlog"
+	"github.com/readme2demo/readme2demo/internal/envcause"
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
@@ -105,34 +106,23 @@ func notFound(c *commandlog.Command, line int, installs []Install, ran map[int]b
 	return miss
 }
 
-// networkRe finds the messages of tools that could not reach a host:
-// curl, wget, git, the Go command, npm, pip (Python's resolver), cargo,
-// Java, Bundler, Dart's pub, .NET, Erlang and Elixir (nxdomain) and Zig.
-var networkRe = lazyre.New(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading (https://[\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host|UnknownHostException: ([\w.-]+)|Could not reach host ([\w.-]+)|Failed host lookup: '([\w.-]+)'|Resource temporarily unavailable \(([\w.-]+):\d+\)|:?nxdomain\b|NameServerFailure`)
-
 // networkNote says that a failure came from the network: the host could
 // not be reached from the sandbox, which is about where the run happens,
 // not about the README.
 func networkNote(output, command string, code *int, pipeStatus ...int) string {
 	host := ""
-	u := urlInRe.FindStringSubmatch(command)
-	if ms := networkRe.FindAllStringSubmatch(output, -1); ms != nil {
-		for _, m := range ms { // the first message that names a host
-			for _, g := range m[1:] {
-				if g != "" && host == "" {
-					host = strings.TrimPrefix(g, "https://")
-				}
-			}
+	urls := envcause.URLHosts(command)
+	if hosts, ok := envcause.Unreached(output); ok {
+		if len(hosts) > 0 {
+			host = hosts[0] // the first message that names a host
+		} else if len(urls) == 1 && strings.Count(command, "://") == 1 {
+			host = urls[0] // the one host the command names
 		}
-		if host == "" && u != nil && strings.Count(command, "://") == 1 {
-			host = u[1] // the one host the command names
-		}
-	} else if code != nil && quietNetworkFailure(command, *code) || slices.ContainsFunc(pipeStatus, func(st int) bool { return quietNetworkFailure(command, st) }) {
-		// Quiet downloads say it by their exit code alone: curl 6 (host not
-		// resolved), 7 (no connection), 28 (timeout); wget 4 (network);
-		// in a pipeline (`wget -qO- URL | tar -xJ`), by their own status.
-		if u != nil {
-			host = u[1]
+	} else if code != nil && envcause.QuietNetworkFailure(command, *code) || slices.ContainsFunc(pipeStatus, func(st int) bool { return envcause.QuietNetworkFailure(command, st) }) {
+		// Quiet downloads say it by their exit code alone; in a pipeline
+		// (`wget -qO- URL | tar -xJ`), by their own status.
+		if len(urls) > 0 {
+			host = urls[0]
 		}
 	} else {
 		return ""
@@ -141,28 +131,6 @@ func networkNote(output, command string, code *int, pipeStatus ...int) string {
 		host = "the network"
 	}
 	return "; it could not reach " + host + " (check that the sandbox can reach the hosts the README downloads from)"
-}
-
-// urlInRe finds the host of the first URL in a command.
-var urlInRe = lazyre.New(`https?://([\w.-]+)`)
-
-// quietNetworkFailure reports curl's and wget's exit codes for a network
-// failure, for a command that runs one of them.
-func quietNetworkFailure(command string, code int) bool {
-	fields := strings.FieldsFunc(command, func(r rune) bool { return r == ' ' || r == '|' || r == ';' || r == '&' || r == '(' || r == '"' })
-	for _, f := range fields {
-		switch f {
-		case "curl":
-			if code == 6 || code == 7 || code == 28 {
-				return true
-			}
-		case "wget":
-			if code == 4 {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // redirectFailRe is bash's message when it cannot open a redirection's

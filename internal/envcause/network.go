@@ -1,0 +1,106 @@
+package envcause
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// A command that could not reach a host: the messages of the tools that
+// say so, the exit codes of quiet downloads, and the hosts that are up
+// whenever a network reaches the internet.
+
+// unreachedRe finds the messages of tools that could not reach a host:
+// curl, wget, git, the Go command, npm, pip (Python's resolver), cargo,
+// Java, Bundler, Dart's pub, .NET, Erlang and Elixir (nxdomain) and Zig.
+// Its groups capture the host where the message names one.
+var unreachedRe = regexp.MustCompile(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading https://([\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host|UnknownHostException: ([\w.-]+)|Could not reach host ([\w.-]+)|Failed host lookup: '([\w.-]+)'|Resource temporarily unavailable \(([\w.-]+):\d+\)|:?nxdomain\b|NameServerFailure`)
+
+// Unreached reports an output with a message of a tool that could not
+// reach a host, and the hosts the messages name, in order, without
+// repeats (none when no message names one).
+func Unreached(output string) (hosts []string, ok bool) {
+	ms := unreachedRe.FindAllStringSubmatch(output, -1)
+	for _, m := range ms {
+		for _, g := range m[1:] {
+			if g != "" && !slices.Contains(hosts, g) {
+				hosts = append(hosts, g)
+			}
+		}
+	}
+	return hosts, ms != nil
+}
+
+// QuietNetworkFailure reports curl's and wget's exit codes for a network
+// failure, for a command that runs one of them: curl 6 (host not
+// resolved), 7 (no connection), 28 (timeout); wget 4 (network).
+func QuietNetworkFailure(command string, code int) bool {
+	fields := strings.FieldsFunc(command, func(r rune) bool { return r == ' ' || r == '|' || r == ';' || r == '&' || r == '(' || r == '"' })
+	for _, f := range fields {
+		switch f {
+		case "curl":
+			if code == 6 || code == 7 || code == 28 {
+				return true
+			}
+		case "wget":
+			if code == 4 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// urlHostRe finds the host of a URL in a command.
+var urlHostRe = regexp.MustCompile(`https?://([\w.-]+)`)
+
+// URLHosts are the hosts of the URLs a command names, in order, without
+// repeats.
+func URLHosts(command string) []string {
+	var hosts []string
+	for _, m := range urlHostRe.FindAllStringSubmatch(command, -1) {
+		if !slices.Contains(hosts, m[1]) {
+			hosts = append(hosts, m[1])
+		}
+	}
+	return hosts
+}
+
+// alwaysUpRe are domains that are up whenever a network reaches the
+// internet: code hosts, package registries, language and distribution
+// sites, the large CDNs. A README cannot make one of them unreachable (a
+// made-up or dead domain is not among them), so a command that could not
+// reach one met the network the run had, not the README.
+var alwaysUpRe = regexp.MustCompile(`(?i)(^|\.)(github\.com|githubusercontent\.com|github\.io|ghcr\.io|gitlab\.com|bitbucket\.org|codeberg\.org|sourceforge\.net|` +
+	`npmjs\.org|npmjs\.com|yarnpkg\.com|unpkg\.com|jsdelivr\.net|nodejs\.org|deno\.land|bun\.sh|` +
+	`pypi\.org|pythonhosted\.org|python\.org|crates\.io|rust-lang\.org|rustup\.rs|golang\.org|go\.dev|` +
+	`rubygems\.org|ruby-lang\.org|maven\.org|apache\.org|gradle\.org|packagist\.org|getcomposer\.org|nuget\.org|hex\.pm|pub\.dev|` +
+	`debian\.org|ubuntu\.com|kernel\.org|gnu\.org|docker\.com|docker\.io|` +
+	`google\.com|googleapis\.com|microsoft\.com|cloudflare\.com|amazonaws\.com|brew\.sh)$`)
+
+// networkUnreachable: under the open network, a command that could not
+// reach hosts that are always up (every host it names, or every host of
+// its URLs when the messages name none).
+func networkUnreachable(c Command, s Signals) (string, bool) {
+	if s.Network != NetworkOpen {
+		return "", false
+	}
+	hosts, ok := Unreached(c.Output)
+	if !ok && (c.ExitCode == nil || !QuietNetworkFailure(c.Text, *c.ExitCode)) {
+		return "", false
+	}
+	if len(hosts) == 0 {
+		hosts = URLHosts(c.Text)
+	}
+	if len(hosts) == 0 {
+		return "", false
+	}
+	for _, h := range hosts {
+		if !alwaysUpRe.MatchString(h) {
+			return "", false
+		}
+	}
+	return fmt.Sprintf("the sandbox could not reach %s, which is up whenever a network reaches the internet: the network this run had does not reach it "+
+		"(a self-hosted runner's firewall or proxy, or an outage), so the README was not at fault; GitHub's hosted runners reach it", strings.Join(hosts, ", ")), true
+}
