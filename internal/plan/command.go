@@ -57,6 +57,7 @@ var commandRules = []commandRule{
 	{"server", serverRule},
 	{"runs-until-stopped", runsUntilStopped},
 	{"completion", completionRule},
+	{"optional-comment", optionalRule},
 	{"container", containerRule},
 	{"placeholder", placeholderRule},
 	{"unset-variable", unsetVariable},

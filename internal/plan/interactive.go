@@ -351,3 +351,19 @@ func completionRule(pl *planner, x *cmd) (Entry, bool) {
 	}
 	return pass()
 }
+
+// optionalCommentRe is a comment that marks what follows as optional:
+// `make verify  # (optional)`, `# Optional: create a symlink`.
+var optionalCommentRe = lazyre.New(`(?im)^#*\s*[(\[]?\s*optional(ly)?\b`)
+
+// optionalRule skips a command the README's comment calls optional: a
+// person trying the README leaves it out, and its failure would say
+// nothing about the README's steps.
+func optionalRule(pl *planner, x *cmd) (Entry, bool) {
+	for _, c := range []string{trailingComment(firstLineOf(x.c.text)), x.c.comment} {
+		if m := optionalCommentRe.FindString(c); m != "" {
+			return pl.skip(x, because(KindOptional, "optional: the comment says so (%q), and a person trying the README leaves it out", strings.TrimSpace(c)))
+		}
+	}
+	return pass()
+}

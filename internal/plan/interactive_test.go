@@ -519,6 +519,33 @@ var interactiveCases = []planCase{
 		`),
 	},
 	{
+		name: "a command its comment calls optional",
+		rule: "optional-comment",
+		readme: here.Doc(`
+			# tool
+
+			## Build
+
+			~~~sh
+			make
+			make verify  # (optional)
+			sudo mv tool /usr/local/bin # optional
+			# Optional: a shorter name
+			sudo ln -s /usr/local/bin/tool /usr/local/bin/t
+
+			make test # runs the optional checks too
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile"),
+		want: here.Doc(`
+			6 step command make
+			7 skip optional make verify  # (optional)
+			8 skip optional sudo mv tool /usr/local/bin # optional
+			10 skip optional sudo ln -s /usr/local/bin/tool /usr/local/bin/t
+			12 step command make test # runs the optional checks too
+		`),
+	},
+	{
 		name: "a tool's monitor subcommand opens a full-screen view",
 		readme: here.Doc(`
 			~~~sh
