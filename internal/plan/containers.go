@@ -256,3 +256,19 @@ func containerRule(pl *planner, x *cmd) (Entry, bool) {
 	}
 	return pass()
 }
+
+// buildNeedsRe is a line of an opening that says what a build needs on one
+// platform ("on Raspbian (Raspberry Pi) you need libncurses5-dev"), not
+// what the project is for.
+var buildNeedsRe = lazyre.New(`(?i)\b(you(\s+will|'ll)?\s+need|headers|-dev\b|-devel\b|to compile|to build)\b`)
+
+// presentsDevice is the phrase of a README's opening that presents the
+// project as a tool for hardware the sandbox does not have, "" for none.
+func presentsDevice(intro string) string {
+	for _, l := range strings.Split(plainText(intro), "\n") {
+		if m := hardwareRe.FindString(l); m != "" && !buildNeedsRe.MatchString(l) {
+			return m
+		}
+	}
+	return ""
+}

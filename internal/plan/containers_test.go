@@ -186,6 +186,30 @@ var containerCases = []planCase{
 			9 skip other-platform scrcpy --record file.mp4
 		`),
 	},
+	{
+		name: "an opening that names hardware only for what a build needs there",
+		readme: here.Doc(`
+			# mdp
+
+			mdp needs the ncursesw headers to compile:
+
+			- on Raspbian (Raspberry Pi) you need libncursesw5-dev
+
+			Now build it:
+
+			~~~sh
+			make
+			mdp --version
+			mdp sample.md
+			~~~
+		`),
+		repo: repoWith("visit1985/mdp", "Makefile", "sample.md"),
+		want: here.Doc(`
+			10 probe command make
+			11 probe command mdp --version
+			12 probe command mdp sample.md
+		`),
+	},
 }
 
 func TestContainers(t *testing.T) { testPlans(t, containerCases) }

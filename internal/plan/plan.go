@@ -295,7 +295,7 @@ func learnReadme(src []byte, doc *readme.Doc, repo Repo) readmeFacts {
 	f.server = presentsServer(src)
 	intro := introText(src)
 	f.cluster = clusterIntroRe.MatchString(intro)
-	f.device = hardwareRe.FindString(plainText(intro))
+	f.device = presentsDevice(intro)
 	f.filters = pipeFilters(doc)
 	f.proseInstalls = proseInstalls(src, doc, repo)
 	return f
