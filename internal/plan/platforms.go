@@ -179,6 +179,9 @@ func commandPlatform(s simple, raw string) string {
 	if name == "defaults" && len(s.argv) > 1 && (s.argv[1].text == "write" || s.argv[1].text == "read") {
 		return "macOS (defaults)"
 	}
+	if name == "sed" && len(s.argv) > 2 && s.argv[1].text == "-i" && s.argv[2].text == "" && s.argv[2].op == "" {
+		return "macOS (BSD sed's -i '': GNU sed takes the empty word for its script)"
+	}
 	if name == "sudo" {
 		return ""
 	}

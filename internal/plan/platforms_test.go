@@ -78,6 +78,24 @@ var platformCases = []planCase{
 		`),
 	},
 	{
+		name: "BSD sed's in-place form, with the empty suffix GNU sed takes for its script",
+		readme: here.Doc(`
+			~~~sh
+			sed -i "" 's/old/new/g' notes.txt
+			sed -i '' -e 's/old/new/' notes.txt
+			sed -i 's/old/new/g' notes.txt
+			sed -i.bak 's/old/new/g' notes.txt
+			~~~
+		`),
+		repo: repoWith("acme/tool", "notes.txt"),
+		want: here.Doc(`
+			2 skip other-platform sed -i "" 's/old/new/g' notes.txt
+			3 skip other-platform sed -i '' -e 's/old/new/' notes.txt
+			4 probe command sed -i 's/old/new/g' notes.txt
+			5 probe command sed -i.bak 's/old/new/g' notes.txt
+		`),
+	},
+	{
 		name: "ordinary words that are also platform tools",
 		readme: here.Doc(`
 			~~~sh
