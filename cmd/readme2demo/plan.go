@@ -60,7 +60,7 @@ Exit status: 0 the plan runs at least one command, 1 nothing to run,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to plan, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes)+"; when REPO_DIR has no README.md, its readme.md, Readme.md, README.markdown, README, README.rst or README.adoc (reStructuredText and AsciiDoc READMEs are read in their own format)")
+	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to plan, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes)+"; by default the README GitHub shows on the repository's page: in .github, then REPO_DIR itself, then docs, README.md or else readme.md, Readme.md, README.markdown, README, README.rst or README.adoc (reStructuredText and AsciiDoc READMEs are read in their own format)")
 	f.StringVar(&o.format, "format", "text", "the output format: text (for people) or json (an array of {file, line, command, run, reason, block_line, language, kind, planned})")
 	f.BoolVar(&o.hints, "hints", false, "print, for each decision, the hint comment that flips it (run, skip, file=PATH) and where to put it")
 	f.StringVar(&o.order, "order", "", "the run order: readme (README order) or install-first (the install sections first); default: the README's order hint, else readme, or install-first when a command uses a program that only a later install section installs")

@@ -91,7 +91,7 @@ Exit status: 0 success, 1 failed (or interrupted), 3 blocked,
 	}
 	f := cmd.Flags()
 	addEngineFlag(cmd, &o.engine, engines.Default(), "the agent engine: "+strings.Join(engines.Names(), ", "))
-	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes)+"; when REPO_DIR has no README.md, its readme.md, Readme.md, README.markdown, README, README.rst or README.adoc (reStructuredText and AsciiDoc READMEs are read in their own format)")
+	f.StringVar(&o.readme, "readme", pipeline.DefaultReadme, "the README to follow, relative to REPO_DIR: a regular file inside the repository (not a symlink leading out of it, not a hard link), at most "+repofs.Size(pipeline.MaxReadmeBytes)+"; by default the README GitHub shows on the repository's page: in .github, then REPO_DIR itself, then docs, README.md or else readme.md, Readme.md, README.markdown, README, README.rst or README.adoc (reStructuredText and AsciiDoc READMEs are read in their own format)")
 	addImageFlag(cmd, &o.image, e, `the sandbox image, or "devcontainer": the image the repository's .devcontainer/devcontainer.json names, with the agent CLI copied in from the default image`)
 	f.IntVar(&o.maxTurns, "max-turns", 0, "the agent's turn limit (0: the engine's default)")
 	f.Float64Var(&o.maxCost, "max-cost-usd", 0, "the agent's cost cap in US dollars, where the engine supports one (0: none)")

@@ -2,13 +2,14 @@ package pipeline
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 )
 
-// readmeNameRe is a README at a repository's root, whatever its case and
+// readmeNameRe is a README's name, whatever its case and
 // extension: readme.md (common in Node packages), Readme.md,
 // README.markdown, README, README.rst, README.adoc, README.txt.
 var readmeNameRe = regexp.MustCompile(`(?i)^readme(\.(md|markdown|mdown|mkdn|mkd|rst|rest|adoc|asciidoc|asc|txt))?$`)
@@ -29,19 +30,42 @@ func readmeRank(name string) int {
 	return 1
 }
 
-// DefaultReadmeIn returns the README to follow when none was named:
-// DefaultReadme when the repository has it, else the one regular file at
-// its root whose name is README in another case or with another Markdown
-// extension (a .md name first, then other Markdown, reStructuredText,
-// AsciiDoc and plain text, then by name), else DefaultReadme (whose
-// absence ReadReadme then reports).
+// readmeDirs are where GitHub looks for the README it shows on a
+// repository's page, in its order: the hidden .github directory, the root,
+// then docs.
+var readmeDirs = []string{".github", "", "docs"}
+
+// DefaultReadmeIn returns the README to follow when none was named: the
+// one GitHub shows on the repository's page. In each of readmeDirs in
+// turn (a real directory, not a symlink), DefaultReadme when it is there,
+// else the regular file whose name is README in another case or with
+// another extension (a .md name first, then other Markdown,
+// reStructuredText, AsciiDoc and plain text, then by name). Else
+// DefaultReadme (whose absence ReadReadme then reports).
 func DefaultReadmeIn(dir string) string {
-	if st, err := os.Lstat(dir + string(os.PathSeparator) + DefaultReadme); err == nil && st.Mode().IsRegular() {
-		return DefaultReadme
+	for _, sub := range readmeDirs {
+		if name := readmeIn(dir, sub); name != "" {
+			return name
+		}
 	}
-	entries, err := os.ReadDir(dir)
+	return DefaultReadme
+}
+
+// readmeIn is the README of one directory of the repository (sub, "" for
+// the root) as a path relative to the repository, "" for none.
+func readmeIn(dir, sub string) string {
+	d := filepath.Join(dir, sub)
+	if sub != "" {
+		if st, err := os.Lstat(d); err != nil || !st.IsDir() {
+			return "" // missing, or a symlink that may lead out of the repository
+		}
+	}
+	if st, err := os.Lstat(filepath.Join(d, DefaultReadme)); err == nil && st.Mode().IsRegular() {
+		return path.Join(sub, DefaultReadme)
+	}
+	entries, err := os.ReadDir(d)
 	if err != nil {
-		return DefaultReadme
+		return ""
 	}
 	var names []string
 	for _, e := range entries {
@@ -50,7 +74,7 @@ func DefaultReadmeIn(dir string) string {
 		}
 	}
 	if len(names) == 0 {
-		return DefaultReadme
+		return ""
 	}
 	sort.Slice(names, func(i, j int) bool {
 		if ri, rj := readmeRank(names[i]), readmeRank(names[j]); ri != rj {
@@ -58,5 +82,5 @@ func DefaultReadmeIn(dir string) string {
 		}
 		return names[i] < names[j]
 	})
-	return names[0]
+	return path.Join(sub, names[0])
 }
