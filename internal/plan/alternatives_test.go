@@ -249,7 +249,7 @@ var alternativeCases = []planCase{
 			# pastel
 
 			~~~bash
-			wget https://example.org/pastel_0.12.0_amd64.deb
+			wget https://dl.acme.dev/pastel_0.12.0_amd64.deb
 			sudo dpkg -i pastel_0.12.0_amd64.deb
 			~~~
 
@@ -267,7 +267,7 @@ var alternativeCases = []planCase{
 		`),
 		repo: repoWith("sharkdp/pastel", "Makefile"),
 		want: here.Doc(`
-			4 probe command wget https://example.org/pastel_0.12.0_amd64.deb
+			4 probe command wget https://dl.acme.dev/pastel_0.12.0_amd64.deb
 			5 probe command sudo dpkg -i pastel_0.12.0_amd64.deb
 			11 skip prepares sudo apt update
 			12 skip alternative sudo apt install pastel

@@ -430,7 +430,7 @@ var blockRuleCases = []planCase{
 			~~~
 
 			~~~sh
-			curl -LO https://example.org/tool-$VERSION-$ARCH.tgz
+			curl -LO https://dl.acme.dev/tool-$VERSION-$ARCH.tgz
 			~~~
 
 			~~~sh
@@ -449,7 +449,7 @@ var blockRuleCases = []planCase{
 			13 skip optional PF_COL1=4
 			17 probe command VERSION=1.2.3
 			18 probe command ARCH=amd64
-			22 probe command curl -LO https://example.org/tool-$VERSION-$ARCH.tgz
+			22 probe command curl -LO https://dl.acme.dev/tool-$VERSION-$ARCH.tgz
 			26 probe command export A=1
 			27 probe command export B=2
 			31 probe command ONE=1
@@ -599,7 +599,7 @@ var blockRuleCases = []planCase{
 	{
 		name: "a link target names no platform",
 		readme: here.Doc(`
-			Download [the release](https://example.org/tool?os=darwin&arch=arm64), then:
+			Download [the release](https://dl.acme.dev/tool?os=darwin&arch=arm64), then:
 
 			~~~sh
 			make

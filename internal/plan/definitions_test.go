@@ -20,7 +20,7 @@ func TestIsDefinition(t *testing.T) {
 		{"export PATH=$PATH:~/bin", true},
 		{"GOPATH=$HOME/go", true},
 		{"export EDITOR", true},
-		{"export VERSION=$(curl -s https://example.org/v)", false},
+		{"export VERSION=$(curl -s https://dl.acme.dev/v)", false},
 		{"X=1 make test", false},
 		{"f() { echo hi; }; f", false},
 		{"export A=1 && ./run", false},

@@ -222,7 +222,7 @@ var inputCases = []planCase{
 			~~~
 
 			~~~sh
-			curl -LO https://example.org/dist/lib-1.3.4.tar.gz && tar -xf lib-1.3.4.tar.gz && cd lib-1.3.4 && ./configure
+			curl -LO https://dl.acme.dev/dist/lib-1.3.4.tar.gz && tar -xf lib-1.3.4.tar.gz && cd lib-1.3.4 && ./configure
 			~~~
 		`),
 		repo: repoWith("acme/lib", "examples/math.inc", "examples/math_test.sh", "hello.js"),
@@ -235,7 +235,7 @@ var inputCases = []planCase{
 			11 skip missing-input dotenv run -f .env.local -- node hello.js
 			12 skip missing-input CONFIG=./.env.local node hello.js
 			16 probe command clib install clibs/ms clibs/commander
-			20 probe command curl -LO https://example.org/dist/lib-1.3.4.tar.gz && tar -xf lib-1.3.4.tar.gz && cd lib-1.3.4 && ./configure
+			20 probe command curl -LO https://dl.acme.dev/dist/lib-1.3.4.tar.gz && tar -xf lib-1.3.4.tar.gz && cd lib-1.3.4 && ./configure
 		`),
 	},
 	{
@@ -337,12 +337,12 @@ var inputCases = []planCase{
 		name: "a file an earlier command of its line downloads",
 		readme: here.Doc(`
 			~~~sh
-			wget https://example.org/tool_1.0_amd64.deb && sudo dpkg -i tool_1.0_amd64.deb
+			wget https://dl.acme.dev/tool_1.0_amd64.deb && sudo dpkg -i tool_1.0_amd64.deb
 			~~~
 		`),
 		repo: repoWith("acme/tool"),
 		want: here.Doc(`
-			2 probe command wget https://example.org/tool_1.0_amd64.deb && sudo dpkg -i tool_1.0_amd64.deb
+			2 probe command wget https://dl.acme.dev/tool_1.0_amd64.deb && sudo dpkg -i tool_1.0_amd64.deb
 		`),
 	},
 	{

@@ -98,7 +98,7 @@ var installCases = []planCase{
 			~~~
 
 			~~~
-			wget https://example.org/other.sh
+			wget https://dl.acme.dev/other.sh
 			sh other.sh
 			~~~
 		`),
@@ -107,7 +107,7 @@ var installCases = []planCase{
 			4 probe command curl -o eget.sh https://zyedidia.github.io/eget.sh
 			5 probe command bash eget.sh
 			11 skip alternative curl https://zyedidia.github.io/eget.sh | sh
-			15 probe command wget https://example.org/other.sh
+			15 probe command wget https://dl.acme.dev/other.sh
 			16 probe command sh other.sh
 		`),
 	},
@@ -118,7 +118,7 @@ var installCases = []planCase{
 			# hr
 
 			~~~sh
-			curl https://example.org/hr > ~/bin/hr
+			curl https://dl.acme.dev/hr > ~/bin/hr
 			chmod +x ~/bin/hr
 			~~~
 
@@ -130,7 +130,7 @@ var installCases = []planCase{
 		`),
 		repo: slugRepo("LuRsT/hr"),
 		want: here.Doc(`
-			4 probe command curl https://example.org/hr > ~/bin/hr
+			4 probe command curl https://dl.acme.dev/hr > ~/bin/hr
 			5 probe command chmod +x ~/bin/hr
 			11 skip optional sudo make install
 		`),
@@ -189,7 +189,7 @@ var installCases = []planCase{
 			~~~
 
 			~~~sh
-			curl -L https://example.org/tools.tar.gz | tar -xzf - --directory=/usr/local/bin/ other-tool
+			curl -L https://dl.acme.dev/tools.tar.gz | tar -xzf - --directory=/usr/local/bin/ other-tool
 			tar -xzf tools.tar.gz -C ./out goss
 			~~~
 		`),
@@ -197,7 +197,7 @@ var installCases = []planCase{
 		want: here.Doc(`
 			4 probe command curl -fsSL https://goss.rocks/install | sh
 			8 skip alternative curl -L https://github.com/goss-org/goss/releases/download/v0.4.10/goss_linux_x86_64.tar.gz | tar xz -C /usr/local/bin goss
-			12 probe command curl -L https://example.org/tools.tar.gz | tar -xzf - --directory=/usr/local/bin/ other-tool
+			12 probe command curl -L https://dl.acme.dev/tools.tar.gz | tar -xzf - --directory=/usr/local/bin/ other-tool
 			13 probe command tar -xzf tools.tar.gz -C ./out goss
 		`),
 	},

@@ -630,7 +630,7 @@ func TestIntroCue(t *testing.T) {
 		{"# x\n\nAn interactive tool to clean disks.\n", "interactive"},
 		{"# x\n\nA text user interface for git.\n", "text user interface"},
 		{"# x\n\nA TUI for docker.\n", "TUI"},
-		{"# x\n\nA [terminal UI](https://example.org/k) for k8s.\n", "terminal UI"},
+		{"# x\n\nA [terminal UI](https://dl.acme.dev/k) for k8s.\n", "terminal UI"},
 		{"# x\n\nIt has an interactive mode.\n", ""},
 		{"# x\n\nA fast grep.\n", ""},
 	}

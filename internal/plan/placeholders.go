@@ -72,8 +72,23 @@ func rawPlaceholder(text string) (string, bool) {
 	if u := hostlessURL(first); u != "" {
 		return u, false
 	}
+	if m := versionPlaceholderRe.FindStringSubmatch(first); m != nil {
+		return m[2], false // vx.x.x: the release the reader picks
+	}
+	if m := exampleDomainRe.FindString(first); m != "" {
+		return m, false
+	}
 	return "", false
 }
+
+// versionPlaceholderRe is a version a README leaves to the reader:
+// vx.x.x, x.x.x, X.Y.Z, x.y.z (ov_x.x.x-1_amd64.deb).
+var versionPlaceholderRe = lazyre.New(`(^|[^A-Za-z0-9.])(v?(?:[xX]\.[xX]\.[xX]|X\.Y\.Z|x\.y\.z))([^A-Za-z0-9.]|$)`)
+
+// exampleDomainRe is a URL of the domains reserved for examples (RFC
+// 2606) with a path: example.com answers, but its pages and files are
+// made up (curl http://example.com/slides.md).
+var exampleDomainRe = lazyre.New(`https?://(www\.)?example\.(com|org|net)/[^\s'"]+`)
 
 // echoes reports a line that prints its words (echo, printf), whose "or"
 // is text.
@@ -256,6 +271,11 @@ func (pl *planner) readersPath(cmds []simple) string {
 			// there looks like: /Users/me, or ~/Desktop and ~/github (a
 			// fresh machine's home has none of them).
 			root, readers := "/", readersDirRe
+			for _, home := range []string{"$HOME/", "${HOME}/"} {
+				if rest, ok := strings.CutPrefix(a, home); ok {
+					a = "~/" + rest // the same folder, named through the variable
+				}
+			}
 			if strings.HasPrefix(a, "~/") {
 				root, readers = "~/", homeReadersDirRe
 			}
@@ -411,6 +431,11 @@ func unsetVariable(pl *planner, x *cmd) (Entry, bool) {
 // (`sudo mkdir -p /MyData/db`).
 func (pl *planner) madeUnder(dir string) bool {
 	for m := range pl.seen.mentioned {
+		for _, home := range []string{"$HOME/", "${HOME}/"} {
+			if rest, ok := strings.CutPrefix(m, home); ok {
+				m = "~/" + rest // one folder, however it is named
+			}
+		}
 		if m == dir || strings.HasPrefix(m, dir+"/") {
 			return true
 		}

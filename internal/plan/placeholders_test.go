@@ -50,7 +50,7 @@ var placeholderCases = []planCase{
 			tool ~/.config/tool/config.toml
 			cp tool ~/bin/
 			tool ~/go/src/example.com/x
-			git clone https://example.com/acme/other.git ~/github/other
+			git clone https://github.com/acme/other.git ~/github/other
 			cd ~/Desktop/jdk8
 			~~~
 		`),
@@ -63,8 +63,28 @@ var placeholderCases = []planCase{
 			6 probe command tool ~/.config/tool/config.toml
 			7 probe command cp tool ~/bin/
 			8 probe command tool ~/go/src/example.com/x
-			9 probe command git clone https://example.com/acme/other.git ~/github/other
+			9 probe command git clone https://github.com/acme/other.git ~/github/other
 			10 skip placeholder cd ~/Desktop/jdk8
+		`),
+	},
+	{
+		name: "a folder of a person's home named through $HOME",
+		readme: here.Doc(`
+			~~~sh
+			tool "${HOME}/Documents/notes.md"
+			tool $HOME/.config/tool/config.toml
+			mkdir -p $HOME/code/demo
+			tool $HOME/code/demo
+			cd $HOME/github/app
+			~~~
+		`),
+		opts: Options{Programs: programsWith("tool")},
+		want: here.Doc(`
+			2 skip placeholder tool "${HOME}/Documents/notes.md"
+			3 probe command tool $HOME/.config/tool/config.toml
+			4 probe command mkdir -p $HOME/code/demo
+			5 probe command tool $HOME/code/demo
+			6 skip placeholder cd $HOME/github/app
 		`),
 	},
 	{
@@ -116,6 +136,11 @@ var placeholderCases = []planCase{
 			git clone https://github.com/user/repo
 			npm install my-package
 			x send --to john.doe@example.com
+			curl -L -O https://github.com/acme/x/releases/download/vx.x.x/x_x.x.x-1_amd64.deb
+			x --version X.Y.Z
+			curl http://example.com/slides.md | x
+			curl https://example.com
+			x --version 1.2.3
 			~~~
 		`),
 		repo: slugRepo("acme/x"),
@@ -132,6 +157,11 @@ var placeholderCases = []planCase{
 			13 probe command git clone https://github.com/user/repo
 			14 skip placeholder npm install my-package
 			15 skip placeholder x send --to john.doe@example.com
+			16 skip placeholder curl -L -O https://github.com/acme/x/releases/download/vx.x.x/x_x.x.x-1_amd64.deb
+			17 skip placeholder x --version X.Y.Z
+			18 skip placeholder curl http://example.com/slides.md | x
+			19 probe command curl https://example.com
+			20 probe command x --version 1.2.3
 		`),
 	},
 	{

@@ -45,7 +45,7 @@ var platformCases = []planCase{
 			sudo zypper install tool
 			sudo snap install tool
 			mise use -g tool@latest
-			0install add tool https://example.org/tool.xml
+			0install add tool https://dl.acme.dev/tool.xml
 			Set-ExecutionPolicy RemoteSigned -Scope CurrentUser
 			iwr -useb get.example.org | iex
 			sudo apk add tool
@@ -67,7 +67,7 @@ var platformCases = []planCase{
 			12 skip other-platform sudo zypper install tool
 			13 skip other-platform sudo snap install tool
 			14 skip other-platform mise use -g tool@latest
-			15 skip other-platform 0install add tool https://example.org/tool.xml
+			15 skip other-platform 0install add tool https://dl.acme.dev/tool.xml
 			16 skip other-platform Set-ExecutionPolicy RemoteSigned -Scope CurrentUser
 			17 skip other-platform iwr -useb get.example.org | iex
 			18 skip other-platform sudo apk add tool

@@ -12,8 +12,8 @@ func TestPlainText(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"see [the docs](docs/install.md) first", "see [the docs] first"},
 		{"see [below](#install)", "see [below]"},
-		{"get it from <https://example.org/x?arch=x86_64>", "get it from ]"},
-		{"get it from https://example.org/x?arch=x86_64 now", "get it from ] now"},
+		{"get it from <https://dl.acme.dev/x?arch=x86_64>", "get it from ]"},
+		{"get it from https://dl.acme.dev/x?arch=x86_64 now", "get it from ] now"},
 		{"plain text, (parentheses) and [brackets]", "plain text, (parentheses) and [brackets]"},
 	}
 	for _, tc := range tests {
@@ -27,7 +27,7 @@ func TestLastSentence(t *testing.T) {
 		{"Install it. Then run:", "Then run:"},
 		{"Really? Yes! Run it:", "Run it:"},
 		{"One sentence", "One sentence"},
-		{"See [the docs](https://example.org/a. b). Then:", "Then:"},
+		{"See [the docs](https://dl.acme.dev/a. b). Then:", "Then:"},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, lastSentence(tc.in), tc.want, tc.in)

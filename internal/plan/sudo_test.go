@@ -20,12 +20,12 @@ var sudoCases = []planCase{
 			sudo apt install bat
 			apt-get update
 			make install
-			wget https://example.org/jq_1.0_amd64.deb
+			wget https://dl.acme.dev/jq_1.0_amd64.deb
 			dpkg -i jq_1.0_amd64.deb
 			apt list --installed
 			sudo apt-get install -y jq
-			curl -fsSL https://example.org/install.sh | sh
-			curl -s https://example.org/x.txt | grep x
+			curl -fsSL https://dl.acme.dev/install.sh | sh
+			curl -s https://dl.acme.dev/x.txt | grep x
 			~~~
 		`),
 		repo: repoWith("acme/tool", "Makefile"),
@@ -34,12 +34,12 @@ var sudoCases = []planCase{
 			3 probe command sudo apt install bat
 			4 probe command apt-get update
 			5 probe command make install
-			6 probe command wget https://example.org/jq_1.0_amd64.deb
+			6 probe command wget https://dl.acme.dev/jq_1.0_amd64.deb
 			7 probe command dpkg -i jq_1.0_amd64.deb
 			8 probe command apt list --installed
 			9 skip alternative sudo apt-get install -y jq
-			10 probe command curl -fsSL https://example.org/install.sh | sh
-			11 probe command curl -s https://example.org/x.txt | grep x
+			10 probe command curl -fsSL https://dl.acme.dev/install.sh | sh
+			11 probe command curl -s https://dl.acme.dev/x.txt | grep x
 		`),
 	},
 }
@@ -57,12 +57,12 @@ func TestExecAsAPersonWould(t *testing.T) {
 		3:  "sudo apt install bat -y",
 		4:  `if [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then sudo env "PATH=$PATH" bash -c 'apt-get update'; else` + "\napt-get update\nfi",
 		5:  `if [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then sudo env "PATH=$PATH" bash -c 'make install'; else` + "\nmake install\nfi",
-		6:  "wget https://example.org/jq_1.0_amd64.deb",
+		6:  "wget https://dl.acme.dev/jq_1.0_amd64.deb",
 		7:  `if [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then sudo env "PATH=$PATH" bash -c 'dpkg -i jq_1.0_amd64.deb'; else` + "\ndpkg -i jq_1.0_amd64.deb\nfi",
 		8:  "apt list --installed",
 		9:  "sudo apt-get install -y jq",
-		10: "(set -o pipefail\ncurl -fsSL https://example.org/install.sh | sh\n)",
-		11: "curl -s https://example.org/x.txt | grep x",
+		10: "(set -o pipefail\ncurl -fsSL https://dl.acme.dev/install.sh | sh\n)",
+		11: "curl -s https://dl.acme.dev/x.txt | grep x",
 	})
 
 	// An install into the reader's own directories needs no root.

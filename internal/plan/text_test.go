@@ -24,7 +24,7 @@ var textCases = []planCase{
 			3 passed in 0.01s
 			$NPM_CONFIG_PREFIX
 			direnv: loading .envrc
-			https://example.org/x
+			https://dl.acme.dev/x
 			/: search
 			4.67s user 4.58s system 286% cpu 3.255 total
 			NAME      SIZE      MODIFIED
@@ -41,7 +41,7 @@ var textCases = []planCase{
 			10 skip output 3 passed in 0.01s
 			11 skip output $NPM_CONFIG_PREFIX
 			12 skip output direnv: loading .envrc
-			13 skip output https://example.org/x
+			13 skip output https://dl.acme.dev/x
 			14 skip output /: search
 			15 skip output 4.67s user 4.58s system 286% cpu 3.255 total
 			16 skip output NAME      SIZE      MODIFIED
