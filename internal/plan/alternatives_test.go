@@ -54,6 +54,25 @@ var alternativeCases = []planCase{
 		`),
 	},
 	{
+		name: "a skipped dev-dependency install names a package, not a file the global install then uses",
+		readme: here.Doc(`
+			## Installation
+
+			~~~bash
+			npm install --save-dev @marp-team/marp-cli
+			~~~
+
+			~~~bash
+			npm install -g @marp-team/marp-cli
+			~~~
+		`),
+		repo: slugRepo("marp-team/marp-cli"),
+		want: here.Doc(`
+			4 skip library-use npm install --save-dev @marp-team/marp-cli
+			8 step command npm install -g @marp-team/marp-cli
+		`),
+	},
+	{
 		name: "a Python tool installed with its version after @ is the same tool",
 		readme: here.Doc(`
 			## Installation

@@ -47,6 +47,13 @@ var patternOpts = toSet(`-o --output --out -O -g --glob -e --extension -name -in
 // --report-path, --output-file, --log-dir.
 var outputOptRe = lazyre.New(`^--[\w-]*(out|output|report|log|cache|save|dest|target|export|write)[\w-]*$`)
 
+// saveFlags are package managers' options that take no value (`npm
+// install --save-dev PKG`: PKG is a package, not a file written).
+var saveFlags = toSet(`--save --save-dev --save-exact --save-optional --save-peer --save-prod --save-bundle --no-save`)
+
+// outputOpt reports a long option whose value is a file the command writes.
+func outputOpt(opt string) bool { return outputOptRe.MatchString(opt) && !saveFlags[opt] }
+
 // notFileCommands take arguments that are not input files (package names,
 // targets, branch names, outputs) or create what they name.
 var notFileCommands = toSet(`
@@ -141,14 +148,14 @@ func (pl *planner) missingFile(cmds []simple) string {
 			if madeEarlier(path.Base(a)) {
 				continue // an earlier command of the line downloaded or made it
 			}
-			if opt, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(opt, "--") && !outputOptRe.MatchString(opt) {
+			if opt, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(opt, "--") && !outputOpt(opt) {
 				a = v // --find=src/Utils.hs
 			}
 			a = fileOfArg(a)
 			if i > 0 && patternOpts[args[i-1]] {
 				continue // an output to make, or a pattern to match, not a file to read
 			}
-			if i > 0 && outputOptRe.MatchString(args[i-1]) {
+			if i > 0 && outputOpt(args[i-1]) {
 				continue // the value of an option that names what the command writes
 			}
 			if w := s.argv[i+1]; w.text == w.bare && pl.globMisses(a) {

@@ -25,7 +25,7 @@ func writtenBy(cmds []simple) []string {
 		}
 		name, args := path.Base(s.name()), s.args()
 		for i, a := range args {
-			if i+1 < len(args) && (a == "-o" || outputOptRe.MatchString(a) || (name == "wget" && a == "-O")) {
+			if i+1 < len(args) && (a == "-o" || outputOpt(a) || (name == "wget" && a == "-O")) {
 				out = append(out, args[i+1])
 			}
 		}
