@@ -107,6 +107,9 @@ func (pl *planner) missingFile(cmds []simple) string {
 		if i > 0 {
 			earlier = append(earlier, cmds[i-1].args()...)
 		}
+		if inner, ok := packageCommand(s); ok {
+			s = inner // what `npx PKG …` runs: its arguments name files
+		}
 		for _, a := range s.assign {
 			// FOO_PATH=./.env.local: a file the command will read.
 			_, v, _ := strings.Cut(a, "=")

@@ -239,6 +239,25 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "the files a package runner's program reads",
+		rule: "missing-input",
+		readme: here.Doc(`
+			~~~bash
+			npx @acme/deck-cli@latest slide-deck.md -o output.html
+			npx @acme/deck-cli@latest example.md
+			pnpm dlx @acme/deck-cli slide-deck.md
+			npx -y @acme/deck-cli --version
+			~~~
+		`),
+		repo: repoWith("acme/deck-cli", "example.md", "package.json"),
+		want: here.Doc(`
+			2 skip missing-input npx @acme/deck-cli@latest slide-deck.md -o output.html
+			3 probe command npx @acme/deck-cli@latest example.md
+			4 skip missing-input pnpm dlx @acme/deck-cli slide-deck.md
+			5 probe command npx -y @acme/deck-cli --version
+		`),
+	},
+	{
 		name: "an owner/name argument is a repository, not a file",
 		readme: here.Doc(`
 			# eget

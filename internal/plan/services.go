@@ -185,23 +185,45 @@ func blockRunsPackage(b readme.Block, after int, pkg string) bool {
 // packageRun is the npm package a package runner runs (`npx PKG`,
 // `pnpm exec PKG`, `yarn dlx PKG`, `npm exec PKG`), "" for none.
 func packageRun(s simple) string {
-	args := s.args()
+	if i := packageRunAt(s); i > 0 {
+		return s.argv[i].text
+	}
+	return ""
+}
+
+// packageRunAt is the index in s.argv of the package a package runner
+// runs, 0 for none.
+func packageRunAt(s simple) int {
+	from := 1
 	switch path.Base(s.name()) {
 	case "npx", "bunx", "pnpx":
 	case "npm", "pnpm", "yarn", "bun":
-		if len(args) == 0 || args[0] != "exec" && args[0] != "dlx" && args[0] != "x" {
-			return ""
+		if len(s.argv) < 2 || s.argv[1].text != "exec" && s.argv[1].text != "dlx" && s.argv[1].text != "x" {
+			return 0
 		}
-		args = args[1:]
+		from = 2
 	default:
-		return ""
+		return 0
 	}
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			return a
+	for i := from; i < len(s.argv); i++ {
+		if !strings.HasPrefix(s.argv[i].text, "-") {
+			return i
 		}
 	}
-	return ""
+	return 0
+}
+
+// packageCommand is the command a package runner runs: `npx
+// @acme/tool@latest deck.md` runs `tool deck.md`; ok is false for others.
+func packageCommand(s simple) (simple, bool) {
+	i := packageRunAt(s)
+	if i == 0 {
+		return s, false
+	}
+	tool := npmTool(s.argv[i].text)
+	inner := s
+	inner.argv = append([]word{{text: tool, bare: tool}}, s.argv[i+1:]...)
+	return inner, true
 }
 
 // remoteClientRule skips a connection to a host outside the sandbox.
