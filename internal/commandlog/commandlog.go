@@ -16,6 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -241,6 +243,26 @@ const CheckoutWord = `"$` + CheckoutVar + `"`
 
 // UsesCheckout reports shell text that names the checkout by its variable.
 func UsesCheckout(text string) bool { return strings.Contains(text, "$"+CheckoutVar) }
+
+// TimeoutNote is the line the keyless runner ends a command's output with
+// when the command's own timeout stopped it (its exit code is then 124).
+func TimeoutNote(seconds int64) string {
+	return fmt.Sprintf("[readme2demo: stopped when its timeout (%ds) passed]\n", seconds)
+}
+
+// timeoutNoteRe finds TimeoutNote at the end of an output.
+var timeoutNoteRe = regexp.MustCompile(`\[readme2demo: stopped when its timeout \((\d+)s\) passed\]\n?$`)
+
+// TimedOutAfter reports a command whose output ends with TimeoutNote, and
+// the timeout in seconds.
+func TimedOutAfter(c Command) (int64, bool) {
+	m := timeoutNoteRe.FindStringSubmatch(c.Output)
+	if m == nil || c.ExitCode == nil || *c.ExitCode != 124 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	return n, err == nil
+}
 
 // Background is how a command left running in the background was waited
 // for: Ready is the command whose success said it was ready ("" when the

@@ -315,7 +315,7 @@ func commandRow(i int, c commandlog.Command) row {
 		r.Long = true
 	}
 	if c.ExitCode != nil {
-		r.Exit = fmt.Sprintf("exit %d", *c.ExitCode)
+		r.Exit = report.ExitText(c)
 	}
 	if c.DurationMS != nil {
 		r.Duration = report.FormatDuration(*c.DurationMS)

@@ -20,9 +20,11 @@ func TestProbesShownApart(t *testing.T) {
 		{ID: "2", Command: "demo --version", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(25), Planned: commandlog.PlannedProbe},
 		{ID: "3", Command: "demo serve --config <path>", ExitCode: ip(2), Status: commandlog.StatusFailed, Source: src(31), Planned: commandlog.PlannedProbe},
 		{ID: "4", Command: "kubectl get pods", Status: commandlog.StatusUnknown, Planned: commandlog.PlannedProbe},
+		{ID: "5", Command: "demo watch", ExitCode: ip(124), Status: commandlog.StatusFailed, Source: src(40), Planned: commandlog.PlannedProbe,
+			Output: "watching\n" + commandlog.TimeoutNote(120)},
 	}}
 	page := render(t, l, Options{Readme: "README.md"})
-	assert.Assert(t, strings.Contains(page, `<dd id="counts">4 run · 2 ok · 1 failed · 1 unknown · 3 probes: 1 passed, 2 failed</dd>`), page)
+	assert.Assert(t, strings.Contains(page, `<dd id="counts">5 run · 2 ok · 2 failed · 1 unknown · 4 probes: 1 passed, 3 failed</dd>`), page)
 	start := strings.Index(page, `<section id="probes">`)
 	assert.Assert(t, start >= 0, page)
 	end := strings.Index(page[start:], "</section>")
@@ -32,6 +34,7 @@ func TestProbesShownApart(t *testing.T) {
 <ul>
 <li><code>README.md:31</code> <code>demo serve --config &lt;path&gt;</code> (exit 2): ran on a guess and failed: if this is a step, add <code>&lt;!-- readme2demo: run --&gt;</code> above its block</li>
 <li><code>kubectl get pods</code> (exit code unknown): ran on a guess and failed: if this is a step, add <code>&lt;!-- readme2demo: run --&gt;</code> above its block</li>
+<li><code>README.md:40</code> <code>demo watch</code> (timed out after 120s): ran on a guess and failed: if this is a step, add <code>&lt;!-- readme2demo: run --&gt;</code> above its block</li>
 </ul>
 </section>`)
 
@@ -41,5 +44,5 @@ func TestProbesShownApart(t *testing.T) {
 	}
 	page = render(t, l, Options{Readme: "README.md"})
 	assert.Assert(t, !strings.Contains(page, `<section id="probes">`))
-	assert.Assert(t, strings.Contains(page, `<dd id="counts">4 run · 2 ok · 1 failed · 1 unknown</dd>`), page)
+	assert.Assert(t, strings.Contains(page, `<dd id="counts">5 run · 2 ok · 2 failed · 1 unknown</dd>`), page)
 }

@@ -186,10 +186,7 @@ func FixPR(l *commandlog.Log, o FixPROptions) string {
 				fmt.Fprintf(&b, "… and %d more failed commands (see the workflow run).\n\n", len(failed)-5)
 				break
 			}
-			exit := "exit code unknown"
-			if c.ExitCode != nil {
-				exit = fmt.Sprintf("exit %d", *c.ExitCode)
-			}
+			exit := ExitText(c)
 			where := ""
 			if c.Source != nil {
 				where = fmt.Sprintf(" (%s line %d)", htmlText(c.Source.File), c.Source.Line)

@@ -529,10 +529,7 @@ func (r *renderer) failedOutputs(failed []commandlog.Command, budget int) (strin
 	b.WriteString(title)
 	n := 0
 	for _, c := range failed {
-		exit := "exit code unknown"
-		if c.ExitCode != nil {
-			exit = fmt.Sprintf("exit %d", *c.ExitCode)
-		}
+		exit := ExitText(c)
 		where := ""
 		if c.Source != nil {
 			where = fmt.Sprintf(" (%s line %d)", htmlText(c.Source.File), c.Source.Line)
@@ -585,7 +582,7 @@ func (r *renderer) probeList(budget int) (string, int) {
 			cmd = cmd[:i] + " …"
 		}
 		item := fmt.Sprintf("- %s%s (%s): %s\n", where, codeSpan(clip(r.cmd(commandlog.Command{Command: cmd, Source: c.Source}), maxCommandCell)),
-			strings.TrimPrefix(exitText(c), "exit code "), fmt.Sprintf(ProbeFailed, codeSpan(RunHint)))
+			strings.TrimPrefix(ExitText(c), "exit code "), fmt.Sprintf(ProbeFailed, codeSpan(RunHint)))
 		if b.Len()+len(item)+80 > budget {
 			continue
 		}
@@ -599,11 +596,14 @@ func (r *renderer) probeList(budget int) (string, int) {
 	return b.String(), n
 }
 
-// exitText is a command's exit status for people: "exit 2", "exit code
-// unknown".
-func exitText(c commandlog.Command) string {
+// ExitText is a command's exit status for people: "exit 2", "exit code
+// unknown", "timed out after 120s".
+func ExitText(c commandlog.Command) string {
 	if c.ExitCode == nil {
 		return "exit code unknown"
+	}
+	if s, ok := commandlog.TimedOutAfter(c); ok {
+		return fmt.Sprintf("timed out after %ds", s)
 	}
 	return fmt.Sprintf("exit %d", *c.ExitCode)
 }

@@ -216,7 +216,7 @@ func (p *Parser) ended(r *endV1) {
 		if res.Output != "" && !strings.HasSuffix(res.Output, "\n") {
 			res.Output += "\n"
 		}
-		res.Output += fmt.Sprintf("[readme2demo: stopped when its timeout (%ds) passed]\n", c.start.TimeoutS)
+		res.Output += commandlog.TimeoutNote(c.start.TimeoutS)
 	}
 	if r.DurationMS != nil && *r.DurationMS >= 0 {
 		res.DurationMS = r.DurationMS
