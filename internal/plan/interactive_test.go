@@ -423,6 +423,23 @@ var interactiveCases = []planCase{
 		`),
 	},
 	{
+		name: "a logs subcommand that follows by default",
+		rule: "runs-until-stopped",
+		readme: here.Doc(`
+			~~~sh
+			pm2 logs
+			pm2 logs --nostream --lines 20
+			pm2 logs api
+			~~~
+		`),
+		opts: Options{Programs: programsWith("pm2")},
+		want: here.Doc(`
+			2 skip server pm2 logs
+			3 probe command pm2 logs --nostream --lines 20
+			4 skip server pm2 logs api
+		`),
+	},
+	{
 		name: "a watch subcommand of a program the image has (its list is an option) takes a file",
 		readme: here.Doc(`
 			~~~sh

@@ -60,6 +60,9 @@ func watcher(name string, args []string, programs map[string]bool) string {
 				return name + " logs " + a
 			}
 		}
+		if off, ok := followsLogs[name]; ok && i == 0 && !slices.Contains(args, off) {
+			return name + " logs (it follows them unless " + off + ")"
+		}
 	}
 	for i, a := range args {
 		opt, v, _ := strings.Cut(a, "=")
@@ -72,6 +75,10 @@ func watcher(name string, args []string, programs map[string]bool) string {
 	}
 	return ""
 }
+
+// followsLogs are programs whose `logs` subcommand follows the logs by
+// default, with the option that turns it off.
+var followsLogs = map[string]string{"pm2": "--nostream"}
 
 // serverRe matches commands that start a server or a watcher and do not
 // return: `npm start`, `python -m http.server`, `hugo server`.
