@@ -71,6 +71,13 @@ var contextRules = []blockRule{
 		prog := argForms(cands)
 		return because(KindSynopsis, "a reference of %s's argument forms (one argument a line, nothing for them to act on), not commands to run", prog), prog != "", false
 	}},
+	{"command-reference", func(_ *planner, b readme.Block, cands []candidate) (Decision, bool, bool) {
+		if b.Mode == readme.ModeConsole {
+			return Decision{}, false, false
+		}
+		prog := commandReference(cands)
+		return because(KindText, "a reference of %s's commands (each line a command and what it does), not steps to run", prog), prog != "", false
+	}},
 	{"output-sample", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
 		s := lastSentence(b.Before)
 		return because(KindOutput, "output sample (the text before the block: %q), not commands", s), b.Mode != readme.ModeConsole && outputIntroRe.MatchString(proseOnly(s)), false

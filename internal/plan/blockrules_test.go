@@ -289,6 +289,57 @@ var blockRuleCases = []planCase{
 		`),
 	},
 	{
+		name: "a reference of one program's commands, each with what it does",
+		rule: "command-reference",
+		readme: here.Doc(`
+			# tool
+
+			## Commands
+
+			~~~sh
+			tool --help     # print usage help
+			tool new        # generate a new migration file
+			tool up         # create the database and migrate it
+			tool status     # show the status of all migrations
+			tool dump -- [...]  # pass arguments to pg_dump
+			~~~
+
+			## Usage
+
+			~~~sh
+			tool init       # create the config
+			tool build      # build it
+			tool check      # check it
+			tool --version  # print the version
+			~~~
+
+			~~~console
+			$ tool a   # one
+			$ tool b   # two
+			$ tool c   # three
+			$ tool d   # four
+			$ tool e   # five
+			~~~
+		`),
+		opts: Options{Programs: programsWith("tool")},
+		want: here.Doc(`
+			6 skip text tool --help     # print usage help
+			7 skip text tool new        # generate a new migration file
+			8 skip text tool up         # create the database and migrate it
+			9 skip text tool status     # show the status of all migrations
+			10 skip text tool dump -- [...]  # pass arguments to pg_dump
+			16 probe command tool init       # create the config
+			17 probe command tool build      # build it
+			18 probe command tool check      # check it
+			19 probe command tool --version  # print the version
+			23 probe command tool a   # one
+			24 probe command tool b   # two
+			25 probe command tool c   # three
+			26 probe command tool d   # four
+			27 probe command tool e   # five
+		`),
+	},
+	{
 		name: "one program with options and values is no reference",
 		readme: here.Doc(`
 			~~~sh

@@ -213,6 +213,40 @@ func argForms(cands []candidate) string {
 	return prog
 }
 
+// commandReference returns the program of a block that lists its
+// subcommands with what each does: five lines or more, every one the same
+// program and a subcommand (at most one an option, such as --help) with a
+// comment at its end (`dbmate up   # run any pending migrations`); "" for
+// others.
+func commandReference(cands []candidate) string {
+	if len(cands) < 5 {
+		return ""
+	}
+	prog, options := "", 0
+	for _, c := range cands {
+		if c.shape != shapeCommand || trailingComment(firstLineOf(c.text)) == "" {
+			return ""
+		}
+		ss := simples(lex(stripComment(c.text)))
+		if len(ss) != 1 || len(ss[0].argv) < 2 {
+			return ""
+		}
+		if prog == "" {
+			prog = ss[0].name()
+		}
+		if ss[0].name() != prog || shellWords[prog] {
+			return ""
+		}
+		if strings.HasPrefix(ss[0].argv[1].text, "-") {
+			options++ // `tool --help`: one such line among subcommands
+		}
+	}
+	if options > 1 {
+		return "" // a list of an option's forms, not of commands
+	}
+	return prog
+}
+
 // outputIntroRe is the sentence before a block that presents it as what a
 // command prints: "and get something like:", "Output should look
 // something like".
