@@ -191,6 +191,11 @@ func (pl *planner) judge(b readme.Block, cands []candidate, base Decision, all *
 			case !e.Run && e.cause&causeArchive != 0 && len(out) == 0:
 				d := because(KindMissingInput, "part of the install from the archive at line %d, which is not run", e.Line)
 				with = &d
+			case !e.Run && (e.Kind == KindPlaceholder || e.Kind == KindMissingInput) && len(out) == 0 && downloads(c.text):
+				// A download of a release the reader picks (vx.x.x) opens
+				// the block: what follows unpacks and installs it.
+				d := because(KindMissingInput, "part of the install from the download at line %d, which is not run", e.Line)
+				with = &d
 			case !e.Run && e.cause&causePackageSource != 0:
 				srcLine = e.Line
 			case e.cause&causeClone != 0:

@@ -13,6 +13,31 @@ import (
 // programs).
 var installCases = []planCase{
 	{
+		name: "a download of a release the reader picks, then its unpacking and install",
+		readme: here.Doc(`
+			# ov
+
+			## Install
+
+			~~~console
+			curl -L -O https://github.com/noborus/ov/releases/download/vx.x.x/ov_x.x.x_linux_amd64.zip
+			unzip ov_x.x.x_linux_amd64.zip
+			sudo install ov /usr/local/bin
+			~~~
+
+			~~~console
+			go install github.com/noborus/ov@latest
+			~~~
+		`),
+		repo: repoWith("noborus/ov", "go.mod", "main.go"),
+		want: here.Doc(`
+			6 skip placeholder curl -L -O https://github.com/noborus/ov/releases/download/vx.x.x/ov_x.x.x_linux_amd64.zip
+			7 skip missing-input unzip ov_x.x.x_linux_amd64.zip
+			8 skip missing-input sudo install ov /usr/local/bin
+			12 step command go install github.com/noborus/ov@latest
+		`),
+	},
+	{
 		name: "the first install that fits Linux runs, the later ones are alternatives",
 		rule: "install",
 		readme: here.Doc(`

@@ -63,6 +63,17 @@ func writtenBy(cmds []simple) []string {
 	return out
 }
 
+// downloads reports a command that saves a file it fetches with curl or
+// wget.
+func downloads(text string) bool {
+	for _, s := range simples(lex(text)) {
+		if n := path.Base(s.name()); (n == "curl" || n == "wget") && len(writtenBy([]simple{s})) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // hasTargetDirOpt reports `-t DIR` / `--target-directory`: the
 // destination is a directory the command names apart.
 func hasTargetDirOpt(args []string) bool {
