@@ -72,6 +72,12 @@ func interactive(cmds []simple) string {
 		if len(args) == 0 || args[0] == "new" || args[0] == "new-session" || args[0] == "attach" || args[0] == "a" {
 			return name
 		}
+	case "openssl":
+		// `openssl req` asks for the certificate's names on the terminal
+		// unless -subj gives them or -batch takes the defaults.
+		if len(args) > 0 && args[0] == "req" && !slices.Contains(args, "-subj") && !slices.Contains(args, "-batch") && !slices.Contains(args, "-x509toreq") && (slices.Contains(args, "-new") || slices.Contains(args, "-newkey")) {
+			return "openssl req (it asks for the certificate's names; -subj gives them)"
+		}
 	case "ssh", "mosh", "telnet", "ftp", "sftp":
 		pos := 0
 		for _, a := range args {

@@ -131,6 +131,24 @@ var interactiveCases = []planCase{
 		`),
 	},
 	{
+		name: "openssl req asks for the certificate's names unless -subj or -batch",
+		rule: "interactive",
+		readme: here.Doc(`
+			~~~sh
+			openssl req -newkey rsa:2048 -new -nodes -x509 -days 3650 -keyout key.pem -out cert.pem
+			openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -subj "/CN=localhost"
+			openssl req -new -key key.pem -out req.csr -batch
+			openssl rand -hex 16
+			~~~
+		`),
+		want: here.Doc(`
+			2 skip interactive openssl req -newkey rsa:2048 -new -nodes -x509 -days 3650 -keyout key.pem -out cert.pem
+			3 probe command openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -subj "/CN=localhost"
+			4 probe command openssl req -new -key key.pem -out req.csr -batch
+			5 probe command openssl rand -hex 16
+		`),
+	},
+	{
 		name: "REPLs given only options, and REPLs given something to run",
 		rule: "interactive",
 		readme: here.Doc(`
