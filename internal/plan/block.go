@@ -338,12 +338,7 @@ func onlyAssigns(command string) []string {
 
 // usesAny reports a command that uses one of the variables.
 func usesAny(command string, vars []string) bool {
-	for _, m := range varUseRe.FindAllStringSubmatch(quotedSingleRe.ReplaceAllString(command, "''"), -1) {
-		if slices.Contains(vars, m[1]) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(usedVars(command), func(v string) bool { return slices.Contains(vars, v) })
 }
 
 // applyHints sets the block's hints on its run entries, and joins a

@@ -271,11 +271,7 @@ func (pl *planner) readersPath(cmds []simple) string {
 			// there looks like: /Users/me, or ~/Desktop and ~/github (a
 			// fresh machine's home has none of them).
 			root, readers := "/", readersDirRe
-			for _, home := range []string{"$HOME/", "${HOME}/"} {
-				if rest, ok := strings.CutPrefix(a, home); ok {
-					a = "~/" + rest // the same folder, named through the variable
-				}
-			}
+			a = tildeHome(a)
 			if strings.HasPrefix(a, "~/") {
 				root, readers = "~/", homeReadersDirRe
 			}
@@ -419,24 +415,39 @@ func unsetVariable(pl *planner, x *cmd) (Entry, bool) {
 	if len(pl.seen.unset) == 0 {
 		return pass()
 	}
-	for _, m := range varUseRe.FindAllStringSubmatch(quotedSingleRe.ReplaceAllString(x.c.text, "''"), -1) {
-		if l := pl.seen.unset[m[1]]; l > 0 {
-			return pl.skip(x, because(KindPlaceholder, "uses $%s, which only line %d sets, and that line is not run", m[1], l))
+	for _, v := range usedVars(x.c.text) {
+		if l := pl.seen.unset[v]; l > 0 {
+			return pl.skip(x, because(KindPlaceholder, "uses $%s, which only line %d sets, and that line is not run", v, l))
 		}
 	}
 	return pass()
+}
+
+// usedVars are the shell variables a command uses, outside single quotes.
+func usedVars(command string) []string {
+	var vars []string
+	for _, m := range varUseRe.FindAllStringSubmatch(quotedSingleRe.ReplaceAllString(command, "''"), -1) {
+		vars = append(vars, m[1])
+	}
+	return vars
+}
+
+// tildeHome writes a path under $HOME/ or ${HOME}/ as ~/: one folder,
+// however the README names it.
+func tildeHome(p string) string {
+	for _, home := range []string{"$HOME/", "${HOME}/"} {
+		if rest, ok := strings.CutPrefix(p, home); ok {
+			return "~/" + rest
+		}
+	}
+	return p
 }
 
 // madeUnder reports a path at or under dir that an earlier command named
 // (`sudo mkdir -p /MyData/db`).
 func (pl *planner) madeUnder(dir string) bool {
 	for m := range pl.seen.mentioned {
-		for _, home := range []string{"$HOME/", "${HOME}/"} {
-			if rest, ok := strings.CutPrefix(m, home); ok {
-				m = "~/" + rest // one folder, however it is named
-			}
-		}
-		if m == dir || strings.HasPrefix(m, dir+"/") {
+		if m = tildeHome(m); m == dir || strings.HasPrefix(m, dir+"/") {
 			return true
 		}
 	}
