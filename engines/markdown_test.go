@@ -440,7 +440,7 @@ func TestMarkdownProbeTimeouts(t *testing.T) {
 		go run ./cmd/demo
 		npm run build
 		cargo test
-		curl -fsSLO https://example.org/data.csv
+		curl -fsSLO https://dl.acme.dev/data.csv
 		~~~
 
 		<!-- readme2demo: timeout=20m -->
@@ -460,7 +460,7 @@ func TestMarkdownProbeTimeouts(t *testing.T) {
 		"12 probe 2m0s go run ./cmd/demo",
 		"13 probe 10m0s npm run build",
 		"14 probe 10m0s cargo test",
-		"15 probe 10m0s curl -fsSLO https://example.org/data.csv",
+		"15 probe 10m0s curl -fsSLO https://dl.acme.dev/data.csv",
 		"20 probe 20m0s node examples/train.js",
 	})
 }
