@@ -2,9 +2,10 @@ package envcause
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // A command that could not reach a host: the messages of the tools that
@@ -15,7 +16,7 @@ import (
 // curl, wget, git, the Go command, npm, pip (Python's resolver), cargo,
 // Java, Bundler, Dart's pub, .NET, Erlang and Elixir (nxdomain) and Zig.
 // Its groups capture the host where the message names one.
-var unreachedRe = regexp.MustCompile(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading https://([\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host|UnknownHostException: ([\w.-]+)|Could not reach host ([\w.-]+)|Failed host lookup: '([\w.-]+)'|Resource temporarily unavailable \(([\w.-]+):\d+\)|:?nxdomain\b|NameServerFailure`)
+var unreachedRe = lazyre.New(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading https://([\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host|UnknownHostException: ([\w.-]+)|Could not reach host ([\w.-]+)|Failed host lookup: '([\w.-]+)'|Resource temporarily unavailable \(([\w.-]+):\d+\)|:?nxdomain\b|NameServerFailure`)
 
 // Unreached reports an output with a message of a tool that could not
 // reach a host, and the hosts the messages name, in order, without
@@ -53,7 +54,7 @@ func QuietNetworkFailure(command string, code int) bool {
 }
 
 // urlHostRe finds the host of a URL in a command.
-var urlHostRe = regexp.MustCompile(`https?://([\w.-]+)`)
+var urlHostRe = lazyre.New(`https?://([\w.-]+)`)
 
 // URLHosts are the hosts of the URLs a command names, in order, without
 // repeats.
@@ -72,7 +73,7 @@ func URLHosts(command string) []string {
 // sites, the large CDNs. A README cannot make one of them unreachable (a
 // made-up or dead domain is not among them), so a command that could not
 // reach one met the network the run had, not the README.
-var alwaysUpRe = regexp.MustCompile(`(?i)(^|\.)(github\.com|githubusercontent\.com|github\.io|ghcr\.io|gitlab\.com|bitbucket\.org|codeberg\.org|sourceforge\.net|` +
+var alwaysUpRe = lazyre.New(`(?i)(^|\.)(github\.com|githubusercontent\.com|github\.io|ghcr\.io|gitlab\.com|bitbucket\.org|codeberg\.org|sourceforge\.net|` +
 	`npmjs\.org|npmjs\.com|yarnpkg\.com|unpkg\.com|jsdelivr\.net|nodejs\.org|deno\.land|bun\.sh|` +
 	`pypi\.org|pythonhosted\.org|python\.org|crates\.io|rust-lang\.org|rustup\.rs|golang\.org|go\.dev|` +
 	`rubygems\.org|ruby-lang\.org|maven\.org|apache\.org|gradle\.org|packagist\.org|getcomposer\.org|nuget\.org|hex\.pm|pub\.dev|` +
