@@ -315,23 +315,18 @@ func (pl *planner) assignsForSkipped(es []Entry) {
 // version)`, `export V=1 W=2`), nil when it does anything else.
 func onlyAssigns(command string) []string {
 	ss := simples(lex(command))
-	var vars []string
 	for _, s := range ss {
-		as := s.assign
-		switch {
-		case s.name() == "" && len(as) > 0:
-		case s.name() == "export" && len(s.args()) > 0:
-			as = s.args()
-		default:
+		if n := s.name(); n == "" && len(s.assign) == 0 || n != "" && (n != "export" || len(s.args()) == 0) {
 			return nil
 		}
-		for _, a := range as {
-			name, _, ok := strings.Cut(a, "=")
-			if !ok {
-				return nil
-			}
-			vars = append(vars, name)
+	}
+	var vars []string
+	for _, a := range assignments(ss) {
+		name, _, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil // `export NAME`: it sets nothing
 		}
+		vars = append(vars, name)
 	}
 	return vars
 }
