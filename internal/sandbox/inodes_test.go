@@ -72,8 +72,8 @@ func TestDevMeterStopsARunPastTheInodeCap(t *testing.T) {
 	// runs (CAP_SYS_PTRACE), never open a file by its handle (the way out
 	// of a container that the first capability opens under Docker's
 	// default seccomp profile) nor act on another process (what the second
-	// opens).
-	assert.Check(t, is.DeepEqual([]string(meterHC.CapAdd), []string{"DAC_READ_SEARCH", "SYS_PTRACE"}))
+	// opens) but stop it once a cap is passed (CAP_KILL).
+	assert.Check(t, is.DeepEqual([]string(meterHC.CapAdd), []string{"DAC_READ_SEARCH", "SYS_PTRACE", "KILL"}))
 	assert.Check(t, is.Equal(meterHC.PidMode, container.PidMode("container:c1")))
 	assert.Check(t, meterHC.Init != nil && !*meterHC.Init, "the sandbox's process namespace has its first process")
 	assert.Check(t, is.Contains(meterHC.SecurityOpt, meterSeccompOption()))

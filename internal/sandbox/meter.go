@@ -42,9 +42,12 @@ import (
 const MeterProgram = "readme2demo-disk-meter"
 
 // meterCapabilities are the disk meter's only capabilities: to read every
-// directory of the run (DAC_READ_SEARCH) and the descriptors of its
-// processes (SYS_PTRACE: files deleted while still open).
-var meterCapabilities = []string{"DAC_READ_SEARCH", "SYS_PTRACE"}
+// directory of the run (DAC_READ_SEARCH), the descriptors of its processes
+// (SYS_PTRACE: files deleted while still open), and to stop them once a
+// cap is passed (KILL: they run as another user; signals reach no further
+// than the sandbox's process namespace, and a hostile image's `sleep`
+// that used them could only stop its own run).
+var meterCapabilities = []string{"DAC_READ_SEARCH", "SYS_PTRACE", "KILL"}
 
 const (
 	meterBinDir   = "/r2d-meter"
@@ -64,7 +67,8 @@ func IsMeter(arg0 string) bool { return filepath.Base(arg0) == MeterProgram }
 // hold), until its output can no longer be written (the run's end closed
 // it); with PROC a proc file system (not "-"), each measurement adds the
 // space that files deleted while still open hold in the processes it
-// shows (deletedHeld). A line is "BYTES UNREADABLE WALK_NANOSECONDS INODES
+// shows (deletedHeld), and a measurement past a cap first stops them all
+// (haltRun). A line is "BYTES UNREADABLE WALK_NANOSECONDS INODES
 // TOO_DEEP DELETED DESCRIPTORS" (see DirSize and DirUsage). It returns the
 // exit status.
 func MeterMain(args []string, stdout, stderr io.Writer) int {
@@ -109,6 +113,9 @@ func watchDirs(poll time.Duration, caps DirSize, proc string, dirs []string, std
 			u.Deleted, u.Descriptors = deletedHeld(proc)
 		}
 		walk := time.Since(start)
+		if proc != "" && (u.Taken() > caps.Bytes || u.Inodes > caps.Inodes) {
+			haltRun(proc) // the watcher stops the run at this line
+		}
 		if _, err := fmt.Fprintln(stdout, u.line(walk)); err != nil {
 			return
 		}

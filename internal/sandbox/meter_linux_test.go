@@ -5,8 +5,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 	"gotest.tools/v3/assert"
@@ -91,4 +93,57 @@ func TestDeletedHeldFindsFilesDeletedWhileOpen(t *testing.T) {
 	_ = holder.Wait()
 	got, _ = deletedHeld(proc)
 	assert.Check(t, is.Equal(got, int64(0)))
+}
+
+// stateOf is the state letter of process pid (R, S, T, …) in /proc.
+func stateOf(t *testing.T, pid int) byte {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	assert.NilError(t, err)
+	// "PID (COMM) STATE …": the state follows the last ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	assert.Assert(t, i > 0 && i+2 < len(b), "%q", b)
+	return b[i+2]
+}
+
+// A measurement past a cap stops the processes the meter's proc file
+// system shows before the line goes out, and one under the caps stops
+// nothing. The proc file system here is a directory naming one child (a
+// real one would list every process of the host's tests).
+func TestMeterStopsTheRunAtACap(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		caps  DirSize
+		state byte
+	}{
+		{name: "under the caps", caps: DirSize{Bytes: 1 << 30, Inodes: 1000}, state: 'S'},
+		{name: "past the byte cap", caps: DirSize{Bytes: 1 << 10, Inodes: 1000}, state: 'T'},
+		{name: "past the inode cap", caps: DirSize{Bytes: 1 << 30, Inodes: 1}, state: 'T'},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range []string{"a", "b"} {
+				assert.NilError(t, os.WriteFile(filepath.Join(dir, f), make([]byte, 8<<10), 0o644))
+			}
+			child := exec.Command("sleep", "60")
+			assert.NilError(t, child.Start())
+			t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+			proc := t.TempDir()
+			for _, pid := range []int{child.Process.Pid, os.Getpid()} { // the meter's own pid is passed over
+				assert.NilError(t, os.Mkdir(filepath.Join(proc, strconv.Itoa(pid)), 0o755))
+			}
+
+			out := &failAfter{lines: 1}
+			watchDirs(time.Millisecond, tc.caps, proc, []string{dir}, out)
+			assert.Check(t, is.Equal(out.n, 1))
+			// SIGSTOP is delivered at once, but the state changes as the
+			// child is scheduled.
+			deadline := time.Now().Add(5 * time.Second)
+			for stateOf(t, child.Process.Pid) != tc.state && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			assert.Check(t, is.Equal(string(stateOf(t, child.Process.Pid)), string(tc.state)))
+			assert.Check(t, stateOf(t, os.Getpid()) != 'T', "the meter stopped itself")
+		})
+	}
 }
