@@ -38,6 +38,10 @@ var runnerTools = map[string]bool{
 	"ifconfig": true, "fakeroot": true, "file": true,
 }
 
+// OnRunner reports whether GitHub's hosted Ubuntu runner has a program
+// on its PATH that the sandbox image may lack (runnerTools).
+func OnRunner(program string) bool { return runnerTools[program] }
+
 // notFoundRe is a shell's or a launcher's message for a program it did not
 // find: bash's "X: command not found", dash's "X: not found", sudo's and
 // env's.

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/envcause"
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
@@ -19,6 +20,7 @@ const (
 	resolvedShell                // a keyword or builtin, a function or alias the README defines, an expansion
 	resolvedImage                // a program of the sandbox image
 	resolvedRunner               // a program GitHub's hosted runners have that the image lacks
+	resolvedKnown                // a well-known program that neither the image nor the runners have
 	resolvedRepo                 // a path of the repository, or one its build makes
 	resolvedInstalled            // a program an earlier line installs
 	resolvedProject              // the project's own command (its names and manifests)
@@ -42,8 +44,10 @@ func (pl *planner) resolve(name string) resolution {
 		return resolvedProject
 	case pl.installedTool(name):
 		return resolvedInstalled
-	case runnerPrograms[name] || knownCommands[name]:
+	case envcause.OnRunner(name):
 		return resolvedRunner
+	case familiarPrograms[name] || knownCommands[name]:
+		return resolvedKnown
 	}
 	return unresolved
 }
@@ -57,7 +61,7 @@ func (pl *planner) resolvePath(name string) resolution {
 	}
 	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, "~") {
 		base := path.Base(name)
-		if pl.programs[base] || runnerPrograms[base] || pl.installedTool(base) || pl.repo.is(base) {
+		if pl.programs[base] || envcause.OnRunner(base) || familiarPrograms[base] || pl.installedTool(base) || pl.repo.is(base) {
 			return resolvedImage
 		}
 		return resolvedRepo // a place the README set up, or a system path: the shell will say
@@ -119,11 +123,11 @@ var debianBinaries = map[string]string{
 	"shellcheck": "shellcheck", "hexyl": "hexyl", "exa": "exa", "eza": "eza", "zoxide": "zoxide",
 }
 
-// runnerPrograms are programs GitHub's hosted Ubuntu runners have that a
-// README may take for granted: a careful person on a runner runs a line
-// that starts with one. Where the sandbox image lacks one, the run names
-// the image, not the README.
-var runnerPrograms = toSet(`
+// familiarPrograms are well-known programs a README may take for granted:
+// a line that starts with one is a command, which runs; where it is
+// missing, the run says so (and names the image where GitHub's hosted
+// runners have it: envcause.OnRunner, the one list of what they have).
+var familiarPrograms = toSet(`
 java javac jar mvn gradle ant kotlin kotlinc sbt scala ruby gem bundle bundler rake irb php composer phpunit
 yarn pnpm corepack lerna deno bun dotnet mono msbuild swift swiftc pwsh julia R Rscript
 cmake ninja meson autoreconf autoconf automake libtool aclocal m4 bison flex clang clang++ gfortran
@@ -199,16 +203,18 @@ func pluginSubcommand(pl *planner, x *cmd) (Entry, bool) {
 // $(which bun), $(command -v node), `which go`.
 var lookupRe = lazyre.New("(?:\\$\\(|`)\\s*(?:which|command\\s+-v|type\\s+-p)\\s+([A-Za-z0-9][\\w.+-]*)\\s*(?:\\)|`)")
 
-// lookedUpProgram skips a line that uses the path of a program the sandbox
-// does not have and no earlier line installs (`sudo ln -s $(which bun)
-// /usr/local/bin/node` where bun is the other way's runtime): the
-// substitution is empty, and the line fails or does something else.
+// lookedUpProgram skips a line that uses the path of a program that
+// neither the sandbox nor GitHub's runners have and no earlier line
+// installs (`sudo ln -s $(which bun) /usr/local/bin/node` where bun is the
+// other way's runtime): the substitution is empty, and the line fails or
+// does something else. That a README names the program does not make it
+// present (resolvedKnown).
 func lookedUpProgram(pl *planner, x *cmd) (Entry, bool) {
 	if x.b.Hints.Run {
 		return pass()
 	}
 	for _, m := range lookupRe.FindAllStringSubmatch(x.c.text, -1) {
-		if pl.resolve(m[1]) == unresolved {
+		if r := pl.resolve(m[1]); r == unresolved || r == resolvedKnown {
 			return pl.skip(x, because(KindMissingInput, "needs %s (%s), which the sandbox does not have and no earlier line installs (add the run hint if a step installs it)", m[1], strings.TrimSpace(m[0])))
 		}
 	}

@@ -240,6 +240,25 @@ var resolveCases = []planCase{
 			4 skip missing-input ln -s ` + "`which r2d-other`" + ` ~/bin/other
 		`),
 	},
+	{
+		// bun and pm2 are programs a README may take for granted, but
+		// neither the image nor GitHub's runners have them: $(which bun)
+		// is empty. java is on the runners.
+		name: "a looked-up program that a README names but nothing has",
+		rule: "looked-up-program",
+		readme: here.Doc(`
+			~~~sh
+			sudo ln -s $(which bun) /usr/local/bin/node
+			ln -s "$(which pm2)" ~/bin/pm2
+			export JAVA_HOME=$(dirname $(dirname $(readlink -f $(which java))))
+			~~~
+		`),
+		want: here.Doc(`
+			2 skip missing-input sudo ln -s $(which bun) /usr/local/bin/node
+			3 skip missing-input ln -s "$(which pm2)" ~/bin/pm2
+			4 probe command export JAVA_HOME=$(dirname $(dirname $(readlink -f $(which java))))
+		`),
+	},
 }
 
 func TestResolve(t *testing.T) { testPlans(t, resolveCases) }
