@@ -134,12 +134,14 @@ func installRule(pl *planner, x *cmd) (Entry, bool) {
 	if th := section(x.b.Headings, troubleRe); th != "" {
 		return pl.skip(x, because(KindOptional, "installs a fix from a troubleshooting section (%q): only when that problem occurs", th))
 	}
-	// A move into a bin directory of what the same block downloaded is
-	// the download's next step, not another way.
+	// A move into a bin directory of what the same block downloaded, or
+	// an install of a file an earlier line that ran downloaded (`sudo
+	// dpkg -i tool.deb`), is the download's next step, not another way.
 	moves := len(binInstalls(x.cmds)) == len(tools)
+	downloaded := pl.usesDownload(x.cmds)
 	prev, all := 0, true
 	for _, t := range tools {
-		if l := pl.seen.installed[t]; l > 0 && !(moves && l >= x.b.Line) && !(selfInstall && pl.seen.cloned[t]) {
+		if l := pl.seen.installed[t]; l > 0 && !(moves && l >= x.b.Line) && !downloaded && !(selfInstall && pl.seen.cloned[t]) {
 			// (The project's own installer after its clone is the clone's
 			// next step, not an alternative to it.)
 			prev = l
@@ -233,6 +235,26 @@ func checksOut(text string) bool {
 	for _, s := range simples(lex(text)) {
 		if args := s.args(); s.name() == "git" && len(args) > 1 && (args[0] == "checkout" || args[0] == "switch") && args[1] != "-b" && args[1] != "-c" {
 			return true
+		}
+	}
+	return false
+}
+
+// fileInstallers are programs that install a file they are given (not a
+// package by its name, as pip's speedtest-cli is).
+var fileInstallers = toSet(`dpkg apt apt-get rpm install cp mv ln tar unzip chmod`)
+
+// usesDownload reports a command that installs a file an earlier line
+// that ran downloaded.
+func (pl *planner) usesDownload(cmds []simple) bool {
+	for _, s := range cmds {
+		if !fileInstallers[path.Base(s.name())] {
+			continue
+		}
+		for _, a := range s.args() {
+			if pl.seen.downloads[strings.TrimPrefix(a, "./")] != "" {
+				return true
+			}
 		}
 	}
 	return false

@@ -213,6 +213,72 @@ var alternativeCases = []planCase{
 		`),
 	},
 	{
+		// The download of a release asset named for the project is the
+		// pre-built way to install it, whether saved or piped to tar; an
+		// asset of another project, or a file of the project's that is not
+		// named for it, is not.
+		name: "a release download of the project after its install is another way, with its variable",
+		readme: here.Doc(`
+			# tool
+
+			## Installation
+
+			~~~sh
+			sudo apt-get install tool
+			~~~
+
+			## Pre-built binaries
+
+			~~~bash
+			ver="stable" # or "v1.2.0"
+			wget -qO- "https://github.com/acme/tool/releases/download/${ver?}/tool-${ver?}.linux.x86_64.tar.xz" | tar -xJv
+			cp "tool-${ver}/tool" /usr/local/bin/
+			~~~
+
+			## Test data
+
+			~~~sh
+			curl -LO https://github.com/acme/tool/releases/download/v1.0.0/fixtures.tar.gz
+			curl -LO https://github.com/other/toolkit/releases/download/v2/toolkit-linux.tar.gz
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile"),
+		want: here.Doc(`
+			6 step command sudo apt-get install tool
+			12 skip prepares ver="stable" # or "v1.2.0"
+			13 skip alternative wget -qO- "https://github.com/acme/tool/releases/download/${ver?}/tool-${ver?}.linux.x86_64.tar.xz" | tar -xJv
+			14 skip alternative cp "tool-${ver}/tool" /usr/local/bin/
+			20 probe command curl -LO https://github.com/acme/tool/releases/download/v1.0.0/fixtures.tar.gz
+			21 probe command curl -LO https://github.com/other/toolkit/releases/download/v2/toolkit-linux.tar.gz
+		`),
+	},
+	{
+		name: "a download of the project's package, then its install from another block, are one way",
+		readme: here.Doc(`
+			## Installation
+
+			~~~sh
+			curl -LO https://github.com/acme/tool/releases/download/1.0/tool_1.0_amd64.deb
+			~~~
+
+			~~~sh
+			sudo dpkg -i tool_1.0_amd64.deb
+			~~~
+
+			Or with pip:
+
+			~~~sh
+			pip install tool
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			4 step command curl -LO https://github.com/acme/tool/releases/download/1.0/tool_1.0_amd64.deb
+			8 step command sudo dpkg -i tool_1.0_amd64.deb
+			14 skip alternative pip install tool
+		`),
+	},
+	{
 		name: "a manual install from a clone after a global install, and npx of the installed package",
 		readme: here.Doc(`
 			# live-server

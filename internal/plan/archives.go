@@ -73,6 +73,12 @@ func (pl *planner) globKnown(pattern string, made map[string]bool) bool {
 	return false
 }
 
+// remoteName reports curl's option to save under the URL's file name:
+// -O, --remote-name, or O among short options (-LO, -fsSLO).
+func remoteName(a string) bool {
+	return a == "--remote-name" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Contains(a, "O")
+}
+
 // noteDownloads records the files that curl -o and wget -O save, with
 // their URL.
 func (pl *planner) noteDownloads(cmds []simple) {
@@ -91,7 +97,7 @@ func (pl *planner) noteDownloads(cmds []simple) {
 				file = args[i+1]
 			}
 		}
-		if url != "" && file == "" && (n == "wget" || slices.Contains(args, "-O") || slices.Contains(args, "--remote-name")) {
+		if url != "" && file == "" && (n == "wget" || slices.ContainsFunc(args, remoteName)) {
 			file = path.Base(strings.SplitN(url, "?", 2)[0])
 		}
 		if url != "" && file != "" {

@@ -361,8 +361,21 @@ func (pl *planner) runsOwnInstaller(cmds []simple) bool {
 
 // downloadsProject reports a download of the project's program from a URL
 // that names the project into a file named as the project (wget -O
-// speedtest-cli https://raw.githubusercontent.com/sivel/speedtest-cli/…).
+// speedtest-cli https://raw.githubusercontent.com/sivel/speedtest-cli/…),
+// or of a release asset named for the project from its own releases
+// (…/releases/download/v1.2/tool-linux-amd64.tar.gz, saved or piped to
+// tar): the pre-built way to install it.
 func (pl *planner) downloadsProject(cmds []simple) bool {
+	for _, s := range cmds {
+		if n := path.Base(s.name()); n != "curl" && n != "wget" {
+			continue
+		}
+		for _, a := range s.args() {
+			if m := releaseAssetRe.FindStringSubmatch(a); m != nil && pl.urlNamesRepo(a) && pl.namesProject(m[1]) {
+				return true
+			}
+		}
+	}
 	for _, s := range cmds {
 		n := path.Base(s.name())
 		if n != "curl" && n != "wget" {
@@ -382,6 +395,22 @@ func (pl *planner) downloadsProject(cmds []simple) bool {
 			file = o
 		}
 		if url != "" && file != "" && pl.repo.is(path.Base(file)) && pl.urlNamesRepo(url) {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseAssetRe is a URL of a release asset on GitHub; the group is the
+// asset's file name.
+var releaseAssetRe = lazyre.New(`^https://github\.com/[\w.-]+/[\w.-]+/releases/(?:latest/)?download/(?:[^/\s]+/)?([^/\s#]+)$`)
+
+// namesProject reports a file name that starts with one of the project's
+// names (shellcheck-v0.10.0.linux.x86_64.tar.xz, tool_1.2_linux.deb).
+func (pl *planner) namesProject(file string) bool {
+	f := strings.ToLower(file)
+	for _, n := range pl.repo.Names {
+		if rest, ok := strings.CutPrefix(f, strings.ToLower(n)); ok && (rest == "" || strings.IndexByte("-_.", rest[0]) >= 0) {
 			return true
 		}
 	}

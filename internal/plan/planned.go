@@ -57,10 +57,11 @@ func (pl *planner) markPlanned(b readme.Block, es []Entry) {
 		switch {
 		case e.Kind != KindCommand, b.Hints.Run:
 			e.Planned = PlannedStep // a file the README names, set-up, the clone linked, the run hint
-		case section && pl.prepares(ss) && !(installed && fetches) && !pl.usesGuessed(ss):
+		case section && pl.prepares(ss) && !(installed && fetches && !pl.usesDownload(ss)) && !pl.usesGuessed(ss):
 			// (Once the project is installed, what installs, builds or
-			// fetches more belongs to another way, or is optional. A file
-			// only a guess made is a guess's result.)
+			// fetches more belongs to another way, or is optional, but for
+			// the install of what an earlier line downloaded. A file only a
+			// guess made is a guess's result.)
 			e.Planned = PlannedStep
 		default:
 			e.Planned = PlannedProbe
@@ -166,8 +167,8 @@ func (pl *planner) reinstalls(es []Entry) bool {
 			continue
 		}
 		tools, self := pl.installedBy(x)
-		if self || slices.ContainsFunc(tools, pl.repo.is) {
-			return true
+		if (self || slices.ContainsFunc(tools, pl.repo.is)) && !pl.usesDownload(x.cmds) {
+			return true // (installing what an earlier line downloaded is that way's next step)
 		}
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -236,6 +237,14 @@ var pkgVerbs = toSet(`install add selfupdate upgrade -S profile env run shell -p
 // its headings (innermost first), or the last sentence before it; "" when
 // it fits Linux or says nothing.
 func blockPlatform(b readme.Block) (name, where string) {
+	if n := laterRelease(b.Headings); n != "" {
+		return n, "the section"
+	}
+	if s := lastSentence(b.Before); s != "" && len(s) <= 300 {
+		if n := laterRelease([]string{s}); n != "" {
+			return n, "the text before the block"
+		}
+	}
 	for i := len(b.Headings) - 1; i >= 0; i-- {
 		h := proseOnly(b.Headings[i])
 		if n, fits, named := textPlatform(h); named {
@@ -261,6 +270,41 @@ func blockPlatform(b readme.Block) (name, where string) {
 		}
 	}
 	return "", ""
+}
+
+// Releases the plan runs on: the sandbox is Debian 12, GitHub's
+// `ubuntu-latest` runner Ubuntu 24.04.
+var ourReleases = map[string]float64{"debian": 12, "ubuntu": 24.04}
+
+var (
+	// releaseRe is a Debian or Ubuntu release by its number.
+	releaseRe = lazyre.New(`(?i)\b(debian|ubuntu)\s+(\d+(?:\.\d+)?)\b`)
+	// laterRe follows a release that is the oldest the text is for:
+	// "Debian 13 "Trixie", and later", "Ubuntu 25.10+".
+	laterRe = lazyre.New(`(?i)^(?:\+|[^.;:\n]{0,40}?\b(?:and|or)\s+(?:later|newer|above|higher)\b)`)
+)
+
+// laterRelease names the releases texts are for when every Debian or
+// Ubuntu release they name is the oldest of a range that starts after
+// ours ("For Debian 13 and later, or Ubuntu 25.10 and later": an apt
+// package that Debian 12 and Ubuntu 24.04 do not have); "" otherwise.
+func laterRelease(texts []string) string {
+	var names []string
+	for _, t := range texts {
+		t = proseOnly(t)
+		for _, m := range releaseRe.FindAllStringSubmatchIndex(t, -1) {
+			distro, v := strings.ToLower(t[m[2]:m[3]]), t[m[4]:m[5]]
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil || !laterRe.MatchString(t[m[1]:]) || n <= ourReleases[distro] {
+				return "" // a release we have, or one named without a range
+			}
+			names = append(names, t[m[2]:m[3]]+" "+v)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "a later release (" + strings.Join(names, ", ") + " and later; the sandbox is Debian 12, GitHub's runners Ubuntu 24.04)"
 }
 
 // blockShell names the other shell (zsh, fish, …) a block is for, by its

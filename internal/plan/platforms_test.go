@@ -297,6 +297,35 @@ var platformCases = []planCase{
 			20 step command echo run with bash
 		`),
 	},
+	{
+		name: "an apt package of a later release than ours, then the way for ours",
+		readme: here.Doc(`
+			## Installation
+
+			### Debian and Ubuntu
+
+			For Debian 13 "Trixie" and later, or Ubuntu 25.10 and later:
+
+			~~~sh
+			sudo apt install tool
+			~~~
+
+			For Debian 12 and Ubuntu 25.04 and earlier:
+
+			~~~sh
+			curl -Lo tool.tar.gz https://github.com/acme/tool/releases/download/v1.0/tool_1.0_Linux_x86_64.tar.gz
+			tar xf tool.tar.gz tool
+			sudo install tool -D -t /usr/local/bin/
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			8 skip other-platform sudo apt install tool
+			14 step command curl -Lo tool.tar.gz https://github.com/acme/tool/releases/download/v1.0/tool_1.0_Linux_x86_64.tar.gz
+			15 step command tar xf tool.tar.gz tool
+			16 step command sudo install tool -D -t /usr/local/bin/
+		`),
+	},
 }
 
 func TestPlatforms(t *testing.T) { testPlans(t, platformCases) }
@@ -324,6 +353,30 @@ func TestTextPlatform(t *testing.T) {
 		name, fits, _ := textPlatform(tc.text)
 		if name != tc.name || fits != tc.fits {
 			t.Errorf("textPlatform(%q) = %q, %v; want %q, %v", tc.text, name, fits, tc.name, tc.fits)
+		}
+	}
+}
+
+// A text for releases after ours (the sandbox's Debian 12, the runners'
+// Ubuntu 24.04) names them; one that names a release we have, or a
+// release without a range, names none.
+func TestLaterRelease(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{`For **Debian 13 "Trixie", Sid**, and later, or **Ubuntu 25.10 "Questing Quokka"** and later:`, true},
+		{"On Ubuntu 26.04 or newer:", true},
+		{"Debian 13+", true},
+		{`For **Debian 12 "Bookworm", Ubuntu 25.04 "Plucky Puffin"** and earlier:`, false},
+		{"Ubuntu 22.04 and later:", false},
+		{"Debian 13 and later, or Ubuntu 20.04 and later:", false},
+		{"Tested on Ubuntu 25.10:", false},
+		{"Debian and Ubuntu", false},
+	}
+	for _, tc := range tests {
+		if got := laterRelease([]string{tc.text}) != ""; got != tc.want {
+			t.Errorf("laterRelease(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 	}
 }
