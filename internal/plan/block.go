@@ -303,9 +303,7 @@ func (pl *planner) assignsForSkipped(es []Entry) {
 			}
 			e.setDecision(because(KindPrepares, "sets %s only for line %d, which is not run (%s)", strings.Join(vars, ", "), goal.Line, goal.Reason))
 			for _, v := range vars {
-				if pl.seen.unset[v] == 0 {
-					pl.seen.unset[v] = e.Line
-				}
+				pl.markUnset(v, e.Line)
 			}
 		}
 	}

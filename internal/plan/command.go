@@ -109,11 +109,23 @@ func (pl *planner) skip(x *cmd, d Decision) (Entry, bool) {
 	pl.noteInstalls(x.c, d.Reason)
 	pl.noteUnmade(x)
 	for _, a := range assignments(x.cmds) {
-		if name, _, ok := strings.Cut(a, "="); ok && pl.seen.unset[name] == 0 {
-			pl.seen.unset[name] = x.c.line
+		if name, _, ok := strings.Cut(a, "="); ok {
+			pl.markUnset(name, x.c.line)
 		}
 	}
 	return pl.entry(x.b, x.c, d), true
+}
+
+// sessionVars are variables every shell session has: a skipped line that
+// sets one (`export PATH=$PATH:$GOPATH/bin`) leaves it set.
+var sessionVars = toSet(`PATH HOME USER LOGNAME SHELL PWD OLDPWD LANG TERM HOSTNAME`)
+
+// markUnset notes that a variable only the skipped line sets is not set
+// (unsetVariable skips its later users).
+func (pl *planner) markUnset(name string, line int) {
+	if pl.seen.unset[name] == 0 && !sessionVars[name] {
+		pl.seen.unset[name] = line
+	}
 }
 
 // pass leaves the command to the next rule.

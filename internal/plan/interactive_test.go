@@ -485,6 +485,7 @@ var interactiveCases = []planCase{
 			./src/valkey-server --port 7000
 			docker compose up -d
 			tool serve --help
+			air init
 			~~~
 		`),
 		repo: repoWith("acme/tool", "package.json", "db.json"),
@@ -497,6 +498,7 @@ var interactiveCases = []planCase{
 			7 skip server ./src/valkey-server --port 7000
 			8 skip container docker compose up -d
 			9 probe command tool serve --help
+			10 probe command air init
 		`),
 	},
 	{
@@ -525,6 +527,8 @@ var interactiveCases = []planCase{
 			serve --version
 			serve ./public
 			serve ./public > log.txt
+			serve -v
+			serve init
 			~~~
 		`),
 		repo: repoWith("acme/serve", "public/index.html"),
@@ -532,6 +536,8 @@ var interactiveCases = []planCase{
 			8 probe command serve --version
 			9 skip server serve ./public
 			10 skip server serve ./public > log.txt
+			11 probe command serve -v
+			12 probe command serve init
 		`),
 	},
 	{

@@ -306,6 +306,9 @@ var placeholderCases = []planCase{
 			VERSION=1.2.3
 			curl -LO "https://example.org/tool-$VERSION.tar.gz"
 			awk '{print $KUBESEAL_VERSION}' notes.txt
+			export GOPATH=$HOME/xxxxx
+			export PATH=$PATH:$GOPATH/bin
+			export PATH=$PATH:$(go env GOPATH)/bin
 			~~~
 		`),
 		repo: repoWith("acme/tool", "notes.txt"),
@@ -315,6 +318,9 @@ var placeholderCases = []planCase{
 			4 probe command VERSION=1.2.3
 			5 probe command curl -LO "https://example.org/tool-$VERSION.tar.gz"
 			6 probe command awk '{print $KUBESEAL_VERSION}' notes.txt
+			7 skip placeholder export GOPATH=$HOME/xxxxx
+			8 skip placeholder export PATH=$PATH:$GOPATH/bin
+			9 probe command export PATH=$PATH:$(go env GOPATH)/bin
 		`),
 	},
 }

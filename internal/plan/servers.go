@@ -91,8 +91,11 @@ func server(cmds []simple) string {
 		return ""
 	}
 	s := cmds[len(cmds)-1]
+	if notServing(s) {
+		return ""
+	}
 	for _, a := range s.args() {
-		if a == "-d" || a == "--detach" || a == "--help" || a == "-h" || a == "--version" {
+		if a == "-d" || a == "--detach" {
 			return ""
 		}
 	}
@@ -110,6 +113,15 @@ func server(cmds []simple) string {
 		return s.name() + " " + args[0]
 	}
 	return ""
+}
+
+// notServing reports a run of a server's program that does not serve: its
+// version or help, or a subcommand that writes its set-up and exits (`air
+// init`, `tool completion bash`).
+func notServing(s simple) bool {
+	args := s.args()
+	return s.onlyInfo() || len(args) == 1 && args[0] == "-v" ||
+		len(args) > 0 && (args[0] == "init" || args[0] == "completion" || args[0] == "completions")
 }
 
 // runsUntilStopped skips a command that runs until interrupted (tail -f).
@@ -132,7 +144,7 @@ func serverRule(pl *planner, x *cmd) (Entry, bool) {
 	}
 	if pl.readme.server != "" {
 		for i, s := range x.cmds {
-			if pl.repo.is(path.Base(s.name())) && !s.onlyInfo() && !s.piped && !s.redirected && (i == 0 || !x.cmds[i-1].piped) {
+			if pl.repo.is(path.Base(s.name())) && !notServing(s) && !s.piped && !s.redirected && (i == 0 || !x.cmds[i-1].piped) {
 				return pl.skip(x, because(KindServer, "runs %s, which the README presents as a server (%q): it runs until it is stopped (add the background hint to run it in the background)", s.name(), pl.readme.server))
 			}
 		}
