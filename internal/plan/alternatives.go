@@ -150,7 +150,7 @@ func installRule(pl *planner, x *cmd) (Entry, bool) {
 		}
 	}
 	if all && prev > 0 {
-		return pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs %s", pl.file, prev, strings.Join(tools, ", ")).with(causeAlternative))
+		return pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs %s", pl.file, prev, listNames(tools)).with(causeAlternative))
 	}
 	pl.recordInstalls(x, tools, selfInstall)
 	return pass()
@@ -238,6 +238,15 @@ func checksOut(text string) bool {
 		}
 	}
 	return false
+}
+
+// listNames lists names for a reason: the first three, and how many more
+// (a project's names can be dozens of its commands).
+func listNames(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
 }
 
 // fileInstallers are programs that install a file they are given (not a

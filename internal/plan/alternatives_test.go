@@ -527,3 +527,10 @@ func TestDebianRecipeExec(t *testing.T) {
 	}
 	assert.Check(t, ran, "the Debian recipe on line 6 does not run")
 }
+
+// A reason names at most three of a project's names.
+func TestListNames(t *testing.T) {
+	assert.Equal(t, listNames([]string{"yq"}), "yq")
+	assert.Equal(t, listNames([]string{"yq", "completion", "constant"}), "yq, completion, constant")
+	assert.Equal(t, listNames([]string{"yq", "completion", "constant", "root", "utils"}), "yq, completion, constant and 2 more")
+}

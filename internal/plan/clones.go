@@ -143,7 +143,7 @@ func cloneOfSelf(pl *planner, x *cmd) (Entry, bool) {
 	if dir != "" && dir != "." && !pl.repo.is(path.Base(dir)) && !strings.HasPrefix(dir, "-") {
 		if prev := pl.installedAny(pl.repo.Names); prev > 0 {
 			pl.seen.notMade[strings.TrimSuffix(dir, "/")] = x.c.line
-			return pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs %s", pl.file, prev, strings.Join(pl.repo.Names, ", ")).with(causeAlternative))
+			return pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs %s", pl.file, prev, listNames(pl.repo.Names)).with(causeAlternative))
 		}
 		for _, t := range pl.repo.Names {
 			if pl.seen.installed[t] == 0 {
