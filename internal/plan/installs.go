@@ -37,6 +37,13 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 	if name == "cargo" && len(args) > 0 && strings.HasPrefix(args[0], "+") {
 		args = args[1:] // cargo +nightly install x: the toolchain first
 	}
+	if name == "npm" || name == "pnpm" || name == "yarn" || name == "bun" {
+		// npm -g install x: options before the subcommand go after it.
+		args = slices.Clone(args)
+		for i := 0; i < len(args) && strings.HasPrefix(args[0], "-"); i++ {
+			args = append(args[1:], args[0])
+		}
+	}
 	sub := ""
 	if len(args) > 0 {
 		sub = args[0]

@@ -50,6 +50,7 @@ var installCases = []planCase{
 			sudo apt-get install -y tool
 			go install example.org/x/cmd/tool@latest
 			npm install -g tool
+			npm -g install tool
 			cargo install tool
 			pipx install tool
 			~~~
@@ -59,8 +60,9 @@ var installCases = []planCase{
 			7 step command sudo apt-get install -y tool
 			8 skip alternative go install example.org/x/cmd/tool@latest
 			9 skip alternative npm install -g tool
-			10 skip alternative cargo install tool
-			11 skip alternative pipx install tool
+			10 skip alternative npm -g install tool
+			11 skip alternative cargo install tool
+			12 skip alternative pipx install tool
 		`),
 	},
 	{
