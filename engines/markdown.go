@@ -159,6 +159,9 @@ func markdownPlan(in RunInput) runner.Plan {
 	for _, in := range p.Installs {
 		rp.Installs = append(rp.Installs, runner.Install{Tool: in.Tool, Line: in.Line, Command: in.Command, Skipped: in.Skipped})
 	}
+	if u := p.Uninstalled; u.Program != "" {
+		rp.Uninstalled, rp.UninstalledAt = u.Program, p.File+" line "+strconv.Itoa(u.Line)
+	}
 	if len(rp.Steps) == 0 {
 		rp.NothingToRun = p.NothingToRun()
 		if e, ok := p.SandboxLacks(); ok {

@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -81,5 +82,40 @@ func TestOnlyProbes(t *testing.T) {
 		"2 r2d-guess --help => 127 failed probe",
 		"3 echo fine => 0 ok probe",
 	})
+	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess)
+}
+
+// When the project's own program, which nothing the plan runs installs,
+// is not found, the README's use of it was not checked: blocked, whether
+// only probes or a step did not find it. Another program not found by a
+// step is still the README's failure, and the project's program found
+// (the image has it) leaves the verdict alone.
+func TestUninstalledProjectIsNotChecked(t *testing.T) {
+	t.Parallel()
+	md := "```sh\necho setting up\nr2d-tool --help\nr2d-tool run\n```\n"
+	uninstalled := func(p runner.Plan, program string) runner.Plan {
+		p.Uninstalled, p.UninstalledAt = program, "README.md line 3"
+		return p
+	}
+
+	l, _ := runLocal(t, MarkdownName, uninstalled(probes(md, 3, 4), "r2d-tool"), nil)
+	assert.DeepEqual(t, plannedSummary(l), []string{
+		"2 echo setting up => 0 ok step",
+		"3 r2d-tool --help => 127 failed probe",
+		"4 r2d-tool run => 127 failed probe",
+	})
+	assert.Equal(t, l.Outcome, commandlog.OutcomeBlocked)
+	assert.Equal(t, l.OutcomeReason, "the README's use of r2d-tool was not checked: its commands run r2d-tool (from README.md line 3 on), "+
+		"no command the plan runs installs it (the README gives its install in words, a table or a link), and 2 commands did not find it; "+
+		"if a code block installs it, add <!-- readme2demo: run --> above that block, or try an AI engine, which reads the README's prose")
+
+	l, _ = runLocal(t, MarkdownName, uninstalled(probes(md, 4), "r2d-tool"), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeBlocked)
+	assert.Assert(t, strings.Contains(l.OutcomeReason, "and 1 command did not find it, among them the step README.md line 3: `r2d-tool --help`;"), l.OutcomeReason)
+
+	l, _ = runLocal(t, MarkdownName, uninstalled(probes(md, 4), "r2d-other"), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+
+	l, _ = runLocal(t, MarkdownName, uninstalled(probes("```sh\necho fine\nbash --version\n```\n", 3), "bash"), nil)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess)
 }

@@ -47,14 +47,26 @@ func OnRunner(program string) bool { return runnerTools[program] }
 // env's.
 var notFoundRe = regexp.MustCompile(`(?m)(?:^|: )([\w.+-]+): (?:command )?not found$|^env: '([\w.+-]+)': No such file or directory$`)
 
+// NotFound returns the programs an output says a shell or a launcher did
+// not find ("just: command not found"), in order.
+func NotFound(out string) []string {
+	var ps []string
+	for _, m := range notFoundRe.FindAllStringSubmatch(out, -1) {
+		for _, p := range m[1:] {
+			if p != "" {
+				ps = append(ps, p)
+			}
+		}
+	}
+	return ps
+}
+
 // missingRunnerTool returns the first program the output says was not
 // found that a GitHub-hosted Ubuntu runner has; "" for none.
 func missingRunnerTool(out string) string {
-	for _, m := range notFoundRe.FindAllStringSubmatch(out, -1) {
-		for _, p := range m[1:] {
-			if runnerTools[p] {
-				return p
-			}
+	for _, p := range NotFound(out) {
+		if runnerTools[p] {
+			return p
 		}
 	}
 	return ""

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strings"
 	"testing"
 
 	here "github.com/MakeNowJust/heredoc/v2"
@@ -379,4 +380,36 @@ func TestInstallsOf(t *testing.T) {
 		assert.Check(t, ok == tc.ok && self == tc.self, "%q: self %v ok %v", tc.cmd, self, ok)
 		assert.DeepEqual(t, tools, tc.tools)
 	}
+}
+
+// The project's own program, run while nothing that runs installs or
+// builds the project, is noted: the run is then blocked where it is not
+// found. An install that runs (its package may be named for it with a
+// word beside it), a build, or the image's own program is not.
+func TestUninstalled(t *testing.T) {
+	usage := "## Usage\n\n~~~sh\ntool --help\ntool run\n~~~\n"
+	tests := []struct {
+		name, readme string
+		want         Uninstalled
+	}{
+		{"installed in words", "# tool\n\nInstall it from the website.\n\n" + usage, Uninstalled{Program: "tool", Line: 8}},
+		{"installed in a table", "# tool\n\n| way | command |\n|---|---|\n| cargo | `cargo install tool` |\n\n" + usage, Uninstalled{Program: "tool", Line: 10}},
+		{"installed with go install", "# tool\n\n~~~sh\ngo install example.org/x/cmd/tool@latest\n~~~\n\n" + usage, Uninstalled{}},
+		{"installed as tool-cli", "# tool\n\n~~~sh\nnpm install -g tool-cli\n~~~\n\n" + usage, Uninstalled{}},
+		{"built", "# tool\n\n~~~sh\nmake\n~~~\n\n" + usage, Uninstalled{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Make([]byte(tc.readme), Options{Repo: repoWith("acme/tool", "Makefile")})
+			assert.Equal(t, p.Uninstalled, tc.want, "%s", planText(p))
+			notes := ""
+			for _, n := range p.Notes {
+				notes += n.Text
+			}
+			assert.Equal(t, strings.Contains(notes, "the project's own program"), tc.want.Program != "")
+		})
+	}
+	// The image's program is there whatever the README says.
+	p := Make([]byte("# jq\n\n~~~sh\njq --version\n~~~\n"), Options{Repo: repoWith("jqlang/jq")})
+	assert.Equal(t, p.Uninstalled, Uninstalled{})
 }

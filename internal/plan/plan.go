@@ -88,6 +88,18 @@ type Plan struct {
 	Installs []Install
 	// Blocks is the number of code blocks in the README.
 	Blocks int
+	// Uninstalled is the project's own program that lines that run start
+	// with while no line that runs installs or builds the project (its
+	// install is in prose, a table or a link): those lines can only find
+	// it where the image has it. Zero when there is none.
+	Uninstalled Uninstalled
+}
+
+// Uninstalled names the project's program that nothing the plan runs
+// installs, and the first line that runs it.
+type Uninstalled struct {
+	Program string
+	Line    int
 }
 
 // Run returns the entries to run, in order.
@@ -207,6 +219,11 @@ func Make(src []byte, o Options) *Plan {
 	}
 	writesForNothing(p)
 	skipDefinitionsOnly(p)
+	if p.Uninstalled = pl.uninstalled(); p.Uninstalled.Program != "" {
+		p.Notes = append(p.Notes, Note{Line: p.Uninstalled.Line, Text: fmt.Sprintf("the commands from line %d on run %s, the project's own program, "+
+			"which no line the plan runs installs (the README gives its install in words, a table or a link): where it is not found, "+
+			"the run is blocked, not failed", p.Uninstalled.Line, p.Uninstalled.Program)})
+	}
 	return p
 }
 

@@ -93,15 +93,24 @@ func (pl *planner) installedTool(name string) bool {
 		return true
 	}
 	for pkg := range pl.readme.installs {
-		if debianBinaries[pkg] != "" && strings.Contains(" "+debianBinaries[pkg]+" ", " "+name+" ") {
+		if provides(pkg, name) {
 			return true
 		}
-		// A package named for its program with a word beside it:
-		// hello-cli, python-hello, hello.py install hello.
-		for _, sep := range []string{"-", "_", "."} {
-			if strings.HasPrefix(pkg, name+sep) || strings.HasSuffix(pkg, sep+name) {
-				return true
-			}
+	}
+	return false
+}
+
+// provides reports a package that puts the program on the PATH: one
+// named for it, a Debian package whose programs are named otherwise, or
+// one named for it with a word beside it (hello-cli, python-hello,
+// hello.py install hello).
+func provides(pkg, program string) bool {
+	if pkg == program || debianBinaries[pkg] != "" && strings.Contains(" "+debianBinaries[pkg]+" ", " "+program+" ") {
+		return true
+	}
+	for _, sep := range []string{"-", "_", "."} {
+		if strings.HasPrefix(pkg, program+sep) || strings.HasSuffix(pkg, sep+program) {
+			return true
 		}
 	}
 	return false

@@ -81,6 +81,10 @@ type Parser struct {
 	planned                    int
 	script                     string
 	nothing, lacks             string
+	// uninstalled is the project's program nothing the plan runs
+	// installs (PlanRecord), notFound the commands that did not find it.
+	uninstalled, uninstalledAt string
+	notFound                   int
 	summary                    *summaryV1
 	errText                    string
 }
@@ -119,6 +123,7 @@ func (p *Parser) Record(v *jsonv.Value) {
 			p.planned = r.Steps
 		}
 		p.script, p.nothing, p.lacks = r.Script, r.NothingToRun, r.SandboxLacks
+		p.uninstalled, p.uninstalledAt = r.Uninstalled, r.UninstalledAt
 	case *Note, *Stop:
 	case *Skip:
 		// Older runners wrote {line, text} for a skipped block: no
@@ -248,6 +253,9 @@ func (p *Parser) Sealed(c *commandlog.Command) {
 	if c.Status == commandlog.StatusOK && slices.ContainsFunc(p.installs, func(in Install) bool { return in.Line == cmd.line }) {
 		p.ran[cmd.line] = true
 	}
+	if p.uninstalled != "" && slices.Contains(envcause.NotFound(c.Output), p.uninstalled) {
+		p.notFound++
+	}
 	f := p.verdict(c, cmd)
 	if cmd.start.Planned == commandlog.PlannedProbe {
 		switch {
@@ -267,11 +275,23 @@ func (p *Parser) Sealed(c *commandlog.Command) {
 	}
 }
 
+// uninstalledWith is what the run found of the project's program that
+// nothing installed; f is the step that failed not finding it.
+func (p *Parser) uninstalledWith(f *Failure) Uninstalled {
+	return Uninstalled{Program: p.uninstalled, First: p.uninstalledAt, NotFound: p.notFound, Failure: f}
+}
+
 // Verdict is the run's verdict, once every command was sealed.
 func (p *Parser) Verdict() Verdict {
 	v := Verdict{Failure: p.first, Planned: p.planned}
 	if v.Failure == nil {
 		v.Failure = p.setup
+	}
+	if f := v.Failure; f != nil && f == p.first && p.notFound > 0 && f.Missing != nil && f.Missing.Program == p.uninstalled {
+		// A step did not find the project's own program, which nothing
+		// the plan ran installs: not the README's failure (below).
+		v.End, v.Uninstalled, v.Failure = EndUninstalled, p.uninstalledWith(f), nil
+		return v
 	}
 	if v.Failure != nil {
 		v.NotReached = max(p.planned-p.commands, 0)
@@ -297,6 +317,12 @@ func (p *Parser) Verdict() Verdict {
 		v.End = EndEmpty
 	case p.summary == nil:
 		v.End = EndKilled
+	case p.notFound > 0 && strings.HasPrefix(strings.TrimSpace(text), "SUCCESS"):
+		// The project's own program was never installed (its install is
+		// not in a block the plan runs), and commands did not find it:
+		// what the README does with it was not checked, which is not the
+		// README's failure, nor its success.
+		v.End, v.Uninstalled, v.AgentText = EndUninstalled, p.uninstalledWith(nil), ""
 	case strings.HasPrefix(strings.TrimSpace(text), "SUCCESS") && p.steps == 0 && p.probesPassed == 0 && p.probesFailed > 0:
 		// Nothing the README clearly means to be run was checked, and
 		// every guess failed: not a success, not the README's failure.

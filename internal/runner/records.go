@@ -52,6 +52,10 @@ type PlanRecord struct {
 	// SandboxLacks names the line that needs what the sandbox does not
 	// have, when that is why the plan has no step.
 	SandboxLacks string `json:"sandbox_lacks,omitempty"`
+	// Uninstalled is the project's program that nothing the plan runs
+	// installs, UninstalledAt where it is first run (Plan.Uninstalled).
+	Uninstalled   string `json:"uninstalled,omitempty"`
+	UninstalledAt string `json:"uninstalled_at,omitempty"`
 	// Script is the runner's own path as bash names it in its error
 	// messages (stripped from the output); the runner fills it in, so it
 	// is the last field.

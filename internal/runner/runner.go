@@ -101,6 +101,11 @@ type Plan struct {
 	// have, when that is why a plan has no steps ("" otherwise): the run
 	// is then blocked, not failed.
 	SandboxLacks string
+	// Uninstalled is the project's own program that commands run while
+	// no command installs it, and UninstalledAt the first such line
+	// ("README.md line 42"): when the run finds it missing, the README's
+	// use of it was not checked (blocked), which is not its failure.
+	Uninstalled, UninstalledAt string
 }
 
 // Step is one command of the plan.
@@ -256,7 +261,8 @@ func Render(p Plan, paths Paths) []byte {
 	fmt.Fprintf(&b, "%s=\"$__r2d_workspace\"\n", commandlog.CheckoutVar)
 	b.WriteString(script)
 	b.WriteString("\n# ---- the plan ----\n")
-	plan := record(PlanRecord{Type: TypePlan, Runner: Version, Engine: p.Engine, Origin: p.Origin, Steps: len(p.Steps), NothingToRun: p.NothingToRun, SandboxLacks: p.SandboxLacks})
+	plan := record(PlanRecord{Type: TypePlan, Runner: Version, Engine: p.Engine, Origin: p.Origin, Steps: len(p.Steps), NothingToRun: p.NothingToRun, SandboxLacks: p.SandboxLacks,
+		Uninstalled: p.Uninstalled, UninstalledAt: p.UninstalledAt})
 	// The script's own path, as bash names it in error messages, is the
 	// plan record's last field.
 	b.WriteString("__r2d_json \"${BASH_SOURCE[0]}\"\n")

@@ -30,6 +30,19 @@ type Verdict struct {
 	// SandboxLacks names the line that needs what the sandbox does not
 	// have, when that is why nothing ran (EndNothingToRun).
 	SandboxLacks string
+	// Uninstalled is what EndUninstalled found.
+	Uninstalled Uninstalled
+}
+
+// Uninstalled is the project's own program that no command of the plan
+// installed, and what the run found of it (EndUninstalled).
+type Uninstalled struct {
+	Program string
+	First   string // the first README line that runs it: "README.md line 42"
+	// NotFound counts the commands that did not find it; Failure is the
+	// step that failed the run that way (nil when only probes did).
+	NotFound int
+	Failure  *Failure
 }
 
 // Ending is how a transcript without a failing command ends.
@@ -44,6 +57,7 @@ const (
 	EndKilled                     // the runner never wrote its summary
 	EndSaidFailed                 // runner 1's summary said FAILED for a reason the records do not show
 	EndNoStep                     // no step ran, and every probe failed: nothing could be checked
+	EndUninstalled                // the project's program, which nothing the plan ran installs, was not found
 )
 
 // Blocked reports a verdict that is neither the README's success nor its
@@ -51,7 +65,7 @@ const (
 // every guess failed, or as what the README runs needs what the sandbox
 // does not have.
 func (v Verdict) Blocked() bool {
-	return v.Failure == nil && (v.End == EndNoStep || v.End == EndNothingToRun && v.SandboxLacks != "")
+	return v.Failure == nil && (v.End == EndNoStep || v.End == EndUninstalled || v.End == EndNothingToRun && v.SandboxLacks != "")
 }
 
 // Reason is the outcome reason of the verdict ("" when the run passed);
@@ -82,6 +96,18 @@ func (v Verdict) Reason(advice func(*Failure) string) string {
 			return v.Text + "; the README's commands need what the sandbox does not have (" + v.SandboxLacks +
 				"): it could not be checked here, which is a limit of the sandbox, not a failure of the README"
 		}
+	case EndUninstalled:
+		u := v.Uninstalled
+		what := fmt.Sprintf("%d commands did not find it", u.NotFound)
+		if u.NotFound == 1 {
+			what = "1 command did not find it"
+		}
+		if u.Failure != nil {
+			what += fmt.Sprintf(", among them the step %s: %s", u.Failure.Where, quoteCommand(firstLine(u.Failure.Command)))
+		}
+		return fmt.Sprintf("the README's use of %[1]s was not checked: its commands run %[1]s (from %[2]s on), no command the plan runs installs it "+
+			"(the README gives its install in words, a table or a link), and %[3]s; if a code block installs it, add "+
+			"<!-- readme2demo: run --> above that block, or try an AI engine, which reads the README's prose", u.Program, u.First, what)
 	case EndNoStep:
 		what := fmt.Sprintf("the %d commands it ran on a guess (probes) all failed", v.Probes)
 		if v.Probes == 1 {
