@@ -121,6 +121,14 @@ var contextRules = []blockRule{
 		sh, where := blockShell(b)
 		return because(KindOtherShell, "for %s, not bash (%s)", sh, where), sh != "", false
 	}},
+	{"shown-as-wrong", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
+		cue := section(b.Headings, wrongCodeRe)
+		if s := proseOnly(lastSentence(b.Before)); cue == "" && wrongLabelRe.MatchString(s) {
+			cue = s
+		}
+		return because(KindText, "code the README shows as wrong (%q): an example of what not to do, or of what the project finds, not commands to run", cue),
+			cue != "" && !b.Hints.Run, false
+	}},
 }
 
 // contentRules say what the block is when its context said nothing: a

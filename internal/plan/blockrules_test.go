@@ -203,6 +203,54 @@ var blockRuleCases = []planCase{
 		`),
 	},
 	{
+		// A linter's gallery of what it finds, and a "Don't" example
+		// beside the right one: shown to be wrong, not to be run.
+		name: "code shown as wrong",
+		rule: "shown-as-wrong",
+		readme: here.Doc(`
+			# lint
+
+			## Gallery of bad code
+
+			### Quoting
+
+			It finds several kinds of mistakes:
+
+			~~~sh
+			echo $1                 # Unquoted variables
+			ls() { ls -l "$@"; }    # Infinitely recursive wrapper
+			~~~
+
+			## Usage
+
+			Don't:
+
+			~~~sh
+			lint *.sh | grep error
+			~~~
+
+			Do:
+
+			~~~sh
+			lint --format=gcc *.sh
+			~~~
+
+			The tool reports bad patterns; here is a check of a file:
+
+			~~~sh
+			lint LICENSE
+			~~~
+		`),
+		repo: repoWith("acme/lint", "LICENSE", "x.sh"),
+		want: here.Doc(`
+			10 skip text echo $1                 # Unquoted variables
+			11 skip text ls() { ls -l "$@"; }    # Infinitely recursive wrapper
+			19 skip text lint *.sh | grep error
+			25 probe command lint --format=gcc *.sh
+			31 probe command lint LICENSE
+		`),
+	},
+	{
 		name: "a sentence about uninstalling",
 		rule: "uninstall-text",
 		readme: here.Doc(`

@@ -158,6 +158,15 @@ var (
 
 // troubleCueRe is a sentence that introduces a fix for a problem the
 // reader may have: "If you are experiencing issues with tldr, …".
+// wrongCodeRe is a heading that presents code as wrong: "Gallery of bad
+// code", "Anti-patterns"; wrongLabelRe a label before a block that does:
+// "Don't:", "Wrong:". (A sentence that names bad code may be about what
+// the project reports, and introduce a right use of it.)
+var (
+	wrongCodeRe  = lazyre.New(`(?i)\b(bad|incorrect|wrong|broken|buggy|unsafe|insecure|vulnerable)\s+(code|scripts?|examples?|input|quoting|usage|syntax|patterns?|practices?)\b|\banti-?patterns?\b`)
+	wrongLabelRe = lazyre.New(`(?i)^\W*(wrong|bad|incorrect|don'?t|do not|avoid)(\s+(do\s+)?this)?\W*$`)
+)
+
 var troubleCueRe = lazyre.New(`(?i)\bif you(?:'re| are)? (?:experienc\w*|encounter\w*|run into|hit|see|get|have|face|facing|having)\b[^.]{0,60}\b(issues?|problems?|errors?|troubles?)\b`)
 
 var (
