@@ -106,7 +106,7 @@ func TestUninstalledProjectIsNotChecked(t *testing.T) {
 	})
 	assert.Equal(t, l.Outcome, commandlog.OutcomeBlocked)
 	assert.Equal(t, l.OutcomeReason, "the README's use of r2d-tool was not checked: its commands run r2d-tool (from README.md line 3 on), "+
-		"no command the plan runs installs it (the README gives its install in words, a table or a link), and 2 commands did not find it; "+
+		"no command the plan runs installs it (the README installs it in words, a table, a link or a line the plan skips), and 2 commands did not find it; "+
 		"if a code block installs it, add <!-- readme2demo: run --> above that block, or try an AI engine, which reads the README's prose")
 
 	l, _ = runLocal(t, MarkdownName, uninstalled(probes(md, 4), "r2d-tool"), nil)

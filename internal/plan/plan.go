@@ -221,7 +221,7 @@ func Make(src []byte, o Options) *Plan {
 	skipDefinitionsOnly(p)
 	if p.Uninstalled = pl.uninstalled(); p.Uninstalled.Program != "" {
 		p.Notes = append(p.Notes, Note{Line: p.Uninstalled.Line, Text: fmt.Sprintf("the commands from line %d on run %s, the project's own program, "+
-			"which no line the plan runs installs (the README gives its install in words, a table or a link): where it is not found, "+
+			"which no line the plan runs installs (the README installs it in words, a table, a link or a line the plan skips): where it is not found, "+
 			"the run is blocked, not failed", p.Uninstalled.Line, p.Uninstalled.Program)})
 	}
 	return p

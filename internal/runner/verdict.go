@@ -106,7 +106,7 @@ func (v Verdict) Reason(advice func(*Failure) string) string {
 			what += fmt.Sprintf(", among them the step %s: %s", u.Failure.Where, quoteCommand(firstLine(u.Failure.Command)))
 		}
 		return fmt.Sprintf("the README's use of %[1]s was not checked: its commands run %[1]s (from %[2]s on), no command the plan runs installs it "+
-			"(the README gives its install in words, a table or a link), and %[3]s; if a code block installs it, add "+
+			"(the README installs it in words, a table, a link or a line the plan skips), and %[3]s; if a code block installs it, add "+
 			"<!-- readme2demo: run --> above that block, or try an AI engine, which reads the README's prose", u.Program, u.First, what)
 	case EndNoStep:
 		what := fmt.Sprintf("the %d commands it ran on a guess (probes) all failed", v.Probes)
