@@ -153,7 +153,7 @@ func markdownPlan(in RunInput) runner.Plan {
 			Timeout: timeout, AllowFailure: s.ContinueOnError,
 			Background: s.Background, Ready: s.Ready, Expect: s.Expect, ExpectLine: s.ExpectLine,
 			ExpectExit: s.Exit, Cwd: s.Cwd, LeaveCwd: s.LeaveCwd, Setup: s.Setup, SetupLine: s.SetupLine,
-			Planned: commandlog.Planned(e.Planned),
+			Planned: commandlog.Planned(e.Planned), Prepares: e.Prepares(),
 		})
 	}
 	for _, in := range p.Installs {

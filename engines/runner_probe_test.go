@@ -1,6 +1,7 @@
 package engines
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,4 +119,34 @@ func TestUninstalledProjectIsNotChecked(t *testing.T) {
 
 	l, _ = runLocal(t, MarkdownName, uninstalled(probes("```sh\necho fine\nbash --version\n```\n", 3), "bash"), nil)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess)
+}
+
+// A step that only prepares the session checks nothing: when it is the
+// only step that passed and every probe failed, nothing was checked
+// (blocked); when it fails, it fails the run like any step.
+func TestPreparingStepsCheckNothing(t *testing.T) {
+	t.Parallel()
+	// The plan marks the steps; here the test does.
+	prepares := func(p runner.Plan, lines ...int) runner.Plan {
+		for i := range p.Steps {
+			p.Steps[i].Prepares = slices.Contains(lines, p.Steps[i].Line)
+		}
+		return p
+	}
+	md := "```sh\nexport PATH=\"$HOME/bin:$PATH\"\nr2d-guess --help\nls no-such-file\n```\n"
+	l, _ := runLocal(t, MarkdownName, prepares(probes(md, 3, 4), 2), nil)
+	assert.DeepEqual(t, plannedSummary(l), []string{
+		`2 export PATH="$HOME/bin:$PATH" => 0 ok step`,
+		"3 r2d-guess --help => 127 failed probe",
+		"4 ls no-such-file => 2 failed probe",
+	})
+	assert.Equal(t, l.Outcome, commandlog.OutcomeBlocked)
+	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, "no step of the README was checked"), l.OutcomeReason)
+
+	// The same step not marked as preparing is a step that passed.
+	l, _ = runLocal(t, MarkdownName, prepares(probes(md, 3, 4)), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeSuccess)
+
+	l, _ = runLocal(t, MarkdownName, prepares(probes("```sh\ncd no-such-dir\nr2d-guess --help\n```\n", 3), 2), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
 }

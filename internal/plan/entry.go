@@ -53,6 +53,31 @@ const (
 	PlannedProbe Planned = "probe"
 )
 
+// sessionCommands only prepare the shell session: they set variables,
+// aliases, options or the directory, or make one.
+var sessionCommands = toSet(`export alias unalias cd pushd popd set shopt unset umask source . mkdir true :`)
+
+// Prepares reports an entry that only prepares the session: shell set-up,
+// a file written, a clone linked to the checkout, or a command line of
+// nothing but variables, aliases, options, directories and sourced files.
+// Its passing checks nothing of the README (the runner's verdict does not
+// count it as a step that was checked).
+func (e Entry) Prepares() bool {
+	switch e.Kind {
+	case KindShellSetup, KindWriteFile, KindLinkClone:
+		return true
+	case KindCommand:
+		ss := simples(lex(e.command()))
+		for _, s := range ss {
+			if n := s.name(); n != "" && !sessionCommands[n] {
+				return false
+			}
+		}
+		return len(ss) > 0
+	}
+	return false
+}
+
 // setDecision records a decision on the entry.
 func (e *Entry) setDecision(d Decision) {
 	e.Kind, e.Reason, e.Run, e.cause = d.Kind, d.Reason, d.Kind.Runs(), d.cause

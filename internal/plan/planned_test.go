@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	here "github.com/MakeNowJust/heredoc/v2"
+	"gotest.tools/v3/assert"
 )
 
 // A line that runs is a step when the README clearly means it to be run
@@ -287,3 +288,29 @@ var plannedCases = []planCase{
 }
 
 func TestPlanned(t *testing.T) { testPlans(t, plannedCases) }
+
+// An entry that only prepares the session checks nothing when it passes.
+func TestEntryPrepares(t *testing.T) {
+	tests := []struct {
+		kind    Kind
+		command string
+		want    bool
+	}{
+		{KindCommand, `export PATH="$HOME/.cabal/bin:$PATH"`, true},
+		{KindCommand, `alias ll='ls -l'`, true},
+		{KindCommand, `mkdir -p build && cd build`, true},
+		{KindCommand, `FOO=bar`, true},
+		{KindCommand, `source venv/bin/activate`, true},
+		{KindCommand, `sudo mkdir -p /etc/apt/keyrings`, true},
+		{KindCommand, `make`, false},
+		{KindCommand, `export CC=clang && make`, false},
+		{KindCommand, `tool --version`, false},
+		{KindShellSetup, "for r in `tool --summary`; do\n  alias $r=\"tool $r\"\ndone", true},
+		{KindWriteFile, `cat > x.js <<'EOF'`, true},
+		{KindPlaceholder, `export FOO=1`, false},
+	}
+	for _, tc := range tests {
+		e := Entry{Kind: tc.kind, Command: tc.command}
+		assert.Check(t, e.Prepares() == tc.want, "%s %q", tc.kind, tc.command)
+	}
+}

@@ -74,8 +74,9 @@ type Parser struct {
 	first    *Failure
 	setup    *Failure // the first setup hint's command that failed
 	commands int
-	// steps counts the commands sealed that were not probes; probes those
-	// that were, by whether they passed.
+	// steps counts the commands sealed that were steps and checked
+	// something (not only prepared the session); probes those that were
+	// probes, by whether they passed.
 	steps                      int
 	probesPassed, probesFailed int
 	planned                    int
@@ -267,7 +268,7 @@ func (p *Parser) Sealed(c *commandlog.Command) {
 		if f != nil && !f.Kind.endsTheRun() {
 			return // a probe's failure is reported, never the run's verdict
 		}
-	} else {
+	} else if !cmd.start.Prepares || f != nil {
 		p.steps++
 	}
 	if p.first == nil {

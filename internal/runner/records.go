@@ -110,6 +110,9 @@ type Start struct {
 	// Planned is step or probe (a command run on a guess, which may fail
 	// without failing the run); runner 1 did not say.
 	Planned commandlog.Planned `json:"planned,omitempty"`
+	// Prepares says that the step only prepares the session (variables,
+	// aliases, a directory, a file written): its passing checks nothing.
+	Prepares bool `json:"prepares,omitempty"`
 	// Exec is what bash evaluates instead of Command, when the plan stood
 	// something in for the README's text ("" when Command runs as
 	// written); Cwd the directory (of the workspace, when relative)

@@ -135,6 +135,10 @@ type Step struct {
 	// to be run: a probe (run on a guess) may fail without stopping the
 	// run or failing it; "" is a step.
 	Planned commandlog.Planned
+	// Prepares says that the command only prepares the session (exports,
+	// aliases, cd, mkdir, a file written, shell set-up): a step of that
+	// kind that passes checks nothing of the README.
+	Prepares bool
 }
 
 // planned is s.Planned, "" read as a step.
@@ -322,7 +326,7 @@ func renderStep(b *strings.Builder, id string, s Step) {
 	start := Start{
 		Type: TypeStart, ID: id, Command: s.Command, File: s.File, Line: s.Line,
 		TimeoutS: int64(s.Timeout.Seconds()), AllowFailure: s.AllowFailure, Background: s.Background, Ready: s.Ready,
-		Planned: s.planned(), Cwd: cwd, LeaveCwd: s.LeaveCwd,
+		Planned: s.planned(), Prepares: s.Prepares, Cwd: cwd, LeaveCwd: s.LeaveCwd,
 	}
 	if exec != s.Command {
 		start.Exec = exec
