@@ -37,7 +37,8 @@ const (
 	RunTimeout    Kind = "run-timeout"    // the run's time limit (wall clock) ended the keyless runner's command
 	NetworkDenied Kind = "network-denied" // the network policy refused a host
 	// NetworkUnreachable: under the open network, a host that is always up
-	// could not be reached (the network the run had does not reach it).
+	// could not be reached, or any host where the network the run had does
+	// not reach the internet.
 	NetworkUnreachable Kind = "network-unreachable"
 	StdinEOF           Kind = "stdin-eof"       // the command asked a question and read end of file
 	Profile            Kind = "sandbox-profile" // the strict profile refused (sudo, read-only root)
@@ -102,6 +103,12 @@ type Signals struct {
 	Timeout  time.Duration
 	// Denied are the hosts the egress proxy refused (allowlist).
 	Denied []string
+	// InternetUnreached says that the run's network (open) does not
+	// reach the internet: github.com could not be looked up when a
+	// command could not reach a host that is not always up
+	// (NeedsReachCheck). Any host a command could not reach is then the
+	// network's doing, not the README's.
+	InternetUnreached bool
 	// Keyless says that readme2demo's own runner ran the commands (the
 	// keyless engines), not an agent: the run's time limit is named for
 	// what it is there (RunTimeout).

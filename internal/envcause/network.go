@@ -80,28 +80,59 @@ var alwaysUpRe = lazyre.New(`(?i)(^|\.)(github\.com|githubusercontent\.com|githu
 	`debian\.org|ubuntu\.com|kernel\.org|gnu\.org|docker\.com|docker\.io|` +
 	`google\.com|googleapis\.com|microsoft\.com|cloudflare\.com|amazonaws\.com|brew\.sh)$`)
 
-// networkUnreachable: under the open network, a command that could not
-// reach hosts that are always up (every host it names, or every host of
-// its URLs when the messages name none).
-func networkUnreachable(c Command, s Signals) (string, bool) {
+// unreachedHosts returns, under the open network, the hosts a failed
+// command could not reach (its URLs' when the messages name none); ok is
+// false when it did not fail that way.
+func unreachedHosts(c Command, s Signals) (hosts []string, ok bool) {
 	if s.Network != NetworkOpen {
-		return "", false
+		return nil, false
 	}
-	hosts, ok := Unreached(c.Output)
+	hosts, ok = Unreached(c.Output)
 	if !ok && (c.ExitCode == nil || !QuietNetworkFailure(c.Text, *c.ExitCode)) {
-		return "", false
+		return nil, false
 	}
 	if len(hosts) == 0 {
 		hosts = URLHosts(c.Text)
 	}
-	if len(hosts) == 0 {
-		return "", false
-	}
+	return hosts, len(hosts) > 0
+}
+
+// alwaysUp reports hosts that are all up whenever a network reaches the
+// internet.
+func alwaysUp(hosts []string) bool {
 	for _, h := range hosts {
 		if !alwaysUpRe.MatchString(h) {
-			return "", false
+			return false
 		}
 	}
-	return fmt.Sprintf("the sandbox could not reach %s, which is up whenever a network reaches the internet: the network this run had does not reach it "+
-		"(a self-hosted runner's firewall or proxy, or an outage), so the README was not at fault; GitHub's hosted runners reach it", strings.Join(hosts, ", ")), true
+	return true
+}
+
+// NeedsReachCheck reports a command that could not reach a host that is
+// not always up (getmic.ro): whether that is the README's fault depends
+// on whether the run's network reaches the internet at all, which the
+// caller finds out (Signals.InternetUnreached).
+func NeedsReachCheck(c Command, s Signals) bool {
+	hosts, ok := unreachedHosts(c, s)
+	return ok && !alwaysUp(hosts)
+}
+
+// networkUnreachable explains, under the open network, a command that
+// could not reach hosts that are up whenever a network reaches the
+// internet, or any host when the run's network does not reach the
+// internet (Signals.InternetUnreached).
+func networkUnreachable(c Command, s Signals) (string, bool) {
+	hosts, ok := unreachedHosts(c, s)
+	switch {
+	case !ok:
+		return "", false
+	case alwaysUp(hosts):
+		return fmt.Sprintf("the sandbox could not reach %s, which is up whenever a network reaches the internet: the network this run had does not reach it "+
+			"(a self-hosted runner's firewall or proxy, or an outage), so the README was not at fault; GitHub's hosted runners reach it", strings.Join(hosts, ", ")), true
+	case s.InternetUnreached:
+		return fmt.Sprintf("the sandbox could not reach %s, and the network this run had does not reach the internet (github.com could not be looked up either: "+
+			"a self-hosted runner's firewall or proxy, or an outage), so whether the README's host is up could not be checked here; "+
+			"the README was not found at fault", strings.Join(hosts, ", ")), true
+	}
+	return "", false
 }

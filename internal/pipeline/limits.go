@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,6 +85,35 @@ func signals(res *sandbox.Result, network string, timeout time.Duration, denied 
 		Timeout:       timeout,
 		Denied:        denied,
 	}
+}
+
+// reachTimeout bounds the look-up of internetUnreached.
+const reachTimeout = 5 * time.Second
+
+// internetUnreached reports, under the open network, that a command could
+// not reach a host that is not always up and that github.com cannot be
+// looked up either: the network the run had (the host's, which the
+// sandbox's bridge shares) does not reach the internet, so whether that
+// host is up could not be checked. Nothing is looked up unless a command
+// needs it (envcause.NeedsReachCheck). lookup nil is the system's resolver.
+func internetUnreached(ctx context.Context, l *commandlog.Log, sig envcause.Signals, lookup func(context.Context, string) ([]string, error)) bool {
+	need := false
+	for _, c := range l.Commands {
+		if c.Status != commandlog.StatusOK && envcause.NeedsReachCheck(envcause.Command{Text: c.Command, Output: c.Output, ExitCode: c.ExitCode}, sig) {
+			need = true
+			break
+		}
+	}
+	if !need {
+		return false
+	}
+	if lookup == nil {
+		lookup = net.DefaultResolver.LookupHost
+	}
+	ctx, cancel := context.WithTimeout(ctx, reachTimeout)
+	defer cancel()
+	_, err := lookup(ctx, "github.com")
+	return err != nil
 }
 
 // nameLimits marks every command that ran into a sandbox limit

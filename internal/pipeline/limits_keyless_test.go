@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -28,6 +30,9 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 		log     *commandlog.Log
 		res     *sandbox.Result
 		network string
+		// offline: the run's network does not reach the internet
+		// (github.com could not be looked up).
+		offline bool
 		outcome commandlog.Outcome
 		reason  string
 	}{
@@ -57,6 +62,16 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 				"README.md line 7: `curl -fsSL https://get.example.org/install.sh | sh` exited with 6; it could not reach get.example.org (check that the sandbox can reach the hosts the README downloads from)"),
 			res: result(nil), outcome: commandlog.OutcomeFailed,
 			reason: "README.md line 7: `curl -fsSL https://get.example.org/install.sh | sh` exited with 6; it could not reach get.example.org (check that the sandbox can reach the hosts the README downloads from)",
+		},
+		{
+			name: "open network that does not reach the internet: a host that may be down is the network's",
+			log: failedAt(commandlog.Command{Command: "curl -fsSL https://get.example.org/install.sh | sh", ExitCode: ip(6), Status: commandlog.StatusFailed,
+				Output: "curl: (6) Could not resolve host: get.example.org\n"},
+				"README.md line 7: `curl -fsSL https://get.example.org/install.sh | sh` exited with 6; it could not reach get.example.org (check that the sandbox can reach the hosts the README downloads from)"),
+			res: result(nil), offline: true, outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 7 ("curl -fsSL https://get.example.org/install.sh | sh") failed because of the sandbox, not the README (network-unreachable): ` +
+				"the sandbox could not reach get.example.org, and the network this run had does not reach the internet (github.com could not be looked up either: " +
+				"a self-hosted runner's firewall or proxy, or an outage), so whether the README's host is up could not be checked here; the README was not found at fault",
 		},
 		{
 			name: "no Docker",
@@ -190,11 +205,52 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 				network = NetworkOpen
 			}
 			explain(tc.log, tc.res, 30*time.Minute, true)
-			nameLimits(tc.log, tc.res, signals(tc.res, network, 30*time.Minute, nil), true, redact.New(nil))
+			sig := signals(tc.res, network, 30*time.Minute, nil)
+			sig.InternetUnreached = tc.offline
+			nameLimits(tc.log, tc.res, sig, true, redact.New(nil))
 			assert.Equal(t, tc.log.Outcome, tc.outcome)
 			assert.Equal(t, tc.log.OutcomeReason, tc.reason)
 			tc.log.Normalize()
 			assert.NilError(t, commandlog.Validate(tc.log))
+		})
+	}
+}
+
+// The internet is looked up only when a command could not reach a host
+// that may be down, and only under the open network; the run's network
+// does not reach it when github.com does not resolve.
+func TestInternetUnreached(t *testing.T) {
+	failed := func(cmd, out string, code int) *commandlog.Log {
+		return &commandlog.Log{Commands: []commandlog.Command{{ID: "1", Command: cmd, Output: out, ExitCode: ip(code), Status: commandlog.StatusFailed}}}
+	}
+	mayBeDown := failed("curl -fsSL https://getmic.ro | bash", "curl: (6) Could not resolve host: getmic.ro\n", 6)
+	alwaysUp := failed("git clone https://github.com/acme/tool", "fatal: unable to access 'https://github.com/acme/tool/': Could not resolve host: github.com\n", 128)
+	readmeFault := failed("make test", "FAIL: test_x\n", 2)
+	tests := []struct {
+		name    string
+		log     *commandlog.Log
+		network string
+		resolve error // what looking up github.com returns
+		want    bool
+		lookups int
+	}{
+		{"a host that may be down, offline", mayBeDown, NetworkOpen, errors.New("no such host"), true, 1},
+		{"a host that may be down, online", mayBeDown, NetworkOpen, nil, false, 1},
+		{"an always-up host needs no look-up", alwaysUp, NetworkOpen, errors.New("no such host"), false, 0},
+		{"a failure of the README's needs no look-up", readmeFault, NetworkOpen, errors.New("no such host"), false, 0},
+		{"no network needs no look-up", mayBeDown, NetworkNone, errors.New("no such host"), false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lookups := 0
+			lookup := func(_ context.Context, host string) ([]string, error) {
+				lookups++
+				assert.Equal(t, host, "github.com")
+				return nil, tc.resolve
+			}
+			sig := signals(result(nil), tc.network, time.Minute, nil)
+			assert.Equal(t, internetUnreached(context.Background(), tc.log, sig, lookup), tc.want)
+			assert.Equal(t, lookups, tc.lookups)
 		})
 	}
 }

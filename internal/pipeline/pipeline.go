@@ -116,6 +116,9 @@ type Config struct {
 	Getenv   func(string) string // the host environment (credentials)
 	Progress io.Writer           // human progress lines; nil discards them
 	Now      func() time.Time    // nil means time.Now
+	// LookupHost resolves a host name (nil means the system's resolver):
+	// whether the run's network reaches the internet (internetUnreached).
+	LookupHost func(ctx context.Context, host string) ([]string, error)
 	// Docker is the daemon to use; nil connects with sandbox.NewClient.
 	Docker sandbox.Docker
 	// CacheDir is where runs keep what the next run of the same image can
@@ -558,7 +561,7 @@ func (r *run) parse(context.Context) error {
 // (a timeout, a cancellation), the cost cap, the README line of each
 // command, the limits that explain a failure, the sandbox it ran in and
 // the repository's agent configuration findings.
-func (r *run) enrich(context.Context) error {
+func (r *run) enrich(ctx context.Context) error {
 	cfg, log, res, netw := r.cfg, r.log, r.res, r.netw
 	_, keyless := r.eng.(engines.InputPreparer)
 	explain(log, res, cfg.Limits.Timeout, keyless)
@@ -568,7 +571,9 @@ func (r *run) enrich(context.Context) error {
 	if policy == "" {
 		policy = networkOf(netw.mode)
 	}
-	nameLimits(log, res, signals(res, policy, r.timeout, netw.deniedHosts()), keyless, r.red)
+	sig := signals(res, policy, r.timeout, netw.deniedHosts())
+	sig.InternetUnreached = internetUnreached(ctx, log, sig, r.cfg.LookupHost)
+	nameLimits(log, res, sig, keyless, r.red)
 	log.Sandbox = sandboxRecord(cfg.Image, policy, res)
 	log.Sandbox.KeysInContainer, log.Sandbox.KeysWhy = netw.inContainer, netw.why
 	log.RepoFindings = repoFindings(res.RepoConfig)
