@@ -145,15 +145,14 @@ func (pl *planner) runRule(x *cmd, base Decision) Entry {
 	for _, s := range x.cmds {
 		// A script of the repository that runs (./models/download.sh) may
 		// make files beside it.
-		n := s.name()
-		if b := path.Base(n); (b == "sh" || b == "bash") && len(s.args()) > 0 {
-			n = s.args()[0]
-		}
-		if n = strings.TrimPrefix(n, "./"); strings.Contains(n, "/") && pl.inRepo(n) {
+		if n := strings.TrimPrefix(s.script(), "./"); strings.Contains(n, "/") && pl.inRepo(n) {
 			pl.seen.mentioned[strings.SplitN(n, "/", 2)[0]] = true
 		}
 	}
 	for _, s := range x.cmds {
+		if configureGenerators[path.Base(s.script())] {
+			pl.seen.configureMade = true
+		}
 		switch {
 		case configures(s):
 			pl.seen.configured = true

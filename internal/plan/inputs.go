@@ -351,6 +351,10 @@ func (pl *planner) slugArg(a string) bool {
 // on this machine that no command started.
 func missingInput(pl *planner, x *cmd) (Entry, bool) {
 	if !x.funcDef {
+		if g := pl.ungeneratedConfigure(x.head); g != "" {
+			return pl.skip(x, because(KindMissingInput, "runs ./configure, which the checkout does not have: %s generates it, and no earlier line runs that "+
+				"(the steps of a release tarball)", g))
+		}
 		for _, ss := range [][]simple{x.head, x.nested()} {
 			if what := pl.missingManifest(ss); what != "" {
 				return pl.skip(x, because(KindMissingInput, "%s", what))

@@ -436,6 +436,48 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		// A checkout has configure.ac and a generator, not ./configure,
+		// which release tarballs carry: their steps cannot run as
+		// written, the checkout's way (autogen.sh, by sh too) can.
+		name: "./configure that the checkout does not have until a generator runs",
+		readme: here.Doc(`
+			## Build
+
+			~~~sh
+			./configure --prefix=/usr
+			make
+			~~~
+
+			## From git
+
+			~~~sh
+			sh autogen.sh
+			./configure
+			make
+			~~~
+		`),
+		repo: repoWith("acme/tool", "autogen.sh", "configure.ac", "Makefile.am"),
+		want: here.Doc(`
+			4 skip missing-input ./configure --prefix=/usr
+			5 skip missing-input make
+			11 probe command sh autogen.sh
+			12 probe command ./configure
+			13 probe command make
+		`),
+	},
+	{
+		name: "./configure of a checkout that has it",
+		readme: here.Doc(`
+			~~~sh
+			./configure
+			~~~
+		`),
+		repo: repoWith("acme/tool", "configure", "configure.ac"),
+		want: here.Doc(`
+			2 probe command ./configure
+		`),
+	},
+	{
 		name: "a directory of the checkout the session enters",
 		readme: here.Doc(`
 			~~~sh

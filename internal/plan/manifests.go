@@ -99,6 +99,39 @@ func configures(s simple) bool {
 	return false
 }
 
+// configureGenerators are the programs that generate an autotools
+// project's ./configure script from configure.ac.
+var configureGenerators = toSet(`autogen.sh autoreconf autoconf bootstrap bootstrap.sh buildconf buildconf.sh`)
+
+// ungeneratedConfigure returns, for a command that runs ./configure where
+// the checkout has none (it is generated, and kept out of the repository),
+// the checkout's generator (autogen.sh, or autoreconf for configure.ac)
+// when no earlier line that runs generated it: the README's steps for a
+// release tarball, which a checkout cannot follow as written. "" otherwise.
+func (pl *planner) ungeneratedConfigure(cmds []simple) string {
+	if !pl.repo.FilesKnown() || pl.seen.configureMade || pl.inRepo("configure") {
+		return ""
+	}
+	for _, s := range cmds {
+		n := s.script()
+		if configureGenerators[path.Base(n)] {
+			return "" // generated earlier on the line: ./autogen.sh && ./configure
+		}
+		if n != "./configure" && n != "configure" {
+			continue
+		}
+		for _, g := range []string{"autogen.sh", "bootstrap", "bootstrap.sh", "buildconf", "buildconf.sh"} {
+			if pl.inRepo(g) {
+				return "./" + g
+			}
+		}
+		if pl.inRepo("configure.ac") || pl.inRepo("configure.in") {
+			return "autoreconf -i"
+		}
+	}
+	return ""
+}
+
 // undefinedTarget says when a make target or an npm script the command
 // asks for is not in the checkout's manifest, "" otherwise (or when the
 // manifest cannot be read).

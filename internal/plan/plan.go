@@ -285,6 +285,7 @@ type session struct {
 	serverUp                bool              // a command that runs started a server (in the background)
 	selfInstall             bool              // a command that runs installs the project from the checkout
 	configured              bool              // a command that runs generated a Makefile (./configure, cmake)
+	configureMade           bool              // a command that runs generated ./configure (autogen.sh, autoreconf)
 	built                   bool              // a command that runs built something (make, cargo build, …)
 	// projectLine is the line of the first command that installs or
 	// builds the project, projectSection the headings of its section.

@@ -1,6 +1,9 @@
 package plan
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // word is one shell word of a command line.
 type word struct {
@@ -228,6 +231,16 @@ func (s simple) onlyInfo() bool {
 		}
 	}
 	return false
+}
+
+// script is the program a simple command runs, or the script that sh or
+// bash runs (`sh autogen.sh`: autogen.sh).
+func (s simple) script() string {
+	n := s.name()
+	if b := path.Base(n); (b == "sh" || b == "bash") && len(s.args()) > 0 && !strings.HasPrefix(s.args()[0], "-") {
+		return s.args()[0]
+	}
+	return n
 }
 
 // simples splits a command line into its simple commands.
