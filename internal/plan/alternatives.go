@@ -318,7 +318,13 @@ func (pl *planner) installOnce(x *cmd, tools []string, selfInstall bool) (Entry,
 	}
 	first := pl.seen.projectLine
 	switch {
-	case build != "" && first > 0 && build == pl.seen.projectBuild && !project && x.c.text != pl.seen.projectBuildText:
+	case build != "" && first > 0 && configureStage(pl.seen.projectBuild) && !configureStage(build) && pl.seen.nextBuild == "":
+		// The build after the configure that came first, in a section of
+		// its own ("Configuration", then "Building"): that way's next step.
+		pl.seen.nextBuild, pl.seen.nextBuildText = build, x.c.text
+		return Entry{}, false
+	case build != "" && first > 0 && !project && (build == pl.seen.projectBuild && x.c.text != pl.seen.projectBuildText ||
+		build == pl.seen.nextBuild && x.c.text != pl.seen.nextBuildText):
 		// The same build again, with other options: a variant of it.
 		e, _ := pl.skip(x, because(KindAlternative, "alternative: another build of the project (line %d builds it with %s already)", first, build).with(causeAlternative))
 		return e, true
@@ -346,6 +352,22 @@ func (pl *planner) installOnce(x *cmd, tools []string, selfInstall bool) (Entry,
 	}
 	e, _ := pl.skip(x, because(KindAlternative, "alternative: %s line %d already installs or builds the project", pl.file, first).with(causeAlternative))
 	return e, true
+}
+
+// configureStage reports a build key (buildKey) of a step that prepares a
+// build rather than builds: ./configure, autogen.sh, cmake's configure
+// (`cmake -B build`, `cmake ..`), meson setup.
+func configureStage(key string) bool {
+	name, arg, _ := strings.Cut(key, " ")
+	switch name {
+	case "configure", "autogen.sh", "autoreconf", "bootstrap.sh", "configure.py":
+		return true
+	case "cmake":
+		return arg != "--build" && arg != "--install"
+	case "meson":
+		return arg == "setup" || arg != "compile" && arg != "install" && arg != "test"
+	}
+	return false
 }
 
 // buildKey names a build command by the step it is (cmake configures,

@@ -439,6 +439,35 @@ var alternativeCases = []planCase{
 		`),
 	},
 	{
+		// Configure, build and install in sections of their own are one
+		// way; a build with other options after it is a variant.
+		name: "the build after a configure in another section is its next step",
+		readme: here.Doc(`
+			## Configuration
+
+			    $ ./configure
+
+			## Building
+
+			    $ make
+
+			## Installation
+
+			    $ make install
+
+			Build a statically linked version:
+
+			    $ make LDFLAGS=-all-static
+		`),
+		repo: repoWith("acme/tool", "configure", "Makefile.in"),
+		want: here.Doc(`
+			3 probe command ./configure
+			7 step command make
+			11 step command make install
+			15 skip alternative make LDFLAGS=-all-static
+		`),
+	},
+	{
 		name: "npm, yarn and pnpm of the same tool are alternatives",
 		readme: here.Doc(`
 			~~~sh

@@ -294,7 +294,10 @@ type session struct {
 	projectBlock     int    // the line of its block
 	projectBuild     string // the build program of a first way that builds in the checkout
 	projectBuildText string // and its command
-	projectInstalled bool   // what that build made was installed from the checkout
+	// nextBuild is the build after a first way that configures (make
+	// after ./configure), nextBuildText its command.
+	nextBuild, nextBuildText string
+	projectInstalled         bool // what that build made was installed from the checkout
 }
 
 func newSession() session {
