@@ -255,14 +255,15 @@ func listNames(names []string) string {
 var fileInstallers = toSet(`dpkg apt apt-get rpm install cp mv ln tar unzip chmod`)
 
 // usesDownload reports a command that installs a file an earlier line
-// that ran downloaded.
+// that ran downloaded (and that it does not download again itself).
 func (pl *planner) usesDownload(cmds []simple) bool {
+	again := writtenBy(cmds)
 	for _, s := range cmds {
 		if !fileInstallers[path.Base(s.name())] {
 			continue
 		}
 		for _, a := range s.args() {
-			if pl.seen.downloads[strings.TrimPrefix(a, "./")] != "" {
+			if f := strings.TrimPrefix(a, "./"); pl.seen.downloads[f] != "" && !slices.ContainsFunc(again, func(w string) bool { return strings.TrimPrefix(w, "./") == f }) {
 				return true
 			}
 		}

@@ -468,6 +468,25 @@ var alternativeCases = []planCase{
 		`),
 	},
 	{
+		name: "the same download with curl and with wget, short options joined, is one way twice",
+		readme: here.Doc(`
+			## Install
+
+			~~~bash
+			curl -Lso ~/.local/bin/tool "https://github.com/acme/tool/releases/latest/download/tool.AppImage" && chmod +x ~/.local/bin/tool
+			~~~
+
+			~~~bash
+			wget -qO ~/.local/bin/tool "https://github.com/acme/tool/releases/latest/download/tool.AppImage" && chmod +x ~/.local/bin/tool
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			4 step command curl -Lso ~/.local/bin/tool "https://github.com/acme/tool/releases/latest/download/tool.AppImage" && chmod +x ~/.local/bin/tool
+			8 skip alternative wget -qO ~/.local/bin/tool "https://github.com/acme/tool/releases/latest/download/tool.AppImage" && chmod +x ~/.local/bin/tool
+		`),
+	},
+	{
 		name: "npm, yarn and pnpm of the same tool are alternatives",
 		readme: here.Doc(`
 			~~~sh
@@ -562,4 +581,27 @@ func TestListNames(t *testing.T) {
 	assert.Equal(t, listNames([]string{"yq"}), "yq")
 	assert.Equal(t, listNames([]string{"yq", "completion", "constant"}), "yq, completion, constant")
 	assert.Equal(t, listNames([]string{"yq", "completion", "constant", "root", "utils"}), "yq, completion, constant and 2 more")
+}
+
+// The file a download saves to, by curl's and wget's options however
+// they are written.
+func TestDownloadOutput(t *testing.T) {
+	tests := []struct {
+		name string
+		args string
+		want string
+	}{
+		{"curl", "-Lso ~/.local/bin/tool https://x/tool", "~/.local/bin/tool"},
+		{"curl", "-fsSL -o tool.tgz https://x/t.tgz", "tool.tgz"},
+		{"curl", "--output=tool https://x/tool", "tool"},
+		{"curl", "-fsSLO https://x/tool.tgz", ""},
+		{"curl", "-o - https://x/tool", ""},
+		{"wget", "-qO ~/bin/tool https://x/tool", "~/bin/tool"},
+		{"wget", "-qO- https://x/tool", ""},
+		{"wget", "-o log.txt https://x/tool", ""},
+		{"wget", "--output-document tool https://x/tool", "tool"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, downloadOutput(tc.name, strings.Fields(tc.args)), tc.want, "%s %s", tc.name, tc.args)
+	}
 }

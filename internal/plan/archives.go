@@ -73,10 +73,32 @@ func (pl *planner) globKnown(pattern string, made map[string]bool) bool {
 	return false
 }
 
-// remoteName reports curl's option to save under the URL's file name:
-// -O, --remote-name, or O among short options (-LO, -fsSLO).
-func remoteName(a string) bool {
-	return a == "--remote-name" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Contains(a, "O")
+// downloadOutput returns the file curl or wget (name) saves a download
+// to by its options: -o FILE or --output FILE (curl), -O FILE or
+// --output-document FILE (wget), also as the last of short options
+// (`curl -Lso FILE`, `wget -qO FILE`) or with "="; "" for none and for
+// standard output ("-").
+func downloadOutput(name string, args []string) string {
+	long, short := "--output", byte('o')
+	if name == "wget" {
+		long, short = "--output-document", 'O'
+	}
+	for i, a := range args {
+		v := ""
+		switch {
+		case strings.HasPrefix(a, long+"="):
+			v = strings.TrimPrefix(a, long+"=")
+		case i+1 < len(args) && (a == long || len(a) > 1 && a[0] == '-' && a[1] != '-' && a[len(a)-1] == short):
+			v = args[i+1]
+		default:
+			continue
+		}
+		if v == "-" {
+			return ""
+		}
+		return v
+	}
+	return ""
 }
 
 // noteDownloads records the files that curl -o and wget -O save, with
@@ -88,16 +110,13 @@ func (pl *planner) noteDownloads(cmds []simple) {
 			continue
 		}
 		args := s.args()
-		url, file := "", ""
-		for i, a := range args {
-			switch {
-			case urlRe.MatchString(a):
+		url, file := "", downloadOutput(n, args)
+		for _, a := range args {
+			if urlRe.MatchString(a) {
 				url = a
-			case (a == "-o" || a == "--output" || n == "wget" && (a == "-O" || a == "--output-document")) && i+1 < len(args):
-				file = args[i+1]
 			}
 		}
-		if url != "" && file == "" && (n == "wget" || slices.ContainsFunc(args, remoteName)) {
+		if url != "" && file == "" && (n == "wget" || slices.Contains(args, "--remote-name") || hasShortFlag(args, 'O')) {
 			file = path.Base(strings.SplitN(url, "?", 2)[0])
 		}
 		if url != "" && file != "" {

@@ -57,12 +57,8 @@ func binInstalls(cmds []simple) []string {
 					out = append(out, strings.ToLower(m[2]))
 				}
 			}
-			for i, a := range args {
-				if (a == "-O" || a == "-o" || a == "--output" || a == "--output-document") && i+1 < len(args) {
-					if m := binTargetRe.FindStringSubmatch(args[i+1]); m != nil {
-						out = append(out, strings.ToLower(m[2]))
-					}
-				}
+			if m := binTargetRe.FindStringSubmatch(downloadOutput(path.Base(s.name()), args)); m != nil {
+				out = append(out, strings.ToLower(m[2]))
 			}
 		}
 	}

@@ -388,14 +388,11 @@ func (pl *planner) downloadsProject(cmds []simple) bool {
 		if n != "curl" && n != "wget" {
 			continue
 		}
-		url, file := "", ""
 		args := s.args()
-		for i, a := range args {
-			switch {
-			case urlRe.MatchString(a):
+		url, file := "", downloadOutput(n, args)
+		for _, a := range args {
+			if urlRe.MatchString(a) {
 				url = a
-			case (a == "-o" || a == "--output" || a == "-Lo" || n == "wget" && (a == "-O" || a == "--output-document")) && i+1 < len(args):
-				file = args[i+1]
 			}
 		}
 		for _, o := range s.outputs {

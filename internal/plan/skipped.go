@@ -24,9 +24,15 @@ func writtenBy(cmds []simple) []string {
 			}
 		}
 		name, args := path.Base(s.name()), s.args()
-		for i, a := range args {
-			if i+1 < len(args) && (a == "-o" || outputOpt(a) || (name == "wget" && a == "-O")) {
-				out = append(out, args[i+1])
+		if name == "curl" || name == "wget" {
+			if f := downloadOutput(name, args); f != "" {
+				out = append(out, f)
+			}
+		} else {
+			for i, a := range args {
+				if i+1 < len(args) && (a == "-o" || outputOpt(a)) {
+					out = append(out, args[i+1])
+				}
 			}
 		}
 		var operands []string
