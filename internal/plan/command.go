@@ -160,9 +160,17 @@ func (pl *planner) runRule(x *cmd, base Decision) Entry {
 			pl.seen.built = true
 		}
 	}
+	gen := pl.proseGenerator(x.b, x.head)
+	pl.seen.configureMade = pl.seen.configureMade || gen != ""
 	pl.noteDownloads(x.cmds)
 	pl.follow(x.cmds)
 	e := pl.entry(x.b, x.c, base)
+	if gen != "" && e.Step.Setup == "" {
+		// What the text says to run first on a checkout: ./configure is
+		// generated.
+		e.Step.Setup, e.Step.SetupLine = gen, x.b.Line
+		e.Reason += reasonf(": with `%s` first, as the text before the block says (the checkout has no ./configure)", gen)
+	}
 	text := x.c.text
 	if _, ok := pipesToShell(x.ws); ok && e.Step.Exec == "" {
 		// curl URL | sh: bash's status is the shell's, 0 when curl fed it

@@ -351,7 +351,7 @@ func (pl *planner) slugArg(a string) bool {
 // on this machine that no command started.
 func missingInput(pl *planner, x *cmd) (Entry, bool) {
 	if !x.funcDef {
-		if g := pl.ungeneratedConfigure(x.head); g != "" {
+		if g := pl.ungeneratedConfigure(x.head); g != "" && pl.proseGenerator(x.b, x.head) == "" {
 			return pl.skip(x, because(KindMissingInput, "runs ./configure, which the checkout does not have: %s generates it, and no earlier line runs that "+
 				"(the steps of a release tarball)", g))
 		}

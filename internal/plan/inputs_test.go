@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	here "github.com/MakeNowJust/heredoc/v2"
+	"gotest.tools/v3/assert"
 )
 
 // What a command needs that nothing made: a file, a directory, an
@@ -466,6 +467,22 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "./configure after a sentence that gives its generator runs with it first",
+		readme: here.Doc(`
+			Run ` + "`./autogen.sh`" + ` if compiling from a cloned repository.
+
+			~~~console
+			$ ./configure
+			$ make
+			~~~
+		`),
+		repo: repoWith("acme/tool", "autogen.sh", "configure.ac", "Makefile.am"),
+		want: here.Doc(`
+			4 probe command ./configure
+			5 probe command make
+		`),
+	},
+	{
 		name: "./configure of a checkout that has it",
 		readme: here.Doc(`
 			~~~sh
@@ -693,4 +710,16 @@ func programsWith(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
+}
+
+// The generator the text gives runs as the ./configure line's setup, once.
+func TestConfigureGeneratorFromProse(t *testing.T) {
+	md := "Run `./autogen.sh` if compiling from a cloned repository.\n\n```console\n$ ./configure\n$ make\n```\n\n" +
+		"Run `./autogen.sh` first, then:\n\n```console\n$ ./configure\n```\n"
+	p := Make([]byte(md), Options{Repo: repoWith("acme/tool", "autogen.sh", "configure.ac", "Makefile.am")})
+	run := p.Run()
+	assert.Assert(t, len(run) == 3, "%s", planText(p))
+	assert.Equal(t, run[0].Step.Setup, "./autogen.sh")
+	assert.Equal(t, run[1].Step.Setup, "")
+	assert.Equal(t, run[2].Step.Setup, "", "generated once")
 }

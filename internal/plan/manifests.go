@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
+	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
 // What a build or task program needs in its directory: its manifest, and
@@ -127,6 +128,22 @@ func (pl *planner) ungeneratedConfigure(cmds []simple) string {
 		}
 		if pl.inRepo("configure.ac") || pl.inRepo("configure.in") {
 			return "autoreconf -i"
+		}
+	}
+	return ""
+}
+
+// proseGenerator returns the command that generates ./configure when the
+// text before the block gives it in code ("Run `./autogen.sh` if compiling
+// from a cloned repository") and the block's ./configure needs it
+// (ungeneratedConfigure); "" otherwise.
+func (pl *planner) proseGenerator(b readme.Block, cmds []simple) string {
+	if pl.ungeneratedConfigure(cmds) == "" {
+		return ""
+	}
+	for _, m := range codeSpanRe.FindAllStringSubmatch(b.Before, -1) {
+		if ss := simples(lex(m[1])); len(ss) == 1 && configureGenerators[path.Base(ss[0].script())] {
+			return strings.TrimSpace(m[1])
 		}
 	}
 	return ""
