@@ -150,3 +150,23 @@ func TestPreparingStepsCheckNothing(t *testing.T) {
 	l, _ = runLocal(t, MarkdownName, prepares(probes("```sh\ncd no-such-dir\nr2d-guess --help\n```\n", 3), 2), nil)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
 }
+
+// A build step that stops for a library the README names in its text is
+// blocked (the README asked for it in words); one it does not name is the
+// README's failure.
+func TestBuildStopsForAPrerequisiteTheTextNames(t *testing.T) {
+	t.Parallel()
+	md := "```sh\necho 'configure: error: libunistring required to build' >&2; false\n```\n"
+	withPrereqs := func(p runner.Plan, names ...string) runner.Plan {
+		p.Prerequisites = names
+		return p
+	}
+	l, _ := runLocal(t, MarkdownName, withPrereqs(readmePlan(md), "libpcre2", "libunistring"), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeBlocked)
+	assert.Equal(t, l.OutcomeReason, "README.md line 2: `echo 'configure: error: libunistring required to build' >&2; false` stopped for libunistring, "+
+		"which the README names in its text as something the build needs, and no line the plan runs installs it: the build was not checked here, "+
+		"which is not the README's failure; install it in a code block the plan runs (sudo apt-get install …), or try an AI engine, which reads the README's prose")
+
+	l, _ = runLocal(t, MarkdownName, withPrereqs(readmePlan(md), "zlib"), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+}

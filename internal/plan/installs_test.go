@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -412,4 +413,35 @@ func TestUninstalled(t *testing.T) {
 	// The image's program is there whatever the README says.
 	p := Make([]byte("# jq\n\n~~~sh\njq --version\n~~~\n"), Options{Repo: repoWith("jqlang/jq")})
 	assert.Equal(t, p.Uninstalled, Uninstalled{})
+}
+
+// The prerequisites a README names in its text: lib words anywhere, the
+// words of lines and sections about requirements; never its code.
+func TestPrerequisites(t *testing.T) {
+	md := here.Doc(`
+		# tool
+
+		A tool for logs, built on libarchive.
+
+		## Requirements
+
+		- sqlite - The SQLite engine.
+
+		The following packages are required: zlib and bzip2.
+
+		~~~sh
+		apt-get install libnotincode-dev
+		~~~
+
+		## Usage
+
+		Run it on anything.
+	`)
+	p := Make([]byte(md), Options{})
+	for _, w := range []string{"libarchive", "sqlite", "zlib", "bzip2"} {
+		assert.Check(t, slices.Contains(p.Prerequisites, w), "%s not in %q", w, p.Prerequisites)
+	}
+	for _, w := range []string{"libnotincode-dev", "anything", "logs"} {
+		assert.Check(t, !slices.Contains(p.Prerequisites, w), "%s in %q", w, p.Prerequisites)
+	}
 }

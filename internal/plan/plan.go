@@ -93,6 +93,10 @@ type Plan struct {
 	// install is in prose, a table or a link): those lines can only find
 	// it where the image has it. Zero when there is none.
 	Uninstalled Uninstalled
+	// Prerequisites are the names the README's text gives for what a
+	// build needs (prerequisites): a build that stops for one of them
+	// met what the README asked for in words.
+	Prerequisites []string
 }
 
 // Uninstalled names the project's program that nothing the plan runs
@@ -175,7 +179,7 @@ func Make(src []byte, o Options) *Plan {
 	if auto {
 		order = OrderReadme
 	}
-	p := &Plan{File: file, Order: order, Blocks: len(doc.Blocks)}
+	p := &Plan{File: file, Order: order, Blocks: len(doc.Blocks), Prerequisites: prerequisites(src, &doc)}
 	for _, pr := range doc.Problems {
 		p.Notes = append(p.Notes, Note{Text: "readme2demo hint: " + pr})
 	}

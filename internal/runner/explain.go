@@ -145,6 +145,62 @@ var redirectFailRe = lazyre.New(`^bash: (?:line \d+: )?(\S+): (No such file or d
 // directory" (gcc, clang).
 var headerMissingRe = lazyre.New(`(?m)fatal error: '?([\w./+-]+\.(?:h|hh|hpp|hxx))'?(?:: No such file or directory| file not found)`)
 
+// missingLibRe finds what a configure script, pkg-config or CMake says a
+// build lacks: "configure: error: libunistring required to build", "No
+// package 'ncursesw' found", "Package libpcre2-8 was not found",
+// "checking for NCURSES_LIBS (-lncurses)... no", "Could NOT find ZLIB".
+var missingLibRe = lazyre.New(`(?m)configure: error: (?:[Cc]ould not find |[Cc]annot find |[Nn]o |[Mm]issing |[Uu]nable to find )?(?:the )?([\w.+-]+)|No package '([\w.+-]+)' found|Package '?([\w.+-]+)'? was not found|checking for (\w+)_LIBS\b.*\.\.\. no$|Could NOT find (\w+)`)
+
+// missingLibraries returns what a build's output says it lacks: the
+// header it could not find and the libraries its configure names.
+func missingLibraries(output string) []string {
+	var out []string
+	if h := missingHeader(output); h != "" {
+		out = append(out, h)
+	}
+	for _, m := range missingLibRe.FindAllStringSubmatch(output, -1) {
+		for _, g := range m[1:] {
+			if g != "" {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// libStem is a library's name as prose and package names share it:
+// lower case, without a lib prefix, a header's extension and directory,
+// a -dev or -devel suffix, a version or a wide-character w.
+func libStem(s string) string {
+	s = strings.ToLower(path.Base(s))
+	for _, suf := range []string{".h", ".hpp", "-dev", "-devel", "_libs"} {
+		s = strings.TrimSuffix(s, suf)
+	}
+	s = strings.TrimPrefix(s, "lib")
+	return strings.TrimRight(s, "0123456789.-_")
+}
+
+// namedPrerequisite returns the prerequisite the README's text names
+// (prereqs) that a build's output says it lacks, "" for none: a stem of
+// four letters or more that one contains.
+func namedPrerequisite(output string, prereqs []string) string {
+	if len(prereqs) == 0 {
+		return ""
+	}
+	for _, lack := range missingLibraries(output) {
+		l := libStem(lack)
+		if len(l) < 4 {
+			continue
+		}
+		for _, p := range prereqs {
+			if ps := libStem(p); len(ps) >= 4 && (strings.Contains(ps, l) || strings.Contains(l, ps)) {
+				return lack
+			}
+		}
+	}
+	return ""
+}
+
 // missingHeader is the header a build could not find, "" when none.
 func missingHeader(output string) string {
 	if m := headerMissingRe.FindStringSubmatch(output); m != nil {

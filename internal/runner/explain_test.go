@@ -114,3 +114,29 @@ func TestRunnerOutputMatcher(t *testing.T) {
 		assert.Equal(t, lines[i] == strconv.Itoa(i)+" 0", tt.match, "expect %q output %q: %s", tt.expect, tt.output, lines[i])
 	}
 }
+
+// What a build lacks, matched with the prerequisites the README names in
+// its text.
+func TestNamedPrerequisite(t *testing.T) {
+	tests := []struct {
+		name, output string
+		prereqs      []string
+		want         string
+	}{
+		{"configure names a library", "checking for library containing uc_width... no\nconfigure: error: libunistring required to build\n",
+			[]string{"libpcre2", "libunistring", "sqlite"}, "libunistring"},
+		{"a header, a package of its own name", "src/ui.c:20:10: fatal error: curses.h: No such file or directory\n",
+			[]string{"pkg-config", "libncursesw5-dev", "iconv"}, "curses.h"},
+		{"configure's _LIBS check", "checking for NCURSES_LIBS (-lncurses)... no\nconfigure failed.\n",
+			[]string{"ncurses"}, "NCURSES"},
+		{"pkg-config", "Package libpcre2-8 was not found in the pkg-config search path.\n", []string{"pcre2"}, "libpcre2-8"},
+		{"not named in the text", "configure: error: libunistring required to build\n", []string{"sqlite", "zlib"}, ""},
+		{"no text", "configure: error: libunistring required to build\n", nil, ""},
+		{"too short to tell", "configure: error: C compiler cannot create executables\n", []string{"clang", "gcc"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, namedPrerequisite(tc.output, tc.prereqs), tc.want)
+		})
+	}
+}

@@ -86,6 +86,7 @@ type Parser struct {
 	// installs (PlanRecord), notFound the commands that did not find it.
 	uninstalled, uninstalledAt string
 	notFound                   int
+	prereqs                    []string // PlanRecord.Prerequisites
 	summary                    *summaryV1
 	errText                    string
 }
@@ -125,6 +126,7 @@ func (p *Parser) Record(v *jsonv.Value) {
 		}
 		p.script, p.nothing, p.lacks = r.Script, r.NothingToRun, r.SandboxLacks
 		p.uninstalled, p.uninstalledAt = r.Uninstalled, r.UninstalledAt
+		p.prereqs = slices.Clip(r.Prerequisites)
 	case *Note, *Stop:
 	case *Skip:
 		// Older runners wrote {line, text} for a skipped block: no
@@ -292,6 +294,11 @@ func (p *Parser) Verdict() Verdict {
 		// A step did not find the project's own program, which nothing
 		// the plan ran installs: not the README's failure (below).
 		v.End, v.Uninstalled, v.Failure = EndUninstalled, p.uninstalledWith(f), nil
+		return v
+	}
+	if f := v.Failure; f != nil && f == p.first && f.Kind == KindExit && f.Prerequisite != "" {
+		// A build stopped for what the README asks for in words.
+		v.End, v.Prerequisite, v.Failure = EndPrerequisite, f, nil
 		return v
 	}
 	if v.Failure != nil {

@@ -56,6 +56,9 @@ type PlanRecord struct {
 	// installs, UninstalledAt where it is first run (Plan.Uninstalled).
 	Uninstalled   string `json:"uninstalled,omitempty"`
 	UninstalledAt string `json:"uninstalled_at,omitempty"`
+	// Prerequisites are the names the README's text gives for what a
+	// build needs (Plan.Prerequisites).
+	Prerequisites []string `json:"prerequisites,omitempty"`
 	// Script is the runner's own path as bash names it in its error
 	// messages (stripped from the output); the runner fills it in, so it
 	// is the last field.

@@ -106,6 +106,10 @@ type Plan struct {
 	// ("README.md line 42"): when the run finds it missing, the README's
 	// use of it was not checked (blocked), which is not its failure.
 	Uninstalled, UninstalledAt string
+	// Prerequisites are the names the README's text gives for what a
+	// build needs: a step that stops for one of them met what the README
+	// asks for in words, which the run could not follow (blocked).
+	Prerequisites []string
 }
 
 // Step is one command of the plan.
@@ -266,7 +270,7 @@ func Render(p Plan, paths Paths) []byte {
 	b.WriteString(script)
 	b.WriteString("\n# ---- the plan ----\n")
 	plan := record(PlanRecord{Type: TypePlan, Runner: Version, Engine: p.Engine, Origin: p.Origin, Steps: len(p.Steps), NothingToRun: p.NothingToRun, SandboxLacks: p.SandboxLacks,
-		Uninstalled: p.Uninstalled, UninstalledAt: p.UninstalledAt})
+		Uninstalled: p.Uninstalled, UninstalledAt: p.UninstalledAt, Prerequisites: p.Prerequisites})
 	// The script's own path, as bash names it in error messages, is the
 	// plan record's last field.
 	b.WriteString("__r2d_json \"${BASH_SOURCE[0]}\"\n")

@@ -32,6 +32,9 @@ type Verdict struct {
 	SandboxLacks string
 	// Uninstalled is what EndUninstalled found.
 	Uninstalled Uninstalled
+	// Prerequisite is the step that stopped for a prerequisite the
+	// README names in its text (EndPrerequisite).
+	Prerequisite *Failure
 }
 
 // Uninstalled is the project's own program that no command of the plan
@@ -58,6 +61,7 @@ const (
 	EndSaidFailed                 // runner 1's summary said FAILED for a reason the records do not show
 	EndNoStep                     // no step ran, and every probe failed: nothing could be checked
 	EndUninstalled                // the project's program, which nothing the plan ran installs, was not found
+	EndPrerequisite               // a build stopped for a prerequisite the README names in its text
 )
 
 // Blocked reports a verdict that is neither the README's success nor its
@@ -65,7 +69,7 @@ const (
 // every guess failed, or as what the README runs needs what the sandbox
 // does not have.
 func (v Verdict) Blocked() bool {
-	return v.Failure == nil && (v.End == EndNoStep || v.End == EndUninstalled || v.End == EndNothingToRun && v.SandboxLacks != "")
+	return v.Failure == nil && (v.End == EndNoStep || v.End == EndUninstalled || v.End == EndPrerequisite || v.End == EndNothingToRun && v.SandboxLacks != "")
 }
 
 // Reason is the outcome reason of the verdict ("" when the run passed);
@@ -108,6 +112,11 @@ func (v Verdict) Reason(advice func(*Failure) string) string {
 		return fmt.Sprintf("the README's use of %[1]s was not checked: its commands run %[1]s (from %[2]s on), no command the plan runs installs it "+
 			"(the README installs it in words, a table, a link or a line the plan skips), and %[3]s; if a code block installs it, add "+
 			"<!-- readme2demo: run --> above that block, or try an AI engine, which reads the README's prose", u.Program, u.First, what)
+	case EndPrerequisite:
+		f := v.Prerequisite
+		return fmt.Sprintf("%s: %s stopped for %s, which the README names in its text as something the build needs, and no line the plan runs installs it: "+
+			"the build was not checked here, which is not the README's failure; install it in a code block the plan runs (sudo apt-get install …), "+
+			"or try an AI engine, which reads the README's prose", f.Where, quoteCommand(firstLine(f.Command)), f.Prerequisite)
 	case EndNoStep:
 		what := fmt.Sprintf("the %d commands it ran on a guess (probes) all failed", v.Probes)
 		if v.Probes == 1 {
@@ -175,6 +184,9 @@ type Failure struct {
 	// could not be reached.
 	Missing *Missing
 	Notes   string
+	// Prerequisite is what the build lacks that the README names in its
+	// text (KindExit; namedPrerequisite), "" when none.
+	Prerequisite string
 	// Header is a C header the build could not find (KindExit): a
 	// library's development files, which a README often names only in
 	// words.
@@ -290,6 +302,7 @@ func (p *Parser) verdict(c *commandlog.Command, cmd *command) *Failure {
 		net := networkNote(c.Output, c.Command, c.ExitCode, end.PipeStatus...)
 		f.Kind, f.Missing, f.Notes, f.PipeStatus = KindExit, notFound(c, cmd.line, p.installs, p.ran), redirectNote(c)+net, end.PipeStatus
 		f.Header = missingHeader(c.Output)
+		f.Prerequisite = namedPrerequisite(c.Output, p.prereqs)
 		if net != "" {
 			f.Kind = KindNetwork // an AI engine cannot reach the host either
 		}
