@@ -194,6 +194,13 @@ func (b *logBuilder) setEnvironment(id string, e *commandlog.Environment) {
 	}
 }
 
+// setPipeStatus records the statuses of a command's last pipeline.
+func (b *logBuilder) setPipeStatus(id string, st []int) {
+	if s := b.cmds.lookup(id); s != nil && len(st) > 0 {
+		s.item.PipeStatus = st // (bounded by the command's text, which its size counts)
+	}
+}
+
 // setPlanned records how the plan ran an open command.
 func (b *logBuilder) setPlanned(id string, p commandlog.Planned) {
 	if s := b.cmds.lookup(id); s != nil {

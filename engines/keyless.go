@@ -140,6 +140,7 @@ func (l runnerLog) Result(id string, r runner.Result) bool {
 		return false
 	}
 	l.b.setEnvironment(id, r.Environment)
+	l.b.setPipeStatus(id, r.PipeStatus)
 	return true
 }
 

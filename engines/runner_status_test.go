@@ -37,6 +37,11 @@ func TestPipelineStatusCoversEveryProgram(t *testing.T) {
 	assert.Equal(t, l.OutcomeReason, "README.md line 9: `r2d-nosuch-tool | cat` exited with 127 (r2d-nosuch-tool: command not found); "+
 		"the exit statuses of its pipeline were 127 0 (a pipeline fails when one of its programs does); 1 of 5 planned commands was not reached; "+
 		"the markdown engine runs only what the README's code blocks say; if the README gives this prerequisite in words, try an AI engine such as --engine claude-code")
+	// The log keeps each pipeline's statuses (pipe_status), for what reads
+	// it later (a quiet download's failure inside a pipeline).
+	for i, want := range [][]int{{141, 0}, {127, 0}, nil, {127, 0}} {
+		assert.DeepEqual(t, l.Commands[i].PipeStatus, want)
+	}
 }
 
 // A command that waited on standard input and got end of file is the

@@ -217,6 +217,11 @@ type Command struct {
 	LeaveCwd   bool        `json:"leave_cwd,omitempty"`
 	Setup      string      `json:"setup,omitempty"`
 	Background *Background `json:"background,omitempty"`
+	// PipeStatus are the exit statuses of the programs of the command's
+	// last pipeline, when it had more than one and the keyless runner
+	// saw them (optional addition to schema v1): `curl -s URL | gpg …`
+	// exits with gpg's status, while curl's says the host was unreachable.
+	PipeStatus []int `json:"pipe_status,omitempty"`
 }
 
 // OnSuccessfulPath reports whether c belongs to the run's successful path,

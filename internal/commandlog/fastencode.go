@@ -91,6 +91,16 @@ func AppendCommand(b []byte, c *Command) []byte {
 		b = append(b, ",\n      \"setup\": "...)
 		b = appendString(b, c.Setup)
 	}
+	if len(c.PipeStatus) > 0 {
+		b = append(b, ",\n      \"pipe_status\": ["...)
+		for i, st := range c.PipeStatus {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = strconv.AppendInt(b, int64(st), 10)
+		}
+		b = append(b, ']')
+	}
 	if g := c.Background; g != nil {
 		b = append(b, ",\n      \"background\": {"...)
 		sep := "\n        "

@@ -63,6 +63,9 @@ type Command struct {
 	Text     string
 	Output   string
 	ExitCode *int
+	// PipeStatus are the statuses of its last pipeline's programs, when
+	// it had more than one and the runner saw them.
+	PipeStatus []int
 	// Unknown is true when the command never finished (status unknown).
 	Unknown bool
 	// Last is true for the last command of the run: the one in progress

@@ -88,7 +88,9 @@ func unreachedHosts(c Command, s Signals) (hosts []string, ok bool) {
 		return nil, false
 	}
 	hosts, ok = Unreached(c.Output)
-	if !ok && (c.ExitCode == nil || !QuietNetworkFailure(c.Text, *c.ExitCode)) {
+	quiet := c.ExitCode != nil && QuietNetworkFailure(c.Text, *c.ExitCode) ||
+		slices.ContainsFunc(c.PipeStatus, func(st int) bool { return QuietNetworkFailure(c.Text, st) })
+	if !ok && !quiet {
 		return nil, false
 	}
 	if len(hosts) == 0 {

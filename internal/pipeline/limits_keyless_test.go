@@ -74,6 +74,16 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 				"a self-hosted runner's firewall or proxy, or an outage), so whether the README's host is up could not be checked here; the README was not found at fault",
 		},
 		{
+			name: "open network that does not reach the internet: a quiet download inside a pipeline",
+			log: failedAt(commandlog.Command{Command: "curl -s https://apt.example.org/key.gpg | gpg --dearmor | sudo tee /usr/share/keyrings/x.gpg > /dev/null",
+				ExitCode: ip(2), PipeStatus: []int{6, 2, 0}, Status: commandlog.StatusFailed, Output: "gpg: no valid OpenPGP data found.\n"},
+				"README.md line 7: `curl -s https://apt.example.org/key.gpg | gpg --dearmor | sudo tee /usr/share/keyrings/x.gpg > /dev/null` exited with 2"),
+			res: result(nil), offline: true, outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 7 ("curl -s https://apt.example.org/key.gpg | gpg --dearmor | sudo tee /usr/share/keyrings/x.gpg > /dev/null") failed because of the sandbox, not the README (network-unreachable): ` +
+				"the sandbox could not reach apt.example.org, and the network this run had does not reach the internet (github.com could not be looked up either: " +
+				"a self-hosted runner's firewall or proxy, or an outage), so whether the README's host is up could not be checked here; the README was not found at fault",
+		},
+		{
 			name: "no Docker",
 			log: failedAt(commandlog.Command{Command: "docker compose up -d", ExitCode: ip(127), Status: commandlog.StatusFailed,
 				Output: "bash: docker: command not found\n"},

@@ -45,6 +45,9 @@ type Result struct {
 	// Environment is the sandbox's part in a failure that the runner saw
 	// itself (the command read its empty standard input); nil otherwise.
 	Environment *commandlog.Environment
+	// PipeStatus are the statuses of its last pipeline's programs, when
+	// it had more than one.
+	PipeStatus []int
 }
 
 // Options change how a transcript is judged.
@@ -216,6 +219,9 @@ func (p *Parser) ended(r *endV1) {
 	}
 	c.end = *r
 	res := Result{ExitCode: r.ExitCode, Failed: r.TimedOut}
+	if len(r.PipeStatus) > 1 {
+		res.PipeStatus = slices.Clip(r.PipeStatus)
+	}
 	res.Output, res.Omitted = r.Output.Text(p.script)
 	if r.OutputLost != "" {
 		res.Output += "\n[readme2demo: the output could not be captured in full: " + r.OutputLost + "]\n"
