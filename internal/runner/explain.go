@@ -170,7 +170,8 @@ func missingLibraries(output string) []string {
 
 // libStem is a library's name as prose and package names share it:
 // lower case, without a lib prefix, a header's extension and directory,
-// a -dev or -devel suffix, a version or a wide-character w.
+// a -dev or -devel suffix, configure's _LIBS or a trailing version
+// (libncursesw5-dev: ncursesw, which contains curses.h's curses).
 func libStem(s string) string {
 	s = strings.ToLower(path.Base(s))
 	for _, suf := range []string{".h", ".hpp", "-dev", "-devel", "_libs"} {
