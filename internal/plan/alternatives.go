@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/readme2demo/readme2demo/internal/envcause"
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
@@ -269,37 +268,6 @@ func (pl *planner) usesDownload(cmds []simple) bool {
 		}
 	}
 	return false
-}
-
-// uninstalled returns the project's own program that run entries start
-// with when nothing that runs installs or builds the project and neither
-// the image nor GitHub's runners have it (Plan.Uninstalled).
-func (pl *planner) uninstalled() Uninstalled {
-	if pl.seen.selfInstall || pl.seen.built || pl.seen.configured {
-		return Uninstalled{}
-	}
-	installed := func(program string) bool {
-		if pl.seen.installed[strings.ToLower(program)] > 0 {
-			return true // (a clone into ~/.tool that runs counts)
-		}
-		for _, in := range pl.plan.Installs {
-			if in.Skipped == "" && (pl.repo.is(in.Tool) || provides(strings.ToLower(in.Tool), strings.ToLower(program))) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, e := range pl.plan.Entries {
-		if !e.Run || e.Kind != KindCommand {
-			continue
-		}
-		if ss := simples(lex(e.Command)); len(ss) > 0 {
-			if n := ss[0].name(); pl.repo.is(n) && !pl.programs[n] && !envcause.OnRunner(n) && !installed(n) {
-				return Uninstalled{Program: n, Line: e.Line}
-			}
-		}
-	}
-	return Uninstalled{}
 }
 
 // installOnce skips a second way of installing or building the project: a

@@ -5,15 +5,17 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/envcause"
 	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
-// The prerequisites a README names in its text, not in code: what a
-// person installs before the build from a sentence, a list or a table,
-// which the plan cannot run. The runner reads them when a build stops
-// for a library it lacks: the README named it, so the run could not check
-// the README, which is not the README's failure.
+// What a run cannot be given from the README's code: the prerequisites
+// it names in its text (a sentence, a list or a table of what the build
+// needs), and the project's own program when no line that runs installs
+// it. The runner reads both when a command stops for one of them: the
+// README asked for it in words, so the run could not check the README,
+// which is not the README's failure.
 
 // maxPrerequisites bounds the names a plan hands the runner.
 const maxPrerequisites = 400
@@ -64,4 +66,35 @@ func prerequisites(src []byte, doc *readme.Doc) []string {
 		}
 	}
 	return out
+}
+
+// uninstalled returns the project's own program that run entries start
+// with when nothing that runs installs or builds the project and neither
+// the image nor GitHub's runners have it (Plan.Uninstalled).
+func (pl *planner) uninstalled() Uninstalled {
+	if pl.seen.selfInstall || pl.seen.built || pl.seen.configured {
+		return Uninstalled{}
+	}
+	installed := func(program string) bool {
+		if pl.seen.installed[strings.ToLower(program)] > 0 {
+			return true // (a clone into ~/.tool that runs counts)
+		}
+		for _, in := range pl.plan.Installs {
+			if in.Skipped == "" && (pl.repo.is(in.Tool) || provides(strings.ToLower(in.Tool), strings.ToLower(program))) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range pl.plan.Entries {
+		if !e.Run || e.Kind != KindCommand {
+			continue
+		}
+		if ss := simples(lex(e.Command)); len(ss) > 0 {
+			if n := ss[0].name(); pl.repo.is(n) && !pl.programs[n] && !envcause.OnRunner(n) && !installed(n) {
+				return Uninstalled{Program: n, Line: e.Line}
+			}
+		}
+	}
+	return Uninstalled{}
 }
