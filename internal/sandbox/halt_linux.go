@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -20,8 +22,12 @@ const haltPasses = 5
 // a disk bomb reach three times a 1 GiB cap in that wait). Its own
 // namespace's first process ignores the signal (the kernel's rule for a
 // namespace's init); the meter's own container's `sleep` stops too, which
-// changes nothing. Passes end when one finds no process it had not
-// stopped.
+// changes nothing. Processes put into the namespace from outside (parent
+// 0 there: runc setting up an exec the daemon is starting, the exec's
+// program, the meter's own) are left alone: a stopped `runc init` holds
+// the daemon's lock on the container, and the kill then waits for ever
+// (CI saw it). Nothing a README starts has parent 0, so none can hide
+// that way. Passes end when one finds no process it had not stopped.
 func haltRun(proc string) {
 	self := os.Getpid()
 	stopped := map[int]bool{}
@@ -37,10 +43,30 @@ func haltRun(proc string) {
 				continue
 			}
 			stopped[pid], fresh = true, true
+			if fromOutside(filepath.Join(proc, e.Name())) {
+				continue
+			}
 			_ = unix.Kill(pid, unix.SIGSTOP) // gone already, or not ours: nothing to stop
 		}
 		if !fresh {
 			return
 		}
 	}
+}
+
+// fromOutside reports a process whose parent is 0 in its namespace (its
+// proc directory's stat says so): one put into the namespace from
+// outside. A stat that cannot be read says nothing.
+func fromOutside(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return false
+	}
+	// "PID (COMM) STATE PPID …": COMM may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	return len(f) > 1 && f[1] == "0"
 }

@@ -128,10 +128,17 @@ func TestMeterStopsTheRunAtACap(t *testing.T) {
 			child := exec.Command("sleep", "60")
 			assert.NilError(t, child.Start())
 			t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
+			// A process put in from outside (parent 0 in the namespace:
+			// runc setting up an exec) is passed over: stopped, it would
+			// hold the daemon's lock on the container.
+			runc := exec.Command("sleep", "60")
+			assert.NilError(t, runc.Start())
+			t.Cleanup(func() { _ = runc.Process.Kill(); _ = runc.Wait() })
 			proc := t.TempDir()
-			for _, pid := range []int{child.Process.Pid, os.Getpid()} { // the meter's own pid is passed over
+			for _, pid := range []int{child.Process.Pid, os.Getpid(), runc.Process.Pid} { // the meter's own pid is passed over
 				assert.NilError(t, os.Mkdir(filepath.Join(proc, strconv.Itoa(pid)), 0o755))
 			}
+			assert.NilError(t, os.WriteFile(filepath.Join(proc, strconv.Itoa(runc.Process.Pid), "stat"), []byte("7 (runc:[2:INIT]) S 0 7 7 0 -1\n"), 0o644))
 
 			out := &failAfter{lines: 1}
 			watchDirs(time.Millisecond, tc.caps, proc, []string{dir}, out)
@@ -144,6 +151,7 @@ func TestMeterStopsTheRunAtACap(t *testing.T) {
 			}
 			assert.Check(t, is.Equal(string(stateOf(t, child.Process.Pid)), string(tc.state)))
 			assert.Check(t, stateOf(t, os.Getpid()) != 'T', "the meter stopped itself")
+			assert.Check(t, stateOf(t, runc.Process.Pid) != 'T', "the meter stopped a process put in from outside")
 		})
 	}
 }
