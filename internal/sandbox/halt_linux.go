@@ -19,12 +19,11 @@ const haltPasses = 5
 // before it prints that measurement: the run's writers then wait where
 // they are for the kill that the watcher asks the daemon for, instead of
 // writing on for as long as a loaded daemon takes to answer (CI once saw
-// a disk bomb reach three times a 1 GiB cap in that wait). Its own
+// a disk bomb reach three times a 1 GiB cap in that wait). The
 // namespace's first process ignores the signal (the kernel's rule for a
-// namespace's init); the meter's own container's `sleep` stops too, which
-// changes nothing. Processes put into the namespace from outside (parent
-// 0 there: runc setting up an exec the daemon is starting, the exec's
-// program, the meter's own) are left alone: a stopped `runc init` holds
+// namespace's init). Processes put into the namespace from outside
+// (parent 0 there: runc setting up an exec the daemon is starting, the
+// exec's program, the meter container's `sleep`) are left alone: a stopped `runc init` holds
 // the daemon's lock on the container, and the kill then waits for ever
 // (CI saw it). Nothing a README starts has parent 0, so none can hide
 // that way. Passes end when one finds no process it had not stopped.
