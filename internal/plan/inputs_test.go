@@ -138,6 +138,15 @@ var inputCases = []planCase{
 			curl -O https://acme.dev/samples/sample.wav
 			tool play sample.wav
 			~~~
+
+			~~~
+			$ cloc --by-file --output-type=sloccount . > sloccount.scc
+			~~~
+
+			~~~
+			$ cat sloccount.scc
+			398 Go      ./main.go
+			~~~
 		`),
 		repo: repoWith("acme/tool", "tool", "samples/README.md"),
 		want: here.Doc(`
@@ -148,6 +157,8 @@ var inputCases = []planCase{
 			8 probe command jq '.findings' local.json
 			12 probe command curl -O https://acme.dev/samples/sample.wav
 			13 probe command tool play sample.wav
+			17 skip missing-input cloc --by-file --output-type=sloccount . > sloccount.scc
+			21 skip missing-input cat sloccount.scc
 		`),
 	},
 	{

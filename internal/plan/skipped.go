@@ -150,7 +150,14 @@ func madeBySkipped(pl *planner, x *cmd) (Entry, bool) {
 		return pass()
 	}
 	for _, s := range x.cmds {
-		for _, f := range usedFiles(s) {
+		// Any operand counts, whatever it looks like: it is the very name
+		// a skipped line writes (`cat sloccount.scc` after a skipped
+		// `… > sloccount.scc`).
+		writes := writtenBy([]simple{s})
+		for _, f := range append(usedFiles(s), s.args()...) {
+			if slices.Contains(writes, f) {
+				continue
+			}
 			c := cleanPath(f)
 			if l := pl.seen.unmade[c]; l > 0 && !pl.seen.mentioned[c] {
 				return pl.skip(x, because(KindMissingInput, "uses %s, which only line %d writes, and that line is not run", f, l))
