@@ -222,7 +222,8 @@ var containerSetup = map[string]bool{"cd": true, "cp": true, "mv": true, "mkdir"
 // withSkippedGoal skips the commands of a block that only prepare a
 // skipped step after them: fetching and bootstrapping another platform's
 // package manager (`git clone …/vcpkg`, `cd vcpkg`, `./bootstrap-vcpkg.sh`
-// before `./vcpkg install x`), the files a skipped container reads, or
+// before `./vcpkg install x`), the files a skipped container reads, the
+// directory made and entered for a skipped clone of this repository, or
 // committing what a skipped `git push` would publish.
 func (pl *planner) withSkippedGoal(es []Entry) {
 	pl.assignsForSkipped(es)
@@ -252,6 +253,11 @@ func (pl *planner) withSkippedGoal(es []Entry) {
 				_, _, isClone := clone(s)
 				return isClone || containerSetup[s.name()]
 			}
+		case goal.Kind == KindCloneOfSelf:
+			// The place made for a clone the run does not need (`mkdir -p
+			// $GOPATH/src/x && cd $GOPATH/src/x` before it): entered, it
+			// would take the later lines out of the checkout.
+			prepares = func(s simple) bool { return s.name() == "cd" || s.name() == "mkdir" }
 		case goal.cause&causeGitPush != 0:
 			prepares = func(s simple) bool {
 				args := s.args()

@@ -33,6 +33,28 @@ var cloneCases = []planCase{
 		`),
 	},
 	{
+		name: "the place made for the clone is not entered: the later lines run in the checkout",
+		readme: here.Doc(`
+			## Build
+
+			~~~
+			mkdir -p $GOPATH/src/github.com/acme
+			cd $GOPATH/src/github.com/acme
+			git clone https://github.com/acme/tool.git
+			cd tool
+			make install
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			4 skip prepares mkdir -p $GOPATH/src/github.com/acme
+			5 skip prepares cd $GOPATH/src/github.com/acme
+			6 skip clone-of-self git clone https://github.com/acme/tool.git
+			7 skip clone-of-self cd tool
+			8 probe command make install
+		`),
+	},
+	{
 		name: "a clone into another directory is linked to the checkout",
 		readme: here.Doc(`
 			~~~sh
