@@ -2,10 +2,11 @@ package plan
 
 import (
 	"fmt"
-	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"path"
+	"slices"
 	"strings"
 
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
@@ -127,12 +128,20 @@ func (pl *planner) notCommands(cands []candidate) string {
 
 // projectLines returns the commands of a text-labelled block that run the
 // project's own program: its `$ tool …` prompt lines, or, in a block with
-// no prompt, its lines when every one is such a command. Authors label
-// sessions "text" too; nil when the block is text.
+// no prompt, its lines when every one is such a command or installs the
+// project. Authors label sessions "text" too; nil when the block is text.
 func (pl *planner) projectLines(b readme.Block) []candidate {
 	own := func(cmd string) bool {
 		ss := simples(lex(cmd))
-		return len(ss) > 0 && pl.repo.is(path.Base(ss[0].name())) && shapeOf(cmd) == shapeCommand
+		if len(ss) == 0 || shapeOf(cmd) != shapeCommand {
+			return false
+		}
+		if pl.repo.is(path.Base(ss[0].name())) {
+			return true
+		}
+		// Or it installs the project (`go install …/golines@latest`).
+		ts, _, ok := installs(ss[0], pl.repo)
+		return ok && slices.ContainsFunc(ts, pl.repo.is)
 	}
 	var out []candidate
 	prompted := false

@@ -265,7 +265,7 @@ var candidateCases = []planCase{
 		`),
 	},
 	{
-		name: "text blocks run the project's own commands, not others'",
+		name: "text blocks run the project's own commands and its install, not others'",
 		readme: here.Doc(`
 			# statik
 
@@ -288,6 +288,16 @@ var candidateCases = []planCase{
 			~~~text
 			$ statik -h
 			~~~
+
+			First, install the tool:
+
+			~~~text
+			go install github.com/rakyll/statik@latest
+			~~~
+
+			~~~text
+			go install github.com/other/tool@latest
+			~~~
 		`),
 		repo: slugRepo("rakyll/statik"),
 		want: here.Doc(`
@@ -296,6 +306,8 @@ var candidateCases = []planCase{
 			11 probe command statik -f
 			15 skip text (no command)
 			20 skip text (no command)
+			26 probe command go install github.com/rakyll/statik@latest
+			30 skip text (no command)
 		`),
 	},
 	{
