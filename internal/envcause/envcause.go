@@ -112,6 +112,10 @@ type Signals struct {
 	// (NeedsReachCheck). Any host a command could not reach is then the
 	// network's doing, not the README's.
 	InternetUnreached bool
+	// SourcesUnreached are the hosts of package sources that an index
+	// update of the run could not reach (SourcesUnreached): a package
+	// not found afterwards is the network's doing.
+	SourcesUnreached []string
 	// Keyless says that readme2demo's own runner ran the commands (the
 	// keyless engines), not an agent: the run's time limit is named for
 	// what it is there (RunTimeout).

@@ -191,3 +191,13 @@ func TestAIEngineAdviceOnlyWhereItHelps(t *testing.T) {
 		assert.Check(t, !strings.Contains(c.Detail, "AI engine"), "%s: %s", c.Kind, c.Detail)
 	}
 }
+
+// The package sources an index update could not reach, as apt names them.
+func TestSourcesUnreached(t *testing.T) {
+	out := "Err:1 https://apt.fury.io/caarlos0  InRelease\n  Could not resolve 'apt.fury.io'\n" +
+		"Err:2 http://deb.example.org/debian bookworm InRelease\n  Temporary failure resolving 'deb.example.org'\n" +
+		"Err:3 https://pkg.example.net/apt stable InRelease\n  Could not connect to pkg.example.net:443 (203.0.113.5), connection timed out\n" +
+		"W: Failed to fetch https://apt.fury.io/caarlos0/InRelease  Could not resolve 'apt.fury.io'\n"
+	assert.DeepEqual(t, SourcesUnreached(out), []string{"apt.fury.io", "deb.example.org", "pkg.example.net"})
+	assert.Check(t, is.Len(SourcesUnreached("Hit:1 http://deb.debian.org/debian bookworm InRelease\nReading package lists...\n"), 0))
+}

@@ -53,6 +53,30 @@ func QuietNetworkFailure(command string, code int) bool {
 	return false
 }
 
+// sourceUnreachedRe finds a package source that an index update could not
+// reach, as apt reports it (`W: Failed to fetch URL  Could not resolve
+// 'HOST'`, `Temporary failure resolving 'HOST'`, `Could not connect to
+// HOST:443`).
+var sourceUnreachedRe = lazyre.New(`(?:Could not resolve|Temporary failure resolving) '([\w.-]+)'|Could not connect to ([\w.-]+?)(?::\d+)? \(`)
+
+// SourcesUnreached returns the hosts of the package sources an index
+// update could not reach, as its output names them, in order, without
+// repeats.
+func SourcesUnreached(output string) []string {
+	var hosts []string
+	for _, m := range sourceUnreachedRe.FindAllStringSubmatch(output, -1) {
+		h := m[1] + m[2]
+		if !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
+}
+
+// packageMissingRe is a package manager that found no package of the
+// name: apt, dnf and yum, zypper, apk.
+var packageMissingRe = lazyre.New(`Unable to locate package |Package '[^']+' has no installation candidate|has no installation candidate|No match for argument: |No package [^ ]+ available|No provider of '|unable to select packages:`)
+
 // urlHostRe finds the host of a URL in a command.
 var urlHostRe = lazyre.New(`https?://([\w.-]+)`)
 
@@ -91,6 +115,11 @@ func unreachedHosts(c Command, s Signals) (hosts []string, ok bool) {
 	quiet := c.ExitCode != nil && QuietNetworkFailure(c.Text, *c.ExitCode) ||
 		slices.ContainsFunc(c.PipeStatus, func(st int) bool { return QuietNetworkFailure(c.Text, st) })
 	if !ok && !quiet {
+		// A package not found after an update that could not reach a
+		// package source: the source that has it, most likely.
+		if len(s.SourcesUnreached) > 0 && packageMissingRe.MatchString(c.Output) {
+			return s.SourcesUnreached, true
+		}
 		return nil, false
 	}
 	if len(hosts) == 0 {

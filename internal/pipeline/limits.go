@@ -116,6 +116,20 @@ func internetUnreached(ctx context.Context, l *commandlog.Log, sig envcause.Sign
 	return err != nil
 }
 
+// sourcesUnreached are the hosts of the package sources that the log's
+// index updates could not reach (envcause.SourcesUnreached), in order.
+func sourcesUnreached(l *commandlog.Log) []string {
+	var hosts []string
+	for _, c := range l.Commands {
+		for _, h := range envcause.SourcesUnreached(c.Output) {
+			if !slices.Contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	return hosts
+}
+
 // nameLimits marks every command that ran into a sandbox limit
 // (commands[].environment) and, when such a command decided the run, says
 // so in outcome_reason instead of blaming the README. keyless engines stop

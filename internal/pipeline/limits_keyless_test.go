@@ -74,6 +74,30 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 				"a self-hosted runner's firewall or proxy, or an outage), so whether the README's host is up could not be checked here; the README was not found at fault",
 		},
 		{
+			name: "open network that does not reach the internet: a package not found after the update could not reach its source",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: "README.md line 85: `sudo apt install svu` exited with 100",
+				Commands: []commandlog.Command{
+					{ID: "1", Command: "sudo apt update", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(84), Planned: commandlog.PlannedStep,
+						Output: aptUpdateUnresolved},
+					{ID: "2", Command: "sudo apt install svu", ExitCode: ip(100), Status: commandlog.StatusFailed, Source: src(85), Planned: commandlog.PlannedStep,
+						Output: "\nWARNING: apt does not have a stable CLI interface. Use with caution in scripts.\n\nReading package lists...\nBuilding dependency tree...\nReading state information...\nE: Unable to locate package svu\n"}}},
+			res: result(nil), offline: true, outcome: commandlog.OutcomeBlocked,
+			reason: `README.md line 85 ("sudo apt install svu") failed because of the sandbox, not the README (network-unreachable): ` +
+				"the sandbox could not reach apt.fury.io, and the network this run had does not reach the internet (github.com could not be looked up either: " +
+				"a self-hosted runner's firewall or proxy, or an outage), so whether the README's host is up could not be checked here; the README was not found at fault",
+		},
+		{
+			name: "a package not found after an update that reached every source is the README's",
+			log: &commandlog.Log{Engine: "markdown", Outcome: commandlog.OutcomeFailed, OutcomeReason: "README.md line 85: `sudo apt install svu` exited with 100",
+				Commands: []commandlog.Command{
+					{ID: "1", Command: "sudo apt update", ExitCode: ip(0), Status: commandlog.StatusOK, Source: src(84), Planned: commandlog.PlannedStep,
+						Output: "Reading package lists...\nBuilding dependency tree...\n"},
+					{ID: "2", Command: "sudo apt install svu", ExitCode: ip(100), Status: commandlog.StatusFailed, Source: src(85), Planned: commandlog.PlannedStep,
+						Output: "E: Unable to locate package svu\n"}}},
+			res: result(nil), offline: true, outcome: commandlog.OutcomeFailed,
+			reason: "README.md line 85: `sudo apt install svu` exited with 100",
+		},
+		{
 			name: "open network that does not reach the internet: a quiet download inside a pipeline",
 			log: failedAt(commandlog.Command{Command: "curl -s https://apt.example.org/key.gpg | gpg --dearmor | sudo tee /usr/share/keyrings/x.gpg > /dev/null",
 				ExitCode: ip(2), PipeStatus: []int{6, 2, 0}, Status: commandlog.StatusFailed, Output: "gpg: no valid OpenPGP data found.\n"},
@@ -217,6 +241,7 @@ func TestKeylessSandboxLimitsBlock(t *testing.T) {
 			explain(tc.log, tc.res, 30*time.Minute, true)
 			sig := signals(tc.res, network, 30*time.Minute, nil)
 			sig.InternetUnreached = tc.offline
+			sig.SourcesUnreached = sourcesUnreached(tc.log)
 			nameLimits(tc.log, tc.res, sig, true, redact.New(nil))
 			assert.Equal(t, tc.log.Outcome, tc.outcome)
 			assert.Equal(t, tc.log.OutcomeReason, tc.reason)
@@ -236,6 +261,9 @@ func TestInternetUnreached(t *testing.T) {
 	mayBeDown := failed("curl -fsSL https://getmic.ro | bash", "curl: (6) Could not resolve host: getmic.ro\n", 6)
 	alwaysUp := failed("git clone https://github.com/acme/tool", "fatal: unable to access 'https://github.com/acme/tool/': Could not resolve host: github.com\n", 128)
 	readmeFault := failed("make test", "FAIL: test_x\n", 2)
+	sourceDown := &commandlog.Log{Commands: []commandlog.Command{
+		{ID: "1", Command: "sudo apt update", Output: aptUpdateUnresolved, ExitCode: ip(0), Status: commandlog.StatusOK},
+		{ID: "2", Command: "sudo apt install svu", Output: "E: Unable to locate package svu\n", ExitCode: ip(100), Status: commandlog.StatusFailed}}}
 	tests := []struct {
 		name    string
 		log     *commandlog.Log
@@ -249,6 +277,7 @@ func TestInternetUnreached(t *testing.T) {
 		{"an always-up host needs no look-up", alwaysUp, NetworkOpen, errors.New("no such host"), false, 0},
 		{"a failure of the README's needs no look-up", readmeFault, NetworkOpen, errors.New("no such host"), false, 0},
 		{"no network needs no look-up", mayBeDown, NetworkNone, errors.New("no such host"), false, 0},
+		{"a package whose source did not resolve, offline", sourceDown, NetworkOpen, errors.New("no such host"), true, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -259,8 +288,18 @@ func TestInternetUnreached(t *testing.T) {
 				return nil, tc.resolve
 			}
 			sig := signals(result(nil), tc.network, time.Minute, nil)
+			sig.SourcesUnreached = sourcesUnreached(tc.log)
 			assert.Equal(t, internetUnreached(context.Background(), tc.log, sig, lookup), tc.want)
 			assert.Equal(t, lookups, tc.lookups)
 		})
 	}
 }
+
+// aptUpdateUnresolved is the end of `sudo apt update` in the sandbox image
+// after a README added a source whose host did not resolve (caarlos0/svu's
+// apt.fury.io, on a machine that reaches only Debian's mirrors).
+const aptUpdateUnresolved = "Ign:1 https://apt.fury.io/caarlos0  InRelease\nErr:1 https://apt.fury.io/caarlos0  InRelease\n  Could not resolve 'apt.fury.io'\n" +
+	"Fetched 186 kB in 7s (26.5 kB/s)\nReading package lists...\nBuilding dependency tree...\nReading state information...\n" +
+	"44 packages can be upgraded. Run 'apt list --upgradable' to see them.\n" +
+	"W: Failed to fetch https://apt.fury.io/caarlos0/InRelease  Could not resolve 'apt.fury.io'\n" +
+	"W: Some index files failed to download. They have been ignored, or old ones used instead.\n"

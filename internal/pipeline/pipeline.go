@@ -572,6 +572,7 @@ func (r *run) enrich(ctx context.Context) error {
 		policy = networkOf(netw.mode)
 	}
 	sig := signals(res, policy, r.timeout, netw.deniedHosts())
+	sig.SourcesUnreached = sourcesUnreached(log)
 	sig.InternetUnreached = internetUnreached(ctx, log, sig, r.cfg.LookupHost)
 	nameLimits(log, res, sig, keyless, r.red)
 	log.Sandbox = sandboxRecord(cfg.Image, policy, res)
