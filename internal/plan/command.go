@@ -183,7 +183,7 @@ func (pl *planner) runRule(x *cmd, base Decision) Entry {
 		e.Step.Exec = y
 		e.Reason += reasonf(": with -y, as a person answers apt's question (the sandbox has no terminal)")
 	}
-	if what := needsRoot(x.cmds); what != "" {
+	if what := needsRoot(x.cmds); what != "" && (what != "make install" || !pl.installsForUser()) {
 		e.Step.Exec = asRoot(text)
 		e.Reason += reasonf(": run with sudo, as a person would (%s needs root, and the README leaves sudo out)", what)
 	}

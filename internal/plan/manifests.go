@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -211,4 +212,52 @@ func makeTargets(b []byte) (targets map[string]bool, open bool) {
 		bytes.Contains(b, []byte("%:")) || bytes.Contains(b, []byte("$(eval")) || bytes.Contains(b, []byte(".DEFAULT")) ||
 		bytes.Contains(b, []byte("\n$(")) || len(targets) == 0
 	return targets, open
+}
+
+// makeRecipe returns the recipe lines of a Makefile's rule for target,
+// without their leading tab and @ or - prefixes; nil when no rule names
+// it.
+func makeRecipe(b []byte, target string) []string {
+	var out []string
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case in && strings.HasPrefix(l, "\t"):
+			out = append(out, strings.TrimLeft(strings.TrimSpace(l), "@-+"))
+		case in && strings.TrimSpace(l) == "":
+		default:
+			in = false
+			if m := makeTargetRe.FindStringSubmatch(l); m != nil && slices.Contains(strings.Fields(m[1]), target) {
+				in = true
+			}
+		}
+	}
+	return out
+}
+
+// userInstallRe is a recipe line that installs into the user's own
+// directories: the Go command's or cargo's install (into GOPATH/bin,
+// ~/.cargo/bin), unless told a system root.
+var userInstallRe = lazyre.New(`^(?:go|\$[({]GO(?:CMD)?[)}]|cargo)\s+install\b`)
+
+// installsForUser reports a checkout whose `make install` installs only
+// into the user's own directories (its recipe is `go install`): run with
+// sudo, it would install into root's instead, out of the reader's PATH.
+func (pl *planner) installsForUser() bool {
+	for _, name := range manifests["make"] {
+		b, ok := pl.repo.Manifests[name]
+		if !ok {
+			continue
+		}
+		recipe := makeRecipe(b, "install")
+		user := false
+		for _, l := range recipe {
+			if strings.Contains(l, "--root") || strings.Contains(l, "/usr") || strings.Contains(l, "PREFIX") || strings.Contains(l, "DESTDIR") {
+				return false
+			}
+			user = user || userInstallRe.MatchString(l)
+		}
+		return user
+	}
+	return false
 }

@@ -69,4 +69,16 @@ func TestExecAsAPersonWould(t *testing.T) {
 	p = Make([]byte("~~~sh\nmake PREFIX=~/.local install\n~~~\n"), Options{Repo: repoWith("acme/tool", "Makefile")})
 	assert.Equal(t, planText(p), "2 probe command make PREFIX=~/.local install\n")
 	assert.Equal(t, p.Entries[0].Exec("/workspace"), "make PREFIX=~/.local install")
+
+	// Nor does a make install whose recipe is the Go command's: with
+	// sudo it would install into root's GOPATH, off the reader's PATH.
+	for _, tc := range []struct{ makefile, exec string }{
+		{".PHONY: install build\n\ninstall: main.go\n\tgo install\n\nbuild:\n\tgo build\n", "make install"},
+		{"GO ?= go\ninstall:\n\t@$(GO) install ./cmd/tool\n", "make install"},
+		{"install:\n\tgo build -o tool\n\tinstall -m 755 tool /usr/local/bin/tool\n", `if [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then sudo env "PATH=$PATH" bash -c 'make install'; else` + "\nmake install\nfi"},
+		{"build:\n\tgo install\ninstall:\n\tcp tool $(PREFIX)/bin\n", `if [ "$(id -u)" != 0 ] && sudo -n true 2>/dev/null; then sudo env "PATH=$PATH" bash -c 'make install'; else` + "\nmake install\nfi"},
+	} {
+		p = Make([]byte("~~~sh\nmake install\n~~~\n"), Options{Repo: archiveRepo("-- Makefile --\n" + tc.makefile + "-- main.go --\npackage main\n-- go.mod --\nmodule example.com/acme/tool\n")})
+		assert.Equal(t, p.Entries[0].Exec("/workspace"), tc.exec, tc.makefile)
+	}
 }
