@@ -196,7 +196,7 @@ func Make(src []byte, o Options) *Plan {
 		}
 		es := pl.block(b)
 		groups = append(groups, es)
-		install = append(install, pl.isInstallSection(b.Headings))
+		install = append(install, pl.isInstallSection(b.Headings) && !pl.onlyRunsProject(es))
 	}
 	p.Installs = append(p.Installs, pl.readme.proseInstalls...)
 	if auto {

@@ -168,7 +168,42 @@ func TestKnownWrongPlans(t *testing.T) {
 func TestOrders(t *testing.T) {
 	tests := []struct {
 		name, readme, order, want string
+		repo                      Repo
 	}{
+		{
+			name: "install-first never moves a use of the program ahead of the install, whatever its section's heading",
+			readme: here.Doc(`
+				# x
+
+				## Usage
+
+				~~~sh
+				pet new
+				~~~
+
+				## Configuration
+
+				### Multi file setup
+
+				~~~
+				$ pet configure
+				~~~
+
+				## Installation
+
+				~~~sh
+				go install github.com/knqyf263/pet@latest
+				~~~
+			`),
+			repo: slugRepo("knqyf263/pet"),
+			want: here.Doc(`
+				order install-first
+				note: order install-first: line 6 uses pet, which line 20 installs (--order readme keeps README order)
+				20 step command go install github.com/knqyf263/pet@latest
+				6 probe command pet new
+				14 probe command pet configure
+			`),
+		},
 		{
 			name: "the order hint",
 			readme: here.Doc(`
@@ -271,7 +306,7 @@ func TestOrders(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Make([]byte(tc.readme), Options{Order: tc.order})
+			p := Make([]byte(tc.readme), Options{Order: tc.order, Repo: tc.repo})
 			got := "order " + p.Order + "\n"
 			for _, n := range p.Notes {
 				got += "note: " + n.Text + "\n"

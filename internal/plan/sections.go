@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -50,6 +51,24 @@ var installSectionRe = lazyre.New(`(?i)\b(install(ation|ing)?|set\s*up|setting\s
 // isInstallSection reports a block under an install-like heading.
 func (pl *planner) isInstallSection(hs []string) bool {
 	return section(pl.sectionHeadings(hs), installSectionRe) != ""
+}
+
+// onlyRunsProject reports a block whose commands that run all run the
+// project's own program (`pet configure` under "Multi file setup"): a use,
+// which install-first order never moves ahead of the install.
+func (pl *planner) onlyRunsProject(es []Entry) bool {
+	runs := false
+	for _, e := range es {
+		if !e.Run {
+			continue
+		}
+		ss := simples(lex(e.Command))
+		if len(ss) == 0 || !pl.repo.is(path.Base(ss[0].name())) {
+			return false
+		}
+		runs = true
+	}
+	return runs
 }
 
 // sectionHeadings are the headings a block stands under, those that only
