@@ -384,7 +384,7 @@ var inputCases = []planCase{
 			make test
 			make nothing
 			npm run build
-			npm run deploy
+			npm run lint
 			npm start
 			cargo build
 			cargo new demo
@@ -410,7 +410,7 @@ var inputCases = []planCase{
 			3 probe command make test
 			4 skip missing-input make nothing
 			5 probe command npm run build
-			6 skip missing-input npm run deploy
+			6 skip missing-input npm run lint
 			7 skip server npm start
 			8 skip missing-input cargo build
 			9 probe command cargo new demo

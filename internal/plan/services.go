@@ -2,6 +2,7 @@ package plan
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
@@ -70,7 +71,26 @@ func remoteClient(cmds []simple) string {
 // publishes names what a command publishes or logs in to, "" for none.
 var publishRe = lazyre.New(`^(npm (publish|login|adduser|unpublish|deprecate)|yarn (publish|login|npm publish)|pnpm publish|cargo (publish|login|yank|owner)|gem (push|signin|yank)|twine upload|git push|docker (login|push)|podman (login|push)|gh auth login|gh release (create|upload|delete)|heroku (login|create)|vercel( --prod| deploy)?$|netlify deploy|fly (deploy|launch|auth)|flyctl (deploy|launch|auth)|firebase (login|deploy)|aws configure|gcloud (auth|init)|az login|poetry publish|hatch publish|flit publish|mvn deploy|gradle publish|dotnet nuget push|goreleaser release)\b`)
 
-func publishes(s simple) string { return publishRe.FindString(s.line()) }
+func publishes(s simple) string {
+	if what := publishRe.FindString(s.line()); what != "" {
+		return what
+	}
+	if what := releaseRunRe.FindString(s.line()); what != "" && !slices.ContainsFunc(s.args(), func(a string) bool { return previewFlags[a] }) {
+		return strings.TrimSpace(what)
+	}
+	return ""
+}
+
+// releaseRunRe is a run of a release tool, which versions, tags, pushes
+// and publishes the package it runs in (release-it, np, semantic-release,
+// lerna publish), directly or through npx; or of a package script named
+// for releasing or deploying (`npm run release`).
+var releaseRunRe = lazyre.New(`^(?:(?:npx|bunx|pnpm dlx|pnpm exec|yarn dlx|yarn exec) )?(?:release-it|np|semantic-release|standard-version|commit-and-tag-version|lerna (?:publish|version)|changeset publish|release-please)(?: |$)|` +
+	`^(?:npm run|pnpm run|pnpm|yarn run|yarn|bun run) (?:release|publish|deploy)(?::\S+)?(?: |$)`)
+
+// previewFlags are the options with which a release tool only says what
+// it would do.
+var previewFlags = toSet(`--help -h --version -v -V --dry-run -d --preview`)
 
 // uninstalls reports a command that removes or reinstalls something: `make
 // uninstall`, `npm uninstall -g x`, `pip uninstall x`, or the project's own

@@ -111,6 +111,38 @@ var serviceCases = []planCase{
 		`),
 	},
 	{
+		name: "a release tool's run and a release script publish; their previews do not",
+		readme: here.Doc(`
+			## Usage
+
+			Run release-it from the root of the project using either npm run or npx:
+
+			~~~bash
+			npm run release
+			npx release-it
+			release-it minor --ci
+			npx release-it --dry-run
+			release-it --help
+			np patch --any-branch --tag=v1
+			npx np --preview
+			yarn deploy
+			npm run build
+			~~~
+		`),
+		repo: repoWith("release-it/release-it", "package.json", "bin/release-it.js"),
+		want: here.Doc(`
+			6 skip needs-account npm run release
+			7 skip needs-account npx release-it
+			8 skip needs-account release-it minor --ci
+			9 probe command npx release-it --dry-run
+			10 probe command release-it --help
+			11 skip needs-account np patch --any-branch --tag=v1
+			12 probe command npx np --preview
+			13 skip needs-account yarn deploy
+			14 probe command npm run build
+		`),
+	},
+	{
 		name: "a go get the text presents as the install of the tool",
 		readme: here.Doc(`
 			# statik
