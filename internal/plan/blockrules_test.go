@@ -261,10 +261,17 @@ var blockRuleCases = []planCase{
 			~~~sh
 			sudo make uninstall
 			~~~
+
+			CMake doesn't generate an uninstall target by default. To remove installed files, run
+
+			~~~
+			cat build/install_manifest.txt | xargs rm -irv
+			~~~
 		`),
 		repo: slugRepo("schollz/croc"),
 		want: here.Doc(`
 			6 skip maintenance sudo make uninstall
+			12 skip maintenance cat build/install_manifest.txt | xargs rm -irv
 		`),
 	},
 	{

@@ -171,8 +171,8 @@ var (
 	// otherMachineRe is a sentence that moves to another computer.
 	otherMachineRe = lazyre.New(`(?i)\bon (another|a different|the other|a second|the remote|a remote|the receiving|the sending) (computer|machine|host|server|device|pc|laptop)\b`)
 	// uninstallCueRe is a sentence about removing or reinstalling the
-	// project.
-	uninstallCueRe = lazyre.New(`(?i)\b(un|re)install(ing|ation)?\b`)
+	// project: "To remove installed files, run".
+	uninstallCueRe = lazyre.New(`(?i)\b(un|re)install(ing|ation)?\b|\b(remove|removing|delete|deleting)\s+(the\s+|all\s+)?installed\b`)
 )
 
 // troubleCueRe is a sentence that introduces a fix for a problem the
