@@ -393,10 +393,17 @@ func changesDir(text string) bool {
 var runners = toSet(`hyperfine watch entr parallel timeout time nice nohup xargs`)
 
 // nested are the commands the command's runner programs run from their
-// arguments (`hyperfine 'make -j4'`, `bash -c 'cat x'`).
+// arguments (`hyperfine 'make -j4'`, `bash -c 'cat x'`), and the build
+// program a wrapper runs after `--` (`dotenv -- mvn exec:java`).
 func (x *cmd) nested() []simple {
 	var out []simple
 	for _, s := range x.head {
+		for i, w := range s.argv[:max(len(s.argv)-1, 0)] {
+			if w.text == "--" && manifests[path.Base(s.argv[i+1].text)] != nil {
+				out = append(out, simple{argv: s.argv[i+1:]})
+				break
+			}
+		}
 		name, args := path.Base(s.name()), s.args()
 		shell := (name == "bash" || name == "sh") && len(args) > 1 && args[0] == "-c"
 		if !runners[name] && !shell {

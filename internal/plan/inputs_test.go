@@ -377,7 +377,7 @@ var inputCases = []planCase{
 		`),
 	},
 	{
-		name: "build and task programs need their manifest",
+		name: "build and task programs need their manifest, run directly or by a wrapper after --",
 		readme: here.Doc(`
 			~~~sh
 			make
@@ -389,6 +389,8 @@ var inputCases = []planCase{
 			cargo build
 			cargo new demo
 			make -C docs
+			npx dotenv-cli -- mvn exec:java -Dexec.args="-g -f"
+			npx dotenv-cli -- make test
 			~~~
 		`),
 		repo: archiveRepo(`
@@ -415,6 +417,8 @@ var inputCases = []planCase{
 			8 skip missing-input cargo build
 			9 probe command cargo new demo
 			10 probe command make -C docs
+			11 skip missing-input npx dotenv-cli -- mvn exec:java -Dexec.args="-g -f"
+			12 probe command npx dotenv-cli -- make test
 		`),
 	},
 	{
