@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/lazyre"
+	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
 // Interactive programs: what needs a person at a terminal (servers and
@@ -310,6 +311,9 @@ func interactiveRule(pl *planner, x *cmd) (Entry, bool) {
 	if prog := interactive(x.head); prog != "" {
 		return pl.skip(x, because(KindInteractive, "interactive: %s needs a terminal", prog))
 	}
+	if q := askedInOutput(x.b, x.c.line); q != "" && assumeYes(x.cmds, x.c.text) == "" {
+		return pl.skip(x, because(KindInteractive, "interactive: the output the README shows has it ask at the terminal (%q), and nobody is there to answer", q))
+	}
 	if m := monitorView(x.head, pl.programs); m != "" {
 		return pl.skip(x, because(KindInteractive, "interactive: %s opens a full-screen monitor, which runs until it is stopped and needs a terminal", m))
 	}
@@ -372,4 +376,27 @@ func optionalRule(pl *planner, x *cmd) (Entry, bool) {
 		}
 	}
 	return pass()
+}
+
+// answeredPromptRe is an output line that shows a program asking at the
+// terminal and the answer typed: inquirer's and prompts' questions (`?
+// Project name: demo`, `✔ Pick a template › react`), a named prompt with
+// what was typed after it (`Command> echo Hello`), a yes/no question.
+var answeredPromptRe = lazyre.New(`^(\? \S.*|[✔✖] .*(›|…) .*|[A-Z][A-Za-z ]{1,30}> \S.*|.*(?i:\((y/n|yes/no)\)|\[(y/n|yes/no)\]).*)$`)
+
+// askedInOutput returns the first line of the output that a console block
+// shows after its command at line, when that line shows the program asking
+// at the terminal; "" for none.
+func askedInOutput(b readme.Block, line int) string {
+	for _, c := range b.Commands {
+		if c.Line != line {
+			continue
+		}
+		for _, o := range c.Output {
+			if t := strings.TrimSpace(o.Text); answeredPromptRe.MatchString(t) {
+				return t
+			}
+		}
+	}
+	return ""
 }

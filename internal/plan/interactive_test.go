@@ -149,6 +149,39 @@ var interactiveCases = []planCase{
 		`),
 	},
 	{
+		name: "output that shows the program asking at the terminal",
+		rule: "interactive",
+		readme: here.Doc(`
+			~~~
+			$ pet new
+			Command> echo Hello world!
+			Description> print Hello world
+			$ pet list
+			Command: echo Hello world!
+			~~~
+
+			~~~console
+			$ npx create-demo
+			? Project name: demo
+			$ npx create-other
+			✔ Pick a template › react
+			$ pet clean
+			Remove every snippet? (y/N) y
+			$ sudo apt-get install jq
+			Do you want to continue? [Y/n] y
+			~~~
+		`),
+		repo: slugRepo("knqyf263/pet"),
+		want: here.Doc(`
+			2 skip interactive pet new
+			5 probe command pet list
+			10 skip interactive npx create-demo
+			12 skip interactive npx create-other
+			14 skip interactive pet clean
+			16 probe command sudo apt-get install jq
+		`),
+	},
+	{
 		name: "REPLs given only options, and REPLs given something to run",
 		rule: "interactive",
 		readme: here.Doc(`
