@@ -72,6 +72,17 @@ var commandRules = []commandRule{
 // decide judges one command-shaped candidate: the first command rule that
 // decides, else it runs (runRule) with base as its reason.
 func (pl *planner) decide(b readme.Block, c candidate, base Decision) Entry {
+	if rest, ok := strings.CutPrefix(c.text, "[sudo] "); ok && !strings.Contains(rest, "\n") {
+		// "[sudo] npm install -g tool": sudo where the reader needs it,
+		// as a person runs it.
+		c.text = "sudo " + rest
+		e := pl.decide(b, c, base)
+		e.Command = "[sudo] " + rest
+		if e.Run && e.Step.Exec == "" {
+			e.Step.Exec = asRoot(rest)
+		}
+		return e
+	}
 	x := &cmd{b: b, c: c, ws: lex(c.text)}
 	x.cmds = simples(x.ws)
 	// Arguments are judged on the command's first line: the rest of a
@@ -208,15 +219,22 @@ func scriptArguments(pl *planner, x *cmd) (Entry, bool) {
 	return pl.skip(x, because(KindFileContent, "uses a script's arguments (%s): the content of a script, not a command to run", strings.TrimLeft(p, " \t\"=(")))
 }
 
+// packageManagers are the programs whose packageVerbs take package names.
+var packageManagers = toSet(`npm pnpm yarn bun pip pip3 pipx uv gem cargo apt apt-get brew dnf yum apk`)
+
 // remember notes the words of a command that runs: a file it names (a
 // redirection target, an -o argument, a directory it makes) exists for the
 // commands after it.
 func (pl *planner) remember(ws []word) {
 	input, cmdPos := false, true
+	name, verb := "", "" // the program and its first operand
 	for _, w := range ws {
 		if w.op != "" {
 			input = w.op == "<"
 			cmdPos = w.op[0] != '<' && w.op[0] != '>'
+			if cmdPos {
+				name, verb = "", ""
+			}
 			continue
 		}
 		if input {
@@ -225,7 +243,18 @@ func (pl *planner) remember(ws []word) {
 		}
 		if cmdPos && !isAssignment(w.text) {
 			cmdPos = false // a command's name is not a file it makes
+			if w.text != "sudo" {
+				name = path.Base(w.text)
+			} else {
+				cmdPos = true
+			}
 			continue
+		}
+		if !strings.HasPrefix(w.text, "-") && verb == "" {
+			verb = w.text
+		} else if packageManagers[name] && packageVerbs[verb] && !strings.HasPrefix(w.text, "-") &&
+			!strings.ContainsAny(w.text, "/~") && !strings.HasPrefix(w.text, ".") {
+			continue // a package it installs names no file (`npm install -g forever`)
 		}
 		if w.text != "" {
 			pl.seen.mentioned[strings.TrimSuffix(strings.TrimPrefix(w.text, "./"), "/")] = true

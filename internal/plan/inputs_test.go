@@ -143,6 +143,11 @@ var inputCases = []planCase{
 			$ cloc --by-file --output-type=sloccount . > sloccount.scc
 			~~~
 
+			~~~sh
+			npm install -g forever
+			forever start ./forever/development.json
+			~~~
+
 			~~~
 			$ cat sloccount.scc
 			398 Go      ./main.go
@@ -158,7 +163,9 @@ var inputCases = []planCase{
 			12 probe command curl -O https://acme.dev/samples/sample.wav
 			13 probe command tool play sample.wav
 			17 skip missing-input cloc --by-file --output-type=sloccount . > sloccount.scc
-			21 skip missing-input cat sloccount.scc
+			21 probe command npm install -g forever
+			22 skip missing-input forever start ./forever/development.json
+			26 skip missing-input cat sloccount.scc
 		`),
 	},
 	{

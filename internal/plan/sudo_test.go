@@ -70,6 +70,11 @@ func TestExecAsAPersonWould(t *testing.T) {
 	assert.Equal(t, planText(p), "2 probe command make PREFIX=~/.local install\n")
 	assert.Equal(t, p.Entries[0].Exec("/workspace"), "make PREFIX=~/.local install")
 
+	// "[sudo]": sudo where the reader needs it.
+	p = Make([]byte("~~~bash\n[sudo] npm install forever -g\n~~~\n"), Options{Repo: slugRepo("foreversd/forever")})
+	assert.Equal(t, planText(p), "2 probe command [sudo] npm install forever -g\n")
+	assert.Equal(t, p.Entries[0].Exec("/workspace"), asRoot("npm install forever -g"))
+
 	// Nor does a make install whose recipe is the Go command's: with
 	// sudo it would install into root's GOPATH, off the reader's PATH.
 	for _, tc := range []struct{ makefile, exec string }{

@@ -45,6 +45,9 @@ func shapeOf(line string) lineShape {
 	if t == "" {
 		return shapeText
 	}
+	if rest, ok := strings.CutPrefix(t, "[sudo] "); ok {
+		t = rest // sudo where the reader needs it (decide)
+	}
 	if strings.HasPrefix(t, ">>>") || strings.HasPrefix(t, "...") && len(t) > 3 && t[3] == ' ' {
 		return shapeREPL
 	}
