@@ -4,6 +4,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/readme2demo/readme2demo/internal/lazyre"
+	"github.com/readme2demo/readme2demo/internal/readme"
 )
 
 // Archives and downloads: what the commands that run download, and
@@ -123,4 +126,31 @@ func (pl *planner) noteDownloads(cmds []simple) {
 			pl.seen.downloads[strings.TrimPrefix(file, "./")] = url
 		}
 	}
+}
+
+// Prose that tells to download a release archive and unpack it, and prose
+// that offers the repository's own checkout instead.
+var (
+	downloadReleaseRe = lazyre.New(`(?is)\bdownload\w*\b.{0,200}?\breleases?\b|\breleases?\b.{0,120}?\bdownload\w*\b`)
+	unpackRe          = lazyre.New(`(?i)\b(unpack|extract|untar|unzip|decompress)\w*\b`)
+	checkoutCueRe     = lazyre.New(`(?i)\b(clone|cloning|git|checkout|from source|source code)\b`)
+)
+
+// inReleaseFolder names the step of a command that runs in the folder of
+// a release archive: the text of its section says to download a release
+// and unpack it (not to clone the repository), no command that ran so far
+// downloaded or unpacked anything, and the command is a build or install
+// step in the current directory (`sudo make install`, `./install.sh`)
+// that the checkout is not the place for. "" otherwise.
+func (pl *planner) inReleaseFolder(b readme.Block, cmds []simple) string {
+	sec := b.Section
+	if sec == "" || !unpackRe.MatchString(sec) || !downloadReleaseRe.MatchString(sec) || checkoutCueRe.MatchString(sec) || len(pl.seen.downloads) > 0 {
+		return ""
+	}
+	for _, s := range cmds {
+		if n := path.Base(s.name()); n == "make" || strings.HasPrefix(s.script(), "./") {
+			return strings.TrimSpace(s.line())
+		}
+	}
+	return ""
 }

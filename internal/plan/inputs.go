@@ -366,6 +366,9 @@ func missingInput(pl *planner, x *cmd) (Entry, bool) {
 		if p := systemPath(x.head); p != "" && !pl.seen.mentioned[p] {
 			return pl.skip(x, because(KindMissingInput, "reads %s, a system file of the reader's machine that no earlier command makes", p))
 		}
+		if step := pl.inReleaseFolder(x.b, x.head); step != "" {
+			return pl.skip(x, because(KindMissingInput, "runs %s in the folder of a release archive, which the text says to download and unpack: the run has the checkout, not that folder", step).with(causeArchive))
+		}
 		if f := pl.missingArchive(x.head); f != "" {
 			return pl.skip(x, because(KindMissingInput, "extracts %s, which no earlier command downloads (a download the text describes)", f).with(causeArchive))
 		}

@@ -169,6 +169,51 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "the steps in the folder of a release archive the text says to download and unpack",
+		readme: here.Doc(`
+			## Installation
+
+			1. **Download tool-(VERSION)-(ARCH).tbz from [latest release](https://github.com/acme/tool/releases/latest) and unpack to a new folder**
+
+			2. **Install (from created folder)**
+
+			   ~~~bash
+			   sudo make install
+			   ~~~
+
+			## Compilation
+
+			~~~bash
+			sudo apt install build-essential
+			make
+			sudo make install
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile", "src/main.c", "install.sh"),
+		want: here.Doc(`
+			8 skip missing-input sudo make install
+			14 step command sudo apt install build-essential
+			15 step command make
+			16 step command sudo make install
+		`),
+	},
+	{
+		name: "a section that offers the checkout beside the release archive runs in the checkout",
+		readme: here.Doc(`
+			## From a release, or from source
+
+			Download a release and unpack it, or clone the repository, then:
+
+			~~~bash
+			./install.sh
+			~~~
+		`),
+		repo: repoWith("acme/tool", "Makefile", "src/main.c", "install.sh"),
+		want: here.Doc(`
+			6 step command ./install.sh
+		`),
+	},
+	{
 		name: "the members a skipped tar would extract, named bare to install, and a command's own destination",
 		readme: here.Doc(`
 			## Installation

@@ -96,6 +96,10 @@ type Block struct {
 	// the block, as written (Markdown markup kept), "" when a heading or
 	// nothing precedes it.
 	Before string `json:"before,omitempty"`
+	// Section is the prose of the block's section up to the block: the
+	// paragraphs and list item texts since its innermost heading (code
+	// blocks left out), at most maxSection bytes, the latest kept.
+	Section string `json:"-"`
 	// Lines are the block's content lines, without their newline.
 	Lines    []Line    `json:"lines"`
 	Hints    Hints     `json:"hints"`
@@ -169,6 +173,7 @@ func Parse(src []byte) Doc {
 	var doc Doc
 	var pending Hints
 	var headings []heading
+	var section string
 	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -179,6 +184,9 @@ func Parse(src []byte) Doc {
 				headings = headings[:len(headings)-1]
 			}
 			headings = append(headings, heading{level: n.Level, text: segmentsText(n.Lines(), src)})
+			section = ""
+		case *ast.Paragraph, *ast.TextBlock:
+			section = keepLast(section+"\n"+segmentsText(n.Lines(), src), maxSection)
 		case *ast.HTMLBlock:
 			html := n.Lines().Value(src) // a copy
 			if n.HasClosure() {
@@ -194,7 +202,7 @@ func Parse(src []byte) Doc {
 				lang = strings.ToLower(string(f.Language(src)))
 			}
 			b := newBlock(lang, n.Kind() == ast.KindCodeBlock, n.Lines(), src, lines, pending)
-			b.Headings, b.Before = headingTexts(headings), textBefore(n, src)
+			b.Headings, b.Before, b.Section = headingTexts(headings), textBefore(n, src), strings.TrimSpace(section)
 			doc.Blocks = append(doc.Blocks, b)
 			pending = Hints{}
 		}
@@ -285,8 +293,16 @@ func textBefore(n ast.Node, src []byte) string {
 			}
 		}
 	}
-	if len(t) > maxBefore {
-		t = t[len(t)-maxBefore:]
+	return keepLast(t, maxBefore)
+}
+
+// maxSection caps the prose kept of a block's section.
+const maxSection = 2000
+
+// keepLast returns the last limit bytes of t, from a word's start.
+func keepLast(t string, limit int) string {
+	if len(t) > limit {
+		t = t[len(t)-limit:]
 		if i := strings.IndexByte(t, ' '); i >= 0 {
 			t = t[i+1:]
 		}

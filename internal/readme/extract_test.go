@@ -118,3 +118,16 @@ func TestExtractGolden(t *testing.T) {
 		})
 	}
 }
+
+// A block's section prose: the paragraphs and list items since its
+// innermost heading, without code, the latest kept when it is long.
+func TestSection(t *testing.T) {
+	src := "# Tool\n\nIntro.\n\n## Install\n\n1. Download it from the release page\n   and unpack it.\n\n2. Then:\n\n   ```sh\n   make install\n   ```\n\nAnd more.\n\n```sh\nmake test\n```\n\n## Use\n\n```sh\ntool\n```\n\n## Long\n\n" +
+		strings.Repeat("word ", 500) + "end.\n\n```sh\nx\n```\n"
+	bs := Extract([]byte(src))
+	assert.Equal(t, len(bs), 4)
+	assert.Equal(t, bs[0].Section, "Download it from the release page and unpack it.\nThen:")
+	assert.Equal(t, bs[1].Section, "Download it from the release page and unpack it.\nThen:\nAnd more.")
+	assert.Equal(t, bs[2].Section, "")
+	assert.Assert(t, len(bs[3].Section) <= maxSection && strings.HasSuffix(bs[3].Section, "word end."), bs[3].Section)
+}
