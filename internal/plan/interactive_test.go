@@ -725,6 +725,10 @@ func TestServerIntro(t *testing.T) {
 		{"# x\n\nA load generator for web servers. Not a web server itself.\n", ""},
 		{"# x\n\nTalks to remote SSH servers. It ships a file server.\n", "file server"},
 		{"# x\n\nA CLI tool to serve files over HTTP.\n", "serve files"},
+		{"# x\n\nWatches your .go files in a directory and invokes `go build` if\na file changed.\n", "Watches your .go files"},
+		{"# x\n\nModd is a developer tool that triggers commands and manages daemons in response\nto filesystem changes.\n", "in response to filesystem changes"},
+		{"# x\n\nRuns the tests whenever a source file changes.\n", "whenever a source file changes"},
+		{"# x\n\nA formatter for Go source files.\n", ""},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, presentsServer([]byte(tc.src)), tc.phrase, "%q", tc.src)

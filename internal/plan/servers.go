@@ -145,7 +145,7 @@ func serverRule(pl *planner, x *cmd) (Entry, bool) {
 	if pl.readme.server != "" {
 		for i, s := range x.cmds {
 			if pl.repo.is(path.Base(s.name())) && !notServing(s) && !s.piped && !s.redirected && (i == 0 || !x.cmds[i-1].piped) {
-				return pl.skip(x, because(KindServer, "runs %s, which the README presents as a server (%q): it runs until it is stopped (add the background hint to run it in the background)", s.name(), pl.readme.server))
+				return pl.skip(x, because(KindServer, "runs %s, which the README presents as a server or a watcher (%q): it runs until it is stopped (add the background hint to run it in the background)", s.name(), pl.readme.server))
 			}
 		}
 	}
@@ -156,13 +156,21 @@ func serverRule(pl *planner, x *cmd) (Entry, bool) {
 // a proxy or a tunnel: "A simple HTTP server", "a self-hostable Git server".
 var serverIntroRe = lazyre.New(`(?i)\b(http|https|web|file|files|static|git|ssh|tcp|udp|api|mock|dev(elopment)?|reverse|socks5?|dns|smtp|mail|proxy|caching|application|app|media|streaming|websocket)\s+(file\s+)?(server|proxy|tunnel)s?\b|\bself-hostable\b|\b(tunnel|proxy) (server|client)\b|\bserv(e|es|ing)\s+(files|directories|dirs|static|content|folders)\b`)
 
+// watcherIntroRe is a README opening that presents the project as a
+// watcher, which runs until stopped: "Watches your .go files in a
+// directory", "triggers commands … in response to filesystem changes".
+var watcherIntroRe = lazyre.New(`(?i)\bwatch(es|ing)?\s+(your\s+|the\s+)?([\w.*/-]+\s+)?(files?|director(y|ies)|folders?|source\s+code)\b|\b(in\s+response\s+to|on|upon)\s+(file|filesystem|file\s+system|source)\s+changes?\b|\bwhen(ever)?\s+(a\s+|your\s+)?(source\s+)?files?\s+(change|changes|changed)\b`)
+
 // htmlAltRe is an image's alt text.
 var htmlAltRe = lazyre.New(`alt="([^"]*)"`)
 
 // presentsServer is the phrase of a README's opening that presents the
-// project as a server, "" for none.
+// project as a server or a watcher, "" for none.
 func presentsServer(src []byte) string {
 	intro := plainText(introText(src))
+	if m := watcherIntroRe.FindString(intro); m != "" {
+		return strings.Join(strings.Fields(m), " ")
+	}
 	if low := strings.ToLower(intro); !strings.Contains(low, "serv") && !strings.Contains(low, "prox") && !strings.Contains(low, "tunnel") && !strings.Contains(low, "host") {
 		return "" // every match holds one of these; most openings hold none
 	}
