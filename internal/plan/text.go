@@ -116,18 +116,26 @@ var keyLegendRe = lazyre.New(`^[^\w\s]{1,2}:$`)
 var functionWords = toSet(`a an the of to for by in on with from your this that these those is are was were
 and or per all every each into when if its their you it be can will should which`)
 
+// copulas are the verbs of a sentence that says what its subject is.
+var copulas = toSet(`is are was were`)
+
 var proseWordRe = lazyre.New(`^[a-z][a-z'’-]*[,.;:]?$`)
 
 // isProse reports a line that is a sentence rather than a command: three
 // or more lower-case words with no option, path, quote or operator, one of
 // them after the first a function word ("give a detailed list of git
-// stats"), and a first word that is no command the plan knows.
+// stats"), and a first word that is no command the plan knows; or any
+// first word followed by "is a", "are the", … ("cowsay is a configurable
+// talking cow").
 func (pl *planner) isProse(line string) bool {
 	ws := strings.Fields(strings.TrimSpace(line))
 	if len(ws) < 3 {
 		return false
 	}
 	first := ws[0]
+	if copulas[ws[1]] && functionWords[ws[2]] {
+		return true // "cowsay is a configurable talking cow", whatever its first word
+	}
 	if knownCommands[first] || shellWords[first] || platformTools[first] != "" || pl.repo.is(first) || pl.seen.installed[first] > 0 {
 		return false
 	}

@@ -76,7 +76,7 @@ var textCases = []planCase{
 		`),
 	},
 	{
-		name: "a help text's option descriptions and a sentence",
+		name: "a help text's option descriptions and sentences, one that starts with the program's name",
 		readme: here.Doc(`
 			# tool
 
@@ -91,6 +91,12 @@ var textCases = []planCase{
 			tool --version
 			see the docs for the details
 			~~~
+
+			~~~
+			tool is a configurable talking cow, written in Perl. It operates
+			much as the figlet program does, and it written in the same spirit
+			of silliness.
+			~~~
 		`),
 		repo: slugRepo("acme/tool"),
 		want: here.Doc(`
@@ -100,6 +106,7 @@ var textCases = []planCase{
 			7 skip output see changelogs
 			11 probe command tool --version
 			12 skip output see the docs for the details
+			16 skip text (no command)
 		`),
 	},
 	{
