@@ -57,6 +57,9 @@ func interactive(cmds []simple) string {
 			return path.Base(args[i+1])
 		}
 	}
+	if len(args) > 0 && args[0] == "edit" && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--") }) {
+		return name + " edit (an editor)" // pet edit, npm edit x, kubectl edit deploy/x
+	}
 	if opensREPL(s, len(cmds) > 1 && cmds[len(cmds)-2].piped) {
 		return name + " (a REPL)"
 	}
@@ -78,6 +81,10 @@ func interactive(cmds []simple) string {
 		// unless -subj gives them or -batch takes the defaults.
 		if len(args) > 0 && args[0] == "req" && !slices.Contains(args, "-subj") && !slices.Contains(args, "-batch") && !slices.Contains(args, "-x509toreq") && (slices.Contains(args, "-new") || slices.Contains(args, "-newkey")) {
 			return "openssl req (it asks for the certificate's names; -subj gives them)"
+		}
+	case "crontab":
+		if slices.Contains(args, "-e") {
+			return "crontab -e (an editor)"
 		}
 	case "ssh", "mosh", "telnet", "ftp", "sftp":
 		pos := 0
@@ -310,6 +317,9 @@ func interactiveRule(pl *planner, x *cmd) (Entry, bool) {
 	}
 	if prog := interactive(x.head); prog != "" {
 		return pl.skip(x, because(KindInteractive, "interactive: %s needs a terminal", prog))
+	}
+	if s := x.head[len(x.head)-1]; pl.repo.is(path.Base(s.name())) && !strings.Contains(s.name(), "/") && len(s.args()) == 1 && s.args()[0] == "configure" && !s.piped && !s.redirected {
+		return pl.skip(x, because(KindInteractive, "interactive: %s configure asks its questions or opens the configuration in an editor, and nobody is at the terminal", s.name()))
 	}
 	if q := askedInOutput(x.b, x.c.line); q != "" && assumeYes(x.cmds, x.c.text) == "" {
 		return pl.skip(x, because(KindInteractive, "interactive: the output the README shows has it ask at the terminal (%q), and nobody is there to answer", q))

@@ -149,6 +149,29 @@ var interactiveCases = []planCase{
 		`),
 	},
 	{
+		name: "editors opened by an edit subcommand, crontab -e and the project's bare configure",
+		rule: "interactive",
+		readme: here.Doc(`
+			~~~sh
+			pet edit
+			systemctl edit demo.service
+			crontab -e
+			pet configure
+			pet configure --help
+			pet configure > config.toml
+			~~~
+		`),
+		repo: slugRepo("knqyf263/pet"),
+		want: here.Doc(`
+			2 skip interactive pet edit
+			3 skip interactive systemctl edit demo.service
+			4 skip interactive crontab -e
+			5 skip interactive pet configure
+			6 probe command pet configure --help
+			7 probe command pet configure > config.toml
+		`),
+	},
+	{
 		name: "output that shows the program asking at the terminal",
 		rule: "interactive",
 		readme: here.Doc(`

@@ -186,7 +186,7 @@ func TestOrders(t *testing.T) {
 				### Multi file setup
 
 				~~~
-				$ pet configure
+				$ pet list
 				~~~
 
 				## Installation
@@ -201,7 +201,7 @@ func TestOrders(t *testing.T) {
 				note: order install-first: line 6 uses pet, which line 20 installs (--order readme keeps README order)
 				20 step command go install github.com/knqyf263/pet@latest
 				6 probe command pet new
-				14 probe command pet configure
+				14 probe command pet list
 			`),
 		},
 		{
