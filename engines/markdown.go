@@ -159,7 +159,7 @@ func markdownPlan(in RunInput) runner.Plan {
 	for _, in := range p.Installs {
 		rp.Installs = append(rp.Installs, runner.Install{Tool: in.Tool, Line: in.Line, Command: in.Command, Skipped: in.Skipped})
 	}
-	rp.Prerequisites = p.Prerequisites
+	rp.Prerequisites, rp.CompilersTooOld = p.Prerequisites, p.CompilersTooOld
 	if u := p.Uninstalled; u.Program != "" {
 		rp.Uninstalled, rp.UninstalledAt = u.Program, p.File+" line "+strconv.Itoa(u.Line)
 	}

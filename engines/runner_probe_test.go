@@ -170,3 +170,26 @@ func TestBuildStopsForAPrerequisiteTheTextNames(t *testing.T) {
 	l, _ = runLocal(t, MarkdownName, withPrereqs(readmePlan(md), "zlib"), nil)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
 }
+
+// A build step that stops at a compile error, when the README's text asks
+// for a newer compiler than the image's, is blocked; a failure that is no
+// compile error, or with no such request, is the README's.
+func TestBuildStopsForACompilerTheTextAsksFor(t *testing.T) {
+	t.Parallel()
+	compileError := "printf '%s\\n' \"src/btop_tools.hpp:296:67: error: expected primary-expression before '>' token\" >&2; false"
+	tooOld := func(p runner.Plan, compilers ...string) runner.Plan {
+		p.CompilersTooOld = compilers
+		return p
+	}
+	l, _ := runLocal(t, MarkdownName, tooOld(readmePlan("```sh\n"+compileError+"\n```\n"), "GCC 14 or newer (the sandbox image has GCC 12)"), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeBlocked)
+	assert.Equal(t, l.OutcomeReason, "README.md line 2: `"+compileError+"` stopped at a compile error, and the README's text asks for "+
+		"GCC 14 or newer (the sandbox image has GCC 12): the build was not checked here, which is not the README's failure; "+
+		"run with an image that has that compiler (--image, Action input `image`), or choose it in a code block the plan runs (CC=…, CXX=…)")
+
+	l, _ = runLocal(t, MarkdownName, tooOld(readmePlan("```sh\necho 'make: *** [all] Error 1' >&2; false\n```\n"), "GCC 14 or newer (the sandbox image has GCC 12)"), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+
+	l, _ = runLocal(t, MarkdownName, readmePlan("```sh\n"+compileError+"\n```\n"), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+}

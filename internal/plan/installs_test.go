@@ -445,3 +445,26 @@ func TestPrerequisites(t *testing.T) {
 		assert.Check(t, !slices.Contains(p.Prerequisites, w), "%s in %q", w, p.Prerequisites)
 	}
 }
+
+// The compilers the README's text asks for at a version the image lacks.
+func TestCompilersTooOld(t *testing.T) {
+	image := toSet(`gcc gcc-12 g++ g++-12 cc make`)
+	tests := []struct{ name, md, want string }{
+		{"a newer GCC or a Clang the image lacks", "## Compilation\n\nRequires at least GCC 14 or Clang 19.\n", "GCC 14 or newer (the sandbox image has GCC 12)"},
+		{"across the lines of a paragraph", "A compiler that supports C++20 is required, such as GCC\n13 or later.\n", "GCC 13 or newer (the sandbox image has GCC 12)"},
+		{"met by the image", "Requires GCC 10 or newer.\n", ""},
+		{"met by one of several", "Requires GCC 10.2 or Clang 16 (or later).\n", ""},
+		{"only a family the image lacks", "On macOS (clang 3.5+).\n", ""},
+		{"a mention, not a requirement", "Compiled with GCC 14 it is faster.\n", ""},
+		{"in a code block", "~~~sh\n# requires gcc 14\nmake\n~~~\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Make([]byte(tc.md), Options{Programs: image})
+			assert.Equal(t, strings.Join(p.CompilersTooOld, "; "), tc.want)
+			if tc.want != "" {
+				assert.Check(t, slices.ContainsFunc(p.Notes, func(n Note) bool { return strings.Contains(n.Text, tc.want) }), "%v", p.Notes)
+			}
+		})
+	}
+}

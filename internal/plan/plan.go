@@ -97,6 +97,10 @@ type Plan struct {
 	// build needs (prerequisites): a build that stops for one of them
 	// met what the README asked for in words.
 	Prerequisites []string
+	// CompilersTooOld are the C and C++ compilers the README's text asks
+	// for at a version the image lacks (compilersTooOld): a build that
+	// stops at a compile error met what the README asked for in words.
+	CompilersTooOld []string
 }
 
 // Uninstalled names the project's program that nothing the plan runs
@@ -179,13 +183,13 @@ func Make(src []byte, o Options) *Plan {
 	if auto {
 		order = OrderReadme
 	}
-	p := &Plan{File: file, Order: order, Blocks: len(doc.Blocks), Prerequisites: prerequisites(src, &doc)}
-	for _, pr := range doc.Problems {
-		p.Notes = append(p.Notes, Note{Text: "readme2demo hint: " + pr})
-	}
 	programs := o.Programs
 	if programs == nil {
 		programs = DefaultPrograms()
+	}
+	p := &Plan{File: file, Order: order, Blocks: len(doc.Blocks), Prerequisites: prerequisites(src, &doc), CompilersTooOld: compilersTooOld(src, &doc, programs)}
+	for _, pr := range doc.Problems {
+		p.Notes = append(p.Notes, Note{Text: "readme2demo hint: " + pr})
 	}
 	pl := planner{repo: o.Repo, file: file, plan: p, programs: programs, readme: learnReadme(src, &doc, o.Repo), seen: newSession()}
 	var groups [][]Entry
@@ -223,6 +227,9 @@ func Make(src []byte, o Options) *Plan {
 	}
 	writesForNothing(p)
 	skipDefinitionsOnly(p)
+	for _, c := range p.CompilersTooOld {
+		p.Notes = append(p.Notes, Note{Text: "the README's text asks for " + c + ": a build that stops at a compile error is blocked, not failed"})
+	}
 	if p.Uninstalled = pl.uninstalled(); p.Uninstalled.Program != "" {
 		p.Notes = append(p.Notes, Note{Line: p.Uninstalled.Line, Text: fmt.Sprintf("the commands from line %d on run %s, the project's own program, "+
 			"which no line the plan runs installs (the README installs it in words, a table, a link or a line the plan skips): where it is not found, "+

@@ -3,6 +3,9 @@ package plan
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/readme2demo/readme2demo/internal/envcause"
@@ -97,4 +100,73 @@ func (pl *planner) uninstalled() Uninstalled {
 		}
 	}
 	return Uninstalled{}
+}
+
+var (
+	// compilerNeedRe is a C or C++ compiler's name with a version: "GCC
+	// 14", "gcc >= 13", "Clang 19+", "g++-14".
+	compilerNeedRe = lazyre.New(`(?i)\b(gcc|g\+\+|clang)[\s-]*(?:version\s*)?(?:>=|≥|v)?\s*(\d{1,2})(?:\.\d+)*\b`)
+	// atLeastRe is prose that asks for a version or newer.
+	atLeastRe = lazyre.New(`(?i)\b(at least|minimum|or (newer|later|above|higher|greater)|requires?|required|needs?)\b|>=|≥|\d\+`)
+)
+
+// compilersTooOld returns the C and C++ compilers the README's text asks
+// for at a version older than the image's: "GCC 14 or newer (the sandbox
+// image has GCC 12)". A paragraph that names several ("GCC 14 or Clang
+// 19") is met by any; the image's versions are its versioned programs
+// (gcc-12, clang-19), and a family it has none of is not judged.
+func compilersTooOld(src []byte, doc *readme.Doc, programs map[string]bool) []string {
+	code := map[int]bool{}
+	for _, l := range codeLines(doc) {
+		code[l.Line] = true
+	}
+	have := map[string]int{}
+	for p := range programs {
+		for fam, prefixes := range map[string][]string{"GCC": {"gcc-", "g++-"}, "Clang": {"clang-"}} {
+			for _, pre := range prefixes {
+				if v, err := strconv.Atoi(strings.TrimPrefix(p, pre)); err == nil && strings.HasPrefix(p, pre) {
+					have[fam] = max(have[fam], v)
+				}
+			}
+		}
+	}
+	var out []string
+	judge := func(para string) {
+		if !atLeastRe.MatchString(para) {
+			return
+		}
+		want := ""
+		for _, m := range compilerNeedRe.FindAllStringSubmatch(para, -1) {
+			fam := "GCC"
+			if strings.EqualFold(m[1], "clang") {
+				fam = "Clang"
+			}
+			need, _ := strconv.Atoi(m[2])
+			switch {
+			case have[fam] == 0:
+				continue
+			case have[fam] >= need:
+				return
+			case want == "":
+				want = fmt.Sprintf("%s %d or newer (the sandbox image has %s %d)", fam, need, fam, have[fam])
+			}
+		}
+		if want != "" && !slices.Contains(out, want) {
+			out = append(out, want)
+		}
+	}
+	var para strings.Builder
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if code[n] || line == "" {
+			judge(para.String())
+			para.Reset()
+			continue
+		}
+		para.WriteString(line + " ")
+	}
+	judge(para.String())
+	return out
 }

@@ -181,6 +181,10 @@ func libStem(s string) string {
 	return strings.TrimRight(s, "0123456789.-_")
 }
 
+// compileErrorRe is a C or C++ compiler's error on a source file, or its
+// refusal of a language standard it does not know.
+var compileErrorRe = lazyre.New(`(?m)^[^\s:]+\.(c|cc|cpp|cxx|c\+\+|h|hh|hpp|hxx|ipp|tpp|inl)(:\d+)+: (fatal )?error: |unrecognized command[- ]line option '-std=|invalid value '[^']*' in '-std=`)
+
 // namedPrerequisite returns the prerequisite the README's text names
 // (prereqs) that a build's output says it lacks, "" for none: a stem of
 // four letters or more that one contains.

@@ -90,6 +90,7 @@ type Parser struct {
 	uninstalled, uninstalledAt string
 	notFound                   int
 	prereqs                    []string // PlanRecord.Prerequisites
+	oldCompilers               []string // PlanRecord.CompilersTooOld
 	summary                    *summaryV1
 	errText                    string
 }
@@ -130,6 +131,7 @@ func (p *Parser) Record(v *jsonv.Value) {
 		p.script, p.nothing, p.lacks = r.Script, r.NothingToRun, r.SandboxLacks
 		p.uninstalled, p.uninstalledAt = r.Uninstalled, r.UninstalledAt
 		p.prereqs = slices.Clip(r.Prerequisites)
+		p.oldCompilers = slices.Clip(r.CompilersTooOld)
 	case *Note, *Stop:
 	case *Skip:
 		// Older runners wrote {line, text} for a skipped block: no
@@ -302,7 +304,7 @@ func (p *Parser) Verdict() Verdict {
 		v.End, v.Uninstalled, v.Failure = EndUninstalled, p.uninstalledWith(f), nil
 		return v
 	}
-	if f := v.Failure; f != nil && f == p.first && f.Kind == KindExit && f.Prerequisite != "" {
+	if f := v.Failure; f != nil && f == p.first && f.Kind == KindExit && (f.Prerequisite != "" || f.Compiler != "") {
 		// A build stopped for what the README asks for in words.
 		v.End, v.Prerequisite, v.Failure = EndPrerequisite, f, nil
 		return v

@@ -59,6 +59,9 @@ type PlanRecord struct {
 	// Prerequisites are the names the README's text gives for what a
 	// build needs (Plan.Prerequisites).
 	Prerequisites []string `json:"prerequisites,omitempty"`
+	// CompilersTooOld are the compilers the README's text asks for at a
+	// version the image lacks (Plan.CompilersTooOld).
+	CompilersTooOld []string `json:"compilers_too_old,omitempty"`
 	// Script is the runner's own path as bash names it in its error
 	// messages (stripped from the output); the runner fills it in, so it
 	// is the last field.

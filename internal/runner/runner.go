@@ -110,6 +110,11 @@ type Plan struct {
 	// build needs: a step that stops for one of them met what the README
 	// asks for in words, which the run could not follow (blocked).
 	Prerequisites []string
+	// CompilersTooOld are the C and C++ compilers the README's text asks
+	// for at a version the image lacks ("GCC 14 or newer (the sandbox
+	// image has GCC 12)"): a step that stops at a compile error met that
+	// (blocked).
+	CompilersTooOld []string
 }
 
 // Step is one command of the plan.
@@ -270,7 +275,7 @@ func Render(p Plan, paths Paths) []byte {
 	b.WriteString(script)
 	b.WriteString("\n# ---- the plan ----\n")
 	plan := record(PlanRecord{Type: TypePlan, Runner: Version, Engine: p.Engine, Origin: p.Origin, Steps: len(p.Steps), NothingToRun: p.NothingToRun, SandboxLacks: p.SandboxLacks,
-		Uninstalled: p.Uninstalled, UninstalledAt: p.UninstalledAt, Prerequisites: p.Prerequisites})
+		Uninstalled: p.Uninstalled, UninstalledAt: p.UninstalledAt, Prerequisites: p.Prerequisites, CompilersTooOld: p.CompilersTooOld})
 	// The script's own path, as bash names it in error messages, is the
 	// plan record's last field.
 	b.WriteString("__r2d_json \"${BASH_SOURCE[0]}\"\n")

@@ -114,6 +114,10 @@ func (v Verdict) Reason(advice func(*Failure) string) string {
 			"<!-- readme2demo: run --> above that block, or try an AI engine, which reads the README's prose", u.Program, u.First, what)
 	case EndPrerequisite:
 		f := v.Prerequisite
+		if f.Compiler != "" {
+			return fmt.Sprintf("%s: %s stopped at a compile error, and the README's text asks for %s: the build was not checked here, which is not the README's failure; "+
+				"run with an image that has that compiler (--image, Action input `image`), or choose it in a code block the plan runs (CC=…, CXX=…)", f.Where, quoteCommand(firstLine(f.Command)), f.Compiler)
+		}
 		return fmt.Sprintf("%s: %s stopped for %s, which the README names in its text as something the build needs, and no line the plan runs installs it: "+
 			"the build was not checked here, which is not the README's failure; install it in a code block the plan runs (sudo apt-get install …), "+
 			"or try an AI engine, which reads the README's prose", f.Where, quoteCommand(firstLine(f.Command)), f.Prerequisite)
@@ -187,6 +191,10 @@ type Failure struct {
 	// Prerequisite is what the build lacks that the README names in its
 	// text (KindExit; namedPrerequisite), "" when none.
 	Prerequisite string
+	// Compiler is the compiler the README's text asks for at a version the
+	// image lacks, when the step stopped at a compile error (KindExit;
+	// PlanRecord.CompilersTooOld), "" when none.
+	Compiler string
 	// Header is a C header the build could not find (KindExit): a
 	// library's development files, which a README often names only in
 	// words.
@@ -303,6 +311,9 @@ func (p *Parser) verdict(c *commandlog.Command, cmd *command) *Failure {
 		f.Kind, f.Missing, f.Notes, f.PipeStatus = KindExit, notFound(c, cmd.line, p.installs, p.ran), redirectNote(c)+net, end.PipeStatus
 		f.Header = missingHeader(c.Output)
 		f.Prerequisite = namedPrerequisite(c.Output, p.prereqs)
+		if f.Prerequisite == "" && len(p.oldCompilers) > 0 && compileErrorRe.MatchString(c.Output) {
+			f.Compiler = p.oldCompilers[0] // the README asks for a newer compiler than the image's
+		}
 		if net != "" {
 			f.Kind = KindNetwork // an AI engine cannot reach the host either
 		}
