@@ -14,9 +14,10 @@ import (
 
 // unreachedRe finds the messages of tools that could not reach a host:
 // curl, wget, git, the Go command, npm, pip (Python's resolver), cargo,
-// Java, Bundler, Dart's pub, .NET, Erlang and Elixir (nxdomain) and Zig.
+// Java, Bundler and gem (Ruby's Net::HTTP), Dart's pub, .NET, Erlang and
+// Elixir (nxdomain) and Zig.
 // Its groups capture the host where the message names one.
-var unreachedRe = lazyre.New(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading https://([\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host|UnknownHostException: ([\w.-]+)|Could not reach host ([\w.-]+)|Failed host lookup: '([\w.-]+)'|Resource temporarily unavailable \(([\w.-]+):\d+\)|:?nxdomain\b|NameServerFailure`)
+var unreachedRe = lazyre.New(`(?m)curl: \((?:6|7|28|35)\) .*?(?:host:? ([\w.-]+)|$)|[Cc]ould not resolve host:? '?([\w.-]+)|unable to resolve host address ['‘]?([\w.-]+)|Temporary failure in name resolution|getaddrinfo (?:ENOTFOUND|EAI_AGAIN) ([\w.-]+)|dial tcp: lookup ([\w.-]+)|reading https://([\w.-]+)/\S*: 403 Forbidden|Network is unreachable|Failed to connect to ([\w.-]+)|Failed to open TCP connection to ([\w.-]+)|host='([\w.-]+)', port=\d+\): Max retries exceeded|Name or service not known|failed to resolve address for ([\w.-]+)|lookup ([\w.-]+)(?: on [\d.:]+)?: no such host|UnknownHostException: ([\w.-]+)|Could not reach host ([\w.-]+)|Failed host lookup: '([\w.-]+)'|Resource temporarily unavailable \(([\w.-]+):\d+\)|:?nxdomain\b|NameServerFailure`)
 
 // Unreached reports an output with a message of a tool that could not
 // reach a host, and the hosts the messages name, in order, without
@@ -124,6 +125,9 @@ func unreachedHosts(c Command, s Signals) (hosts []string, ok bool) {
 	}
 	if len(hosts) == 0 {
 		hosts = URLHosts(c.Text)
+	}
+	if len(hosts) == 0 && ok {
+		hosts = URLHosts(c.Output) // `gem install x`: "Unable to download data from https://rubygems.org/"
 	}
 	return hosts, len(hosts) > 0
 }
