@@ -28,7 +28,7 @@ var stepSectionRe = lazyre.New(`(?i)\b(install(ation|ing)?|set\s*up|setting\s+up
 // a clone linked to the checkout) when every command of the block
 // resolves. Everything else the plan runs on a guess: a probe.
 func (pl *planner) markPlanned(b readme.Block, es []Entry) {
-	section := section(pl.sectionHeadings(b.Headings), stepSectionRe) != "" && (readme.IsShellLang(b.Lang) || b.Mode == readme.ModeConsole)
+	section := section(pl.sectionHeadings(b.Headings), stepSectionRe) != "" && (readme.IsShellLang(b.Lang) || b.Mode == readme.ModeConsole || b.Lang == "" && !b.Indented && pl.onlyInstalls(es))
 	if section {
 		for _, e := range es {
 			if e.Command != "" && e.Kind == KindCommand && !pl.commandResolves(e) {
@@ -232,4 +232,22 @@ func drivesToolchain(text string) bool {
 		}
 	}
 	return false
+}
+
+// onlyInstalls reports entries whose commands that run all install or
+// build something.
+func (pl *planner) onlyInstalls(es []Entry) bool {
+	any := false
+	for _, e := range es {
+		if !e.Run {
+			continue
+		}
+		for _, s := range simples(lex(e.command())) {
+			if !pl.installsOrBuilds(s) {
+				return false
+			}
+		}
+		any = true
+	}
+	return any
 }

@@ -52,6 +52,36 @@ var plannedCases = []planCase{
 		`),
 	},
 	{
+		name: "an unlabelled fenced block of an install section is a step when it only installs or builds",
+		readme: here.Doc(`
+			# tool
+
+			## Installation
+
+			~~~
+			go install github.com/acme/tool@latest
+			~~~
+
+			## Setup
+
+			~~~
+			mkdir -p ~/.config/tool
+			tool --version
+			~~~
+
+			## Requirements
+
+			    sudo apt install jq
+		`),
+		repo: repoWith("acme/tool", "Makefile", "go.mod"),
+		want: here.Doc(`
+			6 step command go install github.com/acme/tool@latest
+			12 probe command mkdir -p ~/.config/tool
+			13 probe command tool --version
+			18 probe command sudo apt install jq
+		`),
+	},
+	{
 		name: "a skipped line leaves the others steps",
 		readme: here.Doc(`
 			## Installation
