@@ -87,7 +87,7 @@ func (p *Plan) usesLaterInstall(groups [][]Entry, install []bool) string {
 			if !e.Run || e.Step.WriteFile != "" {
 				continue
 			}
-			for _, s := range simples(lex(e.command())) {
+			for _, s := range append(simples(lex(e.command())), substituted(e.command())...) {
 				tool := strings.ToLower(path.Base(s.name()))
 				first, later := 0, 0
 				for _, in := range p.Installs {

@@ -280,6 +280,30 @@ func TestOrders(t *testing.T) {
 			`),
 		},
 		{
+			name: "a program run in a command substitution",
+			readme: here.Doc(`
+				# x
+
+				## Usage
+
+				~~~bash
+				export LS_COLORS="$(vivid generate molokai)"
+				~~~
+
+				## Installation
+
+				~~~bash
+				go install github.com/sharkdp/vivid@latest
+				~~~
+			`),
+			want: here.Doc(`
+				order install-first
+				note: order install-first: line 6 uses vivid, which line 12 installs (--order readme keeps README order)
+				12 step command go install github.com/sharkdp/vivid@latest
+				6 probe command export LS_COLORS="$(vivid generate molokai)"
+			`),
+		},
+		{
 			name: "the option keeps README order",
 			readme: here.Doc(`
 				# x

@@ -375,3 +375,17 @@ func TestSimpleOutputs(t *testing.T) {
 	assert.DeepEqual(t, ss[1].outputs, []string{"all.txt"})
 	assert.DeepEqual(t, ss[1].args(), []string{"-a", "log"})
 }
+
+// The commands of a line's command substitutions.
+func TestSubstituted(t *testing.T) {
+	names := func(text string) []string {
+		var out []string
+		for _, s := range substituted(text) {
+			out = append(out, s.name())
+		}
+		return out
+	}
+	assert.DeepEqual(t, names(`export LS_COLORS="$(vivid generate molokai)"`), []string{"vivid"})
+	assert.DeepEqual(t, names("echo `date` $(basename $(pwd)) $((1+2))"), []string{"date", "basename", "pwd"})
+	assert.Equal(t, len(names("echo $(unclosed")), 0)
+}

@@ -340,3 +340,40 @@ func isAssignment(t string) bool {
 	}
 	return true
 }
+
+// substituted are the commands of a line's command substitutions, `$(…)`
+// (nested ones included) and backquotes: `export LS_COLORS="$(vivid
+// generate molokai)"` runs vivid.
+func substituted(text string) []simple {
+	var out []simple
+	for i := 0; i < len(text); i++ {
+		switch {
+		case strings.HasPrefix(text[i:], "$(") && !strings.HasPrefix(text[i:], "$(("):
+			depth, j := 0, i+1
+			for ; j < len(text); j++ {
+				if text[j] == '(' {
+					depth++
+				} else if text[j] == ')' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			if j >= len(text) {
+				return out
+			}
+			inner := text[i+2 : j]
+			out = append(out, simples(lex(inner))...)
+			out = append(out, substituted(inner)...)
+			i = j
+		case text[i] == '`':
+			j := strings.IndexByte(text[i+1:], '`')
+			if j < 0 {
+				return out
+			}
+			out = append(out, simples(lex(text[i+1:i+1+j]))...)
+			i += j + 1
+		}
+	}
+	return out
+}
