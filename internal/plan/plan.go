@@ -269,6 +269,9 @@ type readmeFacts struct {
 	server  string
 	cluster bool
 	device  string // the hardware the opening says the project works with ("Android devices")
+	// zshProject is the phrase of the opening that presents the project
+	// as made for zsh ("a theme for Zsh"): its zsh blocks are zsh's.
+	zshProject string
 	// filters are the programs some shell line of the README pipes into
 	// with no file argument (`curl … | bat`): they read standard input.
 	filters map[string]bool
@@ -328,6 +331,7 @@ func learnReadme(src []byte, doc *readme.Doc, repo Repo) readmeFacts {
 	intro := introText(src)
 	f.cluster = clusterIntroRe.MatchString(intro)
 	f.device = presentsDevice(intro)
+	f.zshProject = zshProjectRe.FindString(plainText(intro))
 	f.filters = pipeFilters(doc)
 	f.proseInstalls = proseInstalls(src, doc, repo)
 	return f

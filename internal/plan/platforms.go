@@ -349,6 +349,31 @@ func forShell(cmds []simple) string {
 	return ""
 }
 
+// zshBuiltins are builtins zsh has and bash does not.
+var zshBuiltins = toSet(`setopt unsetopt autoload zle bindkey compdef zstyle zmodload`)
+
+// zshFlagsRe is a zsh parameter expansion with flags: ${(%):-%n}, ${(eq+)PROMPT}.
+var zshFlagsRe = lazyre.New(`\$\{\([^)]*\)`)
+
+// zshSyntax names what in a command is zsh's alone (its builtins, print
+// with options, a parameter expansion's flags), "" for none.
+func zshSyntax(cmds []simple, text string) string {
+	for _, s := range cmds {
+		n, args := s.name(), s.args()
+		if zshBuiltins[n] || n == "print" && len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			return n
+		}
+	}
+	if m := zshFlagsRe.FindString(text); m != "" {
+		return m + "…}"
+	}
+	return ""
+}
+
+// zshProjectRe is an opening that presents the project as made for zsh:
+// "Powerlevel10k is a theme for Zsh", "a zsh plugin".
+var zshProjectRe = lazyre.New(`(?i)\b(theme|plugin|framework|prompt|completions?)\s+(for|of)\s+zsh\b|\bzsh\s+(theme|plugin|framework|prompt)s?\b`)
+
 // otherRcWriteRe is a redirection into another shell's startup file.
 var otherRcWriteRe = lazyre.New(`>>?\s*\S*(\.zshrc|\.zshenv|\.zprofile|config\.fish|\.tcshrc|\.cshrc)\b`)
 
@@ -426,6 +451,12 @@ func (pl *planner) handlesRunOutput(x *cmd) bool {
 func otherShellRule(pl *planner, x *cmd) (Entry, bool) {
 	if sh := forShell(x.head); sh != "" {
 		return pl.skip(x, because(KindOtherShell, "for %s, not bash", sh))
+	}
+	if z := zshSyntax(x.cmds, x.c.text); z != "" {
+		return pl.skip(x, because(KindOtherShell, "zsh syntax (%s), not bash", z))
+	}
+	if x.b.Lang == "zsh" && pl.readme.zshProject != "" {
+		return pl.skip(x, because(KindOtherShell, "for zsh, not bash: a zsh block of a README that presents the project so (%q)", pl.readme.zshProject))
 	}
 	if m := otherRcWriteRe.FindString(x.c.text); m != "" {
 		return pl.skip(x, because(KindOtherShell, "for another shell: it writes to %s", strings.TrimSpace(strings.TrimLeft(m, ">"))))

@@ -251,6 +251,36 @@ var platformCases = []planCase{
 		`),
 	},
 	{
+		name: "zsh's own syntax, and the zsh blocks of a project made for zsh",
+		rule: "other-shell",
+		readme: here.Doc(`
+			# p10k
+
+			Powerlevel10k is a theme for Zsh.
+
+			~~~zsh
+			typeset -g POWERLEVEL9K_TIME_FOREGROUND=160
+			~~~
+
+			~~~sh
+			autoload -Uz compinit && compinit
+			bindkey '^s' pet-select
+			print -rl -- ${(eq+)PROMPT}
+			echo "${(%):-%n}"
+			uname -sm
+			~~~
+		`),
+		repo: repoWith("romkatv/powerlevel10k", "README.md", "config"),
+		want: here.Doc(`
+			6 skip other-shell typeset -g POWERLEVEL9K_TIME_FOREGROUND=160
+			10 skip other-shell autoload -Uz compinit && compinit
+			11 skip other-shell bindkey '^s' pet-select
+			12 skip other-shell print -rl -- ${(eq+)PROMPT}
+			13 skip other-shell echo "${(%):-%n}"
+			14 probe command uname -sm
+		`),
+	},
+	{
 		name:  "a shell the README installs is run with it",
 		wrong: "apt install zsh installs a program, it is not set-up for zsh: both lines run (otherShellRule's exception for a shell an earlier line installs is unreachable for apt installs, since forShell skips the install first)",
 		readme: here.Doc(`
