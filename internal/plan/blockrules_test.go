@@ -275,6 +275,40 @@ var blockRuleCases = []planCase{
 		`),
 	},
 	{
+		name: "a sentence addressed to a reader who has the project from before",
+		rule: "existing-copy-text",
+		readme: here.Doc(`
+			# starship
+
+			> **The default branch has been renamed from master to main.**
+			> If you have a local clone, update it by running:
+			>
+			> ~~~sh
+			> git branch -m master main
+			> git fetch origin
+			> ~~~
+
+			If you already installed an older version, run
+
+			~~~sh
+			starship migrate
+			~~~
+
+			If you have a question, run
+
+			~~~sh
+			starship --help
+			~~~
+		`),
+		repo: slugRepo("starship/starship"),
+		want: here.Doc(`
+			7 skip maintenance git branch -m master main
+			8 skip maintenance git fetch origin
+			14 skip maintenance starship migrate
+			20 probe command starship --help
+		`),
+	},
+	{
 		name: "steps for packagers of a distribution",
 		rule: "packaging",
 		readme: here.Doc(`

@@ -186,6 +186,10 @@ var (
 	wrongLabelRe = lazyre.New(`(?i)^\W*(wrong|bad|incorrect|don'?t|do not|avoid)(\s+(do\s+)?this)?\W*$`)
 )
 
+// existingCopyCueRe is a sentence addressed to a reader who has the
+// project from before: "If you have a local clone, update it by running".
+var existingCopyCueRe = lazyre.New(`(?i)\bif you(?:'ve| have)? (?:already |previously )?(?:have |had )?(?:a|an|your) (?:local|existing|older|old|previous|earlier) (?:clone|checkout|copy|fork|install(?:ation)?|version)\b|\bif you (?:already|previously) (?:cloned|installed|checked out)\b`)
+
 var troubleCueRe = lazyre.New(`(?i)\bif you(?:'re| are)? (?:experienc\w*|encounter\w*|run into|hit|see|get|have|face|facing|having)\b[^.]{0,60}\b(issues?|problems?|errors?|troubles?)\b`)
 
 var (
