@@ -16,7 +16,9 @@ var (
 	// rawSynopsisRe finds usage brackets in a command as written: [options],
 	// [your node app], [dark|light] (not a test: `[ -f x ]` has spaces inside
 	// its brackets, `[[` is doubled).
-	rawSynopsisRe = lazyre.New(`(^|\s)\[[^\s\[\]$"'][^\[\]$]*[^\s\[\]]\](\s|$)|(^|\s)\[[^\s\[\]$"']\](\s|$)`)
+	rawSynopsisRe = lazyre.New(`(^|\s)\[[^\s\[\]$"'][^\[\]$]*[^\s\[\]]\](\.\.\.|…)?(\s|$)|(^|\s)\[[^\s\[\]$"']\](\.\.\.|…)?(\s|$)`)
+	// plainSubstRe is a command substitution with no parentheses inside.
+	plainSubstRe = lazyre.New(`\$\(([^()]*)\)`)
 	// singleBraceRe is {source_file}: no comma or "..", so not a brace
 	// expansion, so a placeholder.
 	singleBraceRe = lazyre.New(`(^|\s)\{[A-Za-z_][\w -]*\}(\s|$)`)
@@ -47,6 +49,12 @@ func rawPlaceholder(text string) (string, bool) {
 	first := quotedRe.ReplaceAllString(written, "''")
 	if m := rawSynopsisRe.FindString(first); m != "" && !strings.Contains(first, "[[") {
 		return strings.TrimSpace(m), true
+	}
+	for _, sub := range plainSubstRe.FindAllStringSubmatch(written, -1) {
+		// eval "$(tool [OPTION]...)": the synopsis inside quotes.
+		if m := rawSynopsisRe.FindString(sub[1]); m != "" && !strings.Contains(sub[1], "[[") {
+			return strings.TrimSpace(m), true
+		}
 	}
 	if m := alternativesRe.FindStringSubmatch(first); m != nil && !allKnown(strings.Split(m[2], "|")[1:]) {
 		return m[2], true

@@ -118,6 +118,23 @@ var placeholderCases = []planCase{
 		`),
 	},
 	{
+		name: "a synopsis with repeated options, also inside a quoted command substitution",
+		rule: "placeholder",
+		readme: here.Doc(`
+			~~~sh
+			eval "$(tool [OPTION]...)"
+			tool [OPTION]... export [OPTION]... [NAME]...
+			eval "$(tool --export)"
+			~~~
+		`),
+		repo: slugRepo("acme/tool"),
+		want: here.Doc(`
+			2 skip synopsis eval "$(tool [OPTION]...)"
+			3 skip synopsis tool [OPTION]... export [OPTION]... [NAME]...
+			4 probe command eval "$(tool --export)"
+		`),
+	},
+	{
 		name:  "stand-ins the first rules missed",
 		wrong: "line 13 is a placeholder: user/repo in a clone URL is the reader's repository (slugPlaceholderRe is matched against the whole URL, so only a bare user/repo argument is one)",
 		readme: here.Doc(`
