@@ -61,6 +61,10 @@ var contextRules = []blockRule{
 		s := lastSentence(b.Before)
 		return because(KindMaintenance, "updates an existing clone or install (the text before the block: %q): the run starts from a fresh checkout", s), existingCopyCueRe.MatchString(proseOnly(s)), false
 	}},
+	{"file-format-section", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
+		h := innermost(b.Headings)
+		return because(KindFileContent, "the content of a file (section %q: a file's syntax or format), not commands", h), fileFormatRe.MatchString(h), false
+	}},
 	{"packaging", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
 		cue := blockCue(b, packagingRe)
 		return because(KindMaintenance, "for packagers of a distribution (%q): not part of trying the README", cue), cue != "", false

@@ -309,6 +309,32 @@ var blockRuleCases = []planCase{
 		`),
 	},
 	{
+		name: "a section about a file's syntax shows the file",
+		rule: "file-format-section",
+		readme: here.Doc(`
+			# shdotenv
+
+			## .env file syntax
+
+			~~~sh
+			UNQUOTED=value1 # Spaces cannot be used
+			export EXPORT1="value"
+			~~~
+
+			## Usage
+
+			~~~sh
+			shdotenv --version
+			~~~
+		`),
+		repo: slugRepo("ko1nksm/shdotenv"),
+		want: here.Doc(`
+			6 skip file-content UNQUOTED=value1 # Spaces cannot be used
+			7 skip file-content export EXPORT1="value"
+			13 probe command shdotenv --version
+		`),
+	},
+	{
 		name: "steps for packagers of a distribution",
 		rule: "packaging",
 		readme: here.Doc(`

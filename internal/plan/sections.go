@@ -186,6 +186,10 @@ var (
 	wrongLabelRe = lazyre.New(`(?i)^\W*(wrong|bad|incorrect|don'?t|do not|avoid)(\s+(do\s+)?this)?\W*$`)
 )
 
+// fileFormatRe is a heading about the syntax of a kind of file: ".env
+// file syntax", "Config file format", "Syntax of the rc file".
+var fileFormatRe = lazyre.New(`(?i)\bfiles?\s+(syntax|format)\b|\b(syntax|format)\s+of\s+(the\s+|an?\s+)?\S+\s+files?\b`)
+
 // existingCopyCueRe is a sentence addressed to a reader who has the
 // project from before: "If you have a local clone, update it by running".
 var existingCopyCueRe = lazyre.New(`(?i)\bif you(?:'ve| have)? (?:already |previously )?(?:have |had )?(?:a|an|your) (?:local|existing|older|old|previous|earlier) (?:clone|checkout|copy|fork|install(?:ation)?|version)\b|\bif you (?:already|previously) (?:cloned|installed|checked out)\b`)
