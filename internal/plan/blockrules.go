@@ -42,6 +42,10 @@ var contextRules = []blockRule{
 		h := section(b.Headings, benchmarkRe)
 		return because(KindMaintenance, "benchmark (section %q): measures performance with tools and servers of its own, not part of trying the README", h), h != "", false
 	}},
+	{"release-section", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
+		h := section(b.Headings, releaseSectionRe)
+		return because(KindMaintenance, "cuts a release of the project (section %q): for its maintainers, not part of trying the README", h), h != "", false
+	}},
 	{"completion-section", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
 		h := section(b.Headings, completionRe)
 		return because(KindOptional, "shell completion (section %q): an optional convenience, not part of trying the README", h), h != "", false

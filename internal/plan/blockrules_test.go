@@ -309,6 +309,39 @@ var blockRuleCases = []planCase{
 		`),
 	},
 	{
+		name: "the maintainers' steps to cut a release",
+		rule: "release-section",
+		readme: here.Doc(`
+			# notes
+
+			## I want to help
+
+			~~~sh
+			./test.sh
+			~~~
+
+			### Release process
+
+			~~~
+			sed -i -e "s/notes_version=.*/notes_version=\"$NEW_VERSION\"/g" notes
+			git checkout -B latest-release
+			~~~
+
+			## Releases
+
+			~~~sh
+			./test.sh
+			~~~
+		`),
+		repo: repoWith("pimterry/notes", "notes", "test.sh"),
+		want: here.Doc(`
+			6 probe command ./test.sh
+			12 skip maintenance sed -i -e "s/notes_version=.*/notes_version=\"$NEW_VERSION\"/g" notes
+			13 skip maintenance git checkout -B latest-release
+			19 probe command ./test.sh
+		`),
+	},
+	{
 		name: "a section about a file's syntax shows the file",
 		rule: "file-format-section",
 		readme: here.Doc(`

@@ -186,6 +186,10 @@ var (
 	wrongLabelRe = lazyre.New(`(?i)^\W*(wrong|bad|incorrect|don'?t|do not|avoid)(\s+(do\s+)?this)?\W*$`)
 )
 
+// releaseSectionRe is a heading of the maintainers' steps to cut a
+// release: "Release process", "Releasing", "Making a release".
+var releaseSectionRe = lazyre.New(`(?i)\brelease\s+(process|procedure|steps|checklist|instructions|workflow)\b|^\W*releasing\b|\b(making|cutting|creating|publishing|preparing)\s+an?\s+(new\s+)?(release|version)\b|\bhow\s+to\s+(release|publish)\b`)
+
 // fileFormatRe is a heading about the syntax of a kind of file: ".env
 // file syntax", "Config file format", "Syntax of the rc file".
 var fileFormatRe = lazyre.New(`(?i)\bfiles?\s+(syntax|format)\b|\b(syntax|format)\s+of\s+(the\s+|an?\s+)?\S+\s+files?\b`)
