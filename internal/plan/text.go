@@ -48,6 +48,11 @@ func shapeOf(line string) lineShape {
 	if rest, ok := strings.CutPrefix(t, "[sudo] "); ok {
 		t = rest // sudo where the reader needs it (decide)
 	}
+	if closers[stripComment(t)] {
+		// The end of a compound whose start was no command (`@test 'x' {`
+		// of a bats file): bash could not run it alone.
+		return shapeText
+	}
 	if strings.HasPrefix(t, ">>>") || strings.HasPrefix(t, "...") && len(t) > 3 && t[3] == ' ' {
 		return shapeREPL
 	}
@@ -106,6 +111,9 @@ func shapeOf(line string) lineShape {
 	}
 	return shapeText
 }
+
+// closers are the words that end or continue a compound command.
+var closers = toSet(`} }; fi done esac then else do ) }) end`)
 
 // keyLegendRe is a key of a key list, punctuation and a colon: "/:",
 // "~:", "!:" ("::" too; ":" alone is the shell's no-op).

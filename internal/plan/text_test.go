@@ -110,6 +110,29 @@ var textCases = []planCase{
 		`),
 	},
 	{
+		name: "the end of a compound whose start is no command",
+		readme: here.Doc(`
+			~~~bash
+			@test 'assert()' {
+			  assert [ 1 -lt 0 ]
+			}
+			~~~
+
+			~~~bash
+			if [ -f go.mod ]; then
+			  go build
+			fi
+			~~~
+		`),
+		repo: repoWith("bats-core/bats-assert", "load.bash", "go.mod"),
+		want: here.Doc(`
+			2 skip output @test 'assert()' {
+			3 skip output assert [ 1 -lt 0 ]
+			4 skip output }
+			8 probe command if [ -f go.mod ]; then
+		`),
+	},
+	{
 		name: "REPL lines",
 		readme: here.Doc(`
 			~~~sh
