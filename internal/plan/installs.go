@@ -13,11 +13,16 @@ import (
 // What a command installs: the tools it puts on the PATH, by package
 // manager, installer script or copy into a bin directory.
 
+// installTargetRe is a make target that installs the project one way or
+// another: install-deb, install-user, install-local (not install-deps or
+// install-tools, which install what the build needs).
+var installTargetRe = lazyre.New(`^install-(deb|rpm|user|local|system|global|bin|binary|all|home)$`)
+
 // installs returns the tools a simple command installs ("glow" for
 // `go install github.com/charmbracelet/glow/v2@latest`), with self true when
 // it installs the project itself from the checkout (`make install`,
-// `pip install .`, `cargo install --path .`). ok is false when the command
-// is not an install.
+// `make install-deb`, `pip install .`, `cargo install --path .`). ok is
+// false when the command is not an install.
 func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 	name, args := s.name(), s.args()
 	pkgs := func(from int, skipVal map[string]bool) []string {
@@ -164,7 +169,9 @@ func installs(s simple, repo Repo) (tools []string, self, ok bool) {
 		}
 		return pkgs(1, nil), false, true
 	case "make":
-		if slices.Contains(args, "install") {
+		// install, and the targets named for a kind of install
+		// (install-deb, install-user), not install-deps
+		if slices.ContainsFunc(args, func(a string) bool { return a == "install" || installTargetRe.MatchString(a) }) {
 			return repo.Names, true, true
 		}
 		return nil, false, false

@@ -68,6 +68,34 @@ var installCases = []planCase{
 		`),
 	},
 	{
+		name: "a make target named for a kind of install installs the project",
+		readme: here.Doc(`
+			# INSTALL
+
+			On Ubuntu or Debian, use the following to install a package:
+
+			~~~bash
+			sudo make install-deb
+			~~~
+
+			Otherwise use 'make install':
+
+			~~~bash
+			sudo make install
+			~~~
+
+			~~~bash
+			make install-deps
+			~~~
+		`),
+		repo: repoWith("rkitover/vimpager", "Makefile", "vimpager"),
+		want: here.Doc(`
+			6 step command sudo make install-deb
+			12 skip alternative sudo make install
+			16 probe command make install-deps
+		`),
+	},
+	{
 		name: "Linux installers of this project and of others are kept",
 		readme: here.Doc(`
 			~~~sh
