@@ -48,6 +48,9 @@ func shapeOf(line string) lineShape {
 	if rest, ok := strings.CutPrefix(t, "[sudo] "); ok {
 		t = rest // sudo where the reader needs it (decide)
 	}
+	if ws := strings.Fields(t); len(ws) >= 3 && ws[1] == "=" && !comparers[ws[0]] {
+		return shapeText // a setting of TOML or INI, `rev = "26.01.0"`: no shell command has "=" for its first argument
+	}
 	if closers[stripComment(t)] {
 		// The end of a compound whose start was no command (`@test 'x' {`
 		// of a bats file): bash could not run it alone.
@@ -111,6 +114,9 @@ func shapeOf(line string) lineShape {
 	}
 	return shapeText
 }
+
+// comparers are the commands whose arguments may be a lone "=".
+var comparers = toSet(`test [ [[ expr`)
 
 // closers are the words that end or continue a compound command.
 var closers = toSet(`} }; fi done esac then else do ) }) end`)

@@ -110,7 +110,7 @@ var textCases = []planCase{
 		`),
 	},
 	{
-		name: "the end of a compound whose start is no command",
+		name: "the end of a compound whose start is no command, and a setting of TOML",
 		readme: here.Doc(`
 			~~~bash
 			@test 'assert()' {
@@ -123,6 +123,11 @@ var textCases = []planCase{
 			  go build
 			fi
 			~~~
+
+			~~~sh
+			rev = "26.01.0"  # check the releases for the latest version
+			test go = go
+			~~~
 		`),
 		repo: repoWith("bats-core/bats-assert", "load.bash", "go.mod"),
 		want: here.Doc(`
@@ -130,6 +135,8 @@ var textCases = []planCase{
 			3 skip output assert [ 1 -lt 0 ]
 			4 skip output }
 			8 probe command if [ -f go.mod ]; then
+			14 skip output rev = "26.01.0"  # check the releases for the latest version
+			15 probe command test go = go
 		`),
 	},
 	{
