@@ -61,6 +61,10 @@ var contextRules = []blockRule{
 	{"uninstall-text", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
 		return because(KindMaintenance, "uninstalls or reinstalls (the text before the block): not part of trying the README"), uninstallCueRe.MatchString(proseOnly(lastSentence(b.Before))), false
 	}},
+	{"optional-text", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
+		s := lastSentence(b.Before)
+		return because(KindOptional, "optional (the text before the block: %q): not part of trying the README", s), optionalStepRe.MatchString(proseOnly(s)), false
+	}},
 	{"existing-copy-text", func(_ *planner, b readme.Block, _ []candidate) (Decision, bool, bool) {
 		s := lastSentence(b.Before)
 		return because(KindMaintenance, "updates an existing clone or install (the text before the block: %q): the run starts from a fresh checkout", s), existingCopyCueRe.MatchString(proseOnly(s)), false

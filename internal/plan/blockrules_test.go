@@ -275,6 +275,30 @@ var blockRuleCases = []planCase{
 		`),
 	},
 	{
+		name: "a sentence that offers what follows as optional",
+		rule: "optional-text",
+		readme: here.Doc(`
+			# forgit
+
+			Optionally you can add [aliases in git](https://git-scm.com/book):
+
+			~~~sh
+			git config --global alias.cf 'forgit checkout_file'
+			~~~
+
+			You can optionally pass a path:
+
+			~~~sh
+			git config --global alias.lo 'forgit log'
+			~~~
+		`),
+		repo: slugRepo("wfxr/forgit"),
+		want: here.Doc(`
+			6 skip optional git config --global alias.cf 'forgit checkout_file'
+			12 probe command git config --global alias.lo 'forgit log'
+		`),
+	},
+	{
 		name: "a sentence addressed to a reader who has the project from before",
 		rule: "existing-copy-text",
 		readme: here.Doc(`

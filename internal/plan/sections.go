@@ -194,6 +194,10 @@ var releaseSectionRe = lazyre.New(`(?i)\brelease\s+(process|procedure|steps|chec
 // file syntax", "Config file format", "Syntax of the rc file".
 var fileFormatRe = lazyre.New(`(?i)\bfiles?\s+(syntax|format)\b|\b(syntax|format)\s+of\s+(the\s+|an?\s+)?\S+\s+files?\b`)
 
+// optionalStepRe is a sentence that offers what follows as optional:
+// "Optionally you can add aliases in git", "(Optional) Set …".
+var optionalStepRe = lazyre.New(`(?i)^\W*(optionally\b|\(optional\)|optional:)`)
+
 // existingCopyCueRe is a sentence addressed to a reader who has the
 // project from before: "If you have a local clone, update it by running".
 var existingCopyCueRe = lazyre.New(`(?i)\bif you(?:'ve| have)? (?:already |previously )?(?:have |had )?(?:a|an|your) (?:local|existing|older|old|previous|earlier) (?:clone|checkout|copy|fork|install(?:ation)?|version)\b|\bif you (?:already|previously) (?:cloned|installed|checked out)\b`)
