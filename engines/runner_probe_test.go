@@ -149,6 +149,18 @@ func TestPreparingStepsCheckNothing(t *testing.T) {
 
 	l, _ = runLocal(t, MarkdownName, prepares(probes("```sh\ncd no-such-dir\nr2d-guess --help\n```\n", 3), 2), nil)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+
+	// Probes that only prepare check nothing either: a guessed build whose
+	// mkdir and cd passed and whose cmake failed checked nothing.
+	build := "```\nmkdir build\ncd build\nr2d-cmake ..\n```\n"
+	l, _ = runLocal(t, MarkdownName, prepares(probes(build, 2, 3, 4), 2, 3), nil)
+	assert.DeepEqual(t, plannedSummary(l), []string{
+		"2 mkdir build => 0 ok probe",
+		"3 cd build => 0 ok probe",
+		"4 r2d-cmake .. => 127 failed probe",
+	})
+	assert.Equal(t, l.Outcome, commandlog.OutcomeBlocked)
+	assert.Assert(t, strings.HasPrefix(l.OutcomeReason, "no step of the README was checked"), l.OutcomeReason)
 }
 
 // A build step that stops for a library the README names in its text is
