@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,15 @@ const (
 // aliases, options or the directory, or make one.
 var sessionCommands = toSet(`export alias unalias cd pushd popd set shopt unset umask source . mkdir true :`)
 
+// setsGitConfig reports `git config` setting a value (`git config --global
+// alias.cf 'forgit checkout_file'`), which prepares the session as `alias`
+// does; reading one (--get, --list) is a check.
+func setsGitConfig(s simple) bool {
+	args := s.args()
+	return s.name() == "git" && len(args) > 0 && args[0] == "config" &&
+		!slices.ContainsFunc(args, func(a string) bool { return a == "-l" || strings.HasPrefix(a, "--get") || a == "--list" })
+}
+
 // Prepares reports an entry that only prepares the session: shell set-up,
 // a file written, a clone linked to the checkout, or a command line of
 // nothing but variables, aliases, options, directories and sourced files.
@@ -69,7 +79,7 @@ func (e Entry) Prepares() bool {
 	case KindCommand:
 		ss := simples(lex(e.command()))
 		for _, s := range ss {
-			if n := s.name(); n != "" && !sessionCommands[n] {
+			if n := s.name(); n != "" && !sessionCommands[n] && !setsGitConfig(s) {
 				return false
 			}
 		}
