@@ -205,3 +205,14 @@ func TestBuildStopsForACompilerTheTextAsksFor(t *testing.T) {
 	l, _ = runLocal(t, MarkdownName, readmePlan("```sh\n"+compileError+"\n```\n"), nil)
 	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
 }
+
+// A step that installs a Go program with `go get` says how the Go command
+// installs one now.
+func TestGoGetNoLongerInstalls(t *testing.T) {
+	t.Parallel()
+	goGet := "printf '%s\\n' \"go: go.mod file not found in current directory or any parent directory.\" \"\t'go get' is no longer supported outside a module.\" >&2; false"
+	l, _ := runLocal(t, MarkdownName, readmePlan("```sh\n"+goGet+"\n```\n"), nil)
+	assert.Equal(t, l.Outcome, commandlog.OutcomeFailed)
+	assert.Equal(t, l.OutcomeReason, "README.md line 2: `"+goGet+"` exited with 1 (the Go command no longer installs programs with `go get`: "+
+		"the README's install would be `go install PACKAGE@latest`)")
+}

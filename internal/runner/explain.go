@@ -133,6 +133,19 @@ func networkNote(output, command string, code *int, pipeStatus ...int) string {
 	return "; it could not reach " + host + " (check that the sandbox can reach the hosts the README downloads from)"
 }
 
+// goGetInstallRe is the Go command's refusal to install a program with
+// `go get`, which it did up to Go 1.16.
+var goGetInstallRe = lazyre.New(`'go get' is no longer supported outside a module|go get: installing executables with 'go get' in module mode is deprecated`)
+
+// goGetNote says that the README installs a Go program the way the Go
+// command no longer does.
+func goGetNote(output string) string {
+	if !goGetInstallRe.MatchString(output) {
+		return ""
+	}
+	return " (the Go command no longer installs programs with `go get`: the README's install would be `go install PACKAGE@latest`)"
+}
+
 // redirectFailRe is bash's message when it cannot open a redirection's
 // file: the command itself never ran.
 var redirectFailRe = lazyre.New(`^bash: (?:line \d+: )?(\S+): (No such file or directory|Permission denied|Is a directory|Read-only file system)$`)

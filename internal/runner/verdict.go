@@ -308,7 +308,7 @@ func (p *Parser) verdict(c *commandlog.Command, cmd *command) *Failure {
 		return nil
 	default:
 		net := networkNote(c.Output, c.Command, c.ExitCode, end.PipeStatus...)
-		f.Kind, f.Missing, f.Notes, f.PipeStatus = KindExit, notFound(c, cmd.line, p.installs, p.ran), redirectNote(c)+net, end.PipeStatus
+		f.Kind, f.Missing, f.Notes, f.PipeStatus = KindExit, notFound(c, cmd.line, p.installs, p.ran), redirectNote(c)+goGetNote(c.Output)+net, end.PipeStatus
 		f.Header = missingHeader(c.Output)
 		f.Prerequisite = namedPrerequisite(c.Output, p.prereqs)
 		if f.Prerequisite == "" && len(p.oldCompilers) > 0 && compileErrorRe.MatchString(c.Output) {
