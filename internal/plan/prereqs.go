@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,10 +37,6 @@ var (
 // libraries or packages, or that stands in a section so named; lower
 // case, without repeats, at most maxPrerequisites.
 func prerequisites(src []byte, doc *readme.Doc) []string {
-	code := map[int]bool{}
-	for _, l := range codeLines(doc) {
-		code[l.Line] = true
-	}
 	var out []string
 	seen := map[string]bool{}
 	add := func(w string) {
@@ -50,11 +47,8 @@ func prerequisites(src []byte, doc *readme.Doc) []string {
 		}
 	}
 	section := false
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if code[n] {
+	for line, code := range textLines(src, doc) {
+		if code {
 			continue
 		}
 		if strings.HasPrefix(strings.TrimSpace(line), "#") {
@@ -116,10 +110,6 @@ var (
 // 19") is met by any; the image's versions are its versioned programs
 // (gcc-12, clang-19), and a family it has none of is not judged.
 func compilersTooOld(src []byte, doc *readme.Doc, programs map[string]bool) []string {
-	code := map[int]bool{}
-	for _, l := range codeLines(doc) {
-		code[l.Line] = true
-	}
 	have := map[string]int{}
 	for p := range programs {
 		for fam, prefixes := range map[string][]string{"GCC": {"gcc-", "g++-"}, "Clang": {"clang-"}} {
@@ -156,11 +146,8 @@ func compilersTooOld(src []byte, doc *readme.Doc, programs map[string]bool) []st
 		}
 	}
 	var para strings.Builder
-	sc := bufio.NewScanner(bytes.NewReader(src))
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if code[n] || line == "" {
+	for line, code := range textLines(src, doc) {
+		if line = strings.TrimSpace(line); code || line == "" {
 			judge(para.String())
 			para.Reset()
 			continue
@@ -169,4 +156,22 @@ func compilersTooOld(src []byte, doc *readme.Doc, programs map[string]bool) []st
 	}
 	judge(para.String())
 	return out
+}
+
+// textLines yields the README's lines in order, each with whether it is a
+// line of a code block.
+func textLines(src []byte, doc *readme.Doc) iter.Seq2[string, bool] {
+	return func(yield func(string, bool) bool) {
+		code := map[int]bool{}
+		for _, l := range codeLines(doc) {
+			code[l.Line] = true
+		}
+		sc := bufio.NewScanner(bytes.NewReader(src))
+		sc.Buffer(nil, 1<<20)
+		for n := 1; sc.Scan(); n++ {
+			if !yield(sc.Text(), code[n]) {
+				return
+			}
+		}
+	}
 }
