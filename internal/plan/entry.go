@@ -77,6 +77,9 @@ func (e Entry) Prepares() bool {
 	case KindShellSetup, KindWriteFile, KindLinkClone:
 		return true
 	case KindCommand:
+		if isDefinition(e.command()) {
+			return true // a function (or alias, or variable) defined checks nothing
+		}
 		ss := simples(lex(e.command()))
 		for _, s := range ss {
 			if n := s.name(); n != "" && !sessionCommands[n] && !setsGitConfig(s) {

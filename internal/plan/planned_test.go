@@ -338,6 +338,8 @@ func TestEntryPrepares(t *testing.T) {
 		{KindCommand, `git config --global alias.cf 'forgit checkout_file'`, true},
 		{KindCommand, `git config --get user.name`, false},
 		{KindCommand, `git cf`, false},
+		{KindCommand, "echo_err() {\n  echo \"$@\" >&2\n}", true},
+		{KindCommand, "function greet { echo hi; }", true},
 		{KindShellSetup, "for r in `tool --summary`; do\n  alias $r=\"tool $r\"\ndone", true},
 		{KindWriteFile, `cat > x.js <<'EOF'`, true},
 		{KindPlaceholder, `export FOO=1`, false},
