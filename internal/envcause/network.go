@@ -60,15 +60,16 @@ func QuietNetworkFailure(command string, code int) bool {
 // HOST:443`).
 var sourceUnreachedRe = lazyre.New(`(?:Could not resolve|Temporary failure resolving) '([\w.-]+)'|Could not connect to ([\w.-]+?)(?::\d+)? \(`)
 
-// SourcesUnreached returns the hosts of the package sources an index
-// update could not reach, as its output names them, in order, without
+// SourcesUnreached returns the hosts of the package sources that index
+// updates could not reach, as their outputs name them, in order, without
 // repeats.
-func SourcesUnreached(output string) []string {
+func SourcesUnreached(outputs ...string) []string {
 	var hosts []string
-	for _, m := range sourceUnreachedRe.FindAllStringSubmatch(output, -1) {
-		h := m[1] + m[2]
-		if !slices.Contains(hosts, h) {
-			hosts = append(hosts, h)
+	for _, out := range outputs {
+		for _, m := range sourceUnreachedRe.FindAllStringSubmatch(out, -1) {
+			if h := m[1] + m[2]; !slices.Contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
 		}
 	}
 	return hosts

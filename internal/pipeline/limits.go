@@ -119,15 +119,11 @@ func internetUnreached(ctx context.Context, l *commandlog.Log, sig envcause.Sign
 // sourcesUnreached are the hosts of the package sources that the log's
 // index updates could not reach (envcause.SourcesUnreached), in order.
 func sourcesUnreached(l *commandlog.Log) []string {
-	var hosts []string
-	for _, c := range l.Commands {
-		for _, h := range envcause.SourcesUnreached(c.Output) {
-			if !slices.Contains(hosts, h) {
-				hosts = append(hosts, h)
-			}
-		}
+	outs := make([]string, len(l.Commands))
+	for i, c := range l.Commands {
+		outs[i] = c.Output
 	}
-	return hosts
+	return envcause.SourcesUnreached(outs...)
 }
 
 // nameLimits marks every command that ran into a sandbox limit
