@@ -680,6 +680,22 @@ var inputCases = []planCase{
 		`),
 	},
 	{
+		name: "a URL option that names this machine, given to any program",
+		readme: here.Doc(`
+			~~~
+			jplot --url http://:8080/debug/vars Threads
+			jplot --url=http://localhost:8080/debug/vars Threads
+			jplot --url https://metrics.example.org/vars Threads
+			~~~
+		`),
+		repo: repoWith("rs/jplot", "main.go", "go.mod"),
+		want: here.Doc(`
+			2 skip missing-input jplot --url http://:8080/debug/vars Threads
+			3 skip missing-input jplot --url=http://localhost:8080/debug/vars Threads
+			4 probe command jplot --url https://metrics.example.org/vars Threads
+		`),
+	},
+	{
 		name: "a database URL on this machine, given to any program or a variable",
 		readme: here.Doc(`
 			~~~sh

@@ -23,6 +23,9 @@ func localURL(cmds []simple) string {
 		if u := localDatabaseURL(s); u != "" {
 			return u
 		}
+		if u := urlOption(args); u != "" {
+			return u
+		}
 		switch {
 		case httpClients[name], name == "git" && len(args) > 0 && (args[0] == "clone" || args[0] == "push" || args[0] == "pull" || args[0] == "fetch" || args[0] == "remote"):
 			for _, a := range args {
@@ -51,8 +54,27 @@ func localURL(cmds []simple) string {
 
 var (
 	// localURLRe is a URL of this machine.
-	localURLRe = lazyre.New(`(?i)^(https?|wss?|ssh)://(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(:\d+)?|^(localhost|127\.0\.0\.1):\d+`)
+	localURLRe = lazyre.New(`(?i)^(https?|wss?|ssh)://(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(:\d+)?|^(localhost|127\.0\.0\.1):\d+|^(https?|wss?)://:\d+`)
 )
+
+// urlOptions are the options whose value is the address of a server the
+// command talks to (jplot --url http://:8080/debug/vars).
+var urlOptions = toSet(`--url -u --endpoint --server --api-url --base-url`)
+
+// urlOption returns the value of a URL option that names this machine,
+// "" for none.
+func urlOption(args []string) string {
+	for i, a := range args {
+		name, v, ok := strings.Cut(a, "=")
+		if !ok && i+1 < len(args) {
+			name, v = a, args[i+1]
+		}
+		if urlOptions[name] && localURLRe.MatchString(strings.Trim(v, `"'`)) {
+			return v
+		}
+	}
+	return ""
+}
 
 // databaseURLRe is the URL of a database or message broker on this
 // machine: its host is this machine's, or empty (a Unix socket:
