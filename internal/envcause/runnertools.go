@@ -1,7 +1,7 @@
 package envcause
 
 import (
-	"regexp"
+	"github.com/readme2demo/readme2demo/internal/lazyre"
 )
 
 // runnerTools are programs that GitHub's hosted Ubuntu runner
@@ -45,21 +45,11 @@ func OnRunner(program string) bool { return runnerTools[program] }
 // notFoundRe is a shell's or a launcher's message for a program it did not
 // find: bash's "X: command not found", dash's "X: not found", sudo's and
 // env's.
-var notFoundRe = regexp.MustCompile(`(?m)(?:^|: )([\w.+-]+): (?:command )?not found$|^env: '([\w.+-]+)': No such file or directory$`)
+var notFoundRe = lazyre.New(`(?m)(?:^|: )([\w.+-]+): (?:command )?not found$|^env: '([\w.+-]+)': No such file or directory$`)
 
 // NotFound returns the programs an output says a shell or a launcher did
 // not find ("just: command not found"), in order.
-func NotFound(out string) []string {
-	var ps []string
-	for _, m := range notFoundRe.FindAllStringSubmatch(out, -1) {
-		for _, p := range m[1:] {
-			if p != "" {
-				ps = append(ps, p)
-			}
-		}
-	}
-	return ps
-}
+func NotFound(out string) []string { return notFoundRe.Groups(out) }
 
 // missingRunnerTool returns the first program the output says was not
 // found that a GitHub-hosted Ubuntu runner has; "" for none.

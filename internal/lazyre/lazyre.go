@@ -89,3 +89,18 @@ func (r *Regexp) ReplaceAllStringFunc(src string, repl func(string) string) stri
 	return r.re().ReplaceAllStringFunc(src, repl)
 }
 func (r *Regexp) Split(s string, n int) []string { return r.re().Split(s, n) }
+
+// Groups returns the capture groups that matched something, of every
+// match in s, in order: what an expression of alternatives, each naming
+// its subject in a group of its own, found.
+func (r *Regexp) Groups(s string) []string {
+	var out []string
+	for _, m := range r.re().FindAllStringSubmatch(s, -1) {
+		for _, g := range m[1:] {
+			if g != "" {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}

@@ -38,3 +38,9 @@ func TestCompileAllReportsABadExpression(t *testing.T) {
 		return
 	}(), "a bad expression panics when first used, as regexp.MustCompile")
 }
+
+func TestGroupsAreTheGroupsThatMatched(t *testing.T) {
+	re := New(`(?m)^(\w+): not found$|^env: '(\w+)'`)
+	assert.DeepEqual(t, re.Groups("just: not found\nenv: 'node'\nnothing here\nmake: not found\n"), []string{"just", "node", "make"})
+	assert.Assert(t, re.Groups("no match") == nil)
+}

@@ -171,14 +171,7 @@ func missingLibraries(output string) []string {
 	if h := missingHeader(output); h != "" {
 		out = append(out, h)
 	}
-	for _, m := range missingLibRe.FindAllStringSubmatch(output, -1) {
-		for _, g := range m[1:] {
-			if g != "" {
-				out = append(out, g)
-			}
-		}
-	}
-	return out
+	return append(out, missingLibRe.Groups(output)...)
 }
 
 // libStem is a library's name as prose and package names share it:
