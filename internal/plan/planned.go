@@ -237,7 +237,7 @@ func drivesToolchain(text string) bool {
 // onlyInstalls reports entries whose commands that run all install or
 // build something.
 func (pl *planner) onlyInstalls(es []Entry) bool {
-	any := false
+	runs := false
 	for _, e := range es {
 		if !e.Run {
 			continue
@@ -247,7 +247,7 @@ func (pl *planner) onlyInstalls(es []Entry) bool {
 				return false
 			}
 		}
-		any = true
+		runs = true
 	}
-	return any
+	return runs
 }
